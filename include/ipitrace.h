@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ipitrace.h - public API of libipitrace
+ *
+ * libipitrace reads kernel traces (trace.dat v6/v7, `trace-cmd report` text,
+ * tracefs `trace` text), decodes every record against the event format files
+ * stored with the trace, and gives cpumask fields as native CPU sets.
+ *
+ * Conventions:
+ *  - every symbol has the prefix ipt_ (types struct ipt_*, macros IPT_*);
+ *  - objects are opaque and owned by whoever created them with an _open or _new call;
+ *    they are released with the matching _close or _free call, which accepts NULL;
+ *  - functions that can fail return 0 or a valid pointer on success, and on
+ *    failure -1 or NULL with a one-line message available from ipt_errmsg()
+ *    (thread-local), of the form "FILE: offset N: what went wrong".
+ */
+#ifndef IPITRACE_H
+#define IPITRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IPT_VERSION "0.1.0"
+
+/* The last error message of this thread ("" when none). */
+const char *ipt_errmsg(void);
+
+/* ------------------------------------------------------------------ */
+/* CPU sets                                                            */
+/* ------------------------------------------------------------------ */
+
+#define IPT_CPUSET_MAX 8192		/* widest mask accepted anywhere */
+
+/*
+ * A set of CPU numbers 0 .. IPT_CPUSET_MAX-1.  Small sets live inline;
+ * wider ones grow on the heap.  Initialise with ipt_cpuset_init() (or
+ * IPT_CPUSET_INIT) and release with ipt_cpuset_free().
+ */
+struct ipt_cpuset {
+	uint64_t *words;	/* points at inline[] or heap memory */
+	uint32_t nwords;	/* words in use (capacity) */
+	uint64_t inline_words[4];
+};
+#define IPT_CPUSET_INIT { NULL, 0, { 0, 0, 0, 0 } }
+
+void ipt_cpuset_init(struct ipt_cpuset *set);
+void ipt_cpuset_free(struct ipt_cpuset *set);
+void ipt_cpuset_clear(struct ipt_cpuset *set);
+int ipt_cpuset_add(struct ipt_cpuset *set, unsigned int cpu);	/* -1 if cpu too large */
+void ipt_cpuset_del(struct ipt_cpuset *set, unsigned int cpu);
+bool ipt_cpuset_has(const struct ipt_cpuset *set, unsigned int cpu);
+unsigned int ipt_cpuset_weight(const struct ipt_cpuset *set);
+bool ipt_cpuset_empty(const struct ipt_cpuset *set);
+bool ipt_cpuset_equal(const struct ipt_cpuset *a, const struct ipt_cpuset *b);
+bool ipt_cpuset_intersects(const struct ipt_cpuset *a, const struct ipt_cpuset *b);
+int ipt_cpuset_copy(struct ipt_cpuset *dst, const struct ipt_cpuset *src);
+int ipt_cpuset_or(struct ipt_cpuset *dst, const struct ipt_cpuset *src);	/* dst |= src */
+void ipt_cpuset_and(struct ipt_cpuset *dst, const struct ipt_cpuset *src);	/* dst &= src */
+/* Next member >= from, or -1.  for (c = ipt_cpuset_next(s, 0); c >= 0; c = ipt_cpuset_next(s, c + 1)) */
+int ipt_cpuset_next(const struct ipt_cpuset *set, unsigned int from);
+/* Highest member, or -1 when empty. */
+int ipt_cpuset_last(const struct ipt_cpuset *set);
+
+/* "0-3,8,10-11" (also accepts "" for the empty set and blanks around items). */
+int ipt_cpuset_parse_list(struct ipt_cpuset *set, const char *s, size_t len);
+/* "00000000,00000104" or "104": comma-separated 32-bit hex words, MS first. */
+int ipt_cpuset_parse_hex(struct ipt_cpuset *set, const char *s, size_t len);
+/* Writes a NUL-terminated cpulist; returns the length it needs (snprintf style). */
+size_t ipt_cpuset_format_list(const struct ipt_cpuset *set, char *buf, size_t size);
+/* Hex words as the kernel's %*pb for a mask of nbits bits. */
+size_t ipt_cpuset_format_hex(const struct ipt_cpuset *set, unsigned int nbits, char *buf, size_t size);
+/* Set from raw bitmap bytes as stored in a trace (words of word_size bytes). */
+int ipt_cpuset_from_bitmap(struct ipt_cpuset *set, const uint8_t *data, size_t len,
+			   unsigned int word_size, bool big_endian);
+
+/* ------------------------------------------------------------------ */
+/* Traces, events, fields, records                                     */
+/* ------------------------------------------------------------------ */
+
+struct ipt_trace;		/* an opened trace (binary or text) */
+struct ipt_event;		/* an event type described by a format file */
+struct ipt_field;		/* a field of an event type */
+
+enum ipt_input_kind {
+	IPT_INPUT_TRACEDAT = 1,	/* trace-cmd trace.dat v6 or v7 */
+	IPT_INPUT_REPORT_TEXT,	/* `trace-cmd report` output */
+	IPT_INPUT_TRACEFS_TEXT,	/* tracefs `trace` / `trace_pipe` text */
+};
+
+/* One decoded event.  data/size stay valid until the trace is closed. */
+struct ipt_record {
+	uint64_t ts;			/* trace clock units (ns for ns clocks) */
+	const uint8_t *data;		/* the event, common_type at offset 0 */
+	uint32_t size;			/* bytes at data */
+	int32_t cpu;
+	const struct ipt_event *event;	/* NULL if the type id is unknown */
+	uint64_t missed;		/* events lost just before this one:
+					 * 0 none, UINT64_MAX unknown count */
+};
+
+/* Open a trace; the kind is detected from the content. */
+struct ipt_trace *ipt_trace_open(const char *path);
+void ipt_trace_close(struct ipt_trace *t);
+
+enum ipt_input_kind ipt_trace_kind(const struct ipt_trace *t);
+const char *ipt_trace_path(const struct ipt_trace *t);
+int ipt_trace_file_version(const struct ipt_trace *t);	/* 6, 7; 0 for text */
+int ipt_trace_ncpus(const struct ipt_trace *t);		/* CPU streams (max cpu + 1) */
+const char *ipt_trace_clock(const struct ipt_trace *t);	/* "local", ... or "" */
+const char *ipt_trace_uname(const struct ipt_trace *t);	/* "" if unknown */
+const char *ipt_trace_compression(const struct ipt_trace *t); /* "none", "zstd", "zlib" */
+int ipt_trace_long_size(const struct ipt_trace *t);
+bool ipt_trace_big_endian(const struct ipt_trace *t);
+/* Per-CPU stats text from the file ("" if none) and parsed counters. */
+const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu);
+bool ipt_trace_ts_in_ns(const struct ipt_trace *t);	/* timestamps are nanoseconds */
+
+/* Event types. */
+int ipt_trace_nevents(const struct ipt_trace *t);
+const struct ipt_event *ipt_trace_event_at(const struct ipt_trace *t, int i);
+const struct ipt_event *ipt_trace_find_event(const struct ipt_trace *t,
+					      const char *system, const char *name);
+const struct ipt_event *ipt_trace_event_by_id(const struct ipt_trace *t, int id);
+const char *ipt_event_name(const struct ipt_event *ev);
+const char *ipt_event_system(const struct ipt_event *ev);
+int ipt_event_id(const struct ipt_event *ev);
+const char *ipt_event_print_fmt(const struct ipt_event *ev);
+int ipt_event_nfields(const struct ipt_event *ev);	/* common_* fields included */
+const struct ipt_field *ipt_event_field_at(const struct ipt_event *ev, int i);
+const struct ipt_field *ipt_event_field(const struct ipt_event *ev, const char *name);
+
+enum ipt_field_flags {
+	IPT_FIELD_SIGNED	= 1 << 0,
+	IPT_FIELD_ARRAY		= 1 << 1,	/* fixed array: type name[N] */
+	IPT_FIELD_DYNAMIC	= 1 << 2,	/* __data_loc */
+	IPT_FIELD_RELATIVE	= 1 << 3,	/* __rel_loc */
+	IPT_FIELD_STRING	= 1 << 4,	/* char[], __data_loc char[] */
+	IPT_FIELD_POINTER	= 1 << 5,	/* void *, char *, ... */
+	IPT_FIELD_CPUMASK	= 1 << 6,	/* cpumask_t or unsigned long[] bitmask */
+	IPT_FIELD_LONG		= 1 << 7,	/* long / unsigned long (kernel long size) */
+	IPT_FIELD_COMMON	= 1 << 8,	/* common_* */
+};
+
+const char *ipt_field_name(const struct ipt_field *f);
+const char *ipt_field_type(const struct ipt_field *f);
+unsigned int ipt_field_offset(const struct ipt_field *f);
+unsigned int ipt_field_size(const struct ipt_field *f);
+unsigned int ipt_field_flags(const struct ipt_field *f);
+
+/* Integer value of a scalar field (sign-extended if signed).  -1 if the
+ * field lies outside the record. */
+int ipt_field_u64(const struct ipt_trace *t, const struct ipt_record *r,
+		  const struct ipt_field *f, uint64_t *val);
+/* Bytes of a field: for dynamic fields the referenced data, else the fixed
+ * bytes.  -1 if outside the record. */
+int ipt_field_bytes(const struct ipt_trace *t, const struct ipt_record *r,
+		    const struct ipt_field *f, const uint8_t **data, uint32_t *len);
+/* CPU set of a cpumask/bitmask field (IPT_FIELD_CPUMASK).  -1 on error. */
+int ipt_field_cpuset(const struct ipt_trace *t, const struct ipt_record *r,
+		     const struct ipt_field *f, struct ipt_cpuset *set);
+
+/* common_pid of a record (-1 if it cannot be read). */
+int ipt_record_pid(const struct ipt_trace *t, const struct ipt_record *r);
+/* Task name for a pid ("<idle>" for 0, "<...>" when unknown). */
+const char *ipt_trace_comm(const struct ipt_trace *t, int pid);
+/* Kernel symbol for addr: the name, with *offset from its start; NULL if none. */
+const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t *offset);
+/* Address of a symbol name (first match); 0 if unknown. */
+uint64_t ipt_trace_symbol_addr(const struct ipt_trace *t, const char *name);
+/* String stored for a printk/const-string address (arm64 `reason`); NULL if none. */
+const char *ipt_trace_printk_string(const struct ipt_trace *t, uint64_t addr);
+
+/* ------------------------------------------------------------------ */
+/* Iteration                                                           */
+/* ------------------------------------------------------------------ */
+
+struct ipt_iter;
+
+/*
+ * An iterator over the records of the given CPUs (NULL: all), merged in
+ * timestamp order (ties: lower CPU first, as trace-cmd does).  Only one
+ * CPU selected: no merge cost.
+ */
+struct ipt_iter *ipt_iter_new(struct ipt_trace *t, const struct ipt_cpuset *cpus);
+/* 1 and *rec filled, 0 at the end, -1 on a decode error (ipt_errmsg). */
+int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec);
+void ipt_iter_free(struct ipt_iter *it);
+
+/* ------------------------------------------------------------------ */
+/* Rendering                                                           */
+/* ------------------------------------------------------------------ */
+
+enum ipt_render_flags {
+	IPT_RENDER_RAW		= 1 << 0,	/* fields as name=value (report -R) */
+	IPT_RENDER_MASK_HEX	= 1 << 1,	/* masks as hex words, not cpulists */
+};
+
+/*
+ * Append one line (no trailing newline) for rec to buf, laid out as
+ * `trace-cmd report` does: comm-pid [cpu] timestamp: event: fields.
+ * Returns the new length, or (size_t)-1 when out of memory.
+ */
+struct ipt_strbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+#define IPT_STRBUF_INIT { NULL, 0, 0 }
+void ipt_strbuf_free(struct ipt_strbuf *sb);
+
+int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
+		      unsigned int flags, struct ipt_strbuf *out);
+/* Only the event's fields, from its print fmt (or name=value if RAW). */
+int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
+		      unsigned int flags, struct ipt_strbuf *out);
+/* The timestamp column as trace-cmd prints it for this trace's clock. */
+int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IPITRACE_H */

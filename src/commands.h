@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* commands.h - the ipitrace subcommands and the helpers they share */
+#ifndef IPT_COMMANDS_H
+#define IPT_COMMANDS_H
+
+#include "ipitrace.h"
+
+/*
+ * Every subcommand is `int cmd_NAME(int argc, char **argv)` with argv[0]
+ * the subcommand name; it parses its options with getopt_long, prints
+ * usage on --help (exit 0), and returns the process exit code:
+ * 0 success, 1 runtime error (one line on stderr: "ipitrace: ..."),
+ * 2 usage error.
+ */
+int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_explode(int argc, char **argv);
+int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */
+
+/* err_msg - print "ipitrace: <message>" on stderr */
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* debug_msg - print only when IPITRACE_DEBUG is set */
+void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
