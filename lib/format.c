@@ -175,6 +175,9 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 		f->flags |= IPT_FIELD_ARRAY;
 	if (strstr(f->type, "cpumask_t"))
 		f->flags |= IPT_FIELD_CPUMASK;
+	/* "char buf; size:0" (ftrace print): a string running to the record's end */
+	if (f->size == 0 && !(f->flags & IPT_FIELD_DYNAMIC))
+		f->flags |= IPT_FIELD_ARRAY;
 	if (strstr(f->type, "char") && (f->flags & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC)) &&
 	    !strchr(f->type, '*'))
 		f->flags |= IPT_FIELD_STRING;

@@ -15,7 +15,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 
-/* ipt_render_sym - %pS style: "sym+0xoff", "sym", or "0x<hex>" */
+/*
+ * ipt_render_sym - %pS style "sym+0xoff" (libtraceevent prints "+0x0" too),
+ * %ps style "sym", or "0x<hex>" when no symbol covers addr
+ */
 int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 		   struct ipt_strbuf *out)
 {
@@ -26,7 +29,7 @@ int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 		return sb_add(out, "0x", 2) || sb_add_hex(out, addr);
 	if (sb_adds(out, name))
 		return -1;
-	if (with_offset && off)
+	if (with_offset)
 		return sb_add(out, "+0x", 3) || sb_add_hex(out, off);
 	return 0;
 }
@@ -307,16 +310,26 @@ static int get(const struct ipt_trace *t, const struct ipt_record *r, const char
 	return f ? ipt_field_u64(t, r, f, v) : -1;
 }
 
-static int get_str(const struct ipt_trace *t, const struct ipt_record *r, const char *name,
-		   struct ipt_strbuf *out)
+/*
+ * get_comm - print a comm field and, as trace-cmd's sched plugin does,
+ * remember it as the task name of pid for the lines that follow, unless
+ * the pid already has a name (saved cmdlines win, as in libtraceevent).
+ */
+static int get_comm(struct ipt_trace *t, const struct ipt_record *r, const char *name,
+		    uint64_t pid, struct ipt_strbuf *out)
 {
 	const struct ipt_field *f = ipt_event_field(r->event, name);
-	const uint8_t *d;
-	uint32_t n;
+	const uint8_t *d = NULL;
+	uint32_t n = 0;
+	size_t len;
 
 	if (!f || ipt_field_bytes(t, r, f, &d, &n))
 		return -1;
-	return sb_add(out, (const char *)d, strnlen((const char *)d, n));
+	len = strnlen((const char *)d, n);
+	if (!ipt_comms_get(&t->comms, (int)(int32_t)pid) &&
+	    ipt_comms_set(&t->comms, (int)(int32_t)pid, (const char *)d, len))
+		return -1;
+	return sb_add(out, (const char *)d, len);
 }
 
 /* sched_switch - "prev:pid [prio] S ==> next:pid [prio]" as trace-cmd's plugin */
@@ -331,7 +344,7 @@ static int render_sched_switch(struct ipt_trace *t, const struct ipt_record *r,
 	    get(t, r, "prev_state", &state) || get(t, r, "next_pid", &npid) ||
 	    get(t, r, "next_prio", &nprio))
 		return -1;
-	if (get_str(t, r, "prev_comm", out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
+	if (get_comm(t, r, "prev_comm", pid, out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
 	    sb_adds(out, " [") || sb_add_i64(out, (int32_t)prio) || sb_adds(out, "] "))
 		return -1;
 	for (unsigned int i = 0; i < sizeof(states) - 1; i++) {
@@ -343,7 +356,7 @@ static int render_sched_switch(struct ipt_trace *t, const struct ipt_record *r,
 	}
 	if (!found && sb_addc(out, 'R'))
 		return -1;
-	return sb_adds(out, " ==> ") || get_str(t, r, "next_comm", out) || sb_addc(out, ':') ||
+	return sb_adds(out, " ==> ") || get_comm(t, r, "next_comm", npid, out) || sb_addc(out, ':') ||
 	       sb_add_i64(out, (int32_t)npid) || sb_adds(out, " [") ||
 	       sb_add_i64(out, (int32_t)nprio) || sb_addc(out, ']');
 }
@@ -356,7 +369,7 @@ static int render_sched_wakeup(struct ipt_trace *t, const struct ipt_record *r,
 
 	if (get(t, r, "pid", &pid) || get(t, r, "prio", &prio) || get(t, r, "target_cpu", &cpu))
 		return -1;
-	if (get_str(t, r, "comm", out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
+	if (get_comm(t, r, "comm", pid, out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
 	    sb_adds(out, " [") || sb_add_i64(out, (int32_t)prio) || sb_addc(out, ']'))
 		return -1;
 	if (!get(t, r, "success", &success) && !success && sb_adds(out, " failure"))
@@ -458,5 +471,10 @@ int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 	if (sb_adds(out, r->event ? r->event->name : "unknown") || sb_addc(out, ':') ||
 	    sb_pad(out, start, (flags & IPT_RENDER_RAW) ? 22 : 21) || sb_addc(out, ' '))
 		return -1;
-	return ipt_render_fields(t, r, flags, out);
+	if (ipt_render_fields(t, r, flags, out))
+		return -1;
+	/* trace-cmd drops the newline a string field may end with */
+	while (out->len > start && out->buf[out->len - 1] == '\n')
+		out->buf[--out->len] = 0;
+	return 0;
 }

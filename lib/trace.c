@@ -331,6 +331,8 @@ int ipt_field_bytes(const struct ipt_trace *t, const struct ipt_record *r,
 		return -1;
 	*data = r->data + f->offset;
 	*len = f->size;
+	if (f->size == 0 && (f->flags & IPT_FIELD_ARRAY))
+		*len = r->size - f->offset;	/* flexible array: to the end */
 	return 0;
 }
 

@@ -1,0 +1,48 @@
+#!/bin/sh
+# run.sh - run every test against each build directory given, and print one
+# summary line "N passed, N failed, N skipped".
+#
+# Unit test binaries (BUILD/tests/unit_*) and test scripts (tests/test_*.sh)
+# each end their output with "RESULT <passed> <failed>"; scripts also print
+# "SKIP name: reason" lines, which count as skipped, never as passed.
+# TESTS=pattern limits the scripts run (e.g. TESTS=tracedat).
+top=$(cd "$(dirname "$0")/.." && pwd)
+pass=0 fail=0 skip=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+tally() {	# tally NAME: read $log, add its RESULT line
+	res=$(grep '^RESULT ' "$log" | tail -n 1)
+	s=$(grep -c '^SKIP ' "$log")
+	grep -E '^(FAIL|SKIP)' "$log" | sed "s|^|  [$1] |"
+	if [ -z "$res" ]; then
+		echo "  [$1] FAIL: no RESULT line (crashed?); last lines:"
+		tail -n 5 "$log" | sed 's/^/      /'
+		fail=$((fail + 1))
+	else
+		set -- $res
+		pass=$((pass + $2))
+		fail=$((fail + $3))
+	fi
+	skip=$((skip + s))
+}
+
+for b in "$@"; do
+	for t in "$top/$b"/tests/unit_*; do
+		[ -x "$t" ] || continue
+		name="$b/$(basename "$t")"
+		"$t" > "$log" 2>&1
+		tally "$name"
+		echo "ran $name: $(grep '^RESULT' "$log" | tail -n 1)"
+	done
+	for t in "$top"/tests/test_*.sh; do
+		[ -f "$t" ] || continue
+		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
+		name="$b/$(basename "$t")"
+		sh "$t" "$b" > "$log" 2>&1
+		tally "$name"
+		echo "ran $name: $(grep '^RESULT' "$log" | tail -n 1)"
+	done
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
