@@ -28,18 +28,19 @@ all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN
 
 $(B)/%.o: %.c $(wildcard include/*.h lib/*.h src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/pic/%.o: %.c $(wildcard include/*.h lib/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 
 $(B)/libipitrace.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(B)/libipitrace.so: $(PIC_OBJ)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	@$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)

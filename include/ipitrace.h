@@ -222,6 +222,127 @@ int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
 /* The timestamp column as trace-cmd prints it for this trace's clock. */
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out);
 
+/* ------------------------------------------------------------------ */
+/* Filters                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The kernel's event filter syntax plus CPU sets and symbols:
+ *   cpumask & CPUS{4-7} && callsite ~ "ttwu*"
+ *   target_cpu == 5 || (kind == "tlb" && !(src_cpu & CPUS{0,1}))
+ * Operators: == != < <= > >= & (bitwise and; with a CPU set: intersects),
+ * ~ (glob match on strings and symbol names), && || ! and parentheses.
+ * Literals: decimal and 0x hex numbers, "quoted strings", CPUS{list}.
+ * Names are resolved by the caller (event fields, IPI row columns).
+ */
+struct ipt_filter;
+
+enum ipt_value_kind {
+	IPT_VAL_NONE = 0,	/* the name has no value here: comparisons are false */
+	IPT_VAL_INT,		/* i (signed if is_signed) */
+	IPT_VAL_STR,		/* s, slen (not necessarily NUL-terminated) */
+	IPT_VAL_CPUSET,		/* set */
+	IPT_VAL_ADDR,		/* i is a kernel address; sym (may be NULL) its name,
+				 * symoff the offset: matched as a number or a name */
+};
+
+struct ipt_value {
+	enum ipt_value_kind kind;
+	bool is_signed;
+	uint64_t i;
+	const char *s;
+	size_t slen;
+	const struct ipt_cpuset *set;
+	const char *sym;
+	uint64_t symoff;
+};
+
+/*
+ * resolve: called once per distinct name at parse time; returns an id >= 0
+ * for a known name, -1 for an unknown one (a parse error naming it).
+ * lookup: called during evaluation with that id; fills *v.
+ */
+typedef int (*ipt_filter_resolve_fn)(void *ctx, const char *name);
+typedef void (*ipt_filter_lookup_fn)(void *ctx, int id, struct ipt_value *v);
+
+/*
+ * Parse expr.  On error returns NULL and ipt_errmsg() says what and where:
+ * "filter: column 12: expected ')'" (1-based column into expr).
+ */
+struct ipt_filter *ipt_filter_parse(const char *expr, ipt_filter_resolve_fn resolve,
+				    void *resolve_ctx);
+/* 1 match, 0 no match. */
+int ipt_filter_eval(const struct ipt_filter *f, ipt_filter_lookup_fn lookup, void *ctx);
+void ipt_filter_free(struct ipt_filter *f);
+
+/* ------------------------------------------------------------------ */
+/* The IPI view: one row per (IPI send, target CPU)                    */
+/* ------------------------------------------------------------------ */
+
+enum ipt_ipi_kind {
+	IPT_KIND_RESCHED = 0,	/* smp_send_reschedule: callback NULL */
+	IPT_KIND_WAKEUP,	/* remote wakeup: csd func sched_ttwu_pending */
+	IPT_KIND_CALL,		/* function call (smp_call_function*) */
+	IPT_KIND_TLB,		/* TLB shootdown: flush_tlb_func and friends */
+	IPT_KIND_IRQ_WORK,	/* irq_work self-IPIs */
+	IPT_KIND_MEMBARRIER,	/* membarrier expedited: ipi_mb, ipi_sync_core, ... */
+	IPT_KIND_TIMER,		/* timer broadcast */
+	IPT_KIND_STOP,		/* CPU stop (panic, crash, reboot) */
+	IPT_KIND_OTHER,
+	IPT_KIND__COUNT
+};
+/* "resched", "wakeup", "call", "tlb", "irq_work", "membarrier", "timer", "stop", "other" */
+const char *ipt_kind_name(enum ipt_ipi_kind kind);
+/* The kind named name, or -1. */
+int ipt_kind_from_name(const char *name);
+
+struct ipt_ipi_row {
+	uint64_t ts;			/* time of the send event */
+	uint64_t id;			/* sequence number of the send event (regroups a multicast) */
+	int32_t src_cpu;		/* CPU that sent the IPI */
+	int32_t target_cpu;		/* CPU it was sent to */
+	int32_t pid;			/* task that sent it */
+	uint32_t ntargets;		/* CPUs in the original event's mask */
+	const char *comm;		/* its name */
+	const char *event;		/* "ipi_send_cpu", "ipi_send_cpumask", "ipi_raise" */
+	uint64_t callsite;		/* address; 0 if the event has none */
+	const char *callsite_sym;	/* symbol or NULL */
+	uint64_t callsite_off;
+	uint64_t callback;		/* the IPI's callback, 0 for none */
+	const char *callback_sym;
+	uint64_t func;			/* function really run (csd join); 0 if unknown */
+	const char *func_sym;
+	const char *reason;		/* arm64 ipi_raise reason, or NULL */
+	enum ipt_ipi_kind kind;
+	const struct ipt_cpuset *targets;	/* the original event's targets */
+};
+
+struct ipt_ipi_stats {
+	uint64_t records;		/* records read */
+	uint64_t send_events;		/* ipi_send_cpu / ipi_send_cpumask / ipi_raise */
+	uint64_t rows;			/* rows produced before filtering */
+	uint64_t rows_out;		/* rows that passed the filter */
+	uint64_t csd_queued;		/* csd_queue_cpu events */
+	uint64_t csd_joined;		/* of those, tied to an IPI send */
+	uint64_t csd_no_ipi;		/* queued calls that needed no IPI of their own */
+	uint64_t lost_events;		/* events the kernel dropped (known counts) */
+	uint64_t lost_unknown;		/* pages with drops of unknown size */
+};
+
+struct ipt_ipi_iter;
+
+/*
+ * Rows in time order from all CPUs of t.  filter (may be NULL) is an
+ * expression over row columns: ts, id, src_cpu, target_cpu, cpu (= target),
+ * pid, comm, ntargets, event, callsite, callback, func, kind, reason,
+ * cpumask (= targets).  NULL on error (ipt_errmsg).
+ */
+struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
+/* 1 and *row filled (valid until the next call), 0 at the end, -1 on error. */
+int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row);
+const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it);
+void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,17 +33,6 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 	return t;
 }
 
-void ipt_page_layout_default(struct ipt_page_layout *pl, unsigned int page_size,
-			     int kernel_long_size)
-{
-	pl->ts_off = 0;
-	pl->ts_size = 8;
-	pl->commit_off = 8;
-	pl->commit_size = kernel_long_size == 4 ? 4 : 8;
-	pl->data_off = 8 + pl->commit_size;
-	pl->page_size = page_size;
-}
-
 int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev)
 {
 	if (t->nevents == t->capevents) {

@@ -25,3 +25,21 @@ __attribute__((weak)) int ipt_text_load(struct ipt_trace *t)
 {
 	return ipt_err_at(t->path, 0, "text traces are not supported in this build");
 }
+
+__attribute__((weak)) struct ipt_filter *ipt_filter_parse(const char *expr,
+							 ipt_filter_resolve_fn resolve,
+							 void *resolve_ctx)
+{
+	ipt_err("filter: filters are not supported in this build");
+	return NULL;
+}
+
+__attribute__((weak)) int ipt_filter_eval(const struct ipt_filter *f, ipt_filter_lookup_fn lookup,
+					  void *ctx)
+{
+	return 1;
+}
+
+__attribute__((weak)) void ipt_filter_free(struct ipt_filter *f)
+{
+}

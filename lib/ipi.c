@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ipi.c - the IPI view: one row per (IPI send, target CPU)
+ *
+ * Sources: ipi:ipi_send_cpu (one target), ipi:ipi_send_cpumask (a mask),
+ * arm/arm64 ipi:ipi_raise (a bitmask and a reason string).  On 6.5+ the
+ * callback of a function-call IPI is only the generic handler; the function
+ * really run comes from csd:csd_queue_cpu, emitted just before on the same
+ * CPU for the same target.  A csd_queue_cpu that no IPI follows (the
+ * target polls in idle, or its queue already had work) is counted as a
+ * call that needed no IPI, never as an IPI.
+ */
+#include "ipi.h"
+
+#include <stdlib.h>
+
+enum src_kind { SRC_NONE, SRC_SEND_CPU, SRC_SEND_MASK, SRC_RAISE, SRC_CSD_QUEUE, SRC_SCHED_SWITCH };
+
+/* per event id: what it is and its fields */
+struct src_event {
+	enum src_kind kind;
+	const struct ipt_field *cpu, *mask, *callsite, *callback, *func, *reason;
+	const struct ipt_field *prev_comm, *prev_pid, *next_comm, *next_pid;
+};
+
+/* a csd call queued from src to target, waiting for its IPI */
+struct pending {
+	uint32_t key;		/* src * IPT_CPUSET_MAX + target + 1; 0 = empty */
+	uint64_t func;
+};
+
+struct ipt_ipi_decoder {
+	struct ipt_trace *t;
+	struct src_event *by_id;	/* indexed by event id */
+	int nids;
+	struct pending *pend;		/* open addressing */
+	size_t npend, cappend;
+	struct ipt_cpuset targets;
+	struct ipt_ipi_stats stats;
+	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
+};
+
+static const struct ipt_field *fld(const struct ipt_event *ev, const char *name)
+{
+	return ipt_event_field(ev, name);
+}
+
+/* classify_events - find the source events of this trace and their fields */
+static int classify_events(struct ipt_ipi_decoder *d)
+{
+	struct ipt_trace *t = d->t;
+
+	d->nids = t->max_id + 1;
+	d->by_id = ipt_calloc((size_t)d->nids + 1, sizeof(*d->by_id));
+	if (!d->by_id)
+		return -1;
+	for (int i = 0; i < t->nevents; i++) {
+		const struct ipt_event *ev = &t->events[i];
+		struct src_event *s;
+
+		if (ev->id < 0 || ev->id >= d->nids)
+			continue;
+		s = &d->by_id[ev->id];
+		if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpu")) {
+			s->cpu = fld(ev, "cpu");
+			s->kind = s->cpu ? SRC_SEND_CPU : SRC_NONE;
+		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpumask")) {
+			s->mask = fld(ev, "cpumask");
+			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_SEND_MASK : SRC_NONE;
+		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_raise")) {
+			s->mask = fld(ev, "target_cpus");
+			s->reason = fld(ev, "reason");
+			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_RAISE : SRC_NONE;
+		} else if (!strcmp(ev->system, "csd") && !strcmp(ev->name, "csd_queue_cpu")) {
+			s->cpu = fld(ev, "cpu");
+			s->func = fld(ev, "func");
+			s->kind = s->cpu && s->func ? SRC_CSD_QUEUE : SRC_NONE;
+		} else if (!strcmp(ev->name, "sched_switch")) {
+			s->prev_comm = fld(ev, "prev_comm");
+			s->prev_pid = fld(ev, "prev_pid");
+			s->next_comm = fld(ev, "next_comm");
+			s->next_pid = fld(ev, "next_pid");
+			s->kind = s->prev_comm && s->prev_pid && s->next_comm && s->next_pid ?
+				SRC_SCHED_SWITCH : SRC_NONE;
+		}
+		if (s->kind == SRC_SEND_CPU || s->kind == SRC_SEND_MASK || s->kind == SRC_RAISE) {
+			s->callsite = fld(ev, "callsite");
+			s->callback = fld(ev, "callback");
+		}
+	}
+	return 0;
+}
+
+struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t)
+{
+	struct ipt_ipi_decoder *d = ipt_calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->t = t;
+	ipt_cpuset_init(&d->targets);
+	d->generic_handler = ipt_trace_symbol_addr(t, "generic_smp_call_function_single_interrupt");
+	if (classify_events(d)) {
+		ipt_ipi_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->by_id);
+	free(d->pend);
+	ipt_cpuset_free(&d->targets);
+	free(d);
+}
+
+struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d)
+{
+	return &d->stats;
+}
+
+/* ---- pending csd calls: (src, target) -> func ---- */
+
+static uint32_t pkey(int src, int target)
+{
+	return (uint32_t)src * IPT_CPUSET_MAX + (uint32_t)target + 1;
+}
+
+static struct pending *pslot(struct ipt_ipi_decoder *d, uint32_t key)
+{
+	size_t i = (key * 0x9e3779b1u) & (d->cappend - 1);
+
+	while (d->pend[i].key && d->pend[i].key != key)
+		i = (i + 1) & (d->cappend - 1);
+	return &d->pend[i];
+}
+
+static int pgrow(struct ipt_ipi_decoder *d)
+{
+	struct pending *old = d->pend;
+	size_t oldcap = d->cappend, cap = oldcap ? oldcap * 2 : 64;
+
+	d->pend = ipt_calloc(cap, sizeof(*d->pend));
+	if (!d->pend) {
+		d->pend = old;
+		return -1;
+	}
+	d->cappend = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key)
+			*pslot(d, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* pend_put - remember a queued call; an older one left there had no IPI */
+static int pend_put(struct ipt_ipi_decoder *d, int src, int target, uint64_t func)
+{
+	struct pending *p;
+
+	if ((d->npend + 1) * 2 > d->cappend && pgrow(d))
+		return -1;
+	p = pslot(d, pkey(src, target));
+	if (p->key)
+		d->stats.csd_no_ipi++;
+	else
+		d->npend++;
+	p->key = pkey(src, target);
+	p->func = func;
+	return 0;
+}
+
+/* pend_take - the queued call for (src, target), removed; false if none */
+static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *func)
+{
+	struct pending *p;
+	size_t i, j;
+
+	if (!d->npend)
+		return false;
+	p = pslot(d, pkey(src, target));
+	if (!p->key)
+		return false;
+	*func = p->func;
+	/* delete with backward shift */
+	i = (size_t)(p - d->pend);
+	p->key = 0;
+	d->npend--;
+	j = i;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (d->cappend - 1);
+		if (!d->pend[j].key)
+			break;
+		home = (d->pend[j].key * 0x9e3779b1u) & (d->cappend - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			d->pend[i] = d->pend[j];
+			d->pend[j].key = 0;
+			i = j;
+		}
+	}
+	return true;
+}
+
+void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d)
+{
+	d->stats.csd_no_ipi += d->npend;
+	d->npend = 0;
+	if (d->pend)
+		memset(d->pend, 0, d->cappend * sizeof(*d->pend));
+}
+
+static uint64_t val(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f)
+{
+	uint64_t v = 0;
+
+	if (f && ipt_field_u64(t, r, f, &v))
+		v = 0;
+	return v;
+}
+
+/* learn_comms - names from sched_switch for pids the cmdlines lack */
+static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
+			const struct ipt_record *r)
+{
+	const struct ipt_field *names[2] = { s->prev_comm, s->next_comm };
+	const struct ipt_field *pids[2] = { s->prev_pid, s->next_pid };
+
+	for (int i = 0; i < 2; i++) {
+		int pid = (int)(int32_t)val(d->t, r, pids[i]);
+		const uint8_t *p;
+		uint32_t n;
+
+		if (pid <= 0 || ipt_comms_get(&d->t->comms, pid) ||
+		    ipt_field_bytes(d->t, r, names[i], &p, &n))
+			continue;
+		ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n));
+	}
+}
+
+static void set_sym(const struct ipt_trace *t, uint64_t addr, const char **sym, uint64_t *off)
+{
+	uint64_t o = 0;
+
+	*sym = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
+	if (off)
+		*off = o;
+}
+
+/* ipt_ipi_decoder_feed - one record in, rows out */
+int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
+			 ipt_row_fn fn, void *ctx)
+{
+	const struct src_event *s;
+	struct ipt_ipi_row row;
+	int id, ret;
+
+	d->stats.records++;
+	if (rec->missed == UINT64_MAX)
+		d->stats.lost_unknown++;
+	else
+		d->stats.lost_events += rec->missed;
+	if (!rec->event)
+		return 0;
+	id = rec->event->id;
+	if (id < 0 || id >= d->nids)
+		return 0;
+	s = &d->by_id[id];
+	switch (s->kind) {
+	case SRC_NONE:
+		return 0;
+	case SRC_SCHED_SWITCH:
+		learn_comms(d, s, rec);
+		return 0;
+	case SRC_CSD_QUEUE:
+		d->stats.csd_queued++;
+		return pend_put(d, rec->cpu, (int)val(d->t, rec, s->cpu), val(d->t, rec, s->func));
+	default:
+		break;
+	}
+	d->stats.send_events++;
+	memset(&row, 0, sizeof(row));
+	row.ts = rec->ts;
+	row.id = d->stats.send_events;
+	row.src_cpu = rec->cpu;
+	row.pid = ipt_record_pid(d->t, rec);
+	row.comm = ipt_trace_comm(d->t, row.pid);
+	row.event = rec->event->name;
+	row.callsite = val(d->t, rec, s->callsite);
+	row.callback = val(d->t, rec, s->callback);
+	set_sym(d->t, row.callsite, &row.callsite_sym, &row.callsite_off);
+	set_sym(d->t, row.callback, &row.callback_sym, NULL);
+	if (s->reason) {
+		uint64_t p = val(d->t, rec, s->reason);
+
+		row.reason = p ? ipt_trace_printk_string(d->t, p) : NULL;
+		if (!row.reason)
+			row.reason = "?";
+	}
+	ipt_cpuset_clear(&d->targets);
+	if (s->kind == SRC_SEND_CPU) {
+		uint64_t cpu = val(d->t, rec, s->cpu);
+
+		if (cpu < IPT_CPUSET_MAX)
+			ipt_cpuset_add(&d->targets, (unsigned int)cpu);
+	} else if (ipt_field_cpuset(d->t, rec, s->mask, &d->targets)) {
+		return ipt_err_at(d->t->path, -1, "CPU %d, ts %llu: %s: %s", rec->cpu,
+				  (unsigned long long)rec->ts, rec->event->name, ipt_errmsg());
+	}
+	row.targets = &d->targets;
+	row.ntargets = ipt_cpuset_weight(&d->targets);
+	for (int c = ipt_cpuset_next(&d->targets, 0); c >= 0;
+	     c = ipt_cpuset_next(&d->targets, (unsigned int)c + 1)) {
+		uint64_t func = 0;
+
+		row.target_cpu = c;
+		row.func = 0;
+		if (row.callback && pend_take(d, rec->cpu, c, &func)) {
+			d->stats.csd_joined++;
+			row.func = func;
+		} else if (row.callback && row.callback != d->generic_handler) {
+			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
+		}
+		set_sym(d->t, row.func, &row.func_sym, NULL);
+		row.kind = ipt_ipi_classify(&row);
+		d->stats.rows++;
+		ret = fn(ctx, &row);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- row columns for filters ---- */
+
+static const char *const col_names[COL__COUNT] = {
+	[COL_TS] = "ts", [COL_ID] = "id", [COL_SRC_CPU] = "src_cpu",
+	[COL_TARGET_CPU] = "target_cpu", [COL_PID] = "pid", [COL_COMM] = "comm",
+	[COL_NTARGETS] = "ntargets", [COL_EVENT] = "event", [COL_CALLSITE] = "callsite",
+	[COL_CALLBACK] = "callback", [COL_FUNC] = "func", [COL_KIND] = "kind",
+	[COL_REASON] = "reason", [COL_CPUMASK] = "cpumask",
+};
+
+int ipt_row_resolve(void *ctx, const char *name)
+{
+	if (!strcmp(name, "cpu"))
+		return COL_TARGET_CPU;
+	if (!strcmp(name, "target_cpus"))
+		return COL_CPUMASK;
+	if (!strcmp(name, "common_pid"))
+		return COL_PID;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (!strcmp(col_names[i], name))
+			return i;
+	return -1;
+}
+
+static void str_val(struct ipt_value *v, const char *s)
+{
+	if (!s) {
+		v->kind = IPT_VAL_NONE;
+		return;
+	}
+	v->kind = IPT_VAL_STR;
+	v->s = s;
+	v->slen = strlen(s);
+}
+
+static void addr_val(struct ipt_value *v, uint64_t addr, const char *sym, uint64_t off)
+{
+	v->kind = IPT_VAL_ADDR;
+	v->i = addr;
+	v->sym = sym;
+	v->symoff = off;
+}
+
+void ipt_row_lookup(void *ctx, int id, struct ipt_value *v)
+{
+	const struct ipt_ipi_row *r = ctx;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = IPT_VAL_INT;
+	switch (id) {
+	case COL_TS: v->i = r->ts; break;
+	case COL_ID: v->i = r->id; break;
+	case COL_SRC_CPU: v->i = (uint64_t)r->src_cpu; break;
+	case COL_TARGET_CPU: v->i = (uint64_t)r->target_cpu; break;
+	case COL_PID: v->i = (uint64_t)(int64_t)r->pid; v->is_signed = true; break;
+	case COL_NTARGETS: v->i = r->ntargets; break;
+	case COL_COMM: str_val(v, r->comm); break;
+	case COL_EVENT: str_val(v, r->event); break;
+	case COL_KIND: str_val(v, ipt_kind_name(r->kind)); break;
+	case COL_REASON: str_val(v, r->reason); break;
+	case COL_CALLSITE: addr_val(v, r->callsite, r->callsite_sym, r->callsite_off); break;
+	case COL_CALLBACK: addr_val(v, r->callback, r->callback_sym, 0); break;
+	case COL_FUNC: addr_val(v, r->func, r->func_sym, 0); break;
+	case COL_CPUMASK: v->kind = IPT_VAL_CPUSET; v->set = r->targets; break;
+	default: v->kind = IPT_VAL_NONE; break;
+	}
+}
+
+/* ---- the public iterator ---- */
+
+struct ipt_ipi_iter {
+	struct ipt_trace *t;
+	struct ipt_iter *it;
+	struct ipt_ipi_decoder *d;
+	struct ipt_filter *filter;
+	struct ipt_ipi_row *rows;	/* rows of the current send event */
+	size_t nrows, caprows, next;
+	bool done;
+};
+
+/* collect - keep a row of the current event (the row's pointers stay valid
+ * until the next record is read) */
+static int collect(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct ipt_ipi_iter *it = ctx;
+
+	if (it->filter && !ipt_filter_eval(it->filter, ipt_row_lookup, (void *)row))
+		return 0;
+	if (it->nrows == it->caprows) {
+		size_t cap = it->caprows ? it->caprows * 2 : 16;
+		struct ipt_ipi_row *n = ipt_realloc(it->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		it->rows = n;
+		it->caprows = cap;
+	}
+	it->rows[it->nrows++] = *row;
+	it->d->stats.rows_out++;
+	return 0;
+}
+
+struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
+{
+	struct ipt_ipi_iter *it = ipt_calloc(1, sizeof(*it));
+
+	if (!it)
+		return NULL;
+	it->t = t;
+	if (filter && *filter) {
+		it->filter = ipt_filter_parse(filter, ipt_row_resolve, NULL);
+		if (!it->filter)
+			goto fail;
+	}
+	it->d = ipt_ipi_decoder_new(t);
+	it->it = ipt_iter_new(t, NULL);
+	if (!it->d || !it->it)
+		goto fail;
+	return it;
+fail:
+	ipt_ipi_iter_free(it);
+	return NULL;
+}
+
+int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
+{
+	struct ipt_record rec;
+	int r;
+
+	while (it->next >= it->nrows) {
+		if (it->done)
+			return 0;
+		it->nrows = it->next = 0;
+		r = ipt_iter_next(it->it, &rec);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			ipt_ipi_decoder_finish(it->d);
+			it->done = true;
+			return 0;
+		}
+		if (ipt_ipi_decoder_feed(it->d, &rec, collect, it) < 0)
+			return -1;
+	}
+	*row = it->rows[it->next++];
+	return 1;
+}
+
+const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it)
+{
+	return &it->d->stats;
+}
+
+void ipt_ipi_iter_free(struct ipt_ipi_iter *it)
+{
+	if (!it)
+		return;
+	ipt_iter_free(it->it);
+	ipt_ipi_decoder_free(it->d);
+	ipt_filter_free(it->filter);
+	free(it->rows);
+	free(it);
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * out_rows.c - IPI rows as CSV and JSON lines
+ *
+ * Columns (exploded: one row per target CPU):
+ *   ts_ns,id,src_cpu,target_cpu,ntargets,pid,comm,event,kind,
+ *   callsite,callsite_sym,callback,callback_sym,func,func_sym,reason
+ * With --no-explode the target_cpu column becomes targets: a CPU list
+ * string in CSV ("0-3,8") and an array of integers in JSON.
+ * Addresses are "0x..." strings; unknown symbols are empty (CSV) or null.
+ */
+#include "internal.h"
+#include "out_rows.h"
+
+#include <stdlib.h>
+
+static const char *const cols_exploded[] = {
+	"ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event", "kind",
+	"callsite", "callsite_sym", "callback", "callback_sym", "func", "func_sym", "reason",
+};
+
+/* csv_str - a CSV field, quoted when it needs to be */
+static int csv_str(struct ipt_strbuf *sb, const char *s)
+{
+	if (!s)
+		return 0;
+	if (!strpbrk(s, ",\"\n\r"))
+		return sb_adds(sb, s);
+	if (sb_addc(sb, '"'))
+		return -1;
+	for (; *s; s++)
+		if ((*s == '"' && sb_addc(sb, '"')) || sb_addc(sb, *s))
+			return -1;
+	return sb_addc(sb, '"');
+}
+
+static int json_str(struct ipt_strbuf *sb, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	if (!s)
+		return sb_adds(sb, "null");
+	if (sb_addc(sb, '"'))
+		return -1;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			if (sb_addc(sb, '\\') || sb_addc(sb, (char)c))
+				return -1;
+		} else if (c < 0x20) {
+			char e[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
+
+			if (sb_add(sb, e, 6))
+				return -1;
+		} else if (sb_addc(sb, (char)c)) {
+			return -1;
+		}
+	}
+	return sb_addc(sb, '"');
+}
+
+static int hexaddr(struct ipt_strbuf *sb, uint64_t a, bool json)
+{
+	return (json && sb_addc(sb, '"')) || sb_add(sb, "0x", 2) || sb_add_hex(sb, a) ||
+	       (json && sb_addc(sb, '"'));
+}
+
+/* sym_off - "sym+0xoff" into tmp (callsite), or NULL */
+static const char *sym_off(char *tmp, size_t n, const char *sym, uint64_t off)
+{
+	if (!sym)
+		return NULL;
+	snprintf(tmp, n, "%s+0x%llx", sym, (unsigned long long)off);
+	return tmp;
+}
+
+/* targets_list - the CPU list of the row's targets (small buffer or heap) */
+static char *targets_list(const struct ipt_ipi_row *r, char *small, size_t n)
+{
+	size_t need = ipt_cpuset_format_list(r->targets, small, n);
+	char *big;
+
+	if (need < n)
+		return small;
+	big = ipt_malloc(need + 1);
+	if (big)
+		ipt_cpuset_format_list(r->targets, big, need + 1);
+	return big;
+}
+
+int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
+{
+	if (fmt != IPT_ROWS_CSV)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cols_exploded); i++) {
+		const char *c = cols_exploded[i];
+
+		if (!explode && !strcmp(c, "target_cpu"))
+			c = "targets";
+		if ((i && sb_addc(sb, ',')) || sb_adds(sb, c))
+			return -1;
+	}
+	return sb_addc(sb, '\n');
+}
+
+/* ipt_rows_format - one row (or one event when !explode) as a line */
+int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
+		    struct ipt_strbuf *sb)
+{
+	bool json = fmt == IPT_ROWS_JSONL;
+	char cs[256], small[256];
+	const char *callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
+	int ret = 0;
+
+	if (json) {
+		ret |= sb_adds(sb, "{\"ts_ns\":") | sb_add_u64(sb, r->ts);
+		ret |= sb_adds(sb, ",\"id\":") | sb_add_u64(sb, r->id);
+		ret |= sb_adds(sb, ",\"src_cpu\":") | sb_add_i64(sb, r->src_cpu);
+		if (explode) {
+			ret |= sb_adds(sb, ",\"target_cpu\":") | sb_add_i64(sb, r->target_cpu);
+		} else {
+			bool first = true;
+
+			ret |= sb_adds(sb, ",\"targets\":[");
+			for (int c = ipt_cpuset_next(r->targets, 0); c >= 0;
+			     c = ipt_cpuset_next(r->targets, (unsigned int)c + 1)) {
+				ret |= (first ? 0 : sb_addc(sb, ',')) | sb_add_i64(sb, c);
+				first = false;
+			}
+			ret |= sb_addc(sb, ']');
+		}
+		ret |= sb_adds(sb, ",\"ntargets\":") | sb_add_u64(sb, r->ntargets);
+		ret |= sb_adds(sb, ",\"pid\":") | sb_add_i64(sb, r->pid);
+		ret |= sb_adds(sb, ",\"comm\":") | json_str(sb, r->comm);
+		ret |= sb_adds(sb, ",\"event\":") | json_str(sb, r->event);
+		ret |= sb_adds(sb, ",\"kind\":") | json_str(sb, ipt_kind_name(r->kind));
+		ret |= sb_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
+		ret |= sb_adds(sb, ",\"callsite_sym\":") | json_str(sb, callsite);
+		ret |= sb_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
+		ret |= sb_adds(sb, ",\"callback_sym\":") | json_str(sb, r->callback_sym);
+		ret |= sb_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
+		ret |= sb_adds(sb, ",\"func_sym\":") | json_str(sb, r->func_sym);
+		ret |= sb_adds(sb, ",\"reason\":") | json_str(sb, r->reason);
+		ret |= sb_adds(sb, "}\n");
+		return ret ? -1 : 0;
+	}
+	ret |= sb_add_u64(sb, r->ts) | sb_addc(sb, ',') | sb_add_u64(sb, r->id) | sb_addc(sb, ',');
+	ret |= sb_add_i64(sb, r->src_cpu) | sb_addc(sb, ',');
+	if (explode) {
+		ret |= sb_add_i64(sb, r->target_cpu);
+	} else {
+		char *list = targets_list(r, small, sizeof(small));
+
+		if (!list)
+			return -1;
+		ret |= sb_addc(sb, '"') | sb_adds(sb, list) | sb_addc(sb, '"');
+		if (list != small)
+			free(list);
+	}
+	ret |= sb_addc(sb, ',') | sb_add_u64(sb, r->ntargets) | sb_addc(sb, ',');
+	ret |= sb_add_i64(sb, r->pid) | sb_addc(sb, ',') | csv_str(sb, r->comm) | sb_addc(sb, ',');
+	ret |= csv_str(sb, r->event) | sb_addc(sb, ',') | sb_adds(sb, ipt_kind_name(r->kind));
+	ret |= sb_addc(sb, ',') | hexaddr(sb, r->callsite, false) | sb_addc(sb, ',') | csv_str(sb, callsite);
+	ret |= sb_addc(sb, ',') | hexaddr(sb, r->callback, false) | sb_addc(sb, ',') | csv_str(sb, r->callback_sym);
+	ret |= sb_addc(sb, ',') | hexaddr(sb, r->func, false) | sb_addc(sb, ',') | csv_str(sb, r->func_sym);
+	ret |= sb_addc(sb, ',') | csv_str(sb, r->reason) | sb_addc(sb, '\n');
+	return ret ? -1 : 0;
+}

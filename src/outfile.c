@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* outfile.c - output files that appear only when complete */
+#include "outfile.h"
+#include "commands.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int outfile_open(struct outfile *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	o->path = strdup(path);
+	if (!o->path || asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
+		free(o->path);
+		o->path = NULL;
+		err_msg("out of memory");
+		return -1;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		err_msg("%s: cannot create: %s", path, strerror(errno));
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return -1;
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		err_msg("%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return -1;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+int outfile_write(struct outfile *o, const void *buf, size_t n)
+{
+	if (n && fwrite(buf, 1, n, o->f) != n)
+		return -1;
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->path) {
+		if (o->f)
+			fclose(o->f);
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}
+
+int outfile_commit(struct outfile *o)
+{
+	const char *name = o->path ? o->path : "standard output";
+
+	if (fflush(o->f) || ferror(o->f)) {
+		err_msg("%s: write error: %s", name, strerror(errno ? errno : EIO));
+		outfile_abort(o);
+		return -1;
+	}
+	if (!o->path)
+		return 0;
+	if (fsync(fileno(o->f)) && errno != EINVAL) {
+		err_msg("%s: %s", name, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	if (fclose(o->f)) {
+		o->f = NULL;
+		err_msg("%s: %s", name, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	o->f = NULL;
+	if (rename(o->tmp, o->path)) {
+		err_msg("%s: cannot rename: %s", name, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * outfile.h - output files that appear only when complete: written under a
+ * temporary name in the target directory and renamed at the end; "-" is
+ * standard output.
+ */
+#ifndef IPT_OUTFILE_H
+#define IPT_OUTFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct outfile {
+	FILE *f;
+	char *path;	/* final name (NULL for stdout) */
+	char *tmp;	/* temporary name */
+};
+
+int outfile_open(struct outfile *o, const char *path);
+/* flush, fsync, rename; on any error the temporary file is removed */
+int outfile_commit(struct outfile *o);
+void outfile_abort(struct outfile *o);
+/* write n bytes; -1 on error (errno set) */
+int outfile_write(struct outfile *o, const void *buf, size_t n);
+
+#endif
