@@ -220,7 +220,21 @@ struct ipt_trace {
 	int nstreams;
 
 	char *scratch;		/* misc owned text */
+
+	/* the metadata texts as stored in the file, for rewriting (explode) */
+	struct ipt_strbuf raw_header_page, raw_header_event;
+	struct ipt_strbuf raw_kallsyms, raw_printk, raw_cmdlines;
+	struct ipt_raw_format *raw_formats;
+	int nraw_formats;
 };
+
+/* A format file text as stored in a trace.dat. */
+struct ipt_raw_format {
+	char *system;		/* "ftrace" for the ftrace formats */
+	char *text;
+	size_t len;
+};
+int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len);
 
 /* Allocate an empty trace with defaults (little endian, 8-byte long). */
 struct ipt_trace *ipt_trace_alloc(const char *path);

@@ -75,6 +75,28 @@ int ipt_trace_finish_events(struct ipt_trace *t)
 	return 0;
 }
 
+/* ipt_trace_keep_format - remember a format text as stored (for rewriting) */
+int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len)
+{
+	struct ipt_raw_format *n = ipt_realloc(t->raw_formats,
+					       (size_t)(t->nraw_formats + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	t->raw_formats = n;
+	n += t->nraw_formats;
+	n->system = ipt_strdup(system);
+	n->text = ipt_strndup(text, len);
+	n->len = len;
+	if (!n->system || !n->text) {
+		free(n->system);
+		free(n->text);
+		return -1;
+	}
+	t->nraw_formats++;
+	return 0;
+}
+
 struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
 {
 	struct ipt_cpu_stream *n;
@@ -194,6 +216,16 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->uname);
 	free(t->tc_version);
 	free(t->scratch);
+	ipt_strbuf_free(&t->raw_header_page);
+	ipt_strbuf_free(&t->raw_header_event);
+	ipt_strbuf_free(&t->raw_kallsyms);
+	ipt_strbuf_free(&t->raw_printk);
+	ipt_strbuf_free(&t->raw_cmdlines);
+	for (int i = 0; i < t->nraw_formats; i++) {
+		free(t->raw_formats[i].system);
+		free(t->raw_formats[i].text);
+	}
+	free(t->raw_formats);
 	free(t);
 }
 

@@ -125,6 +125,11 @@ static int read_header_info(struct ipt_trace *t, struct rd *r)
 		return -1;
 	if (rd_expect(r, "header_event", 13) || rd_u64(r, &n) || rd_bytes(r, n, &he))
 		return -1;
+	sb_reset(&t->raw_header_page);
+	sb_reset(&t->raw_header_event);
+	if (sb_add(&t->raw_header_page, (const char *)hp, (size_t)hp_len) ||
+	    sb_add(&t->raw_header_event, (const char *)he, (size_t)n))
+		return -1;
 	if (ipt_header_page_parse(&t->layout, (const char *)hp, (size_t)hp_len, t->page_size, 8)) {
 		char msg[256];
 
@@ -150,6 +155,10 @@ static int add_format(struct ipt_trace *t, struct rd *r, const char *system)
 	if (ipt_format_parse(&ev, system, (const char *)txt, (size_t)n, t->kernel_long_size,
 			     t->path, at))
 		return -1;
+	if (ipt_trace_keep_format(t, system, (const char *)txt, (size_t)n)) {
+		ipt_event_release(&ev);
+		return -1;
+	}
 	return ipt_trace_add_event(t, &ev);
 }
 
@@ -194,7 +203,8 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r)
 	r->what = "kallsyms";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
-	if (ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
+	if (sb_add(&t->raw_kallsyms, (const char *)d, n) ||
+	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
 	return ipt_symtab_sort(&t->ksyms);
 }
@@ -207,7 +217,8 @@ static int read_printk(struct ipt_trace *t, struct rd *r)
 	r->what = "printk formats";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
-	if (ipt_symtab_load_printk(&t->printk, (const char *)d, n))
+	if (sb_add(&t->raw_printk, (const char *)d, n) ||
+	    ipt_symtab_load_printk(&t->printk, (const char *)d, n))
 		return -1;
 	return ipt_symtab_sort(&t->printk);
 }
@@ -219,6 +230,8 @@ static int read_cmdlines(struct ipt_trace *t, struct rd *r)
 
 	r->what = "saved cmdlines";
 	if (rd_u64(r, &n) || rd_bytes(r, n, &d))
+		return -1;
+	if (sb_add(&t->raw_cmdlines, (const char *)d, (size_t)n))
 		return -1;
 	return ipt_comms_load_cmdlines(&t->comms, (const char *)d, (size_t)n);
 }

@@ -20,3 +20,6 @@ check() {	# check NAME COND-COMMAND... : pass if the command succeeds
 finish() { echo "RESULT $T_PASS $T_FAIL"; exit 0; }
 # squeeze: collapse runs of blanks (trace-cmd pads columns)
 squeeze() { tr -s ' \t' '  '; }
+# Debian's python3 (with python3-pandas), not another one earlier on PATH
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3

@@ -63,8 +63,8 @@ for f in pingpong.dat pingpong.v6.dat pingpong.v7-none.dat; do
 done
 
 # byte patches (python3 writes them; offsets found from the file itself)
-if command -v python3 >/dev/null; then
-	python3 - "$R" "$TMP" <<'PY'
+if command -v "$PY" >/dev/null; then
+	"$PY" - "$R" "$TMP" <<'PY'
 import struct, sys, re
 R, T = sys.argv[1], sys.argv[2]
 v6 = bytearray(open(R + "/pingpong.v6.dat", "rb").read())

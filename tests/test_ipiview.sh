@@ -1,0 +1,110 @@
+#!/bin/sh
+# test_ipiview.sh - the IPI view against independent counts from trace-cmd:
+# rows = sum of the mask weights of the send events; explode's output, read
+# by trace-cmd, has in - masks + sum(weights) events, and trace-cmd's own
+# filter finds per CPU the same IPIs as convert's rows for that target;
+# csd joins name the real function; pandas loads the CSV; JSONL parses.
+. "$(dirname "$0")/lib.sh"
+
+command -v trace-cmd >/dev/null || { skip ipiview "trace-cmd not installed"; finish; }
+GEN="$TOP/$B/tools/gen-synth"
+
+# weights_ref FILE: sum of target counts of the send events, from trace-cmd report
+weights_ref() {
+	trace-cmd report "$1" 2>/dev/null | awk '
+	/ ipi_send_cpu: / { n++ }
+	/ ipi_send_cpumask: / {
+		m = $0; sub(/.*cpumask=/, "", m); sub(/ .*/, "", m)
+		k = split(m, parts, ",")
+		for (i = 1; i <= k; i++) {
+			if (parts[i] == "") continue
+			if (split(parts[i], ab, "-") == 2) n += ab[2] - ab[1] + 1; else n++
+		}
+	}
+	END { print n + 0 }'
+}
+
+inputs=""
+for f in "$TRACES"/recorded/*.dat; do [ -f "$f" ] && inputs="$inputs $f"; done
+if [ -x "$GEN" ]; then
+	for w in 2 64 65 256 8192; do
+		"$GEN" --nr-cpus $w --events 3000 --seed $w -o "$TMP/synth-$w.dat" 2>/dev/null &&
+			inputs="$inputs $TMP/synth-$w.dat"
+	done
+else
+	skip "synthetic traces" "$GEN not built"
+fi
+
+for f in $inputs; do
+	n=$(basename "$f")
+	"$IPT" convert "$f" -o "$TMP/rows.csv" 2> "$TMP/err" || { fail "$n convert" "$(cat "$TMP/err")"; continue; }
+	rows=$(($(wc -l < "$TMP/rows.csv") - 1))
+	ref=$(weights_ref "$f")
+	[ "$rows" -eq "$ref" ] && pass "$n rows = sum of mask weights ($rows)" ||
+		fail "$n rows" "convert $rows, trace-cmd weights $ref"
+
+	# explode: event count and per-CPU agreement with trace-cmd -F
+	if "$IPT" explode "$f" -o "$TMP/x.dat" 2> "$TMP/err"; then
+		in=$(trace-cmd report "$f" 2>/dev/null | grep -vc -e '^cpus=' -e '^=>')
+		masks=$(trace-cmd report "$f" 2>/dev/null | grep -c ' ipi_send_cpumask: ')
+		sw=$(trace-cmd report "$f" 2>/dev/null | grep ' ipi_send_cpumask: ' > "$TMP/m"; weights_ref "$f")
+		single=$(trace-cmd report "$f" 2>/dev/null | grep -c ' ipi_send_cpu: ')
+		wsum=$((sw - single))
+		out=$(trace-cmd report "$TMP/x.dat" 2>/dev/null | grep -vc -e '^cpus=' -e '^=>')
+		want=$((in - masks + wsum))
+		[ "$out" -eq "$want" ] && pass "$n explode events ($in - $masks + $wsum = $out)" ||
+			fail "$n explode events" "got $out, want $in - $masks + $wsum = $want"
+		bad=0
+		for c in $(cut -d, -f4 "$TMP/rows.csv" | tail -n +2 | sort -un | head -n 12); do
+			a=$(trace-cmd report -F "ipi_send_cpu: cpu == $c" "$TMP/x.dat" 2>/dev/null | grep -c ' ipi_send_cpu: ')
+			b=$(awk -F, -v c="$c" 'NR > 1 && $4 == c' "$TMP/rows.csv" | wc -l)
+			[ "$a" -eq "$b" ] || { bad=1; echo "  cpu $c: trace-cmd -F $a, convert $b"; }
+		done
+		[ $bad -eq 0 ] && pass "$n explode + trace-cmd -F per CPU = convert rows" ||
+			fail "$n explode per CPU" "counts differ"
+	else
+		fail "$n explode" "$(cat "$TMP/err")"
+	fi
+done
+
+# csd join: on 6.18 traces every function-call IPI names the real function
+for f in "$TRACES"/recorded/*.dat; do
+	[ -f "$f" ] || continue
+	n=$(basename "$f")
+	"$IPT" convert "$f" -o "$TMP/rows.csv" 2>/dev/null
+	gen=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt"' "$TMP/rows.csv" | wc -l)
+	named=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt" && $15 != "" && $15 != $13' "$TMP/rows.csv" | wc -l)
+	queued=$(trace-cmd report "$f" 2>/dev/null | grep -c ' csd_queue_cpu: ')
+	if [ "$queued" -gt 0 ]; then
+		[ "$gen" -eq "$named" ] && pass "$n csd join names the function ($named of $gen)" ||
+			fail "$n csd join" "$named of $gen generic-handler rows name the function"
+	fi
+done
+
+# pandas and JSON
+f="$TRACES/recorded/pingpong.dat"
+if [ -f "$f" ] && "$PY" -c "import pandas" 2>/dev/null; then
+	"$IPT" convert "$f" -o "$TMP/p.csv"
+	"$IPT" convert "$f" -o "$TMP/p.jsonl"
+	"$IPT" convert --no-explode "$f" -o "$TMP/pn.jsonl"
+	want=$(trace-cmd report "$f" 2>/dev/null | grep -c ' ipi_send_cpu: ')
+	"$PY" - "$TMP/p.csv" "$TMP/p.jsonl" "$TMP/pn.jsonl" "$want" > "$TMP/py" 2>&1 <<'PY'
+import sys, json, pandas as pd
+csv, jl, jn, want = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+df = pd.read_csv(csv)
+assert len(df) == want, (len(df), want)
+assert str(df["target_cpu"].dtype).startswith("int"), df["target_cpu"].dtype
+assert str(df["src_cpu"].dtype).startswith("int")
+rows = [json.loads(l) for l in open(jl)]
+assert len(rows) == want
+assert all(isinstance(r["target_cpu"], int) for r in rows)
+ev = [json.loads(l) for l in open(jn)]
+assert all(isinstance(r["targets"], list) and all(isinstance(c, int) for c in r["targets"]) for r in ev)
+print("ok", len(df))
+PY
+	grep -q '^ok' "$TMP/py" && pass "pandas reads the CSV with integer CPUs; JSONL parses ($(cat "$TMP/py"))" ||
+		fail "pandas/json" "$(tail -n 3 "$TMP/py" | tr '\n' '|')"
+else
+	skip "pandas" "python3-pandas or recorded traces missing"
+fi
+finish
