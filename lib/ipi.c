@@ -322,7 +322,9 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		if (row.callback && pend_take(d, rec->cpu, c, &func)) {
 			d->stats.csd_joined++;
 			row.func = func;
-		} else if (row.callback && row.callback != d->generic_handler) {
+		} else if (row.callback && row.callback != d->generic_handler &&
+			   !(row.callback_sym &&
+			     !strcmp(row.callback_sym, "generic_smp_call_function_single_interrupt"))) {
 			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
 		}
 		set_sym(d->t, row.func, &row.func_sym, NULL);

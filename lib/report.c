@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * report.c - who interrupts my CPUs: counts, matching, latencies (report.h)
+ */
+#include "report.h"
+
+#include <stdlib.h>
+
+/* ---- a small counting map ---- */
+
+static uint64_t key_hash(const struct rpt_key *k)
+{
+	uint64_t h = k->a * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (k->b + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2)) * 0xbf58476d1ce4e5b9ULL;
+	h ^= ((uint64_t)k->c + (h << 6) + (h >> 2)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c;
+}
+
+static int map_grow(struct rpt_map *m)
+{
+	struct rpt_map n = { 0 };
+
+	n.cap = m->cap ? m->cap * 2 : 256;
+	n.keys = ipt_malloc(n.cap * sizeof(*n.keys));
+	n.vals = ipt_malloc(n.cap * sizeof(*n.vals));
+	n.used = ipt_calloc(n.cap, 1);
+	if (!n.keys || !n.vals || !n.used) {
+		free(n.keys);
+		free(n.vals);
+		free(n.used);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->used[i])
+			continue;
+		j = key_hash(&m->keys[i]) & (n.cap - 1);
+		while (n.used[j])
+			j = (j + 1) & (n.cap - 1);
+		n.used[j] = 1;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+		n.n++;
+	}
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	*m = n;
+	return 0;
+}
+
+static int map_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c)
+{
+	struct rpt_key k = { a, b, c };
+	size_t j;
+
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return -1;
+	j = key_hash(&k) & (m->cap - 1);
+	while (m->used[j] && !key_eq(&m->keys[j], &k))
+		j = (j + 1) & (m->cap - 1);
+	if (!m->used[j]) {
+		m->used[j] = 1;
+		m->keys[j] = k;
+		m->vals[j] = 0;
+		m->n++;
+	}
+	m->vals[j]++;
+	return 0;
+}
+
+static void map_free(struct rpt_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct rpt_entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->key.c != y->key.c)
+		return x->key.c < y->key.c ? -1 : 1;
+	if (x->key.a != y->key.a)
+		return x->key.a < y->key.a ? -1 : 1;
+	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
+}
+
+/* rpt_sorted - the entries of m, largest count first (ties: by key) */
+struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
+{
+	struct rpt_entry *e = ipt_malloc((m->n ? m->n : 1) * sizeof(*e));
+	size_t k = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i]) {
+			e[k].key = m->keys[i];
+			e[k++].count = m->vals[i];
+		}
+	qsort(e, k, sizeof(*e), cmp_entry);
+	*n = k;
+	return e;
+}
+
+/* ---- clocks ---- */
+
+bool rpt_clock_cross_cpu(const char *clock, const char **why)
+{
+	static const char *const ok[] = { "global", "mono", "mono_raw", "boot", "tai", "counter",
+					  "x86-tsc" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (!strcmp(clock, ok[i]))
+			return true;
+	if (!*clock)
+		*why = "the trace does not say which clock stamped it";
+	else if (!strcmp(clock, "local") || !strcmp(clock, "perf"))
+		*why = "its clock is per-CPU ('local'): times of different CPUs are not comparable";
+	else
+		*why = "its clock is not known to be comparable across CPUs";
+	return false;
+}
+
+/* ---- matching state ---- */
+
+enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
+
+struct pend {
+	uint64_t ts;
+	int64_t iso;		/* index in r->iso or -1 */
+	int32_t src;
+	bool counted;
+};
+
+struct queue {
+	struct pend *v;
+	size_t head, n, cap;
+};
+
+struct csd_open {
+	uint64_t ts;
+	bool matched;
+};
+
+struct cpu_state {
+	struct queue q[NCLASS];
+	int open_class;			/* -1: no IPI handler running */
+	uint64_t open_ts;
+	bool open_counted;
+	int64_t *open_iso;
+	size_t nopen_iso, capopen_iso;
+	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
+	bool stack_armed;
+	struct csd_open csd[8];		/* nested csd function runs */
+	int ncsd;
+	uint64_t last_ts;
+};
+
+enum rk { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT, RK_CSD_QUEUE, RK_CSD_ENTRY,
+	  RK_CSD_EXIT, RK_STACK };
+
+struct recv_ev {
+	enum rk kind;
+	int cls;
+	const struct ipt_field *f1, *f2;	/* reason | cpu,csd | csd | caller */
+};
+
+struct csd_pend {
+	uint64_t csd, ts;
+	int32_t src;
+	bool used;
+};
+
+struct priv {
+	struct cpu_state *cpu;
+	int ncpu;
+	struct recv_ev *ev;
+	int nev;
+	const char *reasons[NCLASS];	/* arm64 reason string per class */
+	int nreasons;
+	struct csd_pend *csd;		/* open addressing by csd pointer */
+	size_t ncsd, capcsd;
+	bool class_seen[NCLASS];	/* receive events of that class exist */
+};
+
+enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
+
+static const struct { const char *name; int cls; bool entry; } x86_vectors[] = {
+	{ "reschedule_entry", C_RESCHED, true }, { "reschedule_exit", C_RESCHED, false },
+	{ "call_function_single_entry", C_CALL_SINGLE, true },
+	{ "call_function_single_exit", C_CALL_SINGLE, false },
+	{ "call_function_entry", C_CALL, true }, { "call_function_exit", C_CALL, false },
+	{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
+};
+
+/* reason_class - class of an arm64 reason string (added on first sight) */
+static int reason_class(struct priv *p, const char *reason)
+{
+	if (!reason)
+		return -1;
+	for (int i = 0; i < p->nreasons; i++)
+		if (!strcmp(p->reasons[i], reason))
+			return i;
+	if (p->nreasons == NCLASS)
+		return -1;
+	p->reasons[p->nreasons] = reason;
+	return p->nreasons++;
+}
+
+static int setup_events(struct rpt *r, struct priv *p)
+{
+	struct ipt_trace *t = r->t;
+
+	p->nev = t->max_id + 1;
+	p->ev = ipt_calloc((size_t)p->nev + 1, sizeof(*p->ev));
+	if (!p->ev)
+		return -1;
+	for (int i = 0; i < t->nevents; i++) {
+		const struct ipt_event *ev = &t->events[i];
+		struct recv_ev *e;
+
+		if (ev->id < 0 || ev->id >= p->nev)
+			continue;
+		e = &p->ev[ev->id];
+		if (!strcmp(ev->system, "irq_vectors")) {
+			for (size_t k = 0; k < ARRAY_SIZE(x86_vectors); k++)
+				if (!strcmp(ev->name, x86_vectors[k].name)) {
+					e->kind = x86_vectors[k].entry ? RK_ENTRY : RK_EXIT;
+					e->cls = x86_vectors[k].cls;
+					r->have_receive = true;
+				}
+		} else if (!strcmp(ev->system, "ipi") &&
+			   (!strcmp(ev->name, "ipi_entry") || !strcmp(ev->name, "ipi_exit"))) {
+			e->f1 = ipt_event_field(ev, "reason");
+			if (e->f1) {
+				e->kind = ev->name[4] == 'e' && ev->name[5] == 'n' ? RK_ARM_ENTRY : RK_ARM_EXIT;
+				r->have_receive = true;
+			}
+		} else if (!strcmp(ev->system, "csd")) {
+			if (!strcmp(ev->name, "csd_queue_cpu")) {
+				e->f1 = ipt_event_field(ev, "cpu");
+				e->f2 = ipt_event_field(ev, "csd");
+				e->kind = e->f1 && e->f2 ? RK_CSD_QUEUE : RK_NONE;
+			} else if (!strcmp(ev->name, "csd_function_entry") ||
+				   !strcmp(ev->name, "csd_function_exit")) {
+				e->f2 = ipt_event_field(ev, "csd");
+				e->kind = !e->f2 ? RK_NONE :
+					  !strcmp(ev->name, "csd_function_entry") ? RK_CSD_ENTRY : RK_CSD_EXIT;
+			}
+		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
+			e->f1 = ipt_event_field(ev, "caller");
+			e->kind = e->f1 ? RK_STACK : RK_NONE;
+		}
+	}
+	return 0;
+}
+
+/* ensure_cpu - grow the per-CPU arrays to hold cpu */
+static int ensure_cpu(struct rpt *r, int cpu)
+{
+	struct priv *p = r->priv;
+	int n = r->ncpus;
+
+	if (cpu < n)
+		return 0;
+	if (cpu >= IPT_CPUSET_MAX)
+		return ipt_err("CPU %d out of range", cpu);
+	while (n <= cpu)
+		n = n ? n * 2 : 8;
+	if (n > IPT_CPUSET_MAX)
+		n = IPT_CPUSET_MAX;
+	{
+		struct rpt_cpu *c = ipt_realloc(r->cpus, (size_t)n * sizeof(*c));
+		struct cpu_state *s;
+
+		if (!c)
+			return -1;
+		memset(c + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*c));
+		r->cpus = c;
+		s = ipt_realloc(p->cpu, (size_t)n * sizeof(*s));
+		if (!s)
+			return -1;
+		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
+		for (int i = r->ncpus; i < n; i++)
+			s[i].open_class = -1;
+		p->cpu = s;
+		p->ncpu = n;
+		r->ncpus = n;
+	}
+	return 0;
+}
+
+static int q_push(struct queue *q, const struct pend *e)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct pend *v = ipt_malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->n++) % q->cap] = *e;
+	return 0;
+}
+
+static struct pend *q_pop(struct queue *q)
+{
+	struct pend *e;
+
+	if (!q->n)
+		return NULL;
+	e = &q->v[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return e;
+}
+
+/* send_class - which receive event serves this send */
+static int send_class(struct priv *p, const struct ipt_ipi_row *row)
+{
+	if (row->reason)
+		return reason_class(p, row->reason);
+	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
+		return C_IRQ_WORK;
+	if (!row->callback)
+		return C_RESCHED;
+	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
+}
+
+static int add_iso(struct rpt *r, const struct ipt_ipi_row *row)
+{
+	struct rpt_iso *e;
+
+	if (r->niso == r->capiso) {
+		size_t cap = r->capiso ? r->capiso * 2 : 64;
+		struct rpt_iso *n = ipt_realloc(r->iso, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->iso = n;
+		r->capiso = cap;
+	}
+	e = &r->iso[r->niso++];
+	memset(e, 0, sizeof(*e));
+	e->ts = row->ts;
+	e->id = row->id;
+	e->src_cpu = row->src_cpu;
+	e->target_cpu = row->target_cpu;
+	e->pid = row->pid;
+	e->callsite = row->callsite;
+	e->callback = row->callback;
+	e->func = row->func;
+	e->kind = row->kind;
+	e->reason = row->reason;
+	e->latency = -1;
+	e->handler = -1;
+	return 0;
+}
+
+/* on_row - count one IPI row and queue it on its target */
+static int on_row(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct rpt *r = ctx;
+	struct priv *p = r->priv;
+	struct pend e = { row->ts, -1, row->src_cpu, true };
+	int cls;
+
+	if (ensure_cpu(r, row->target_cpu) || ensure_cpu(r, row->src_cpu))
+		return -1;
+	r->rows++;
+	if (r->filter && !ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row))
+		e.counted = false;
+	if (e.counted) {
+		struct rpt_cpu *c = &r->cpus[row->target_cpu];
+
+		r->rows_counted++;
+		c->ipis++;
+		c->by_kind[row->kind]++;
+		r->kinds[row->kind]++;
+		r->cpus[row->src_cpu].sent++;
+		if (row->src_cpu != row->target_cpu) {
+			c->remote++;
+			r->remote_total++;
+		}
+		if (map_add(&r->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)row->src_cpu,
+			    (uint32_t)row->target_cpu) ||
+		    map_add(&r->pairs, row->callsite, row->func ? row->func : row->callback,
+			    (uint32_t)row->target_cpu) ||
+		    map_add(&r->matrix, (uint64_t)row->src_cpu, (uint64_t)row->target_cpu, 0))
+			return -1;
+		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)row->target_cpu)) {
+			struct cpu_state *s = &p->cpu[row->src_cpu];
+
+			if (add_iso(r, row))
+				return -1;
+			e.iso = (int64_t)r->niso - 1;
+			if (!s->stack_armed || s->stack_first + s->stack_n != r->niso - 1) {
+				s->stack_first = r->niso - 1;
+				s->stack_n = 0;
+			}
+			s->stack_n++;
+			s->stack_armed = true;
+		}
+	}
+	cls = send_class(p, row);
+	if (cls < 0 || cls >= NCLASS)
+		return 0;
+	return q_push(&p->cpu[row->target_cpu].q[cls], &e);
+}
+
+static bool cross(const struct rpt *r, int a, int b)
+{
+	return a == b || r->cross_ok;
+}
+
+/* handler_entry - an IPI interrupt starts on cpu: it serves the queued sends */
+static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+	struct rpt_cpu *c = &r->cpus[cpu];
+	struct pend *e;
+	uint64_t served = 0;
+
+	p->class_seen[cls] = true;
+	c->handlers++;
+	s->open_class = cls;
+	s->open_ts = ts;
+	s->open_counted = false;
+	s->nopen_iso = 0;
+	while ((e = q_pop(&s->q[cls]))) {
+		uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
+
+		if (!e->counted)
+			continue;
+		served++;
+		s->open_counted = true;
+		c->matched++;
+		if (e->src != cpu) {
+			c->remote_matched++;
+			r->remote_matched++;
+		}
+		if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
+			return -1;
+		if (e->iso >= 0) {
+			struct rpt_iso *iso = &r->iso[e->iso];
+
+			iso->matched = true;
+			if (cross(r, e->src, cpu))
+				iso->latency = (int64_t)lat;
+			if (s->nopen_iso == s->capopen_iso) {
+				size_t cap = s->capopen_iso ? s->capopen_iso * 2 : 8;
+				int64_t *n = ipt_realloc(s->open_iso, cap * sizeof(*n));
+
+				if (!n)
+					return -1;
+				s->open_iso = n;
+				s->capopen_iso = cap;
+			}
+			s->open_iso[s->nopen_iso++] = e->iso;
+		}
+	}
+	if (!served)
+		c->handlers_unattributed++;
+	else
+		c->coalesced += served - 1;
+	return 0;
+}
+
+static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+	uint64_t dur;
+
+	if (s->open_class != cls)
+		return 0;
+	s->open_class = -1;
+	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	for (size_t i = 0; i < s->nopen_iso; i++)
+		r->iso[s->open_iso[i]].handler = (int64_t)dur;
+	s->nopen_iso = 0;
+	if (s->open_counted)
+		return hist_add(&r->cpus[cpu].handler, dur);
+	return 0;
+}
+
+/* ---- csd calls by pointer ---- */
+
+static struct csd_pend *csd_slot(struct priv *p, uint64_t csd)
+{
+	size_t i = (csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+
+	while (p->csd[i].used && p->csd[i].csd != csd)
+		i = (i + 1) & (p->capcsd - 1);
+	return &p->csd[i];
+}
+
+static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src)
+{
+	struct csd_pend *s;
+
+	if ((p->ncsd + 1) * 2 > p->capcsd) {
+		struct csd_pend *old = p->csd;
+		size_t oldcap = p->capcsd;
+
+		p->capcsd = oldcap ? oldcap * 2 : 64;
+		p->csd = ipt_calloc(p->capcsd, sizeof(*p->csd));
+		if (!p->csd) {
+			p->csd = old;
+			p->capcsd = oldcap;
+			return -1;
+		}
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*csd_slot(p, old[i].csd) = old[i];
+		free(old);
+	}
+	s = csd_slot(p, csd);
+	if (!s->used)
+		p->ncsd++;
+	s->used = true;
+	s->csd = csd;
+	s->ts = ts;
+	s->src = src;
+	return 0;
+}
+
+/* csd_take - the queued call with this csd pointer, removed */
+static bool csd_take(struct priv *p, uint64_t csd, struct csd_pend *out)
+{
+	struct csd_pend *s;
+	size_t i, j;
+
+	if (!p->ncsd)
+		return false;
+	s = csd_slot(p, csd);
+	if (!s->used)
+		return false;
+	*out = *s;
+	i = (size_t)(s - p->csd);
+	s->used = false;
+	p->ncsd--;
+	j = i;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (p->capcsd - 1);
+		if (!p->csd[j].used)
+			break;
+		home = (p->csd[j].csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			p->csd[i] = p->csd[j];
+			p->csd[j].used = false;
+			i = j;
+		}
+	}
+	return true;
+}
+
+static uint64_t fval(struct rpt *r, const struct ipt_record *rec, const struct ipt_field *f)
+{
+	uint64_t v = 0;
+
+	if (f && ipt_field_u64(r->t, rec, f, &v))
+		v = 0;
+	return v;
+}
+
+/* attach_stack - a kernel_stack right after a send on the same CPU */
+static int attach_stack(struct rpt *r, struct cpu_state *s, const struct recv_ev *e,
+			const struct ipt_record *rec)
+{
+	unsigned int ls = (unsigned int)r->t->kernel_long_size;
+	uint32_t n = 0;
+	uint64_t *st;
+
+	if (!s->stack_armed || !s->stack_n)
+		return 0;
+	st = ipt_malloc(((rec->size > e->f1->offset ? rec->size - e->f1->offset : 0) / ls + 1) *
+			sizeof(*st));
+	if (!st)
+		return -1;
+	for (uint64_t off = e->f1->offset; off + ls <= rec->size; off += ls) {
+		uint64_t a = ipt_get_uint(rec->data + off, ls, r->t->big_endian);
+
+		if ((ls == 8 && a == UINT64_MAX) || (uint32_t)a == UINT32_MAX)
+			break;
+		st[n++] = a;
+	}
+	for (size_t i = 0; i < s->stack_n; i++) {
+		struct rpt_iso *iso = &r->iso[s->stack_first + i];
+
+		if (iso->stack)
+			continue;
+		iso->stack = i ? ipt_malloc((n ? n : 1) * sizeof(*st)) : st;
+		if (!iso->stack)
+			return -1;
+		if (i)
+			memcpy(iso->stack, st, n * sizeof(*st));
+		iso->nstack = n;
+	}
+	if (r->iso[s->stack_first].stack != st)
+		free(st);
+	s->stack_armed = false;
+	return 0;
+}
+
+/* on_record - the receive side and csd calls; sends go through the decoder */
+static int on_record(struct rpt *r, const struct ipt_record *rec)
+{
+	struct priv *p = r->priv;
+	const struct recv_ev *e;
+	struct cpu_state *s;
+	int id;
+
+	if (ensure_cpu(r, rec->cpu))
+		return -1;
+	s = &p->cpu[rec->cpu];
+	if (rec->missed == UINT64_MAX)
+		r->cpus[rec->cpu].lost_unknown = true;
+	else
+		r->cpus[rec->cpu].lost += rec->missed;
+	if (!r->events++)
+		r->first_ts = rec->ts;
+	if (rec->ts > r->last_ts)
+		r->last_ts = rec->ts;
+	s->last_ts = rec->ts;
+	id = rec->event ? rec->event->id : -1;
+	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
+	if (e && e->kind == RK_STACK)
+		return attach_stack(r, s, e, rec);
+	s->stack_armed = false;
+	if (ipt_ipi_decoder_feed(r->dec, rec, on_row, r) < 0)
+		return -1;
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case RK_ENTRY:
+		return handler_entry(r, rec->cpu, e->cls, rec->ts);
+	case RK_EXIT:
+		return handler_exit(r, rec->cpu, e->cls, rec->ts);
+	case RK_ARM_ENTRY:
+	case RK_ARM_EXIT: {
+		uint64_t a = fval(r, rec, e->f1);
+		int cls = reason_class(p, a ? ipt_trace_printk_string(r->t, a) : NULL);
+
+		if (cls < 0)
+			return 0;
+		return e->kind == RK_ARM_ENTRY ? handler_entry(r, rec->cpu, cls, rec->ts) :
+						 handler_exit(r, rec->cpu, cls, rec->ts);
+	}
+	case RK_CSD_QUEUE: {
+		uint64_t csd = fval(r, rec, e->f2);
+
+		return csd ? csd_put(p, csd, rec->ts, rec->cpu) : 0;
+	}
+	case RK_CSD_ENTRY: {
+		uint64_t csd = fval(r, rec, e->f2);
+		struct csd_pend q;
+		bool m = csd && csd_take(p, csd, &q);
+
+		if (m) {
+			r->cpus[rec->cpu].csd_runs++;
+			if (cross(r, q.src, rec->cpu) &&
+			    hist_add(&r->cpus[rec->cpu].csd_q2r, rec->ts >= q.ts ? rec->ts - q.ts : 0))
+				return -1;
+		}
+		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
+			s->csd[s->ncsd].ts = rec->ts;
+			s->csd[s->ncsd].matched = m;
+		}
+		s->ncsd++;
+		return 0;
+	}
+	case RK_CSD_EXIT:
+		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
+			return hist_add(&r->cpus[rec->cpu].csd_run, rec->ts - s->csd[s->ncsd].ts);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* settle - sends left in the queues: why they were not matched */
+static void settle(struct rpt *r)
+{
+	struct priv *p = r->priv;
+
+	for (int c = 0; c < r->ncpus; c++) {
+		struct cpu_state *s = &p->cpu[c];
+
+		for (int k = 0; k < NCLASS; k++) {
+			struct pend *e;
+
+			while ((e = q_pop(&s->q[k]))) {
+				if (!e->counted)
+					continue;
+				if (!r->have_receive || !p->class_seen[k])
+					r->unmatched.no_receive_events++;
+				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
+					r->unmatched.lost_events++;
+				else if (e->ts >= s->last_ts)
+					r->unmatched.trace_ended++;
+				else
+					r->unmatched.no_handler++;
+			}
+		}
+	}
+}
+
+/* rpt_run - one pass over the trace */
+int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
+{
+	struct ipt_iter *it = NULL;
+	struct ipt_record rec;
+	struct priv *p;
+	int ret = -1, k;
+
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	if (opts)
+		r->opts = *opts;
+	r->priv = p = ipt_calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
+	if (r->opts.filter && *r->opts.filter &&
+	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+		return -1;
+	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
+		return -1;
+	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
+	r->dec = ipt_ipi_decoder_new(t);
+	it = ipt_iter_new(t, NULL);
+	if (!r->dec || !it)
+		goto out;
+	while ((k = ipt_iter_next(it, &rec)) > 0)
+		if (on_record(r, &rec))
+			goto out;
+	if (k < 0)
+		goto out;
+	ipt_ipi_decoder_finish(r->dec);
+	settle(r);
+	/* CPUs with events but beyond the trace's own count */
+	for (int c = r->ncpus; c < p->ncpu; c++)
+		if (r->cpus[c].ipis || r->cpus[c].sent)
+			r->ncpus = c + 1;
+	ret = 0;
+out:
+	ipt_iter_free(it);
+	return ret;
+}
+
+void rpt_free(struct rpt *r)
+{
+	struct priv *p = r->priv;
+
+	if (p) {
+		for (int c = 0; c < p->ncpu; c++) {
+			for (int k = 0; k < NCLASS; k++)
+				free(p->cpu[c].q[k].v);
+			free(p->cpu[c].open_iso);
+		}
+		free(p->cpu);
+		free(p->ev);
+		free(p->csd);
+		free(p);
+	}
+	for (int c = 0; r->cpus && c < r->ncpus; c++) {
+		hist_free(&r->cpus[c].lat);
+		hist_free(&r->cpus[c].handler);
+		hist_free(&r->cpus[c].csd_q2r);
+		hist_free(&r->cpus[c].csd_run);
+	}
+	free(r->cpus);
+	map_free(&r->senders);
+	map_free(&r->pairs);
+	map_free(&r->matrix);
+	for (size_t i = 0; i < r->niso; i++)
+		free(r->iso[i].stack);
+	free(r->iso);
+	ipt_ipi_decoder_free(r->dec);
+	ipt_filter_free(r->filter);
+	memset(r, 0, sizeof(*r));
+}
