@@ -220,6 +220,7 @@ struct ipt_trace {
 	int nstreams;
 
 	char *scratch;		/* misc owned text */
+	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
 
 	/* the metadata texts as stored in the file, for rewriting (explode) */
 	struct ipt_strbuf raw_header_page, raw_header_event;
@@ -244,6 +245,9 @@ int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev);
 int ipt_trace_finish_events(struct ipt_trace *t);
 /* Add an empty stream for cpu; returns it, NULL on error. */
 struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu);
+
+/* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
+#define IPT_OPTION_CPU_ISOLATION	64
 
 /* tracedat_read.c */
 int ipt_tracedat_load(struct ipt_trace *t);	/* t->map set by caller */

@@ -216,6 +216,7 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->uname);
 	free(t->tc_version);
 	free(t->scratch);
+	free(t->isolated_text);
 	ipt_strbuf_free(&t->raw_header_page);
 	ipt_strbuf_free(&t->raw_header_event);
 	ipt_strbuf_free(&t->raw_kallsyms);

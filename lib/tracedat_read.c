@@ -404,6 +404,10 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (id == 21) refs->cmdlines = off;
 			break;
 		}
+		case IPT_OPTION_CPU_ISOLATION:
+			if (set_str(&t->isolated_text, d, size))
+				return -1;
+			break;
 		default:
 			break;	/* unknown options are skipped, as trace-cmd does */
 		}

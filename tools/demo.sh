@@ -14,7 +14,7 @@ echo "== only the IPI sends, masks as CPU lists: ipitrace dump -e ipi:* -n 6"
 echo
 if "$ipt" report --help >/dev/null 2>&1; then
 	echo "== ipitrace report $trace"
-	"$ipt" report "$trace"
+	"$ipt" report --isolated 1 --top 3 "$trace" | head -n 40
 else
 	echo "== IPIs per target CPU and kind (ipitrace convert ... -o - | awk)"
 	"$ipt" convert "$trace" -o - | awk -F, 'NR > 1 { n[$4 " " $9]++ } END { for (k in n) print "  cpu " k ": " n[k] }' | sort

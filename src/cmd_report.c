@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_report.c - `ipitrace report`: who interrupts my CPUs
+ *
+ * Renders the aggregation of lib/report.c as text (for people) or JSON
+ * (for scripts; it carries every number the text shows).
+ */
+#include "commands.h"
+#include "internal.h"
+#include "report.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ipitrace report [OPTIONS] [FILE]\n"
+		"\n"
+		"Who sends which IPIs to which CPUs, how often, from where, and how long they\n"
+		"took: per target CPU counts by kind, the top senders and call sites, a sender x\n"
+		"target matrix, send-to-handler latency and handler time, and every IPI that\n"
+		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat.\n"
+		"\n"
+		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
+		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
+		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
+		"  -n, --top N          rows in the top-N tables (default 5)\n"
+		"  -f, --format FMT     text (default) or json\n"
+		"      --assume-synced-clock\n"
+		"                       compute cross-CPU latencies even when the trace clock\n"
+		"                       is per-CPU (e.g. 'local'); see LATENCIES below\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Matching: each IPI is queued on its target CPU until the interrupt that serves\n"
+		"it (x86 irq_vectors:reschedule/call_function/call_function_single/irq_work\n"
+		"entry, arm64 ipi:ipi_entry with the same reason); one interrupt may serve\n"
+		"several queued IPIs (coalesced).  csd calls are matched by csd pointer from\n"
+		"csd_queue_cpu to csd_function_entry.  Unmatched IPIs are counted with a reason.\n"
+		"\n"
+		"LATENCIES from a send on one CPU to its handler on another compare timestamps\n"
+		"of two CPUs; they are shown only when the trace clock is comparable across\n"
+		"CPUs (global, mono, mono_raw, boot, tai, counter, x86-tsc).  `ipitrace record`\n"
+		"uses mono.  Handler times (same CPU) are always shown.  Times are in\n"
+		"microseconds.\n");
+}
+
+struct ctx {
+	struct rpt *r;
+	struct ipt_trace *t;
+	int top;
+	bool json;
+};
+
+static void sym(struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
+{
+	uint64_t o = 0;
+	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
+
+	if (!addr)
+		snprintf(buf, n, "-");
+	else if (!s)
+		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
+	else if (off)
+		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
+	else
+		snprintf(buf, n, "%s", s);
+}
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* lost_of - events lost on cpu: page marks plus the stats of the file */
+static unsigned long long lost_of(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
+{
+	const char *st = ipt_trace_cpustat(t, cpu), *p;
+	unsigned long long n = c->lost;
+
+	if ((p = strstr(st, "overrun: ")))
+		n += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(st, "dropped events: ")))
+		n += strtoull(p + 16, NULL, 10);
+	return n;
+}
+
+static double duration_s(const struct rpt *r)
+{
+	return r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
+}
+
+static void print_hist3(struct hist *h, bool have)
+{
+	if (!have || !h->count)
+		printf("  %8s %8s %8s", "-", "-", "-");
+	else
+		printf("  %8.1f %8.1f %8.1f", us(hist_quantile(h, 0.5)), us(hist_quantile(h, 0.99)),
+		       us(h->max));
+}
+
+static void text_summary(struct ctx *x)
+{
+	struct rpt *r = x->r;
+	struct ipt_trace *t = x->t;
+	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+
+	printf("ipitrace report: %s\n", ipt_trace_path(t));
+	printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", duration_s(r), r->ncpus,
+	       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
+	       *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	printf("  events %llu, IPI send events %llu, IPIs (one per target CPU) %llu",
+	       (unsigned long long)r->events, (unsigned long long)st->send_events,
+	       (unsigned long long)r->rows);
+	if (r->filter)
+		printf(", %llu matching the filter", (unsigned long long)r->rows_counted);
+	printf("\n  lost events:");
+	for (int c = 0; c < r->ncpus; c++)
+		printf(" cpu%d %llu%s", c, lost_of(t, &r->cpus[c], c), r->cpus[c].lost_unknown ? "+" : "");
+	printf("\n");
+	if (st->csd_queued)
+		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
+		       "(target polling, or work already queued)\n",
+		       (unsigned long long)st->csd_queued, (unsigned long long)st->csd_joined,
+		       (unsigned long long)st->csd_no_ipi);
+	printf("  kinds:");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)r->kinds[k]);
+	printf("\n");
+}
+
+static void text_per_cpu(struct ctx *x)
+{
+	struct rpt *r = x->r;
+	double d = duration_s(r);
+
+	printf("\nIPIs received per target CPU, by kind (lat: send -> handler entry, hdl: handler;"
+	       " times in us)\n");
+	printf("  %4s %9s %10s", "cpu", "ipis", "per_s");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			printf(" %*s", k == IPT_KIND_MEMBARRIER ? 10 : 8, ipt_kind_name(k));
+	printf("   lat_p50  lat_p99  lat_max   hdl_p50  hdl_p99  hdl_max\n");
+	for (int c = 0; c < r->ncpus; c++) {
+		struct rpt_cpu *cp = &r->cpus[c];
+
+		if (!cp->ipis && !cp->handlers)
+			continue;
+		printf("  %4d %9llu %10.1f", c, (unsigned long long)cp->ipis, d > 0 ? (double)cp->ipis / d : 0.0);
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			if (r->kinds[k])
+				printf(" %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
+				       (unsigned long long)cp->by_kind[k]);
+		print_hist3(&cp->lat, true);
+		printf(" ");
+		print_hist3(&cp->handler, true);
+		printf("\n");
+	}
+	if (!r->cross_ok)
+		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
+		       r->cross_why);
+}
+
+static void text_tops(struct ctx *x)
+{
+	struct rpt *r = x->r;
+	size_t n, m;
+	struct rpt_entry *s = rpt_sorted(&r->senders, &n), *p = rpt_sorted(&r->pairs, &m);
+	char a[160], b[160];
+
+	printf("\nTop senders per target CPU (task, sending CPU)\n");
+	for (int c = 0; s && c < r->ncpus; c++) {
+		int shown = 0;
+
+		for (size_t i = 0; i < n && shown < x->top; i++) {
+			if ((int)s[i].key.c != c)
+				continue;
+			printf("  cpu %-4d %9llu  %s-%d on cpu %llu\n", c, (unsigned long long)s[i].count,
+			       ipt_trace_comm(x->t, (int)(uint32_t)s[i].key.a), (int)(uint32_t)s[i].key.a,
+			       (unsigned long long)s[i].key.b);
+			shown++;
+		}
+	}
+	printf("\nTop (call site, function) per target CPU\n");
+	for (int c = 0; p && c < r->ncpus; c++) {
+		int shown = 0;
+
+		for (size_t i = 0; i < m && shown < x->top; i++) {
+			if ((int)p[i].key.c != c)
+				continue;
+			sym(x->t, p[i].key.a, true, a, sizeof(a));
+			sym(x->t, p[i].key.b, false, b, sizeof(b));
+			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
+			shown++;
+		}
+	}
+	free(s);
+	free(p);
+}
+
+/* text_matrix - sender x target counts; CPUs grouped when there are many */
+static void text_matrix(struct ctx *x)
+{
+	struct rpt *r = x->r;
+	int group = 1, ng;
+	size_t n;
+	struct rpt_entry *e = rpt_sorted(&r->matrix, &n);
+	uint64_t *cell;
+
+	if (!e)
+		return;
+	while (r->ncpus / group > 64)
+		group *= 2;
+	ng = (r->ncpus + group - 1) / group;
+	cell = calloc((size_t)ng * (size_t)ng, sizeof(*cell));
+	if (!cell) {
+		free(e);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		cell[(e[i].key.a / (uint64_t)group) * (uint64_t)ng + e[i].key.b / (uint64_t)group] += e[i].count;
+	printf("\nSender x target matrix (rows: sending CPU%s, columns: target CPU%s)\n",
+	       group > 1 ? " group" : "", group > 1 ? " group" : "");
+	if (group > 1)
+		printf("  (groups of %d CPUs: group g is CPUs %d*g .. %d*g+%d)\n", group, group, group, group - 1);
+	printf("  %6s", "");
+	for (int j = 0; j < ng; j++)
+		printf(" %8d", j);
+	printf("\n");
+	for (int i = 0; i < ng; i++) {
+		printf("  %6d", i);
+		for (int j = 0; j < ng; j++)
+			printf(" %8llu", (unsigned long long)cell[(size_t)i * (size_t)ng + (size_t)j]);
+		printf("\n");
+	}
+	free(cell);
+	free(e);
+}
+
+static void text_matching(struct ctx *x)
+{
+	struct rpt *r = x->r;
+	const struct rpt_unmatched *u = &r->unmatched;
+	uint64_t handlers = 0, unattributed = 0, coalesced = 0, csd = 0;
+
+	for (int c = 0; c < r->ncpus; c++) {
+		handlers += r->cpus[c].handlers;
+		unattributed += r->cpus[c].handlers_unattributed;
+		coalesced += r->cpus[c].coalesced;
+		csd += r->cpus[c].csd_runs;
+	}
+	printf("\nMatching sends to handlers\n");
+	if (!r->have_receive) {
+		printf("  no receive events in this trace (irq_vectors:*_entry or ipi:ipi_entry):"
+		       " nothing to match\n");
+		return;
+	}
+	printf("  remote IPIs matched to a handler: %llu of %llu (%.2f%%)\n",
+	       (unsigned long long)r->remote_matched, (unsigned long long)r->remote_total,
+	       r->remote_total ? 100.0 * (double)r->remote_matched / (double)r->remote_total : 100.0);
+	printf("  IPIs served by an interrupt that served an earlier one (coalesced): %llu\n",
+	       (unsigned long long)coalesced);
+	printf("  IPI interrupts %llu, with no traced send %llu; csd calls matched by pointer %llu\n",
+	       (unsigned long long)handlers, (unsigned long long)unattributed, (unsigned long long)csd);
+	printf("  unmatched: trace ended %llu, receive events not recorded %llu, lost events %llu,"
+	       " no handler seen %llu\n",
+	       (unsigned long long)u->trace_ended, (unsigned long long)u->no_receive_events,
+	       (unsigned long long)u->lost_events, (unsigned long long)u->no_handler);
+	printf("  csd queue -> run (us):");
+	for (int c = 0; c < r->ncpus; c++) {
+		struct rpt_cpu *cp = &r->cpus[c];
+
+		if (!cp->csd_runs)
+			continue;
+		printf("  cpu%d", c);
+		print_hist3(&cp->csd_q2r, true);
+		printf(" run");
+		print_hist3(&cp->csd_run, true);
+	}
+	printf("\n");
+}
+
+static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
+{
+	struct rpt *r = x->r;
+	char list[256], a[160], b[160];
+
+	ipt_cpuset_format_list(iso, list, sizeof(list));
+	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, r->niso);
+	if (!r->niso)
+		return;
+	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
+	       "call site", "function", "kind", "lat_us", "hdl_us");
+	for (size_t i = 0; i < r->niso; i++) {
+		struct rpt_iso *e = &r->iso[i];
+		char task[64], ts[32], lat[24], hdl[24];
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+		ipt_render_ts(x->t, e->ts, &sb);
+		snprintf(ts, sizeof(ts), "%s", sb_str(&sb));
+		ipt_strbuf_free(&sb);
+		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
+		sym(x->t, e->callsite, true, a, sizeof(a));
+		sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		if (e->latency >= 0)
+			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
+		else
+			snprintf(lat, sizeof(lat), e->matched ? "n/a" : "unmatched");
+		if (e->handler >= 0)
+			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)e->handler));
+		else
+			snprintf(hdl, sizeof(hdl), "-");
+		printf("  %-16s %4d %4d %-22s %-36s %-28s %-10s %9s %9s\n", ts, e->src_cpu, e->target_cpu,
+		       task, a, b, ipt_kind_name(e->kind), lat, hdl);
+		for (uint32_t k = 0; k < e->nstack; k++) {
+			sym(x->t, e->stack[k], true, a, sizeof(a));
+			printf("      => %s\n", a);
+		}
+	}
+}
+
+/* ---- JSON ---- */
+
+static void jstr(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void jhist(const char *name, struct hist *h, bool have)
+{
+	printf("\"%s\":", name);
+	if (!have || !h->count)
+		printf("null");
+	else
+		printf("{\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"min_ns\":%llu}",
+		       (unsigned long long)h->count, (unsigned long long)hist_quantile(h, 0.5),
+		       (unsigned long long)hist_quantile(h, 0.99), (unsigned long long)h->max,
+		       (unsigned long long)h->min);
+}
+
+static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
+{
+	struct rpt *r = x->r;
+	struct ipt_trace *t = x->t;
+	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	size_t n;
+	struct rpt_entry *e;
+	char a[160], b[160];
+	bool first;
+
+	printf("{\"file\":");
+	jstr(ipt_trace_path(t));
+	printf(",\"duration_s\":%.9f,\"cpus\":%d,\"clock\":", duration_s(r), r->ncpus);
+	jstr(ipt_trace_clock(t));
+	printf(",\"kernel\":");
+	jstr(ipt_trace_uname(t));
+	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
+	       (unsigned long long)r->events, (unsigned long long)st->send_events,
+	       (unsigned long long)r->rows, (unsigned long long)r->rows_counted);
+	printf(",\"csd\":{\"queued\":%llu,\"with_ipi\":%llu,\"without_ipi\":%llu}",
+	       (unsigned long long)st->csd_queued, (unsigned long long)st->csd_joined,
+	       (unsigned long long)st->csd_no_ipi);
+	printf(",\"cross_cpu_latency\":%s", r->cross_ok ? "true" : "false");
+	if (!r->cross_ok) {
+		printf(",\"cross_cpu_latency_missing_because\":");
+		jstr(r->cross_why);
+	}
+	printf(",\"kinds\":{");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)r->kinds[k]);
+	printf("},\"per_cpu\":[");
+	for (int c = 0; c < r->ncpus; c++) {
+		struct rpt_cpu *cp = &r->cpus[c];
+
+		printf("%s{\"cpu\":%d,\"ipis\":%llu,\"per_s\":%.3f,\"sent\":%llu,\"remote\":%llu,"
+		       "\"matched\":%llu,\"remote_matched\":%llu,\"coalesced\":%llu,\"handlers\":%llu,"
+		       "\"handlers_unattributed\":%llu,\"csd_runs\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"by_kind\":{",
+		       c ? "," : "", c, (unsigned long long)cp->ipis,
+		       duration_s(r) > 0 ? (double)cp->ipis / duration_s(r) : 0.0,
+		       (unsigned long long)cp->sent, (unsigned long long)cp->remote,
+		       (unsigned long long)cp->matched, (unsigned long long)cp->remote_matched,
+		       (unsigned long long)cp->coalesced, (unsigned long long)cp->handlers,
+		       (unsigned long long)cp->handlers_unattributed, (unsigned long long)cp->csd_runs,
+		       lost_of(t, cp, c), cp->lost_unknown ? "true" : "false");
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)cp->by_kind[k]);
+		printf("},");
+		jhist("latency", &cp->lat, true);
+		printf(",");
+		jhist("handler", &cp->handler, true);
+		printf(",");
+		jhist("csd_queue_to_run", &cp->csd_q2r, true);
+		printf(",");
+		jhist("csd_run", &cp->csd_run, true);
+		printf("}");
+	}
+	printf("],\"senders\":[");
+	e = rpt_sorted(&r->senders, &n);
+	for (size_t i = 0; e && i < n; i++) {
+		printf("%s{\"target_cpu\":%u,\"pid\":%d,\"comm\":", i ? "," : "", e[i].key.c,
+		       (int)(uint32_t)e[i].key.a);
+		jstr(ipt_trace_comm(t, (int)(uint32_t)e[i].key.a));
+		printf(",\"src_cpu\":%llu,\"count\":%llu}", (unsigned long long)e[i].key.b,
+		       (unsigned long long)e[i].count);
+	}
+	free(e);
+	printf("],\"pairs\":[");
+	e = rpt_sorted(&r->pairs, &n);
+	for (size_t i = 0; e && i < n; i++) {
+		sym(t, e[i].key.a, true, a, sizeof(a));
+		sym(t, e[i].key.b, false, b, sizeof(b));
+		printf("%s{\"target_cpu\":%u,\"callsite\":", i ? "," : "", e[i].key.c);
+		jstr(a);
+		printf(",\"function\":");
+		jstr(b);
+		printf(",\"count\":%llu}", (unsigned long long)e[i].count);
+	}
+	free(e);
+	printf("],\"matrix\":[");
+	e = rpt_sorted(&r->matrix, &n);
+	for (size_t i = 0; e && i < n; i++)
+		printf("%s{\"src_cpu\":%llu,\"target_cpu\":%llu,\"count\":%llu}", i ? "," : "",
+		       (unsigned long long)e[i].key.a, (unsigned long long)e[i].key.b,
+		       (unsigned long long)e[i].count);
+	free(e);
+	printf("],\"matching\":{\"receive_events\":%s,\"remote\":%llu,\"remote_matched\":%llu,"
+	       "\"unmatched\":{\"trace_ended\":%llu,\"no_receive_events\":%llu,\"lost_events\":%llu,"
+	       "\"no_handler\":%llu}}",
+	       r->have_receive ? "true" : "false", (unsigned long long)r->remote_total,
+	       (unsigned long long)r->remote_matched, (unsigned long long)r->unmatched.trace_ended,
+	       (unsigned long long)r->unmatched.no_receive_events,
+	       (unsigned long long)r->unmatched.lost_events, (unsigned long long)r->unmatched.no_handler);
+	printf(",\"isolated\":");
+	if (!iso) {
+		printf("null");
+	} else {
+		char list[256];
+
+		ipt_cpuset_format_list(iso, list, sizeof(list));
+		printf("{\"cpus\":");
+		jstr(list);
+		printf(",\"ipis\":[");
+		first = true;
+		for (size_t i = 0; i < r->niso; i++) {
+			struct rpt_iso *s = &r->iso[i];
+
+			sym(t, s->callsite, true, a, sizeof(a));
+			sym(t, s->func ? s->func : s->callback, false, b, sizeof(b));
+			printf("%s{\"ts_ns\":%llu,\"id\":%llu,\"src_cpu\":%d,\"target_cpu\":%d,\"pid\":%d,\"comm\":",
+			       first ? "" : ",", (unsigned long long)s->ts, (unsigned long long)s->id,
+			       s->src_cpu, s->target_cpu, s->pid);
+			jstr(ipt_trace_comm(t, s->pid));
+			printf(",\"callsite\":");
+			jstr(a);
+			printf(",\"function\":");
+			jstr(b);
+			printf(",\"kind\":\"%s\",\"matched\":%s,\"latency_ns\":", ipt_kind_name(s->kind),
+			       s->matched ? "true" : "false");
+			if (s->latency >= 0)
+				printf("%lld", (long long)s->latency);
+			else
+				printf("null");
+			printf(",\"handler_ns\":");
+			if (s->handler >= 0)
+				printf("%lld", (long long)s->handler);
+			else
+				printf("null");
+			printf(",\"stack\":[");
+			for (uint32_t k = 0; k < s->nstack; k++) {
+				sym(t, s->stack[k], true, a, sizeof(a));
+				if (k)
+					putchar(',');
+				jstr(a);
+			}
+			printf("]}");
+			first = false;
+		}
+		printf("]}");
+	}
+	printf("}\n");
+}
+
+/* stored_isolated - the isolated CPUs `ipitrace record` stored in the file */
+static bool stored_isolated(struct ipt_trace *t, struct ipt_cpuset *set)
+{
+	const char *s = t->isolated_text, *p, *e;
+
+	if (!s || !*s)
+		return false;
+	if (!(p = strstr(s, "isolated=")))
+		return false;
+	p += 9;
+	e = strchr(p, '\n');
+	if (!e)
+		e = p + strlen(p);
+	if (ipt_cpuset_parse_list(set, p, (size_t)(e - p)) || ipt_cpuset_empty(set))
+		return false;
+	return true;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "filter", required_argument, NULL, 'F' },
+		{ "isolated", required_argument, NULL, 'i' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "assume-synced-clock", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ipt_cpuset iso = IPT_CPUSET_INIT;
+	struct rpt_opts ro = { 0 };
+	struct rpt r;
+	struct ctx x = { 0 };
+	const char *path = "ipitrace.dat";
+	bool have_iso = false;
+	int c, ret = 1;
+
+	ipt_cpuset_init(&iso);
+	x.top = 5;
+	while ((c = getopt_long(argc, argv, "F:i:n:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F': ro.filter = optarg; break;
+		case 'i':
+			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
+				err_msg("--isolated: %s", ipt_errmsg());
+				return 2;
+			}
+			have_iso = true;
+			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 100000) {
+				err_msg("--top: expected a number from 1, got '%s'", optarg);
+				return 2;
+			}
+			x.top = (int)v;
+			break;
+		}
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				x.json = true;
+			else if (strcmp(optarg, "text")) {
+				err_msg("--format: text or json, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'S': ro.assume_synced_clock = true; break;
+		case 'h': report_usage(stdout); return 0;
+		default: report_usage(stderr); return 2;
+		}
+	}
+	if (optind < argc - 1) {
+		report_usage(stderr);
+		return 2;
+	}
+	if (optind == argc - 1)
+		path = argv[optind];
+	x.t = ipt_trace_open(path);
+	if (!x.t) {
+		err_msg("%s", ipt_errmsg());
+		ipt_cpuset_free(&iso);
+		return 1;
+	}
+	if (!have_iso)
+		have_iso = stored_isolated(x.t, &iso);
+	ro.isolated = have_iso ? &iso : NULL;
+	x.r = &r;
+	if (rpt_run(&r, x.t, &ro)) {
+		err_msg("%s", ipt_errmsg());
+		ret = strncmp(ipt_errmsg(), "filter:", 7) ? 1 : 2;
+		goto out;
+	}
+	if (x.json) {
+		json_report(&x, ro.isolated);
+	} else {
+		text_summary(&x);
+		text_per_cpu(&x);
+		text_tops(&x);
+		text_matrix(&x);
+		text_matching(&x);
+		if (ro.isolated)
+			text_isolated(&x, ro.isolated);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("write error on standard output");
+		goto out;
+	}
+	ret = 0;
+out:
+	rpt_free(&r);
+	ipt_trace_close(x.t);
+	ipt_cpuset_free(&iso);
+	return ret;
+}

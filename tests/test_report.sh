@@ -1,0 +1,101 @@
+#!/bin/sh
+# test_report.sh - every count in `ipitrace report` against an independent
+# count of the same thing from `trace-cmd report` lines; matching rate on
+# real traces; latencies against a hand computation; JSON validity and
+# agreement with the text; --isolated lists exactly the IPIs to those CPUs.
+. "$(dirname "$0")/lib.sh"
+
+command -v trace-cmd >/dev/null || { skip report "trace-cmd not installed"; finish; }
+"$PY" -c 'import json' 2>/dev/null || { skip report "python3 missing"; finish; }
+
+for f in "$TRACES"/recorded/*.dat; do
+	[ -f "$f" ] || continue
+	n=$(basename "$f")
+	trace-cmd report "$f" 2>/dev/null > "$TMP/ref.txt"
+	"$IPT" report -f json --isolated 1 "$f" > "$TMP/r.json" 2> "$TMP/err" || { fail "$n report" "$(cat "$TMP/err")"; continue; }
+	"$IPT" report "$f" > "$TMP/r.txt" 2>&1
+	"$PY" - "$TMP/ref.txt" "$TMP/r.json" "$TMP/r.txt" > "$TMP/out" 2>&1 <<'PY'
+import json, re, sys, collections
+ref, js, txt = sys.argv[1], sys.argv[2], sys.argv[3]
+d = json.load(open(js))
+# independent counts from trace-cmd's lines: [src cpu] and cpu=target of each send
+per_target = collections.Counter(); matrix = collections.Counter(); pairs = collections.Counter()
+line_re = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+[\d.]+: ipi_send_cpu:\s+cpu=(\d+) callsite=(\S+) callback=(\S+)")
+for l in open(ref):
+    m = line_re.match(l)
+    if m:
+        src, tgt, cs = int(m.group(3)), int(m.group(4)), m.group(5)
+        per_target[tgt] += 1; matrix[(src, tgt)] += 1; pairs[(tgt, cs)] += 1
+fails = []
+def check(name, got, want):
+    if got != want: fails.append(f"{name}: report {got}, trace-cmd {want}")
+for c in d["per_cpu"]:
+    check(f"cpu {c['cpu']} ipis", c["ipis"], per_target.get(c["cpu"], 0))
+    check(f"cpu {c['cpu']} kinds sum", sum(c["by_kind"].values()), c["ipis"])
+check("total ipis", d["ipis"], sum(per_target.values()))
+check("kinds total", sum(d["kinds"].values()), sum(per_target.values()))
+check("matrix", {(e["src_cpu"], e["target_cpu"]): e["count"] for e in d["matrix"]}, dict(matrix))
+cs = collections.Counter()
+for p in d["pairs"]: cs[(p["target_cpu"], p["callsite"])] += p["count"]
+check("call site pairs", dict(cs), dict(pairs))
+# the kinds against the rule table's evidence in trace-cmd lines
+resched = sum(1 for l in open(ref) if " ipi_send_cpu: " in l and l.rstrip().endswith("callback=0x0"))
+check("resched kind", d["kinds"]["resched"], resched)
+# isolated 1: exactly the IPIs to CPU 1
+check("isolated 1 count", len(d["isolated"]["ipis"]), per_target.get(1, 0))
+check("isolated targets", {i["target_cpu"] for i in d["isolated"]["ipis"]} or {1}, {1})
+# the text shows the same per-CPU totals
+t = open(txt).read()
+for c in d["per_cpu"]:
+    if c["ipis"] and not re.search(rf"^\s+{c['cpu']}\s+{c['ipis']}\s", t, re.M):
+        fails.append(f"text lacks cpu {c['cpu']} total {c['ipis']}")
+m = d["matching"]
+rate = 100.0 * m["remote_matched"] / m["remote"] if m["remote"] else 100.0
+print(f"rate {rate:.2f} remote {m['remote']} matched {m['remote_matched']} unmatched {m['unmatched']}")
+if fails: print("FAILS " + " | ".join(fails[:4])); sys.exit(1)
+PY
+	if [ $? -eq 0 ]; then
+		pass "$n counts, matrix, pairs, kinds, isolated list = trace-cmd counts"
+		rate=$(sed -n 's/^rate \([0-9.]*\).*/\1/p' "$TMP/out")
+		if [ "$("$PY" -c "print(int($rate >= 99))")" = 1 ]; then
+			pass "$n remote IPIs matched: $(head -n 1 "$TMP/out")"
+		else
+			fail "$n matching rate" "$(head -n 1 "$TMP/out")"
+		fi
+	else
+		fail "$n counts" "$(tail -n 2 "$TMP/out" | tr '\n' '|')"
+	fi
+done
+
+# latencies by hand: tests/data/latency.report.txt states its timestamps (us):
+#   sends to CPU 1 at 10, 20, 23 (resched), 41 (csd queued at 40);
+#   reschedule_entry at 15 (exit 18) and 27 (exit 37); call_function_single
+#   entry 50 (exit 60); csd_function entry 52, exit 58; a send to CPU 0 at 70.
+# => latencies 5, 7, 4, 9 us: p50 (nearest rank 2 of 4) 5, p99 9, max 9, min 4;
+#    handler times 3, 10, 10: p50 10, min 3; coalesced 1 (the 27 entry served
+#    two sends); csd queue->run 12, run 6; the send at 70 is unmatched: trace ended.
+"$IPT" report --assume-synced-clock -f json "$TOP/tests/data/latency.report.txt" > "$TMP/lat.json" 2> "$TMP/err"
+"$PY" - "$TMP/lat.json" > "$TMP/out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["per_cpu"][1]
+want = {"latency": (4, 5000, 9000, 9000, 4000), "handler": (3, 10000, 10000, 10000, 3000),
+        "csd_queue_to_run": (1, 12000, 12000, 12000, 12000), "csd_run": (1, 6000, 6000, 6000, 6000)}
+bad = []
+for k, (n, p50, p99, mx, mn) in want.items():
+    h = c[k]
+    got = (h["count"], h["p50_ns"], h["p99_ns"], h["max_ns"], h["min_ns"]) if h else None
+    if got != (n, p50, p99, mx, mn): bad.append(f"{k} {got}")
+if c["coalesced"] != 1: bad.append(f"coalesced {c['coalesced']}")
+if d["matching"]["unmatched"]["trace_ended"] != 1: bad.append(f"unmatched {d['matching']['unmatched']}")
+print("; ".join(bad) if bad else "ok"); sys.exit(1 if bad else 0)
+PY
+[ $? -eq 0 ] && pass "latencies, handler times, csd times, coalescing = hand computation" ||
+	fail "hand-computed latencies" "$(cat "$TMP/out" "$TMP/err" | head -c 400)"
+# without a cross-CPU clock, latencies are missing and the report says why
+"$IPT" report "$TOP/tests/data/latency.report.txt" > "$TMP/t.txt" 2>&1
+grep -q 'cross-CPU latencies are missing' "$TMP/t.txt" && pass "clock without cross-CPU order: says why latencies are missing" ||
+	fail "missing-latency reason" "not stated"
+# filter errors are usage errors pointing at the column
+"$IPT" report --filter 'target_cpu == (' "$TOP/tests/data/latency.report.txt" > /dev/null 2> "$TMP/err"
+[ $? -eq 2 ] && grep -q 'column' "$TMP/err" && pass "bad filter: exit 2, column named" || fail "bad filter" "$(cat "$TMP/err")"
+finish
