@@ -4,7 +4,7 @@
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
 #   make bench      benchmarks against trace-cmd and perf
-#   make fuzz       run every fuzz target for FUZZ_SECONDS each
+#   make fuzz       run every fuzz target for FUZZ_SECONDS (default 180) each
 #   make deps       install the Debian packages the build and tests need
 
 CC      ?= cc
@@ -71,10 +71,16 @@ check: deps
 
 test: check
 
-bench: deps all
+bench: all
+	@IPITRACE_DEPS=bench sh tools/install-deps.sh
 	@sh bench/run.sh
+
+FUZZ_SECONDS ?= 180
+fuzz: all
+	@IPITRACE_DEPS=fuzz sh tools/install-deps.sh
+	@sh fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build
 
-.PHONY: all asan deps demo check test bench clean
+.PHONY: all asan deps demo check test bench fuzz clean

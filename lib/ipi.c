@@ -29,7 +29,27 @@ struct pending {
 	uint64_t func;
 };
 
+/* memo of symbol lookups: direct-mapped on the address */
+struct sym_memo {
+	uint64_t addr;
+	const char *sym;
+	uint64_t off;
+	bool valid;
+};
+
+/* memo of kinds: direct-mapped on what the rules look at */
+struct kind_memo {
+	uint64_t callsite, callback, func;
+	const char *reason, *event;
+	enum ipt_ipi_kind kind;
+	bool valid;
+};
+
+#define MEMO_SIZE 1024
+
 struct ipt_ipi_decoder {
+	struct sym_memo syms[MEMO_SIZE];
+	struct kind_memo kinds[MEMO_SIZE];
 	struct ipt_trace *t;
 	struct src_event *by_id;	/* indexed by event id */
 	int nids;
@@ -242,13 +262,45 @@ static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 	}
 }
 
-static void set_sym(const struct ipt_trace *t, uint64_t addr, const char **sym, uint64_t *off)
+/* set_sym - the symbol of addr, remembered */
+static void set_sym(struct ipt_ipi_decoder *d, uint64_t addr, const char **sym, uint64_t *off)
 {
-	uint64_t o = 0;
+	struct sym_memo *m = &d->syms[(addr ^ (addr >> 12)) & (MEMO_SIZE - 1)];
 
-	*sym = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
+	if (!addr) {
+		*sym = NULL;
+		if (off)
+			*off = 0;
+		return;
+	}
+	if (!m->valid || m->addr != addr) {
+		m->addr = addr;
+		m->off = 0;
+		m->sym = ipt_trace_symbol(d->t, addr, &m->off);
+		m->valid = true;
+	}
+	*sym = m->sym;
 	if (off)
-		*off = o;
+		*off = m->off;
+}
+
+/* classify - the kind of a row, remembered for identical senders */
+static enum ipt_ipi_kind classify(struct ipt_ipi_decoder *d, const struct ipt_ipi_row *row)
+{
+	uint64_t h = row->callsite * 31 + row->callback * 17 + row->func * 7 + (uintptr_t)row->reason;
+	struct kind_memo *m = &d->kinds[(h ^ (h >> 15) ^ (h >> 31)) & (MEMO_SIZE - 1)];
+
+	if (!m->valid || m->callsite != row->callsite || m->callback != row->callback ||
+	    m->func != row->func || m->reason != row->reason || m->event != row->event) {
+		m->callsite = row->callsite;
+		m->callback = row->callback;
+		m->func = row->func;
+		m->reason = row->reason;
+		m->event = row->event;
+		m->kind = ipt_ipi_classify(row);
+		m->valid = true;
+	}
+	return m->kind;
 }
 
 /* ipt_ipi_decoder_feed - one record in, rows out */
@@ -292,8 +344,8 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	row.event = rec->event->name;
 	row.callsite = val(d->t, rec, s->callsite);
 	row.callback = val(d->t, rec, s->callback);
-	set_sym(d->t, row.callsite, &row.callsite_sym, &row.callsite_off);
-	set_sym(d->t, row.callback, &row.callback_sym, NULL);
+	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
+	set_sym(d, row.callback, &row.callback_sym, NULL);
 	if (s->reason) {
 		uint64_t p = val(d->t, rec, s->reason);
 
@@ -327,8 +379,8 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 			     !strcmp(row.callback_sym, "generic_smp_call_function_single_interrupt"))) {
 			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
 		}
-		set_sym(d->t, row.func, &row.func_sym, NULL);
-		row.kind = ipt_ipi_classify(&row);
+		set_sym(d, row.func, &row.func_sym, NULL);
+		row.kind = classify(d, &row);
 		d->stats.rows++;
 		ret = fn(ctx, &row);
 		if (ret)

@@ -137,17 +137,19 @@ static void record_usage(FILE *f)
 		"irq_vectors:{reschedule,call_function,call_function_single,irq_work,\n"
 		"x86_platform_ipi}_{entry,exit}; on arm64 ipi:ipi_raise/ipi_entry/ipi_exit.\n"
 		"\n"
-		"The recording ends after -d SECONDS, when COMMAND exits, or on SIGINT (Ctrl-C)\n"
-		"or SIGTERM; then the events recorded and lost on each CPU are printed on\n"
-		"stderr (lost: the kernel's overrun and dropped counters; they are also stored\n"
-		"in the file's per-CPU stats).\n"
+		"The recording ends after -d SECONDS, when COMMAND exits, or on SIGINT (Ctrl-C),\n"
+		"SIGTERM or SIGHUP; a COMMAND still running then gets the same signal (SIGTERM\n"
+		"after -d) and is waited for (5 s, then SIGKILL).  COMMAND starts once tracing\n"
+		"is on, with the recorder's original CPU affinity.  At the end the events\n"
+		"recorded and lost on each CPU are printed on stderr (lost: the kernel's\n"
+		"overrun and dropped counters, also stored in the file's per-CPU stats, and\n"
+		"the ring buffer's missed-events marks).\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE     output file (default " DEFAULT_OUTPUT "); it appears only\n"
 		"                        when complete (temporary name + rename), mode 0600;\n"
 		"                        \"-\" writes to standard output\n"
-		"  -d, --duration SECS   stop after SECS seconds (fractions allowed); with\n"
-		"                        COMMAND, COMMAND is then sent SIGTERM\n"
+		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
 		"  -c, --cpus LIST       only IPIs that target these CPUs (e.g. 2-5,8): kernel\n"
 		"                        filters 'cpu & CPUS{LIST}' on ipi_send_cpu and\n"
 		"                        csd_queue_cpu, 'cpumask & CPUS{LIST}' on\n"
@@ -174,7 +176,7 @@ static void record_usage(FILE *f)
 		"                        the CPUs neither isolated nor nohz_full; if no CPU\n"
 		"                        is isolated, the first CPU, so the others are left\n"
 		"                        alone)\n"
-		"  -Z, --compression C   none, zstd (default) or zlib\n"
+		"  -Z, --compression C   none or zstd (default); trace-cmd reads both\n"
 		"  -q, --quiet           only errors and the lost-events warning on stderr\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -272,8 +274,8 @@ static int parse_opt(struct rec_opts *o, int c)
 		o->have_hk = true;
 		return parse_cpus_opt(&o->hk, "--housekeeping", optarg) ? 2 : 0;
 	case 'Z':
-		if (strcmp(optarg, "none") && strcmp(optarg, "zstd") && strcmp(optarg, "zlib")) {
-			err_msg("--compression: '%s' is not none, zstd or zlib", optarg);
+		if (strcmp(optarg, "none") && strcmp(optarg, "zstd")) {
+			err_msg("--compression: '%s' is not none or zstd", optarg);
 			return 2;
 		}
 		o->compression = optarg;
@@ -753,6 +755,10 @@ static int output_dir(struct recorder *r)
 		snprintf(r->tmpdir, sizeof(r->tmpdir), "%.*s", (int)(slash - out), out);
 	if (slash && !slash[1]) {
 		err_msg("%s: is a directory name, not a file name", out);
+		return -1;
+	}
+	if (access(r->tmpdir, W_OK | X_OK)) {
+		err_msg("%s: cannot write there: %s", r->tmpdir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1310,7 +1316,8 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&pipe_sig, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_sig, NULL);
 	rc = record_run(&r);
-	sched_setaffinity(0, sizeof(r.orig_affinity), &r.orig_affinity);
+	if (CPU_COUNT(&r.orig_affinity))
+		sched_setaffinity(0, sizeof(r.orig_affinity), &r.orig_affinity);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	recorder_free(&r);
 	return rc;

@@ -13,6 +13,7 @@
  * 2 usage error.
  */
 int cmd_dump(int argc, char **argv);
+int cmd_count(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
