@@ -21,6 +21,8 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define RB_MISSED_EVENTS (1ULL << 31)
 #define RB_MISSED_STORED (1ULL << 30)
@@ -69,6 +71,23 @@ static int bad(const struct ipt_page_reader *pr, uint64_t off, const char *what)
 	return ipt_err_at(pr->t->path, where(pr, off), "CPU %d: %s", pr->s->cpu, what);
 }
 
+/*
+ * drop_behind - let the kernel reclaim file pages already decoded, so that
+ * resident memory stays flat however large the trace (the mapping is
+ * read-only: dropped pages would simply be read again if ever touched).
+ */
+static void drop_behind(const struct ipt_trace *t, const uint8_t *from, const uint8_t *to)
+{
+	uintptr_t ps = 4096, a, b;
+
+	if (!t->map || from < t->map || to > t->map + t->map_size || to <= from)
+		return;
+	a = ((uintptr_t)from + ps - 1) & ~(ps - 1);
+	b = (uintptr_t)to & ~(ps - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* load_chunk - decompress the next chunk; 1 loaded, 0 none left, -1 error */
 static int load_chunk(struct ipt_page_reader *pr)
 {
@@ -89,6 +108,7 @@ static int load_chunk(struct ipt_page_reader *pr)
 	if (ipt_decompress(pr->t->compression, pr->t->map + c->foff, c->csize, pr->cbuf,
 			   c->usize, pr->t->path, (long long)c->foff))
 		return -1;
+	drop_behind(pr->t, pr->t->map + c->foff, pr->t->map + c->foff + c->csize);
 	pr->cur_base += pr->cur_size;
 	pr->cur = pr->cbuf;
 	pr->cur_size = c->usize;
@@ -115,6 +135,8 @@ static int open_page(struct ipt_page_reader *pr)
 				return r;
 		}
 	}
+	if (!pr->s->chunks && pr->page && !(pr->page & ((4u << 20) - 1)))
+		drop_behind(pr->t, pr->cur + pr->page - (4u << 20), pr->cur + pr->page);
 	left = pr->cur_size - pr->page;
 	psize = left < pl->page_size ? left : pl->page_size;
 	if (psize < pl->data_off)

@@ -167,6 +167,7 @@ struct ipt_trace *ipt_trace_open(const char *path)
 		return NULL;
 	}
 	t->map_size = (size_t)st.st_size;
+	madvise((void *)t->map, t->map_size, MADV_WILLNEED);
 	if (t->map_size >= 3 && !memcmp(t->map, tracedat_magic, 3)) {
 		if (t->map_size < sizeof(tracedat_magic) ||
 		    memcmp(t->map, tracedat_magic, sizeof(tracedat_magic))) {
