@@ -767,9 +767,13 @@ static int output_dir(struct recorder *r)
 /* setup_instance - create and configure our instance (tracing stays off) */
 static int setup_instance(struct recorder *r)
 {
-	char name[64];
+	char name[32], path[PATH_MAX + 128];
 
 	snprintf(name, sizeof(name), IPT_LIVE_PREFIX "%d", (int)getpid());
+	/* one under our own pid is from a dead process that had this pid */
+	snprintf(path, sizeof(path), "%s/instances/%s", r->tracefs, name);
+	if (!rmdir(path))
+		info(r, "removed %s, left by a recorder that no longer runs", path);
 	r->live = ipt_live_create(r->tracefs, name);
 	if (!r->live) {
 		err_msg("%s", ipt_errmsg());

@@ -350,6 +350,7 @@ static const char *parse_args(struct workload *w, int argc, char **argv, int *rc
 	return argv[optind];
 }
 
+/* main - parse the arguments and run one mode */
 int main(int argc, char **argv)
 {
 	struct workload w;
