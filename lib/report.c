@@ -4,6 +4,7 @@
  */
 #include "report.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 /* ---- a small counting map ---- */
@@ -163,7 +164,7 @@ struct cpu_state {
 	int64_t *open_iso;
 	size_t nopen_iso, capopen_iso;
 	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
-	bool stack_armed;
+	uint64_t stack_id;		/* ... and its send event id */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
 	uint64_t last_ts;
@@ -194,6 +195,7 @@ struct priv {
 	struct csd_pend *csd;		/* open addressing by csd pointer */
 	size_t ncsd, capcsd;
 	bool class_seen[NCLASS];	/* receive events of that class exist */
+	struct pipe *pipe;
 };
 
 enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
@@ -346,7 +348,68 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
 	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
 }
 
-static int add_iso(struct rpt *r, const struct ipt_ipi_row *row)
+/*
+ * The work is split in two stages joined by batches of compact items:
+ * the producer decodes records in time order and turns them into items
+ * (IPI rows with their filter verdict and receive class, interrupt
+ * entries and exits, csd calls, kernel stacks); the consumer counts and
+ * matches them.  With --threads 2 the stages run in two threads.
+ */
+enum item_type { IT_ROW, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT, IT_STACK };
+
+#define STACK_MAX 64
+
+struct item {
+	uint8_t type;
+	bool counted;
+	int16_t cls;
+	int32_t cpu;			/* the record's CPU (rows: the sender) */
+	uint64_t ts;
+	union {
+		struct {
+			uint64_t id, callsite, callback, func;
+			const char *reason;
+			int32_t target, pid;
+			enum ipt_ipi_kind kind;
+		} row;
+		uint64_t csd;
+		struct {
+			uint64_t id;		/* the send event it belongs to */
+			uint32_t n;
+			uint64_t addr[STACK_MAX];
+		} *stack;
+	} u;
+};
+
+#define BATCH 4096
+#define NBATCH 4
+
+struct batch {
+	struct item v[BATCH];
+	size_t n;
+};
+
+/* producer-side state per CPU */
+struct pcpu {
+	uint64_t last_ts, lost, last_send_id;
+	bool lost_unknown, last_was_send;
+};
+
+struct pipe {
+	struct batch *b[NBATCH];
+	size_t head, count;		/* full batches waiting: b[head..head+count) */
+	size_t fill;			/* batch being filled by the producer */
+	bool done, failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	char err[512];
+	/* producer state */
+	struct pcpu *pc;
+	int npc;
+	int threads;
+};
+
+static int add_iso(struct rpt *r, const struct item *it)
 {
 	struct rpt_iso *e;
 
@@ -361,70 +424,65 @@ static int add_iso(struct rpt *r, const struct ipt_ipi_row *row)
 	}
 	e = &r->iso[r->niso++];
 	memset(e, 0, sizeof(*e));
-	e->ts = row->ts;
-	e->id = row->id;
-	e->src_cpu = row->src_cpu;
-	e->target_cpu = row->target_cpu;
-	e->pid = row->pid;
-	e->callsite = row->callsite;
-	e->callback = row->callback;
-	e->func = row->func;
-	e->kind = row->kind;
-	e->reason = row->reason;
+	e->ts = it->ts;
+	e->id = it->u.row.id;
+	e->src_cpu = it->cpu;
+	e->target_cpu = it->u.row.target;
+	e->pid = it->u.row.pid;
+	e->callsite = it->u.row.callsite;
+	e->callback = it->u.row.callback;
+	e->func = it->u.row.func;
+	e->kind = it->u.row.kind;
+	e->reason = it->u.row.reason;
 	e->latency = -1;
 	e->handler = -1;
 	return 0;
 }
 
-/* on_row - count one IPI row and queue it on its target */
-static int on_row(void *ctx, const struct ipt_ipi_row *row)
+/* c_row - count one IPI row and queue it on its target (consumer) */
+static int c_row(struct rpt *r, const struct item *it)
 {
-	struct rpt *r = ctx;
 	struct priv *p = r->priv;
-	struct pend e = { row->ts, -1, row->src_cpu, true };
-	int cls;
+	int src = it->cpu, target = it->u.row.target;
+	struct pend e = { it->ts, -1, src, it->counted };
 
-	if (ensure_cpu(r, row->target_cpu) || ensure_cpu(r, row->src_cpu))
+	if (ensure_cpu(r, target) || ensure_cpu(r, src))
 		return -1;
 	r->rows++;
-	if (r->filter && !ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row))
-		e.counted = false;
 	if (e.counted) {
-		struct rpt_cpu *c = &r->cpus[row->target_cpu];
+		struct rpt_cpu *c = &r->cpus[target];
+		uint64_t fn = it->u.row.func ? it->u.row.func : it->u.row.callback;
 
 		r->rows_counted++;
 		c->ipis++;
-		c->by_kind[row->kind]++;
-		r->kinds[row->kind]++;
-		r->cpus[row->src_cpu].sent++;
-		if (row->src_cpu != row->target_cpu) {
+		c->by_kind[it->u.row.kind]++;
+		r->kinds[it->u.row.kind]++;
+		r->cpus[src].sent++;
+		if (src != target) {
 			c->remote++;
 			r->remote_total++;
 		}
-		if (map_add(&r->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)row->src_cpu,
-			    (uint32_t)row->target_cpu) ||
-		    map_add(&r->pairs, row->callsite, row->func ? row->func : row->callback,
-			    (uint32_t)row->target_cpu) ||
-		    map_add(&r->matrix, (uint64_t)row->src_cpu, (uint64_t)row->target_cpu, 0))
+		if (map_add(&r->senders, (uint64_t)(uint32_t)it->u.row.pid, (uint64_t)src, (uint32_t)target) ||
+		    map_add(&r->pairs, it->u.row.callsite, fn, (uint32_t)target) ||
+		    map_add(&r->matrix, (uint64_t)src, (uint64_t)target, 0))
 			return -1;
-		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)row->target_cpu)) {
-			struct cpu_state *s = &p->cpu[row->src_cpu];
+		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
+			struct cpu_state *s = &p->cpu[src];
 
-			if (add_iso(r, row))
+			if (add_iso(r, it))
 				return -1;
 			e.iso = (int64_t)r->niso - 1;
-			if (!s->stack_armed || s->stack_first + s->stack_n != r->niso - 1) {
+			if (s->stack_id != it->u.row.id) {
 				s->stack_first = r->niso - 1;
 				s->stack_n = 0;
+				s->stack_id = it->u.row.id;
 			}
 			s->stack_n++;
-			s->stack_armed = true;
 		}
 	}
-	cls = send_class(p, row);
-	if (cls < 0 || cls >= NCLASS)
+	if (it->cls < 0 || it->cls >= NCLASS)
 		return 0;
-	return q_push(&p->cpu[row->target_cpu].q[cls], &e);
+	return q_push(&p->cpu[target].q[it->cls], &e);
 }
 
 static bool cross(const struct rpt *r, int a, int b)
@@ -577,6 +635,188 @@ static bool csd_take(struct priv *p, uint64_t csd, struct csd_pend *out)
 	return true;
 }
 
+/* c_stack - the kernel stack recorded right after a send: give it to its IPIs */
+static int c_stack(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s;
+
+	if (ensure_cpu(r, it->cpu))
+		return -1;
+	s = &p->cpu[it->cpu];
+	if (s->stack_id != it->u.stack->id || !s->stack_n)
+		return 0;
+	for (size_t i = 0; i < s->stack_n; i++) {
+		struct rpt_iso *iso = &r->iso[s->stack_first + i];
+		uint32_t n = it->u.stack->n;
+
+		if (iso->stack)
+			continue;
+		iso->stack = ipt_malloc((n ? n : 1) * sizeof(*iso->stack));
+		if (!iso->stack)
+			return -1;
+		memcpy(iso->stack, it->u.stack->addr, n * sizeof(*iso->stack));
+		iso->nstack = n;
+	}
+	return 0;
+}
+
+/* consume - one item: count and match (the consumer stage) */
+static int consume(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+
+	switch (it->type) {
+	case IT_ROW:
+		return c_row(r, it);
+	case IT_ENTRY:
+		return ensure_cpu(r, it->cpu) ? -1 : handler_entry(r, it->cpu, it->cls, it->ts);
+	case IT_EXIT:
+		return ensure_cpu(r, it->cpu) ? -1 : handler_exit(r, it->cpu, it->cls, it->ts);
+	case IT_CSD_QUEUE:
+		return csd_put(p, it->u.csd, it->ts, it->cpu);
+	case IT_CSD_ENTRY: {
+		struct cpu_state *s;
+		struct csd_pend q;
+		bool m;
+
+		if (ensure_cpu(r, it->cpu))
+			return -1;
+		s = &p->cpu[it->cpu];
+		m = it->u.csd && csd_take(p, it->u.csd, &q);
+		if (m) {
+			r->cpus[it->cpu].csd_runs++;
+			if (cross(r, q.src, it->cpu) &&
+			    hist_add(&r->cpus[it->cpu].csd_q2r, it->ts >= q.ts ? it->ts - q.ts : 0))
+				return -1;
+		}
+		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
+			s->csd[s->ncsd].ts = it->ts;
+			s->csd[s->ncsd].matched = m;
+		}
+		s->ncsd++;
+		return 0;
+	}
+	case IT_CSD_EXIT: {
+		struct cpu_state *s;
+
+		if (ensure_cpu(r, it->cpu))
+			return -1;
+		s = &p->cpu[it->cpu];
+		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
+			return hist_add(&r->cpus[it->cpu].csd_run, it->ts - s->csd[s->ncsd].ts);
+		return 0;
+	}
+	case IT_STACK:
+		return c_stack(r, it);
+	}
+	return 0;
+}
+
+/* ---- the producer stage ---- */
+
+struct prod {
+	struct rpt *r;
+	struct pipe *pp;
+	struct batch *cur;
+};
+
+static void item_free(struct item *it)
+{
+	if (it->type == IT_STACK)
+		free(it->u.stack);
+}
+
+/* consume_batch - run the consumer over a batch and empty it */
+static int consume_batch(struct rpt *r, struct batch *b)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (!ret && consume(r, &b->v[i]))
+			ret = -1;
+		item_free(&b->v[i]);
+	}
+	b->n = 0;
+	return ret;
+}
+
+/* hand_over - give the full batch to the consumer; get an empty one */
+static int hand_over(struct prod *pd)
+{
+	struct pipe *pp = pd->pp;
+
+	if (pp->threads < 2)
+		return consume_batch(pd->r, pd->cur);
+	pthread_mutex_lock(&pp->lock);
+	while (pp->count == NBATCH - 1 && !pp->failed)
+		pthread_cond_wait(&pp->cond, &pp->lock);
+	if (pp->failed) {
+		pthread_mutex_unlock(&pp->lock);
+		return -1;
+	}
+	pp->count++;
+	pp->fill = (pp->fill + 1) % NBATCH;
+	pd->cur = pp->b[pp->fill];
+	pd->cur->n = 0;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+	return 0;
+}
+
+static struct item *emit(struct prod *pd)
+{
+	if (pd->cur->n == BATCH && hand_over(pd))
+		return NULL;
+	return &pd->cur->v[pd->cur->n++];
+}
+
+static struct pcpu *pcpu_of(struct pipe *pp, int cpu)
+{
+	if (cpu >= pp->npc) {
+		int n = pp->npc ? pp->npc : 8;
+		struct pcpu *c;
+
+		while (n <= cpu)
+			n *= 2;
+		c = ipt_realloc(pp->pc, (size_t)n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + pp->npc, 0, (size_t)(n - pp->npc) * sizeof(*c));
+		pp->pc = c;
+		pp->npc = n;
+	}
+	return &pp->pc[cpu];
+}
+
+/* p_row - a row from the decoder becomes an item */
+static int p_row(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct prod *pd = ctx;
+	struct rpt *r = pd->r;
+	struct item *it;
+
+	if (row->target_cpu < 0 || row->target_cpu >= IPT_CPUSET_MAX)
+		return 0;
+	it = emit(pd);
+	if (!it)
+		return -1;
+	it->type = IT_ROW;
+	it->ts = row->ts;
+	it->cpu = row->src_cpu;
+	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
+	it->cls = (int16_t)send_class(r->priv, row);
+	it->u.row.id = row->id;
+	it->u.row.callsite = row->callsite;
+	it->u.row.callback = row->callback;
+	it->u.row.func = row->func;
+	it->u.row.reason = row->reason;
+	it->u.row.target = row->target_cpu;
+	it->u.row.pid = row->pid;
+	it->u.row.kind = row->kind;
+	return 0;
+}
+
 static uint64_t fval(struct rpt *r, const struct ipt_record *rec, const struct ipt_field *f)
 {
 	uint64_t v = 0;
@@ -586,79 +826,92 @@ static uint64_t fval(struct rpt *r, const struct ipt_record *rec, const struct i
 	return v;
 }
 
-/* attach_stack - a kernel_stack right after a send on the same CPU */
-static int attach_stack(struct rpt *r, struct cpu_state *s, const struct recv_ev *e,
-			const struct ipt_record *rec)
+static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int cls, uint64_t csd)
 {
-	unsigned int ls = (unsigned int)r->t->kernel_long_size;
-	uint32_t n = 0;
-	uint64_t *st;
+	struct item *it = emit(pd);
 
-	if (!s->stack_armed || !s->stack_n)
-		return 0;
-	st = ipt_malloc(((rec->size > e->f1->offset ? rec->size - e->f1->offset : 0) / ls + 1) *
-			sizeof(*st));
-	if (!st)
+	if (!it)
 		return -1;
-	for (uint64_t off = e->f1->offset; off + ls <= rec->size; off += ls) {
+	it->type = (uint8_t)type;
+	it->ts = rec->ts;
+	it->cpu = rec->cpu;
+	it->cls = (int16_t)cls;
+	it->u.csd = csd;
+	return 0;
+}
+
+/* p_stack - copy a kernel_stack record's addresses into an item */
+static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_record *rec,
+		   uint64_t id)
+{
+	struct rpt *r = pd->r;
+	unsigned int ls = (unsigned int)r->t->kernel_long_size;
+	struct item *it = emit(pd);
+
+	if (!it)
+		return -1;
+	it->type = IT_STACK;
+	it->ts = rec->ts;
+	it->cpu = rec->cpu;
+	it->u.stack = ipt_calloc(1, sizeof(*it->u.stack));
+	if (!it->u.stack) {
+		it->type = IT_CSD_QUEUE;	/* harmless placeholder */
+		it->u.csd = 0;
+		return -1;
+	}
+	it->u.stack->id = id;
+	for (uint64_t off = e->f1->offset; off + ls <= rec->size && it->u.stack->n < STACK_MAX; off += ls) {
 		uint64_t a = ipt_get_uint(rec->data + off, ls, r->t->big_endian);
 
 		if ((ls == 8 && a == UINT64_MAX) || (uint32_t)a == UINT32_MAX)
 			break;
-		st[n++] = a;
+		it->u.stack->addr[it->u.stack->n++] = a;
 	}
-	for (size_t i = 0; i < s->stack_n; i++) {
-		struct rpt_iso *iso = &r->iso[s->stack_first + i];
-
-		if (iso->stack)
-			continue;
-		iso->stack = i ? ipt_malloc((n ? n : 1) * sizeof(*st)) : st;
-		if (!iso->stack)
-			return -1;
-		if (i)
-			memcpy(iso->stack, st, n * sizeof(*st));
-		iso->nstack = n;
-	}
-	if (r->iso[s->stack_first].stack != st)
-		free(st);
-	s->stack_armed = false;
 	return 0;
 }
 
-/* on_record - the receive side and csd calls; sends go through the decoder */
-static int on_record(struct rpt *r, const struct ipt_record *rec)
+/* produce - one record in time order (the producer stage) */
+static int produce(struct prod *pd, const struct ipt_record *rec)
 {
+	struct rpt *r = pd->r;
 	struct priv *p = r->priv;
+	struct pcpu *pc = pcpu_of(pd->pp, rec->cpu);
 	const struct recv_ev *e;
-	struct cpu_state *s;
+	uint64_t sends;
+	bool was_send;
 	int id;
 
-	if (ensure_cpu(r, rec->cpu))
+	if (!pc)
 		return -1;
-	s = &p->cpu[rec->cpu];
 	if (rec->missed == UINT64_MAX)
-		r->cpus[rec->cpu].lost_unknown = true;
+		pc->lost_unknown = true;
 	else
-		r->cpus[rec->cpu].lost += rec->missed;
+		pc->lost += rec->missed;
 	if (!r->events++)
 		r->first_ts = rec->ts;
 	if (rec->ts > r->last_ts)
 		r->last_ts = rec->ts;
-	s->last_ts = rec->ts;
+	pc->last_ts = rec->ts;
+	was_send = pc->last_was_send;
+	pc->last_was_send = false;
 	id = rec->event ? rec->event->id : -1;
 	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
 	if (e && e->kind == RK_STACK)
-		return attach_stack(r, s, e, rec);
-	s->stack_armed = false;
-	if (ipt_ipi_decoder_feed(r->dec, rec, on_row, r) < 0)
+		return was_send ? p_stack(pd, e, rec, pc->last_send_id) : 0;
+	sends = ipt_ipi_decoder_stats(r->dec)->send_events;
+	if (ipt_ipi_decoder_feed(r->dec, rec, p_row, pd) < 0)
 		return -1;
+	if (ipt_ipi_decoder_stats(r->dec)->send_events != sends) {
+		pc->last_was_send = true;
+		pc->last_send_id = ipt_ipi_decoder_stats(r->dec)->send_events;
+	}
 	if (!e)
 		return 0;
 	switch (e->kind) {
 	case RK_ENTRY:
-		return handler_entry(r, rec->cpu, e->cls, rec->ts);
+		return p_simple(pd, IT_ENTRY, rec, e->cls, 0);
 	case RK_EXIT:
-		return handler_exit(r, rec->cpu, e->cls, rec->ts);
+		return p_simple(pd, IT_EXIT, rec, e->cls, 0);
 	case RK_ARM_ENTRY:
 	case RK_ARM_EXIT: {
 		uint64_t a = fval(r, rec, e->f1);
@@ -666,38 +919,53 @@ static int on_record(struct rpt *r, const struct ipt_record *rec)
 
 		if (cls < 0)
 			return 0;
-		return e->kind == RK_ARM_ENTRY ? handler_entry(r, rec->cpu, cls, rec->ts) :
-						 handler_exit(r, rec->cpu, cls, rec->ts);
+		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls, 0);
 	}
 	case RK_CSD_QUEUE: {
 		uint64_t csd = fval(r, rec, e->f2);
 
-		return csd ? csd_put(p, csd, rec->ts, rec->cpu) : 0;
+		return csd ? p_simple(pd, IT_CSD_QUEUE, rec, 0, csd) : 0;
 	}
-	case RK_CSD_ENTRY: {
-		uint64_t csd = fval(r, rec, e->f2);
-		struct csd_pend q;
-		bool m = csd && csd_take(p, csd, &q);
-
-		if (m) {
-			r->cpus[rec->cpu].csd_runs++;
-			if (cross(r, q.src, rec->cpu) &&
-			    hist_add(&r->cpus[rec->cpu].csd_q2r, rec->ts >= q.ts ? rec->ts - q.ts : 0))
-				return -1;
-		}
-		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
-			s->csd[s->ncsd].ts = rec->ts;
-			s->csd[s->ncsd].matched = m;
-		}
-		s->ncsd++;
-		return 0;
-	}
+	case RK_CSD_ENTRY:
+		return p_simple(pd, IT_CSD_ENTRY, rec, 0, fval(r, rec, e->f2));
 	case RK_CSD_EXIT:
-		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
-			return hist_add(&r->cpus[rec->cpu].csd_run, rec->ts - s->csd[s->ncsd].ts);
-		return 0;
+		return p_simple(pd, IT_CSD_EXIT, rec, 0, 0);
 	default:
 		return 0;
+	}
+}
+
+/* consumer_thread - take full batches until the producer is done */
+static void *consumer_thread(void *arg)
+{
+	struct rpt *r = arg;
+	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+
+	for (;;) {
+		struct batch *b;
+
+		pthread_mutex_lock(&pp->lock);
+		while (!pp->count && !pp->done && !pp->failed)
+			pthread_cond_wait(&pp->cond, &pp->lock);
+		if (pp->failed || (!pp->count && pp->done)) {
+			pthread_mutex_unlock(&pp->lock);
+			return NULL;
+		}
+		b = pp->b[pp->head];
+		pthread_mutex_unlock(&pp->lock);
+		if (consume_batch(r, b)) {
+			pthread_mutex_lock(&pp->lock);
+			snprintf(pp->err, sizeof(pp->err), "%s", ipt_errmsg());
+			pp->failed = true;
+			pthread_cond_broadcast(&pp->cond);
+			pthread_mutex_unlock(&pp->lock);
+			return NULL;
+		}
+		pthread_mutex_lock(&pp->lock);
+		pp->head = (pp->head + 1) % NBATCH;
+		pp->count--;
+		pthread_cond_broadcast(&pp->cond);
+		pthread_mutex_unlock(&pp->lock);
 	}
 }
 
@@ -705,9 +973,11 @@ static int on_record(struct rpt *r, const struct ipt_record *rec)
 static void settle(struct rpt *r)
 {
 	struct priv *p = r->priv;
+	struct pipe *pp = p->pipe;
 
 	for (int c = 0; c < r->ncpus; c++) {
 		struct cpu_state *s = &p->cpu[c];
+		uint64_t last = c < pp->npc ? pp->pc[c].last_ts : 0;
 
 		for (int k = 0; k < NCLASS; k++) {
 			struct pend *e;
@@ -719,7 +989,7 @@ static void settle(struct rpt *r)
 					r->unmatched.no_receive_events++;
 				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
 					r->unmatched.lost_events++;
-				else if (e->ts >= s->last_ts)
+				else if (e->ts >= last)
 					r->unmatched.trace_ended++;
 				else
 					r->unmatched.no_handler++;
@@ -728,13 +998,68 @@ static void settle(struct rpt *r)
 	}
 }
 
+/* run_stages - the producer here, the consumer here or in a second thread */
+static int run_stages(struct rpt *r, struct pipe *pp)
+{
+	struct prod pd = { r, pp, NULL };
+	struct ipt_iter *it = ipt_iter_new(r->t, NULL);
+	struct ipt_record rec;
+	pthread_t th;
+	bool started = false;
+	int k = 0, ret = -1;
+
+	if (!it)
+		return -1;
+	pd.cur = pp->b[0];
+	if (pp->threads > 1) {
+		if (pthread_create(&th, NULL, consumer_thread, r))
+			pp->threads = 1;	/* run both stages here */
+		else
+			started = true;
+	}
+	while ((k = ipt_iter_next(it, &rec)) > 0)
+		if (produce(&pd, &rec))
+			break;
+	if (k == 0) {
+		ipt_ipi_decoder_finish(r->dec);
+		if (!started)
+			ret = consume_batch(r, pd.cur);
+		else if (!hand_over(&pd))
+			ret = 0;
+	}
+	if (started) {
+		char msg[512];
+
+		pthread_mutex_lock(&pp->lock);
+		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+		if (ret)
+			pp->failed = true;
+		pp->done = true;
+		pthread_cond_broadcast(&pp->cond);
+		pthread_mutex_unlock(&pp->lock);
+		pthread_join(th, NULL);
+		if (pp->failed) {
+			if (pp->err[0])
+				ipt_err("%s", pp->err);
+			else
+				ipt_err("%s", msg);
+			ret = -1;
+		}
+		/* anything left unconsumed (on failure) is freed */
+		for (int i = 0; i < NBATCH; i++)
+			for (size_t j = 0; j < pp->b[i]->n && ret; j++)
+				item_free(&pp->b[i]->v[j]);
+	}
+	ipt_iter_free(it);
+	return ret;
+}
+
 /* rpt_run - one pass over the trace */
 int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
-	struct ipt_iter *it = NULL;
-	struct ipt_record rec;
+	struct pipe *pp;
 	struct priv *p;
-	int ret = -1, k;
+	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	r->t = t;
@@ -743,6 +1068,15 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	r->priv = p = ipt_calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
+	p->pipe = pp = ipt_calloc(1, sizeof(*pp));
+	if (!pp)
+		return -1;
+	pthread_mutex_init(&pp->lock, NULL);
+	pthread_cond_init(&pp->cond, NULL);
+	pp->threads = r->opts.threads > 1 ? 2 : 1;
+	for (int i = 0; i < NBATCH; i++)
+		if (!(pp->b[i] = ipt_calloc(1, sizeof(struct batch))))
+			return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
 	if (r->opts.filter && *r->opts.filter &&
 	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
@@ -751,15 +1085,17 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
 	r->dec = ipt_ipi_decoder_new(t);
-	it = ipt_iter_new(t, NULL);
-	if (!r->dec || !it)
+	if (!r->dec || run_stages(r, pp))
 		goto out;
-	while ((k = ipt_iter_next(it, &rec)) > 0)
-		if (on_record(r, &rec))
+	/* what the producer saw per CPU */
+	for (int c = 0; c < pp->npc; c++) {
+		if (!pp->pc[c].last_ts && !pp->pc[c].lost && !pp->pc[c].lost_unknown)
+			continue;
+		if (ensure_cpu(r, c))
 			goto out;
-	if (k < 0)
-		goto out;
-	ipt_ipi_decoder_finish(r->dec);
+		r->cpus[c].lost = pp->pc[c].lost;
+		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
+	}
 	settle(r);
 	/* CPUs with events but beyond the trace's own count */
 	for (int c = r->ncpus; c < p->ncpu; c++)
@@ -767,7 +1103,6 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 			r->ncpus = c + 1;
 	ret = 0;
 out:
-	ipt_iter_free(it);
 	return ret;
 }
 
@@ -775,6 +1110,14 @@ void rpt_free(struct rpt *r)
 {
 	struct priv *p = r->priv;
 
+	if (p && p->pipe) {
+		for (int i = 0; i < NBATCH; i++)
+			free(p->pipe->b[i]);
+		free(p->pipe->pc);
+		pthread_mutex_destroy(&p->pipe->lock);
+		pthread_cond_destroy(&p->pipe->cond);
+		free(p->pipe);
+	}
 	if (p) {
 		for (int c = 0; c < p->ncpu; c++) {
 			for (int k = 0; k < NCLASS; k++)

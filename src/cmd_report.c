@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void report_usage(FILE *f)
 {
@@ -27,6 +28,8 @@ static void report_usage(FILE *f)
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
 		"  -n, --top N          rows in the top-N tables (default 5)\n"
 		"  -f, --format FMT     text (default) or json\n"
+		"  -j, --threads N      1: one thread; 2 (default on SMP): decoding and counting\n"
+		"                       run in two threads\n"
 		"      --assume-synced-clock\n"
 		"                       compute cross-CPU latencies even when the trace clock\n"
 		"                       is per-CPU (e.g. 'local'); see LATENCIES below\n"
@@ -518,6 +521,7 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
+		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -531,7 +535,8 @@ int cmd_report(int argc, char **argv)
 
 	ipt_cpuset_init(&iso);
 	x.top = 5;
-	while ((c = getopt_long(argc, argv, "F:i:n:f:h", opts, NULL)) != -1) {
+	ro.threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': ro.filter = optarg; break;
 		case 'i':
@@ -561,6 +566,13 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
+		case 'j':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				err_msg("--threads: 1 or 2, not '%s'", optarg);
+				return 2;
+			}
+			ro.threads = optarg[0] - '0';
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
