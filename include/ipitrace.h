@@ -275,6 +275,19 @@ struct ipt_filter *ipt_filter_parse(const char *expr, ipt_filter_resolve_fn reso
 int ipt_filter_eval(const struct ipt_filter *f, ipt_filter_lookup_fn lookup, void *ctx);
 void ipt_filter_free(struct ipt_filter *f);
 
+/*
+ * Filters over the events of a trace (as the kernel filters events): names
+ * are the fields of each event (callsite, cpu, cpumask, common_pid, ...),
+ * plus CPU (the CPU that recorded the event) and COMM (its task name).
+ * FIELD.function matches a pointer field's symbol, as in the kernel.  An
+ * event that lacks a field compares false.
+ */
+struct ipt_event_filter;
+struct ipt_event_filter *ipt_event_filter_new(struct ipt_trace *t, const char *expr);
+/* 1 match, 0 no match */
+int ipt_event_filter_match(struct ipt_event_filter *f, const struct ipt_record *rec);
+void ipt_event_filter_free(struct ipt_event_filter *f);
+
 /* ------------------------------------------------------------------ */
 /* The IPI view: one row per (IPI send, target CPU)                    */
 /* ------------------------------------------------------------------ */

@@ -26,6 +26,12 @@ static void dump_usage(FILE *f)
 		"  -c, --cpus LIST      only events recorded on these CPUs (e.g. 0-3,8)\n"
 		"  -e, --events LIST    only these events: comma-separated NAME or SYSTEM:NAME,\n"
 		"                       SYSTEM:* for a whole system (e.g. ipi:*,csd_queue_cpu)\n"
+		"  -F, --filter EXPR    only events matching EXPR, the kernel's filter syntax over\n"
+		"                       each event's fields plus CPU sets and symbols, e.g.\n"
+		"                       'cpu == 1', 'cpumask & CPUS{4-7}', 'callsite ~ \"ttwu*\"',\n"
+		"                       'callsite.function == \"ttwu_queue_wakelist\"'; CPU and COMM\n"
+		"                       are the recording CPU and task; events without a named\n"
+		"                       field do not match\n"
 		"  -n, --count N        stop after N events\n"
 		"      --no-header      do not print the leading cpus=N line\n"
 		"  -h, --help           this text\n"
@@ -119,6 +125,7 @@ int cmd_dump(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "filter", required_argument, NULL, 'F' },
 		{ "no-header", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -132,10 +139,12 @@ int cmd_dump(int argc, char **argv)
 	unsigned int flags = 0;
 	bool have_cpus = false, header = true;
 	unsigned long long limit = 0, count = 0;
+	struct ipt_event_filter *ef = NULL;
+	const char *filter = NULL;
 	int c, r, ret = 1;
 
 	ipt_cpuset_init(&cpus);
-	while ((c = getopt_long(argc, argv, "Rc:e:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Rc:e:n:F:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
 			flags |= IPT_RENDER_RAW;
@@ -171,6 +180,9 @@ int cmd_dump(int argc, char **argv)
 		case 'H':
 			header = false;
 			break;
+		case 'F':
+			filter = optarg;
+			break;
 		case 'h':
 			dump_usage(stdout);
 			ret = 0;
@@ -191,6 +203,11 @@ int cmd_dump(int argc, char **argv)
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
+	if (filter && !(ef = ipt_event_filter_new(t, filter))) {
+		err_msg("%s", ipt_errmsg());
+		ret = 2;
+		goto out;
+	}
 	it = ipt_iter_new(t, have_cpus ? &cpus : NULL);
 	if (!it) {
 		err_msg("%s", ipt_errmsg());
@@ -199,7 +216,7 @@ int cmd_dump(int argc, char **argv)
 	if (header && sb_addf(&out, "cpus=%d\n", ipt_trace_ncpus(t)))
 		goto out;
 	while ((r = ipt_iter_next(it, &rec)) > 0) {
-		if (!sel_match(&sel, rec.event))
+		if (!sel_match(&sel, rec.event) || (ef && !ipt_event_filter_match(ef, &rec)))
 			continue;
 		if (rec.missed == UINT64_MAX)
 			sb_addf(&out, "CPU:%d [EVENTS DROPPED]\n", rec.cpu);
@@ -228,6 +245,7 @@ int cmd_dump(int argc, char **argv)
 	ret = 0;
 out:
 	ipt_iter_free(it);
+	ipt_event_filter_free(ef);
 	ipt_trace_close(t);
 	ipt_strbuf_free(&out);
 	ipt_cpuset_free(&cpus);
