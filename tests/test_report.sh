@@ -98,4 +98,31 @@ grep -q 'cross-CPU latencies are missing' "$TMP/t.txt" && pass "clock without cr
 # filter errors are usage errors pointing at the column
 "$IPT" report --filter 'target_cpu == (' "$TOP/tests/data/latency.report.txt" > /dev/null 2> "$TMP/err"
 [ $? -eq 2 ] && grep -q 'column' "$TMP/err" && pass "bad filter: exit 2, column named" || fail "bad filter" "$(cat "$TMP/err")"
+# --isolated on a live recording of the generator, with --stacks
+W="$TOP/$B/tools/ipi-workload"
+if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
+	skip "isolated list on a live recording" "needs root, tracefs with ipi events and $W"
+	finish
+fi
+if "$IPT" record -q --stacks -o "$TMP/live.dat" -- "$W" pingpong 300 > /dev/null 2>&1; then
+	trace-cmd report "$TMP/live.dat" 2>/dev/null > "$TMP/live.txt"
+	"$IPT" report -f json --isolated 1 "$TMP/live.dat" > "$TMP/live.json"
+	"$PY" - "$TMP/live.txt" "$TMP/live.json" > "$TMP/out" 2>&1 <<'PY'
+import json, re, sys
+ref = [l for l in open(sys.argv[1]) if re.search(r" ipi_send_cpu: +cpu=1 ", l)]
+d = json.load(open(sys.argv[2]))
+iso = d["isolated"]["ipis"]
+bad = []
+if len(iso) != len(ref): bad.append(f"{len(iso)} listed, trace-cmd has {len(ref)} sends to CPU 1")
+if any(i["target_cpu"] != 1 for i in iso): bad.append("an entry not to CPU 1")
+if any(not i["comm"] or i["src_cpu"] < 0 for i in iso): bad.append("an entry without sender")
+nostack = sum(1 for i in iso if not i["stack"])
+if nostack: bad.append(f"{nostack} entries without a stack")
+print("; ".join(bad) if bad else f"ok {len(iso)}"); sys.exit(1 if bad else 0)
+PY
+	[ $? -eq 0 ] && pass "--isolated 1 lists exactly the sends to CPU 1, with sender and stack ($(cat "$TMP/out"))" ||
+		fail "--isolated 1 on a live recording" "$(cat "$TMP/out")"
+else
+	fail "record --stacks" "recording failed"
+fi
 finish
