@@ -19,21 +19,6 @@ static const char *const cols_exploded[] = {
 	"callsite", "callsite_sym", "callback", "callback_sym", "func", "func_sym", "reason",
 };
 
-/* csv_str - a CSV field, quoted when it needs to be */
-static int csv_str(struct ipt_strbuf *sb, const char *s)
-{
-	if (!s)
-		return 0;
-	if (!strpbrk(s, ",\"\n\r"))
-		return sb_adds(sb, s);
-	if (sb_addc(sb, '"'))
-		return -1;
-	for (; *s; s++)
-		if ((*s == '"' && sb_addc(sb, '"')) || sb_addc(sb, *s))
-			return -1;
-	return sb_addc(sb, '"');
-}
-
 static int json_str(struct ipt_strbuf *sb, const char *s)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -89,6 +74,145 @@ static char *targets_list(const struct ipt_ipi_row *r, char *small, size_t n)
 	return big;
 }
 
+/* ---- the CSV hot path: one reservation per row, digits written by hand ---- */
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* put_csv - a CSV field (quoted when it must be); room for 2 * len + 2 given */
+static char *put_csv(char *p, const char *s, size_t len)
+{
+	if (!s)
+		return p;
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
+	    !memchr(s, '\r', len)) {
+		memcpy(p, s, len);
+		return p + len;
+	}
+	*p++ = '"';
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	*p++ = '"';
+	return p;
+}
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/* csv_row - one CSV line for a row (or an event's targets when !explode) */
+static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb)
+{
+	size_t lc = slen(r->comm), le = slen(r->event), lcs = slen(r->callsite_sym);
+	size_t lcb = slen(r->callback_sym), lf = slen(r->func_sym), lr = slen(r->reason);
+	const char *kind = ipt_kind_name(r->kind);
+	char small[256], *list = NULL;
+	size_t ll = 0;
+	char *p;
+
+	if (!explode) {
+		list = targets_list(r, small, sizeof(small));
+		if (!list)
+			return -1;
+		ll = strlen(list);
+	}
+	if (sb_grow(sb, 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll)) {
+		if (list && list != small)
+			free(list);
+		return -1;
+	}
+	p = sb->buf + sb->len;
+	p = put_u64(p, r->ts);
+	*p++ = ',';
+	p = put_u64(p, r->id);
+	*p++ = ',';
+	p = put_i64(p, r->src_cpu);
+	*p++ = ',';
+	if (explode) {
+		p = put_i64(p, r->target_cpu);
+	} else {
+		*p++ = '"';
+		memcpy(p, list, ll);
+		p += ll;
+		*p++ = '"';
+		if (list != small)
+			free(list);
+	}
+	*p++ = ',';
+	p = put_u64(p, r->ntargets);
+	*p++ = ',';
+	p = put_i64(p, r->pid);
+	*p++ = ',';
+	p = put_csv(p, r->comm, lc);
+	*p++ = ',';
+	p = put_csv(p, r->event, le);
+	*p++ = ',';
+	p = put_csv(p, kind, strlen(kind));
+	*p++ = ',';
+	p = put_hex(p, r->callsite);
+	*p++ = ',';
+	if (r->callsite_sym) {
+		p = put_csv(p, r->callsite_sym, lcs);
+		*p++ = '+';
+		p = put_hex(p, r->callsite_off);
+	}
+	*p++ = ',';
+	p = put_hex(p, r->callback);
+	*p++ = ',';
+	p = put_csv(p, r->callback_sym, lcb);
+	*p++ = ',';
+	p = put_hex(p, r->func);
+	*p++ = ',';
+	p = put_csv(p, r->func_sym, lf);
+	*p++ = ',';
+	p = put_csv(p, r->reason, lr);
+	*p++ = '\n';
+	*p = 0;
+	sb->len = (size_t)(p - sb->buf);
+	return 0;
+}
+
 int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
 {
 	if (fmt != IPT_ROWS_CSV)
@@ -108,12 +232,14 @@ int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb
 int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
 		    struct ipt_strbuf *sb)
 {
-	bool json = fmt == IPT_ROWS_JSONL;
-	char cs[256], small[256];
-	const char *callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
+	char cs[256];
+	const char *callsite;
 	int ret = 0;
 
-	if (json) {
+	if (fmt != IPT_ROWS_JSONL)
+		return csv_row(explode, r, sb);
+	callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
+	{
 		ret |= sb_adds(sb, "{\"ts_ns\":") | sb_add_u64(sb, r->ts);
 		ret |= sb_adds(sb, ",\"id\":") | sb_add_u64(sb, r->id);
 		ret |= sb_adds(sb, ",\"src_cpu\":") | sb_add_i64(sb, r->src_cpu);
@@ -145,25 +271,4 @@ int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_
 		ret |= sb_adds(sb, "}\n");
 		return ret ? -1 : 0;
 	}
-	ret |= sb_add_u64(sb, r->ts) | sb_addc(sb, ',') | sb_add_u64(sb, r->id) | sb_addc(sb, ',');
-	ret |= sb_add_i64(sb, r->src_cpu) | sb_addc(sb, ',');
-	if (explode) {
-		ret |= sb_add_i64(sb, r->target_cpu);
-	} else {
-		char *list = targets_list(r, small, sizeof(small));
-
-		if (!list)
-			return -1;
-		ret |= sb_addc(sb, '"') | sb_adds(sb, list) | sb_addc(sb, '"');
-		if (list != small)
-			free(list);
-	}
-	ret |= sb_addc(sb, ',') | sb_add_u64(sb, r->ntargets) | sb_addc(sb, ',');
-	ret |= sb_add_i64(sb, r->pid) | sb_addc(sb, ',') | csv_str(sb, r->comm) | sb_addc(sb, ',');
-	ret |= csv_str(sb, r->event) | sb_addc(sb, ',') | sb_adds(sb, ipt_kind_name(r->kind));
-	ret |= sb_addc(sb, ',') | hexaddr(sb, r->callsite, false) | sb_addc(sb, ',') | csv_str(sb, callsite);
-	ret |= sb_addc(sb, ',') | hexaddr(sb, r->callback, false) | sb_addc(sb, ',') | csv_str(sb, r->callback_sym);
-	ret |= sb_addc(sb, ',') | hexaddr(sb, r->func, false) | sb_addc(sb, ',') | csv_str(sb, r->func_sym);
-	ret |= sb_addc(sb, ',') | csv_str(sb, r->reason) | sb_addc(sb, '\n');
-	return ret ? -1 : 0;
 }
