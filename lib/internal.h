@@ -158,17 +158,11 @@ int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len);
 void ipt_comms_free(struct ipt_comms *c);
 
 /* ---- the trace ---- */
-/* A v7 compressed chunk of per-CPU data. */
-struct ipt_chunk {
-	uint64_t foff;		/* file offset of the compressed bytes */
-	uint32_t csize;		/* compressed size */
-	uint32_t usize;		/* uncompressed size (whole pages) */
-};
-
 /*
  * The pages of one CPU: either flat bytes (mapped from the file, or owned
- * after being built or decompressed), or a list of compressed chunks that
- * readers decompress one at a time (memory stays constant).
+ * after being built or decompressed), or v7 compressed chunks (a count, then
+ * per chunk: compressed size, uncompressed size, data) that readers walk and
+ * decompress one at a time, so memory stays constant however many there are.
  */
 struct ipt_cpu_stream {
 	int cpu;
@@ -176,8 +170,9 @@ struct ipt_cpu_stream {
 	uint64_t size;		/* flat size, or total uncompressed size */
 	uint64_t file_offset;	/* where the data starts in the file */
 	uint8_t *owned;		/* set if data is owned by the stream */
-	struct ipt_chunk *chunks;
-	uint32_t nchunks;
+	bool chunked;		/* data is compressed chunks */
+	uint64_t chunk_off;	/* file offset of the first chunk header */
+	uint32_t nchunks;	/* chunks (validated when the file was opened) */
 };
 
 /* compress.c: decompress exactly dlen bytes; errors name path and offset. */
@@ -267,6 +262,8 @@ struct ipt_page_reader {
 	uint64_t cur_size;
 	uint64_t cur_base;	/* uncompressed stream offset of cur[0] */
 	uint32_t next_chunk;	/* chunked streams: next chunk to load */
+	uint64_t next_off;	/* ... and the file offset of its header */
+	uint64_t chunk_foff;	/* file offset of the chunk in cur (messages) */
 	uint8_t *cbuf;		/* chunk buffer */
 	size_t cbuf_cap;
 	uint64_t page;		/* offset of the current page in cur */
@@ -274,6 +271,7 @@ struct ipt_page_reader {
 	uint64_t end;		/* end of the current page's data in cur */
 	uint64_t ts;		/* running timestamp */
 	uint64_t missed;	/* pending "missed events" for the next record */
+	uint64_t drop_mark;	/* file offset up to which pages were dropped */
 	bool in_page;
 };
 void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,

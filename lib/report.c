@@ -138,6 +138,8 @@ bool rpt_clock_cross_cpu(const char *clock, const char **why)
 /* ---- matching state ---- */
 
 enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
+#define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
+#define CSD_MAX 262144		/* csd calls waiting to run */
 
 struct pend {
 	uint64_t ts;
@@ -195,6 +197,8 @@ struct priv {
 	struct csd_pend *csd;		/* open addressing by csd pointer */
 	size_t ncsd, capcsd;
 	bool class_seen[NCLASS];	/* receive events of that class exist */
+	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
+	uint64_t csd_given_up;
 	struct pipe *pipe;
 };
 
@@ -482,7 +486,25 @@ static int c_row(struct rpt *r, const struct item *it)
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
 		return 0;
-	return q_push(&p->cpu[target].q[it->cls], &e);
+	if (!p->has_stream[target]) {
+		/* nothing was recorded on the target CPU: no handler can show up */
+		if (e.counted)
+			r->unmatched.no_receive_events++;
+		return 0;
+	}
+	{
+		struct queue *q = &p->cpu[target].q[it->cls];
+
+		/* memory stays bounded: the oldest of too many waiting sends are
+		 * given up on (a real handler serves them within microseconds) */
+		if (q->n >= QUEUE_MAX) {
+			struct pend *old = q_pop(q);
+
+			if (old->counted)
+				r->unmatched.no_handler++;
+		}
+		return q_push(q, &e);
+	}
 }
 
 static bool cross(const struct rpt *r, int a, int b)
@@ -577,6 +599,13 @@ static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src)
 {
 	struct csd_pend *s;
 
+	if (p->ncsd >= CSD_MAX) {
+		/* bounded memory: forget calls that never ran (their csd pointers
+		 * were not seen again: the target's csd events were not recorded) */
+		p->csd_given_up += p->ncsd;
+		memset(p->csd, 0, p->capcsd * sizeof(*p->csd));
+		p->ncsd = 0;
+	}
 	if ((p->ncsd + 1) * 2 > p->capcsd) {
 		struct csd_pend *old = p->csd;
 		size_t oldcap = p->capcsd;
@@ -1084,6 +1113,9 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].size)
+			p->has_stream[t->streams[i].cpu] = true;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || run_stages(r, pp))
 		goto out;

@@ -38,10 +38,11 @@ void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
 	memset(pr, 0, sizeof(*pr));
 	pr->t = t;
 	pr->s = s;
-	if (!s->chunks) {
+	if (!s->chunked) {
 		pr->cur = s->data;
 		pr->cur_size = s->data ? s->size : 0;
 	}
+	pr->next_off = s->chunk_off;
 }
 
 void ipt_page_reader_release(struct ipt_page_reader *pr)
@@ -54,17 +55,14 @@ void ipt_page_reader_release(struct ipt_page_reader *pr)
 /* where - file offset of byte off of the current bytes, for messages */
 static long long where(const struct ipt_page_reader *pr, uint64_t off)
 {
-	if (pr->s->chunks) {
-		uint32_t k = pr->next_chunk ? pr->next_chunk - 1 : 0;
-
-		return (long long)pr->s->chunks[k].foff;
-	}
+	if (pr->s->chunked)
+		return (long long)pr->chunk_foff;
 	return (long long)(pr->s->file_offset + off);
 }
 
 static int bad(const struct ipt_page_reader *pr, uint64_t off, const char *what)
 {
-	if (pr->s->chunks)
+	if (pr->s->chunked)
 		return ipt_err_at(pr->t->path, where(pr, off),
 				  "CPU %d: %s (at byte %llu of the decompressed chunk)",
 				  pr->s->cpu, what, (unsigned long long)off);
@@ -92,26 +90,41 @@ static void drop_behind(const struct ipt_trace *t, const uint8_t *from, const ui
 static int load_chunk(struct ipt_page_reader *pr)
 {
 	const struct ipt_cpu_stream *s = pr->s;
-	const struct ipt_chunk *c;
+	const struct ipt_trace *t = pr->t;
+	uint64_t off = pr->next_off, data;
+	uint32_t csize, usize;
 
-	if (!s->chunks || pr->next_chunk >= s->nchunks)
+	if (!s->chunked || pr->next_chunk >= s->nchunks)
 		return 0;
-	c = &s->chunks[pr->next_chunk];
-	if (c->usize > pr->cbuf_cap) {
-		uint8_t *n = ipt_realloc(pr->cbuf, c->usize);
+	if (off > t->map_size || t->map_size - off < 8)
+		return ipt_err_at(t->path, (long long)off, "CPU %d: truncated chunk header", s->cpu);
+	csize = (uint32_t)ipt_get_uint(t->map + off, 4, t->big_endian);
+	usize = (uint32_t)ipt_get_uint(t->map + off + 4, 4, t->big_endian);
+	data = off + 8;
+	if (csize > t->map_size - data)
+		return ipt_err_at(t->path, (long long)off, "CPU %d: chunk runs past the end of the file",
+				  s->cpu);
+	if (usize > pr->cbuf_cap) {
+		uint8_t *n = ipt_realloc(pr->cbuf, usize);
 
 		if (!n)
 			return -1;
 		pr->cbuf = n;
-		pr->cbuf_cap = c->usize;
+		pr->cbuf_cap = usize;
 	}
-	if (ipt_decompress(pr->t->compression, pr->t->map + c->foff, c->csize, pr->cbuf,
-			   c->usize, pr->t->path, (long long)c->foff))
+	if (ipt_decompress(t->compression, t->map + data, csize, pr->cbuf, usize, t->path,
+			   (long long)off))
 		return -1;
-	drop_behind(pr->t, pr->t->map + c->foff, pr->t->map + c->foff + c->csize);
+	/* chunks of a CPU lie one after the other: drop from the last mark */
+	if (!pr->drop_mark || pr->drop_mark > off)
+		pr->drop_mark = off;
+	drop_behind(t, t->map + (pr->drop_mark & ~4095ULL), t->map + data + csize);
+	pr->drop_mark = (data + csize) & ~4095ULL;
+	pr->chunk_foff = off;
+	pr->next_off = data + csize;
 	pr->cur_base += pr->cur_size;
 	pr->cur = pr->cbuf;
-	pr->cur_size = c->usize;
+	pr->cur_size = usize;
 	pr->page = 0;
 	pr->next_chunk++;
 	return 1;
@@ -135,7 +148,7 @@ static int open_page(struct ipt_page_reader *pr)
 				return r;
 		}
 	}
-	if (!pr->s->chunks && pr->page && !(pr->page & ((4u << 20) - 1)))
+	if (!pr->s->chunked && pr->page && !(pr->page & ((4u << 20) - 1)))
 		drop_behind(pr->t, pr->cur + pr->page - (4u << 20), pr->cur + pr->page);
 	left = pr->cur_size - pr->page;
 	psize = left < pl->page_size ? left : pl->page_size;

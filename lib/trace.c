@@ -203,7 +203,6 @@ void ipt_trace_close(struct ipt_trace *t)
 	ipt_comms_free(&t->comms);
 	for (int i = 0; i < t->nstreams; i++) {
 		free(t->streams[i].owned);
-		free(t->streams[i].chunks);
 	}
 	free(t->streams);
 	for (int i = 0; i < t->ncpustat; i++)

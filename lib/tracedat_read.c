@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* A bounded reader over bytes that sit at file offset `base`. */
 struct rd {
@@ -543,12 +544,13 @@ static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const ch
 	return ret;
 }
 
-/* cpu_chunks - index the compressed chunks of one CPU's data */
+/* cpu_chunks - check the compressed chunks of one CPU's data; add up their sizes */
 static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t off)
 {
 	/* the stored size leaves out the chunk count: bound by the file instead */
 	struct rd r = { t->map + off, t->map_size - (size_t)off, 0, (long long)off, t->big_endian,
 			t->path, "compressed CPU data" };
+	size_t dropped = 0;
 	uint32_t count;
 
 	if (rd_u32(&r, &count))
@@ -556,9 +558,8 @@ static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t of
 	if ((uint64_t)count * 8 > r.n)
 		return ipt_err_at(t->path, (long long)off, "CPU %d: %u chunks cannot fit in %llu bytes",
 				  s->cpu, count, (unsigned long long)r.n);
-	s->chunks = ipt_calloc(count ? count : 1, sizeof(*s->chunks));
-	if (!s->chunks)
-		return -1;
+	s->chunked = true;
+	s->chunk_off = off + 4;
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t cs, us;
 		const uint8_t *d = NULL;
@@ -572,10 +573,16 @@ static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t of
 		if ((uint64_t)us > (uint64_t)cs * 4096 + (1 << 20))
 			return ipt_err_at(t->path, at, "CPU %d chunk %u: implausible size %u from %u bytes",
 					  s->cpu, i, us, cs);
-		s->chunks[i].foff = (uint64_t)(d - t->map);
-		s->chunks[i].csize = cs;
-		s->chunks[i].usize = us;
 		s->size += us;
+		/* indexing touches every page of the data: let them go again */
+		if (r.pos - dropped >= (4u << 20) || i + 1 == count) {
+			size_t from = ((size_t)off + dropped + 4095) & ~(size_t)4095;
+			size_t to = ((size_t)off + r.pos) & ~(size_t)4095;
+
+			if (to > from)
+				madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
+			dropped = r.pos;
+		}
 	}
 	s->nchunks = count;
 	return 0;
