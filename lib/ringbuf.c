@@ -148,8 +148,8 @@ static int open_page(struct ipt_page_reader *pr)
 				return r;
 		}
 	}
-	if (!pr->s->chunked && pr->page && !(pr->page & ((4u << 20) - 1)))
-		drop_behind(pr->t, pr->cur + pr->page - (4u << 20), pr->cur + pr->page);
+	if (!pr->s->chunked && pr->page && !(pr->page & ((1u << 20) - 1)))
+		drop_behind(pr->t, pr->cur + pr->page - (1u << 20), pr->cur + pr->page);
 	left = pr->cur_size - pr->page;
 	psize = left < pl->page_size ? left : pl->page_size;
 	if (psize < pl->data_off)

@@ -575,7 +575,7 @@ static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t of
 					  s->cpu, i, us, cs);
 		s->size += us;
 		/* indexing touches every page of the data: let them go again */
-		if (r.pos - dropped >= (4u << 20) || i + 1 == count) {
+		if (r.pos - dropped >= (1u << 20) || i + 1 == count) {
 			size_t from = ((size_t)off + dropped + 4095) & ~(size_t)4095;
 			size_t to = ((size_t)off + r.pos) & ~(size_t)4095;
 
