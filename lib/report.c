@@ -1074,10 +1074,12 @@ static int run_stages(struct rpt *r, struct pipe *pp)
 				ipt_err("%s", msg);
 			ret = -1;
 		}
-		/* anything left unconsumed (on failure) is freed */
-		for (int i = 0; i < NBATCH; i++)
-			for (size_t j = 0; j < pp->b[i]->n && ret; j++)
-				item_free(&pp->b[i]->v[j]);
+	}
+	/* on failure, items never consumed still own memory */
+	for (int i = 0; ret && i < NBATCH; i++) {
+		for (size_t j = 0; j < pp->b[i]->n; j++)
+			item_free(&pp->b[i]->v[j]);
+		pp->b[i]->n = 0;
 	}
 	ipt_iter_free(it);
 	return ret;
