@@ -310,6 +310,12 @@ struct dict {
 	struct bb data;		/* PLAIN BYTE_ARRAY: 4-byte length, bytes, ... */
 	struct acache *ac;
 	uint32_t accap, acn;
+	/* the previous value: rows in a row often repeat it (a multicast's
+	 * rows, one task's sends) */
+	bool last_ok;
+	struct acache last_addr;
+	uint32_t last_len, last_idx;
+	char last_str[64];
 };
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -415,6 +421,7 @@ static void dict_reset(struct dict *d)
 	d->n = 0;
 	d->acn = 0;
 	d->data.n = 0;
+	d->last_ok = false;
 }
 
 static void dict_free(struct dict *d)
@@ -793,9 +800,23 @@ static inline int put_null(struct col *c)
 
 static int put_str(struct col *c, const char *s)
 {
+	struct dict *d = &c->d;
+	size_t n;
+	int64_t idx;
+
 	if (!s)
-		return c->max_def ? put_null(c) : put_idx(c, dict_index(&c->d, "", 0));
-	return put_idx(c, dict_index(&c->d, s, strlen(s)));
+		return c->max_def ? put_null(c) : put_idx(c, dict_index(d, "", 0));
+	n = strlen(s);
+	if (d->last_ok && n == d->last_len && !memcmp(s, d->last_str, n))
+		return put_idx(c, d->last_idx);
+	idx = dict_index(d, s, n);
+	if (idx >= 0 && n <= sizeof(d->last_str)) {
+		memcpy(d->last_str, s, n);
+		d->last_len = (uint32_t)n;
+		d->last_idx = (uint32_t)idx;
+		d->last_ok = true;
+	}
+	return put_idx(c, idx);
 }
 
 /* put_addr - an address column ("0x...") or its symbol ("sym", "sym+0xoff",
@@ -808,13 +829,21 @@ static int put_addr(struct col *c, uint64_t addr, const char *sym, bool with_off
 	int64_t idx;
 	char buf[512];
 
+	if (!as_sym)
+		sym = NULL;
+	if (d->last_ok && d->last_addr.addr == addr && d->last_addr.sym == sym)
+		return d->last_addr.val == 1 ? put_null(c) : put_idx(c, d->last_addr.val - 2);
 	if ((d->acn + 1) * 2 > d->accap && ac_grow(d))
 		return -1;
-	j = ac_slot(d, addr, as_sym ? sym : NULL);
-	if (d->ac[j].val == 1)
-		return put_null(c);
-	if (d->ac[j].val)
-		return put_idx(c, d->ac[j].val - 2);
+	j = ac_slot(d, addr, sym);
+	d->last_addr.addr = addr;
+	d->last_addr.sym = sym;
+	d->last_ok = false;
+	if (d->ac[j].val) {
+		d->last_addr.val = d->ac[j].val;
+		d->last_ok = true;
+		return d->ac[j].val == 1 ? put_null(c) : put_idx(c, d->ac[j].val - 2);
+	}
 	if (as_sym && !sym) {
 		idx = -1;
 	} else {
@@ -844,9 +873,11 @@ static int put_addr(struct col *c, uint64_t addr, const char *sym, bool with_off
 			return -1;
 	}
 	d->ac[j].addr = addr;
-	d->ac[j].sym = as_sym ? sym : NULL;
+	d->ac[j].sym = sym;
 	d->ac[j].val = idx < 0 ? 1 : (uint32_t)idx + 2;
 	d->acn++;
+	d->last_addr.val = d->ac[j].val;
+	d->last_ok = true;
 	return idx < 0 ? put_null(c) : put_idx(c, idx);
 }
 

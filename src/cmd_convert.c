@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "internal.h"
+#include "out_parquet.h"
 #include "out_rows.h"
 #include "outfile.h"
 
@@ -15,16 +16,23 @@ static void convert_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ipitrace convert [OPTIONS] FILE -o OUT\n"
+		"       ipitrace convert [OPTIONS] FILE -o DIR --partition-by host,date\n"
 		"\n"
 		"Write the IPIs of FILE as a table, one row per (IPI send, target CPU), for\n"
 		"pandas, DuckDB, Spark, spreadsheets and scripts.\n"
 		"\n"
 		"  -o, --output OUT     output file; '-' for standard output (required).\n"
 		"                       The file appears only when complete.\n"
-		"  -f, --format FMT     csv or jsonl; default from OUT's extension (.csv,\n"
-		"                       .jsonl/.json/.ndjson), csv for '-'\n"
+		"  -f, --format FMT     csv, jsonl or parquet; default from OUT's extension\n"
+		"                       (.csv, .jsonl/.json/.ndjson, .parquet), csv for '-'\n"
+		"      --compression C  parquet: zstd (default) or none\n"
+		"      --partition-by K parquet dataset: K is host, date or host,date; OUT is a\n"
+		"                       directory, the file goes to OUT/host=H/date=D/part-N.parquet\n"
+		"                       (H: the trace's uname node name; D: the trace file's\n"
+		"                       modification date, UTC; N: the first free number)\n"
 		"      --no-explode     one row per send event; its targets as a CPU list\n"
-		"                       string (csv: \"0-3,8\") or an array of integers (jsonl)\n"
+		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
+		"                       or a list<int32> column (parquet)\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
 		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"
 		"  -h, --help           this text\n"
@@ -33,7 +41,9 @@ static void convert_usage(FILE *f)
 		"callsite_sym,callback,callback_sym,func,func_sym,reason.  id numbers the send\n"
 		"event (rows of one multicast share it); func is the function really run (from\n"
 		"csd:csd_queue_cpu on Linux 6.5+); kind is one of resched, wakeup, call, tlb,\n"
-		"irq_work, membarrier, timer, stop, other.\n");
+		"irq_work, membarrier, timer, stop, other.  Parquet: ts_ns is a TIMESTAMP(NANOS)\n"
+		"of the trace clock (not wall-clock time), cpus and pid INT32, addresses \"0x...\"\n"
+		"strings as in the CSV, unknown symbols NULL.\n");
 }
 
 static int pick_format(const char *fmt, const char *out, enum ipt_row_format *f)
@@ -65,11 +75,13 @@ int cmd_convert(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-explode", no_argument, NULL, 'N' },
 		{ "filter", required_argument, NULL, 'F' },
+		{ "compression", required_argument, NULL, 'C' },
+		{ "partition-by", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *fmt = NULL, *filter = NULL;
-	enum ipt_row_format rf;
+	const char *out = NULL, *fmt = NULL, *filter = NULL, *compression = NULL, *partition = NULL;
+	enum ipt_row_format rf = IPT_ROWS_CSV;
 	bool explode = true;
 	struct ipt_trace *t = NULL;
 	struct ipt_ipi_iter *it = NULL;
@@ -77,7 +89,7 @@ int cmd_convert(int argc, char **argv)
 	struct outfile of = { 0 };
 	struct ipt_ipi_row row;
 	uint64_t last_id = 0;
-	int c, r, ret = 1;
+	int c, r, pq, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "o:f:F:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -85,6 +97,8 @@ int cmd_convert(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 'N': explode = false; break;
 		case 'F': filter = optarg; break;
+		case 'C': compression = optarg; break;
+		case 'P': partition = optarg; break;
 		case 'h': convert_usage(stdout); return 0;
 		default: convert_usage(stderr); return 2;
 		}
@@ -93,8 +107,13 @@ int cmd_convert(int argc, char **argv)
 		convert_usage(stderr);
 		return 2;
 	}
-	if (pick_format(fmt, out, &rf)) {
-		err_msg("unknown output format %s (use --format csv or jsonl)", fmt ? fmt : out);
+	pq = ipt_parquet_wanted(fmt, out, compression, partition);
+	if (pq < 0) {
+		err_msg("%s", ipt_errmsg());
+		return 2;
+	}
+	if (!pq && pick_format(fmt, out, &rf)) {
+		err_msg("unknown output format %s (use --format csv, jsonl or parquet)", fmt ? fmt : out);
 		return 2;
 	}
 	t = ipt_trace_open(argv[optind]);
@@ -106,6 +125,13 @@ int cmd_convert(int argc, char **argv)
 	if (!it) {
 		err_msg("%s", ipt_errmsg());
 		ret = strncmp(ipt_errmsg(), "filter:", 7) ? 1 : 2;
+		goto out;
+	}
+	if (pq) {
+		if (ipt_parquet_convert(t, it, out, explode, compression, partition))
+			err_msg("%s", ipt_errmsg());
+		else
+			ret = 0;
 		goto out;
 	}
 	if (outfile_open(&of, out))

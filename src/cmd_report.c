@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "internal.h"
 #include "report.h"
+#include "report_html.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ static void report_usage(FILE *f)
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
 		"  -n, --top N          rows in the top-N tables (default 5)\n"
 		"  -f, --format FMT     text (default) or json\n"
+		"      --html OUT       write the report as one self-contained HTML file (charts\n"
+		"                       in inline SVG, no script, no network) instead\n"
 		"  -j, --threads N      1: one thread; 2 (default on SMP): decoding and counting\n"
 		"                       run in two threads\n"
 		"      --assume-synced-clock\n"
@@ -521,6 +524,7 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -529,7 +533,7 @@ int cmd_report(int argc, char **argv)
 	struct rpt_opts ro = { 0 };
 	struct rpt r;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat";
+	const char *path = "ipitrace.dat", *html = NULL;
 	bool have_iso = false;
 	int c, ret = 1;
 
@@ -566,6 +570,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
+		case 'H': html = optarg; break;
 		case 'j':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
 				err_msg("--threads: 1 or 2, not '%s'", optarg);
@@ -596,6 +601,10 @@ int cmd_report(int argc, char **argv)
 	if (rpt_run(&r, x.t, &ro)) {
 		err_msg("%s", ipt_errmsg());
 		ret = strncmp(ipt_errmsg(), "filter:", 7) ? 1 : 2;
+		goto out;
+	}
+	if (html) {
+		ret = report_html(&r, x.t, ro.isolated, x.top, html);
 		goto out;
 	}
 	if (x.json) {

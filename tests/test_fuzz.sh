@@ -64,7 +64,8 @@ if [ "$B" = build ]; then
 fi
 
 # ---- 2. regression inputs -----------------------------------------------
-# clean NAME CMD...: success, or a one-line error; never a signal/hang/sanitizer
+# clean NAME CMD...: success, or a one-line error (exit 1 runtime, 2 usage:
+# a bad -F or -c argument); never a signal, a hang or a sanitizer report
 clean() {
 	n=$1
 	shift
@@ -79,7 +80,7 @@ clean() {
 		fail "$n" "sanitizer: $(grep -m 1 -E "$SAN" "$TMP/err")"
 	elif [ $rc -ne 0 ] && [ "$lines" -ne 1 ]; then
 		fail "$n" "exit $rc with $lines lines on stderr: $(head -c 200 "$TMP/err")"
-	elif [ $rc -ne 0 ] && [ $rc -ne 1 ]; then
+	elif [ $rc -ne 0 ] && [ $rc -ne 1 ] && [ $rc -ne 2 ]; then
 		fail "$n" "exit $rc: $(head -c 200 "$TMP/err")"
 	else
 		pass "$n"
@@ -100,6 +101,7 @@ elif [ -d "$REGRESS" ]; then
 			clean "regress $base: dump -R" "$IPT" dump --raw --mask-hex "$f"
 			clean "regress $base: convert" "$IPT" convert "$f" -o -
 			clean "regress $base: report" "$IPT" report "$f"
+			clean "regress $base: report -j 1" "$IPT" report -j 1 "$f"
 			;;
 		pages|format)
 			# a stream or a format alone is no trace: only the fuzz binary replays it

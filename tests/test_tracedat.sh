@@ -33,6 +33,9 @@ for f in $files; do
 		cmp -s "$TMP/ref.st" "$TMP/got.st" && pass "$n stack lines ($(wc -l < "$TMP/ref.st"))" ||
 			fail "$n stack lines" "$(diff "$TMP/ref.st" "$TMP/got.st" | head -n 3 | tr '\n' '|')"
 	fi
+	# beyond the requirement: every line of every event identical
+	cmp -s "$TMP/ref" "$TMP/got" && pass "$n all lines identical" ||
+		fail "$n all lines" "$(diff "$TMP/ref" "$TMP/got" | head -n 3 | tr '\n' '|')"
 	hdr='s/^(.*\] [0-9.]+: [^ :]+:).*/\1/'
 	sed -E "$hdr" "$TMP/ref" | grep -v '^=>' > "$TMP/ref.h"; sed -E "$hdr" "$TMP/got" | grep -v '^=>' > "$TMP/got.h"
 	cmp -s "$TMP/ref.h" "$TMP/got.h" && pass "$n header columns" ||

@@ -3,9 +3,8 @@
 # benchmarks need (only those missing).  Needs root for apt-get; without it,
 # says which packages to install.
 set -e
-pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas"
+pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas clang libclang-rt-14-dev"
 [ "${IPITRACE_DEPS:-}" = "bench" ] && pkgs="$pkgs hyperfine linux-perf valgrind"
-[ "${IPITRACE_DEPS:-}" = "fuzz" ] && pkgs="$pkgs clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

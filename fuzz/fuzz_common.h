@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fuzz_common.h - helpers shared by the libFuzzer targets in fuzz/
+ *
+ * Each target is one .c file with LLVMFuzzerTestOneInput; this header is
+ * included by exactly one translation unit per binary, so the helpers are
+ * plain static functions.
+ *
+ *  fz_file()       the input as a file: one memfd reused for every run,
+ *                  opened by path through /proc/self/fd (no disk I/O).
+ *  fz_exercise()   everything a reader of a trace does: accessors, every
+ *                  record rendered three ways and matched by event filters
+ *                  (dump --filter), every field read, a one-CPU
+ *                  iterator, the IPI rows (through a filter that looks up
+ *                  every column and keeps every row) and the report engine.
+ */
+#ifndef FUZZ_COMMON_H
+#define FUZZ_COMMON_H
+
+#include "internal.h"
+#include "ipi.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Results go here so that the compiler keeps every read. */
+static volatile size_t fz_sink;
+
+static void fz_touch(const char *s)
+{
+	if (s)
+		fz_sink += strlen(s);
+}
+
+/* fz_file - put data into the reusable memfd; returns its path */
+static const char *fz_file(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+
+	if (fd < 0) {
+		fd = memfd_create("ipitrace-fuzz", MFD_CLOEXEC);
+		if (fd < 0) {
+			perror("memfd_create");
+			abort();
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || ftruncate(fd, (off_t)size)) {
+		perror("ftruncate");
+		abort();
+	}
+	for (size_t done = 0; done < size;) {
+		ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
+
+		if (n <= 0) {
+			perror("pwrite");
+			abort();
+		}
+		done += (size_t)n;
+	}
+	return path;
+}
+
+/* fz_fields - read every field of a record in every way the API offers */
+static void fz_fields(const struct ipt_trace *t, const struct ipt_record *r)
+{
+	const struct ipt_event *ev = r->event;
+
+	if (!ev)
+		return;
+	for (int i = 0; i < ipt_event_nfields(ev); i++) {
+		const struct ipt_field *f = ipt_event_field_at(ev, i);
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+		const uint8_t *d;
+		uint32_t n;
+		uint64_t v;
+
+		fz_touch(ipt_field_name(f));
+		fz_touch(ipt_field_type(f));
+		if (!ipt_field_u64(t, r, f, &v)) {
+			uint64_t off;
+
+			fz_touch(ipt_trace_symbol(t, v, &off));
+			fz_touch(ipt_trace_printk_string(t, v));
+		}
+		if (!ipt_field_bytes(t, r, f, &d, &n)) {
+			uint8_t x = 0;
+
+			for (uint32_t k = 0; k < n; k++)
+				x ^= d[k];
+			fz_sink += x;
+		}
+		/* masks, and one other field per record to try the reader on */
+		if ((ipt_field_flags(f) & IPT_FIELD_CPUMASK) || i == (int)(r->ts % 16)) {
+			ipt_cpuset_init(&set);
+			if (!ipt_field_cpuset(t, r, f, &set))
+				fz_sink += ipt_cpuset_weight(&set);
+			ipt_cpuset_free(&set);
+		}
+	}
+}
+
+static bool has_mask(const struct ipt_event *ev)
+{
+	for (int i = 0; i < ipt_event_nfields(ev); i++)
+		if (ipt_field_flags(ipt_event_field_at(ev, i)) & IPT_FIELD_CPUMASK)
+			return true;
+	return false;
+}
+
+/* fz_records - iterate (all CPUs or one) and render every record */
+static void fz_records(struct ipt_trace *t, const struct ipt_cpuset *cpus, bool render,
+		       unsigned int max)
+{
+	static const char *const evf_exprs[] = {
+		"CPU == 0 || COMM ~ \"*a*\" || common_pid > 0",
+		"cpumask & CPUS{1} || callsite.function ~ \"*ttwu*\" || callback == 0",
+		"cpu == 1 || target_cpus & CPUS{0-2} || reason ~ \"R*\" || func.function == \"x\"",
+	};
+	struct ipt_event_filter *evf[ARRAY_SIZE(evf_exprs)] = { NULL };
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_iter *it = ipt_iter_new(t, cpus);
+	struct ipt_record rec;
+	unsigned int n = 0;
+
+	if (!it)
+		return;
+	/* event filters (dump --filter); a name no event has makes one fail */
+	for (size_t k = 0; render && k < ARRAY_SIZE(evf_exprs); k++)
+		evf[k] = ipt_event_filter_new(t, evf_exprs[k]);
+	while (n++ < max && ipt_iter_next(it, &rec) > 0) {
+		int pid = ipt_record_pid(t, &rec);
+
+		fz_touch(ipt_trace_comm(t, pid));
+		if (!render)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(evf_exprs); k++)
+			if (evf[k])
+				fz_sink += (size_t)ipt_event_filter_match(evf[k], &rec);
+		sb_reset(&sb);
+		ipt_render_record(t, &rec, 0, &sb);
+		fz_touch(sb_str(&sb));
+		sb_reset(&sb);
+		ipt_render_record(t, &rec, IPT_RENDER_RAW, &sb);
+		fz_touch(sb_str(&sb));
+		if (rec.event && has_mask(rec.event)) {
+			sb_reset(&sb);
+			ipt_render_fields(t, &rec, IPT_RENDER_MASK_HEX, &sb);
+			fz_touch(sb_str(&sb));
+		}
+		sb_reset(&sb);
+		ipt_render_ts(t, rec.ts, &sb);
+		fz_touch(sb_str(&sb));
+		fz_fields(t, &rec);
+	}
+	ipt_iter_free(it);
+	ipt_strbuf_free(&sb);
+	for (size_t k = 0; k < ARRAY_SIZE(evf_exprs); k++)
+		ipt_event_filter_free(evf[k]);
+}
+
+static void fz_ipi_rows(struct ipt_trace *t, const char *filter, unsigned int max)
+{
+	struct ipt_ipi_iter *ii = ipt_ipi_iter_new(t, filter);
+	struct ipt_ipi_row row;
+	unsigned int n = 0;
+
+	if (!ii)
+		return;
+	while (n++ < max && ipt_ipi_next(ii, &row) > 0) {
+		fz_touch(row.comm);
+		fz_touch(row.event);
+		fz_touch(row.callsite_sym);
+		fz_touch(row.callback_sym);
+		fz_touch(row.func_sym);
+		fz_touch(row.reason);
+		fz_touch(ipt_kind_name(row.kind));
+		if (row.targets)
+			fz_sink += ipt_cpuset_weight(row.targets);
+		fz_sink += (size_t)row.target_cpu + (size_t)row.src_cpu + row.ntargets;
+	}
+	fz_sink += ipt_ipi_iter_stats(ii)->rows;
+	ipt_ipi_iter_free(ii);
+}
+
+static void fz_report(struct ipt_trace *t)
+{
+	struct ipt_cpuset iso = IPT_CPUSET_INIT;
+	struct rpt_opts ro = { 0 };
+	struct rpt r;
+	size_t n;
+
+	ipt_cpuset_init(&iso);
+	for (unsigned int c = 0; c < 4; c++)
+		ipt_cpuset_add(&iso, c);
+	ro.isolated = &iso;
+	ro.assume_synced_clock = true;
+	memset(&r, 0, sizeof(r));
+	if (!rpt_run(&r, t, &ro)) {
+		struct rpt_entry *e = rpt_sorted(&r.senders, &n);
+
+		free(e);
+		e = rpt_sorted(&r.pairs, &n);
+		free(e);
+		e = rpt_sorted(&r.matrix, &n);
+		free(e);
+		fz_sink += r.rows + r.niso;
+	}
+	rpt_free(&r);
+	ipt_cpuset_free(&iso);
+}
+
+/* fz_exercise - everything a consumer of an opened trace does */
+static void fz_exercise(struct ipt_trace *t, unsigned int max)
+{
+	struct ipt_cpuset one = IPT_CPUSET_INIT;
+	int ncpus;
+
+	fz_sink += ipt_trace_kind(t) + ipt_trace_file_version(t) + ipt_trace_long_size(t) +
+		   ipt_trace_big_endian(t) + ipt_trace_ts_in_ns(t);
+	fz_touch(ipt_trace_path(t));
+	fz_touch(ipt_trace_clock(t));
+	fz_touch(ipt_trace_uname(t));
+	fz_touch(ipt_trace_compression(t));
+	ncpus = ipt_trace_ncpus(t);
+	for (int c = -1; c <= ncpus && c < 64; c++)
+		fz_touch(ipt_trace_cpustat(t, c));
+	for (int i = 0; i < ipt_trace_nevents(t); i++) {
+		const struct ipt_event *ev = ipt_trace_event_at(t, i);
+
+		fz_touch(ipt_event_name(ev));
+		fz_touch(ipt_event_system(ev));
+		fz_touch(ipt_event_print_fmt(ev));
+		fz_sink += (size_t)ipt_event_id(ev);
+		if (ipt_trace_event_by_id(t, ipt_event_id(ev)) == NULL)
+			fz_sink++;
+	}
+	fz_sink += ipt_trace_event_by_id(t, -1) != NULL;
+	fz_sink += ipt_trace_event_by_id(t, 1 << 30) != NULL;
+	fz_sink += ipt_trace_symbol_addr(t, "sched_ttwu_pending");
+
+	fz_records(t, NULL, true, max);
+	ipt_cpuset_init(&one);
+	ipt_cpuset_add(&one, 0);
+	fz_records(t, &one, false, max);
+	ipt_cpuset_free(&one);
+	/* every column looked up, and every row kept by the final ts >= 0 */
+	fz_ipi_rows(t, "cpumask & CPUS{0-2} || callsite ~ \"*ttwu*\" || func == \"sched_ttwu_pending\" "
+		       "|| (kind == \"tlb\" && !(src_cpu & CPUS{1})) || reason ~ \"Res*\" || comm ~ \"*a*\" "
+		       "|| callback == 0 || event == \"ipi_raise\" || pid < 0 || ntargets > 1 || id == 3 "
+		       "|| target_cpu == 0 || cpu > 7 || ts >= 0",
+		    max);
+	fz_report(t);
+}
+
+#endif

@@ -1,0 +1,223 @@
+#!/bin/sh
+# run.sh - build the libFuzzer targets and run each for a while
+#
+#   sh fuzz/run.sh [SECONDS] [TARGET...]
+#
+# SECONDS per target (default 180); TARGETs among tracedat pages format text
+# filter cpuset (default: all).  Everything goes under build/fuzz/:
+#   obj/        library objects built for fuzzing (not the main build's)
+#   bin/        fuzz_NAME binaries (run one on a file to replay it)
+#   corpus/NAME the working corpus, seeded from fuzz/seeds/NAME (and, for
+#               tracedat, synthetic traces from build/tools/gen-synth)
+#   artifacts/NAME/  crash-*, leak-*, timeout-*, oom-* inputs
+#   logs/NAME.log    libFuzzer's output
+# Per target it prints executions, coverage and new crashes, and exits
+# non-zero if any target crashed (or did not build).
+#
+# Environment:
+#   FUZZ_JOBS=N     targets run N at a time (default: number of CPUs)
+#   FUZZ_ARGS=...   extra libFuzzer options (e.g. -fork=1 -ignore_crashes=1)
+#   FUZZ_BUILD_ONLY=1  build the binaries and seed the corpora, run nothing
+#   FUZZ_OUT=DIR    corpus/, artifacts/ and logs/ under DIR instead of
+#                   build/fuzz (tests/test_fuzz.sh uses a fresh one)
+#   CLANG=clang-14  the compiler
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+secs=${1:-180}
+case "$secs" in *[!0-9]*|'') echo "run.sh: SECONDS must be a number, not '$secs'" >&2; exit 2 ;; esac
+[ $# -gt 0 ] && shift
+ALL="tracedat pages format text filter cpuset"
+targets=${*:-$ALL}
+for t in $targets; do
+	case " $ALL " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (one of: $ALL)" >&2; exit 2 ;; esac
+done
+
+CLANG=${CLANG:-}
+if [ -z "$CLANG" ]; then
+	for c in clang clang-14 clang-15 clang-16; do
+		command -v "$c" > /dev/null 2>&1 && { CLANG=$c; break; }
+	done
+fi
+[ -n "$CLANG" ] || { echo "run.sh: clang not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 2; }
+
+F=build/fuzz
+O=${FUZZ_OUT:-$F}
+mkdir -p "$F/obj" "$F/bin" "$O/logs" "$O/corpus" "$O/artifacts" || exit 2
+COMMON="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+LIBFLAGS="$COMMON -fsanitize=fuzzer-no-link,address,undefined"
+BINFLAGS="$COMMON -fsanitize=fuzzer,address,undefined"
+LIBS="-lzstd -lz -lpthread -lm"
+
+# ---- build -----------------------------------------------------------
+# Library objects: rebuilt when the source or any header is newer.
+newest_h=$(ls -t include/*.h lib/*.h 2>/dev/null | head -n 1)
+build_failed=0
+objs=""
+pids=""
+for src in lib/*.c; do
+	o="$F/obj/$(basename "$src" .c).o"
+	objs="$objs $o"
+	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
+		( $CLANG $LIBFLAGS -c -o "$o.tmp$$" "$src" 2> "$o.err$$" && mv "$o.tmp$$" "$o" &&
+		  rm -f "$o.err$$" ||
+		  { echo "run.sh: cannot compile $src:"; head -n 20 "$o.err$$"; rm -f "$o.tmp$$" "$o.err$$" "$o"; exit 1; } ) &
+		pids="$pids $!"
+		# at most 4 compilers at once
+		if [ "$(echo $pids | wc -w)" -ge 4 ]; then
+			for p in $pids; do wait "$p" || build_failed=1; done
+			pids=""
+		fi
+	fi
+done
+for p in $pids; do wait "$p" || build_failed=1; done
+# objects of library files that disappeared must not linger
+for o in "$F"/obj/*.o; do
+	[ -f "$o" ] || continue
+	[ -f "lib/$(basename "$o" .o).c" ] || rm -f "$o"
+done
+if [ $build_failed -ne 0 ]; then
+	echo "run.sh: the library did not build for fuzzing" >&2
+	exit 1
+fi
+for t in $targets; do
+	b="$F/bin/fuzz_$t"
+	need=0
+	[ -f "$b" ] || need=1
+	for dep in fuzz/fuzz_$t.c fuzz/*.h $objs; do
+		[ "$dep" -nt "$b" ] && need=1
+	done
+	if [ $need -eq 1 ]; then
+		if ! $CLANG $BINFLAGS -o "$b.tmp$$" "fuzz/fuzz_$t.c" $objs $LIBS 2> "$O/logs/build-$t.err"; then
+			echo "run.sh: cannot build fuzz_$t:" >&2
+			head -n 20 "$O/logs/build-$t.err" >&2
+			rm -f "$b.tmp$$"
+			build_failed=1
+			continue
+		fi
+		mv "$b.tmp$$" "$b"
+	fi
+done
+[ $build_failed -eq 0 ] || exit 1
+
+# ---- corpora ---------------------------------------------------------
+seed_corpus() {	# seed_corpus NAME
+	c="$O/corpus/$1"
+	mkdir -p "$c" "$O/artifacts/$1"
+	if [ -d "fuzz/seeds/$1" ]; then
+		for s in fuzz/seeds/"$1"/*; do
+			[ -f "$s" ] || continue
+			cmp -s "$s" "$c/seed-$(basename "$s")" || cp "$s" "$c/seed-$(basename "$s")"
+		done
+	fi
+}
+
+synth_seeds() {	# small synthetic trace.dat files of every layout
+	c="$O/corpus/tracedat"
+	gen=build/tools/gen-synth
+	if [ ! -x "$gen" ]; then
+		make -s "$gen" > /dev/null 2>&1 || { echo "run.sh: no $gen: synthetic seeds skipped" >&2; return 0; }
+	fi
+	i=0
+	while read -r opts; do
+		i=$((i + 1))
+		out="$c/synth-$i.dat"
+		[ -f "$out" ] && continue
+		# shellcheck disable=SC2086
+		"$gen" $opts -o "$out" 2> /dev/null || { rm -f "$out"; echo "run.sh: gen-synth $opts failed" >&2; }
+	done <<-EOF
+	-V 6 -e 50
+	-V 7 -c none -e 50
+	-V 7 -c zstd -e 50
+	-V 7 -c zlib -e 50
+	-B -e 50
+	-B -V 6 -e 40 -n 100
+	-L 4 -e 50
+	-L 4 -B -c zlib -e 40
+	-a arm64 -e 50
+	-a arm64 -B -L 4 -e 40 -n 70
+	-m -e 1500 -c zstd
+	-n 65 -e 40 -s 3
+	-n 256 -c zstd -e 40 -s 4
+	-n 8192 -e 8 -s 5
+	-P 1024 -e 60 -s 6
+	-P 256 -V 6 -e 30 -s 7
+	-a arm64 -m -c zlib -e 1500 -s 8
+	EOF
+}
+
+for t in $targets; do
+	seed_corpus "$t"
+	[ "$t" = tracedat ] && synth_seeds
+done
+[ "${FUZZ_BUILD_ONLY:-}" = 1 ] && exit 0
+
+# ---- run -------------------------------------------------------------
+max_len() {
+	case $1 in
+	tracedat) echo 262144 ;;
+	format|text) echo 65536 ;;
+	pages) echo 16384 ;;		# 4 sub-buffers of 4096, 256 of 64 bytes
+	filter|cpuset) echo 8192 ;;
+	esac
+}
+
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+
+run_one() {	# run_one NAME: runs libFuzzer, writes $F/logs/NAME.summary
+	t=$1
+	a="$O/artifacts/$t"
+	before=$(ls "$a" | wc -l)
+	dict=""
+	[ -f "fuzz/dicts/$t.dict" ] && dict="-dict=fuzz/dicts/$t.dict"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$F/bin/fuzz_$t" "$O/corpus/$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+		-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$a/" $dict ${FUZZ_ARGS:-} > "$O/logs/$t.log" 2>&1
+	rc=$?
+	end=$(date +%s)
+	after=$(ls "$a" | wc -l)
+	execs=$(grep -E '^stat::number_of_executed_units:' "$O/logs/$t.log" | tail -n 1 | awk '{print $2}')
+	[ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$O/logs/$t.log" | tail -n 1 | tr -d '#')
+	cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$O/logs/$t.log" | tail -n 1)
+	new=$((after - before))
+	newest=$(ls -t "$a" | head -n "$new" | sed "s|^|$a/|" | tr '\n' ' ')
+	echo "$t rc=$rc execs=${execs:-0} ${cov:-cov: ? ft: ?} time=$((end - start))s new_artifacts=$new $newest" \
+		> "$O/logs/$t.summary"
+}
+
+running=0
+pids=""
+for t in $targets; do
+	run_one "$t" &
+	pids="$pids $!"
+	running=$((running + 1))
+	if [ $running -ge "$jobs" ]; then
+		for p in $pids; do wait "$p"; done
+		pids=""
+		running=0
+	fi
+done
+for p in $pids; do wait "$p"; done
+
+status=0
+for t in $targets; do
+	s=$(cat "$O/logs/$t.summary" 2>/dev/null)
+	set -- $s
+	# fields: name rc=N execs=N cov: C ft: F time=T new_artifacts=N paths...
+	rc=${2#rc=}
+	new=$(echo "$s" | sed -n 's/.*new_artifacts=\([0-9]*\).*/\1/p')
+	arts=$(echo "$s" | sed -n 's/.*new_artifacts=[0-9]* *//p')
+	printf '%-9s executions %-10s %s %s  %s\n' "$t" "${3#execs=}" "$4 $5" "$6 $7" "${8}"
+	if [ "${new:-0}" -gt 0 ] || [ "$rc" != 0 ]; then
+		status=1
+		echo "  CRASH in $t (libFuzzer exit $rc): ${arts:-see $O/logs/$t.log}"
+		grep -m 3 -E 'ERROR: |runtime error|SUMMARY|cpuset check failed|filter error|gives' "$O/logs/$t.log" |
+			sed 's/^/    /'
+	else
+		echo "  new crashes: 0"
+	fi
+done
+exit $status

@@ -1,0 +1,1238 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report_html.c - `ipitrace report --html OUT`: one self-contained HTML file
+ *
+ * Everything is inline: CSS in a <style>, the charts as SVG (no xmlns
+ * needed inside HTML), hover numbers in SVG <title> elements.  No script,
+ * no font, no URL: the file opens anywhere, offline, with JavaScript off.
+ * Every chart is an aggregate (at most 64 x 64 heatmap cells, 64 rows of
+ * 240 time bins, 47 histogram bins per kind), so the size does not grow
+ * with the number of events; only the isolated-CPU table is per IPI, and
+ * it is cut at ISO_MAX rows.
+ *
+ * lib/report.c keeps per-CPU counts, the sender x target matrix and per-CPU
+ * latency histograms.  IPIs per target CPU over time and the latency and
+ * handler-time distributions per kind come from one more pass over the
+ * trace here, with the matching rules of lib/report.c: each send is queued
+ * on its target CPU under the interrupt class that serves it, and the next
+ * handler entry of that class on that CPU serves every queued send.
+ */
+#include "commands.h"
+#include "internal.h"
+#include "outfile.h"
+#include "report_html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+enum {
+	TBINS = 240,		/* time bins */
+	MAXROWS = 64,		/* rows of the heatmap and the time chart */
+	HB_PER = 5,		/* histogram bins per decade */
+	HB_N = 9 * HB_PER + 2,	/* < 10 ns, 10 ns .. 10 s, >= 10 s */
+	ISO_MAX = 1000,		/* rows of the isolated-CPU table */
+	CPU_ROWS_MAX = 512,	/* rows of the per-CPU table */
+	NCLS = 16,
+	QUEUE_MAX = 65536,	/* sends waiting on one CPU for one class, as lib/report.c */
+};
+
+/* ---- the extra pass ---- */
+
+struct kdist {
+	struct hist lat, hdl;
+	uint64_t latb[HB_N], hdlb[HB_N];
+};
+
+struct pend {
+	uint64_t ts;
+	int32_t src;
+	uint8_t kind;
+	bool counted;
+};
+
+struct pq {
+	struct pend *v;
+	size_t head, n, cap;
+};
+
+struct cpust {
+	struct pq q[NCLS];
+	int open;		/* class of the running handler, -1 none */
+	uint64_t open_ts;
+	uint32_t open_kinds;	/* kinds of the counted sends it served */
+};
+
+enum { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT };
+enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK };
+
+struct recv {
+	uint8_t kind;
+	uint8_t cls;
+	const struct ipt_field *reason;
+};
+
+struct axis {			/* CPUs -> chart rows */
+	int n;			/* rows */
+	int group;		/* CPUs per row (1: one row per listed CPU) */
+	int *lo, *hi;		/* CPU range of each row */
+	int *map;		/* cpu -> row or -1 */
+	int ncpu;
+};
+
+struct hx {
+	struct rpt *r;
+	struct ipt_trace *t;
+	struct recv *ev;
+	int nev;
+	const char *reasons[NCLS];
+	int nreasons;
+	bool servable[NCLS];	/* the trace has the entry event of that class */
+	struct cpust *cpu;
+	int ncpu;
+	struct axis tax;	/* time chart rows */
+	uint64_t *tbins;	/* tax.n x TBINS */
+	uint64_t t0, span;
+	struct kdist k[IPT_KIND__COUNT];
+	FILE *f;
+};
+
+static int reason_class(struct hx *x, const char *reason)
+{
+	if (!reason)
+		return -1;
+	for (int i = 0; i < x->nreasons; i++)
+		if (!strcmp(x->reasons[i], reason))
+			return i;
+	if (x->nreasons == NCLS)
+		return -1;
+	x->reasons[x->nreasons] = reason;
+	return x->nreasons++;
+}
+
+static int send_class(struct hx *x, const struct ipt_ipi_row *row)
+{
+	if (row->reason)
+		return reason_class(x, row->reason);
+	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
+		return C_IRQ_WORK;
+	if (!row->callback)
+		return C_RESCHED;
+	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
+}
+
+static int setup_events(struct hx *x)
+{
+	static const struct { const char *name; uint8_t cls; bool entry; } vec[] = {
+		{ "reschedule_entry", C_RESCHED, true }, { "reschedule_exit", C_RESCHED, false },
+		{ "call_function_single_entry", C_CALL_SINGLE, true },
+		{ "call_function_single_exit", C_CALL_SINGLE, false },
+		{ "call_function_entry", C_CALL, true }, { "call_function_exit", C_CALL, false },
+		{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
+	};
+	struct ipt_trace *t = x->t;
+
+	x->nev = 0;
+	for (int i = 0; i < ipt_trace_nevents(t); i++)
+		if (ipt_event_id(ipt_trace_event_at(t, i)) >= x->nev)
+			x->nev = ipt_event_id(ipt_trace_event_at(t, i)) + 1;
+	x->ev = calloc((size_t)x->nev + 1, sizeof(*x->ev));
+	if (!x->ev)
+		return -1;
+	for (int i = 0; i < ipt_trace_nevents(t); i++) {
+		const struct ipt_event *ev = ipt_trace_event_at(t, i);
+		const char *sys = ipt_event_system(ev), *name = ipt_event_name(ev);
+		int id = ipt_event_id(ev);
+
+		if (id < 0)
+			continue;
+		if (!strcmp(sys, "irq_vectors")) {
+			for (size_t k = 0; k < ARRAY_SIZE(vec); k++)
+				if (!strcmp(name, vec[k].name)) {
+					x->ev[id].kind = vec[k].entry ? RK_ENTRY : RK_EXIT;
+					x->ev[id].cls = vec[k].cls;
+					x->servable[vec[k].cls] |= vec[k].entry;
+				}
+		} else if (!strcmp(sys, "ipi") && (!strcmp(name, "ipi_entry") || !strcmp(name, "ipi_exit"))) {
+			x->ev[id].reason = ipt_event_field(ev, "reason");
+			if (x->ev[id].reason)
+				x->ev[id].kind = !strcmp(name, "ipi_entry") ? RK_ARM_ENTRY : RK_ARM_EXIT;
+			if (x->ev[id].kind == RK_ARM_ENTRY)	/* any reason can be served */
+				memset(x->servable, 1, sizeof(x->servable));
+		}
+	}
+	return 0;
+}
+
+static int ensure_cpu(struct hx *x, int cpu)
+{
+	int n = x->ncpu;
+	struct cpust *c;
+
+	if (cpu < x->ncpu)
+		return 0;
+	if (cpu >= IPT_CPUSET_MAX)
+		return -1;
+	while (n <= cpu)
+		n = n ? n * 2 : 8;
+	if (n > IPT_CPUSET_MAX)
+		n = IPT_CPUSET_MAX;
+	c = realloc(x->cpu, (size_t)n * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + x->ncpu, 0, (size_t)(n - x->ncpu) * sizeof(*c));
+	for (int i = x->ncpu; i < n; i++)
+		c[i].open = -1;
+	x->cpu = c;
+	x->ncpu = n;
+	return 0;
+}
+
+static int q_push(struct pq *q, const struct pend *e)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct pend *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->n++) % q->cap] = *e;
+	return 0;
+}
+
+/* hbin - histogram bin of a duration in ns */
+static int hbin(uint64_t ns)
+{
+	int b;
+
+	if (ns < 10)
+		return 0;
+	b = (int)floor(log10((double)ns) * HB_PER) - HB_PER + 1;
+	return b < 1 ? 1 : b > HB_N - 1 ? HB_N - 1 : b;
+}
+
+/* hbin_lo - lower edge of bin b in ns (b >= 1) */
+static double hbin_lo(int b)
+{
+	return pow(10.0, 1.0 + (double)(b - 1) / HB_PER);
+}
+
+static int on_row(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct hx *x = ctx;
+	struct rpt *r = x->r;
+	struct pend e = { row->ts, row->src_cpu, (uint8_t)row->kind, true };
+	struct pq *q;
+	int cls;
+
+	if (ensure_cpu(x, row->target_cpu))
+		return -1;
+	if (r->filter && !ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row))
+		e.counted = false;
+	if (e.counted && row->target_cpu < x->tax.ncpu && x->tax.map[row->target_cpu] >= 0) {
+		uint64_t d = row->ts > x->t0 ? row->ts - x->t0 : 0;
+		uint64_t b = x->span ? (uint64_t)((double)d / (double)x->span * TBINS) : 0;
+
+		if (b >= TBINS)
+			b = TBINS - 1;
+		x->tbins[(size_t)x->tax.map[row->target_cpu] * TBINS + b]++;
+	}
+	cls = send_class(x, row);
+	if (cls < 0 || cls >= NCLS || !x->servable[cls])
+		return 0;	/* no interrupt of the trace can serve it: do not keep it */
+	q = &x->cpu[row->target_cpu].q[cls];
+	if (q->n >= QUEUE_MAX) {	/* bounded memory: give up on the oldest */
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+	}
+	return q_push(q, &e);
+}
+
+static int handler_entry(struct hx *x, int cpu, int cls, uint64_t ts)
+{
+	struct cpust *s = &x->cpu[cpu];
+	struct pq *q = &s->q[cls];
+
+	s->open = cls;
+	s->open_ts = ts;
+	s->open_kinds = 0;
+	while (q->n) {
+		struct pend *e = &q->v[q->head];
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (!e->counted)
+			continue;
+		s->open_kinds |= 1u << e->kind;
+		if (e->src == cpu || x->r->cross_ok) {
+			uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
+			struct kdist *k = &x->k[e->kind];
+
+			if (hist_add(&k->lat, lat))
+				return -1;
+			k->latb[hbin(lat)]++;
+		}
+	}
+	return 0;
+}
+
+static int handler_exit(struct hx *x, int cpu, int cls, uint64_t ts)
+{
+	struct cpust *s = &x->cpu[cpu];
+	uint64_t dur;
+
+	if (s->open != cls)
+		return 0;
+	s->open = -1;
+	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (s->open_kinds & (1u << k)) {
+			if (hist_add(&x->k[k].hdl, dur))
+				return -1;
+			x->k[k].hdlb[hbin(dur)]++;
+		}
+	return 0;
+}
+
+static int on_record(struct hx *x, struct ipt_ipi_decoder *dec, const struct ipt_record *rec)
+{
+	const struct recv *e;
+	int id = rec->event ? ipt_event_id(rec->event) : -1;
+
+	if (ensure_cpu(x, rec->cpu) || ipt_ipi_decoder_feed(dec, rec, on_row, x) < 0)
+		return -1;
+	e = id >= 0 && id < x->nev ? &x->ev[id] : NULL;
+	if (!e || e->kind == RK_NONE)
+		return 0;
+	if (e->kind == RK_ENTRY)
+		return handler_entry(x, rec->cpu, e->cls, rec->ts);
+	if (e->kind == RK_EXIT)
+		return handler_exit(x, rec->cpu, e->cls, rec->ts);
+	{
+		uint64_t a = 0;
+		int cls;
+
+		if (ipt_field_u64(x->t, rec, e->reason, &a))
+			return 0;
+		cls = reason_class(x, a ? ipt_trace_printk_string(x->t, a) : NULL);
+		if (cls < 0)
+			return 0;
+		return e->kind == RK_ARM_ENTRY ? handler_entry(x, rec->cpu, cls, rec->ts) :
+						 handler_exit(x, rec->cpu, cls, rec->ts);
+	}
+}
+
+/* extra_pass - time bins per target CPU and per-kind distributions */
+static int extra_pass(struct hx *x)
+{
+	struct ipt_ipi_decoder *dec = ipt_ipi_decoder_new(x->t);
+	struct ipt_iter *it = ipt_iter_new(x->t, NULL);
+	struct ipt_record rec;
+	int k = -1;
+
+	if (dec && it && !setup_events(x)) {
+		while ((k = ipt_iter_next(it, &rec)) > 0)
+			if (on_record(x, dec, &rec)) {
+				k = -1;
+				break;
+			}
+		if (k == 0)
+			ipt_ipi_decoder_finish(dec);
+	}
+	ipt_iter_free(it);
+	ipt_ipi_decoder_free(dec);
+	return k < 0 ? -1 : 0;
+}
+
+/* ---- axes: which CPUs get a row ---- */
+
+static void axis_free(struct axis *a)
+{
+	free(a->lo);
+	free(a->hi);
+	free(a->map);
+	memset(a, 0, sizeof(*a));
+}
+
+/* axis_build - a row per wanted CPU when there are at most MAXROWS of them,
+ * else a row per group of `group` consecutive CPUs that holds a wanted one */
+static int axis_build(struct axis *a, int ncpu, const bool *want)
+{
+	int nwant = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->ncpu = ncpu;
+	a->map = malloc((size_t)(ncpu ? ncpu : 1) * sizeof(*a->map));
+	a->lo = malloc(MAXROWS * sizeof(*a->lo));
+	a->hi = malloc(MAXROWS * sizeof(*a->hi));
+	if (!a->map || !a->lo || !a->hi)
+		return -1;
+	for (int c = 0; c < ncpu; c++) {
+		a->map[c] = -1;
+		nwant += want[c];
+	}
+	a->group = 1;
+	if (nwant <= MAXROWS) {
+		for (int c = 0; c < ncpu; c++)
+			if (want[c]) {
+				a->lo[a->n] = a->hi[a->n] = c;
+				a->map[c] = a->n++;
+			}
+		return 0;
+	}
+	while ((ncpu + a->group - 1) / a->group > MAXROWS)
+		a->group *= 2;
+	for (int g = 0; g * a->group < ncpu; g++) {
+		int lo = g * a->group, hi = lo + a->group - 1 < ncpu - 1 ? lo + a->group - 1 : ncpu - 1;
+		bool any = false;
+
+		for (int c = lo; c <= hi; c++)
+			any |= want[c];
+		if (!any)
+			continue;
+		a->lo[a->n] = lo;
+		a->hi[a->n] = hi;
+		for (int c = lo; c <= hi; c++)
+			a->map[c] = a->n;
+		a->n++;
+	}
+	return 0;
+}
+
+static void axis_label(const struct axis *a, int i, char *buf, size_t n)
+{
+	if (a->lo[i] == a->hi[i])
+		snprintf(buf, n, "%d", a->lo[i]);
+	else
+		snprintf(buf, n, "%d-%d", a->lo[i], a->hi[i]);
+}
+
+/* ---- output helpers ---- */
+
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+				fputc('?', f);
+			else
+				fputc(*s, f);
+		}
+	}
+}
+
+/* a count with thousands separators */
+static const char *num(uint64_t v, char *buf)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), o = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* a count in 3 significant characters: 999, 1.2k, 34k, 5.6M */
+static const char *shortnum(double v, char *buf)
+{
+	if (v < 1000)
+		snprintf(buf, 16, "%.0f", v);
+	else if (v < 1e4)
+		snprintf(buf, 16, "%.1fk", v / 1e3);
+	else if (v < 1e6)
+		snprintf(buf, 16, "%.0fk", v / 1e3);
+	else if (v < 1e7)
+		snprintf(buf, 16, "%.1fM", v / 1e6);
+	else if (v < 1e9)
+		snprintf(buf, 16, "%.0fM", v / 1e6);
+	else
+		snprintf(buf, 16, "%.1fG", v / 1e9);
+	return buf;
+}
+
+/* a duration in ns, in the unit that suits it */
+static const char *dur(double ns, char *buf)
+{
+	if (ns < 1e3)
+		snprintf(buf, 24, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, 24, "%.3g \xc2\xb5s", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, 24, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, 24, "%.3g s", ns / 1e9);
+	return buf;
+}
+
+/* color - t in [0,1] on a light-yellow .. dark-purple scale */
+static void color(double t, char *out)
+{
+	static const unsigned char a[][3] = {
+		{ 255, 244, 196 }, { 253, 190, 90 }, { 235, 106, 40 }, { 174, 28, 62 }, { 70, 10, 96 },
+	};
+	const int n = (int)ARRAY_SIZE(a) - 1;
+	double p;
+	int i;
+
+	if (!(t > 0))
+		t = 0;
+	if (t > 1)
+		t = 1;
+	p = t * n;
+	i = (int)p;
+	if (i >= n)
+		i = n - 1;
+	p -= i;
+	snprintf(out, 8, "#%02x%02x%02x", (int)lround(a[i][0] + (a[i + 1][0] - a[i][0]) * p),
+		 (int)lround(a[i][1] + (a[i + 1][1] - a[i][1]) * p),
+		 (int)lround(a[i][2] + (a[i + 1][2] - a[i][2]) * p));
+}
+
+static double logscale(uint64_t v, uint64_t max)
+{
+	return max ? log1p((double)v) / log1p((double)max) : 0.0;
+}
+
+static void sym(struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
+{
+	uint64_t o = 0;
+	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
+
+	if (!addr)
+		snprintf(buf, n, "-");
+	else if (!s)
+		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
+	else if (off)
+		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
+	else
+		snprintf(buf, n, "%s", s);
+}
+
+static double duration_s(const struct rpt *r)
+{
+	return r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
+}
+
+/* nice_step - a 1/2/5 x 10^k step giving at most max ticks over span */
+static double nice_step(double span, int max)
+{
+	static const double m[] = { 1, 2, 5, 10 };
+	double base;
+
+	if (!(span > 0))
+		return 1;
+	base = pow(10.0, floor(log10(span / max)));
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++)
+		if (span / (base * m[i]) <= max)
+			return base * m[i];
+	return base * 10;
+}
+
+/* ---- sections ---- */
+
+static const char *const css =
+	"body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;"
+	"margin:24px;color:#1d1d1f;background:#fff;max-width:1400px}"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 6px;border-bottom:1px solid #ddd;"
+	"padding-bottom:3px}h3{font-size:14px;margin:4px 0}"
+	".meta{color:#555;font-size:13px;margin:2px 0}.note{color:#666;font-size:12px;margin:4px 0 8px}"
+	"nav{font-size:13px;margin:10px 0}nav a{margin-right:12px;color:#3558a8}"
+	"table{border-collapse:collapse;font-size:12px;margin:6px 0}"
+	"th,td{border:1px solid #ddd;padding:2px 6px;text-align:right;white-space:nowrap}"
+	"th{background:#f3f3f3}td.l,th.l{text-align:left}"
+	"svg{font-size:11px;fill:#333;display:block}svg text{font-family:inherit}"
+	".axis{font-size:12px;fill:#444}.cellnum{font-size:10px;pointer-events:none}"
+	".kinds{display:flex;flex-wrap:wrap;gap:14px}.kind{border:1px solid #e2e2e2;border-radius:6px;"
+	"padding:8px;width:630px}.h{width:305px}.kind .pair{display:flex;gap:8px}.stat{font-size:12px;color:#444;"
+	"margin:2px 0 4px}.pill{display:inline-block;background:#f1f1f1;border-radius:9px;padding:1px 8px;"
+	"margin:2px 4px 2px 0;font-size:12px}details{font-size:11px}summary{cursor:pointer;color:#3558a8}";
+
+static void head(struct hx *x)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	struct ipt_trace *t = x->t;
+	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	char a[32], b[32], c[32];
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"ipitrace " IPT_VERSION "\">\n<title>ipitrace report: ", f);
+	esc(f, ipt_trace_path(t));
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+	fputs("<h1>Who interrupts my CPUs?</h1>\n<p class=\"meta\">", f);
+	esc(f, ipt_trace_path(t));
+	fprintf(f, " &middot; %.6f s &middot; %d CPUs &middot; clock %s &middot; kernel ", duration_s(r),
+		r->ncpus, *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown");
+	esc(f, *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	fprintf(f, "</p>\n<p class=\"meta\">%s events &middot; %s IPI send events &middot; %s IPIs "
+		"(one per target CPU)", num(r->events, a), num(st->send_events, b), num(r->rows, c));
+	if (r->filter) {
+		fputs(" &middot; ", f);
+		fputs(num(r->rows_counted, a), f);
+		fputs(" matching the filter <code>", f);
+		esc(f, r->opts.filter);
+		fputs("</code>", f);
+	}
+	fputs("</p>\n<p>", f);
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			fprintf(f, "<span class=\"pill\">%s %s</span>", ipt_kind_name(k), num(r->kinds[k], a));
+	fputs("</p>\n<nav><a href=\"#heatmap\">sender &times; target</a><a href=\"#time\">over time</a>"
+	      "<a href=\"#hist\">latency by kind</a><a href=\"#cpus\">per CPU</a>"
+	      "<a href=\"#tops\">top senders</a><a href=\"#matching\">matching</a>"
+	      "<a href=\"#isolated\">isolated CPUs</a></nav>\n", f);
+}
+
+static int heatmap(struct hx *x)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	struct axis ra = { 0 }, ca = { 0 };	/* rows: senders, columns: targets */
+	bool *ws = calloc((size_t)r->ncpus + 1, 1), *wt = calloc((size_t)r->ncpus + 1, 1);
+	size_t n = 0;
+	struct rpt_entry *e = rpt_sorted(&r->matrix, &n);
+	uint64_t *cell = NULL, max = 0;
+	int cw, ch, L, T, W, H, cstep, rstep, ret = -1;
+	bool rot;
+	char col[8], a[32], b[32], c1[32], lab[32], lab2[32];
+
+	if (!ws || !wt || !e)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].key.a < (uint64_t)r->ncpus)
+			ws[e[i].key.a] = true;
+		if (e[i].key.b < (uint64_t)r->ncpus)
+			wt[e[i].key.b] = true;
+	}
+	if (axis_build(&ra, r->ncpus, ws) || axis_build(&ca, r->ncpus, wt))
+		goto out;
+	fputs("<section id=\"heatmap\">\n<h2>Sender &times; target</h2>\n", f);
+	if (!ra.n || !ca.n) {
+		fputs("<p class=\"note\">No IPI in this trace (or none matching the filter).</p>\n</section>\n", f);
+		ret = 0;
+		goto out;
+	}
+	cell = calloc((size_t)ra.n * (size_t)ca.n, sizeof(*cell));
+	if (!cell)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int s = e[i].key.a < (uint64_t)r->ncpus ? ra.map[e[i].key.a] : -1;
+		int d = e[i].key.b < (uint64_t)r->ncpus ? ca.map[e[i].key.b] : -1;
+		uint64_t *v;
+
+		if (s < 0 || d < 0)
+			continue;
+		v = &cell[(size_t)s * (size_t)ca.n + (size_t)d];
+		*v += e[i].count;
+		if (*v > max)
+			max = *v;
+	}
+	cw = ca.n <= 8 ? 46 : ca.n <= 16 ? 34 : ca.n <= 32 ? 20 : 12;
+	ch = ra.n <= 8 ? 34 : ra.n <= 16 ? 28 : ra.n <= 32 ? 20 : 12;
+	rot = ca.group > 1 || ca.n > 16;	/* column labels slanted */
+	L = ra.group > 1 || ra.n > 16 ? 90 : 64;
+	T = rot ? 76 : 46;
+	W = L + ca.n * cw + 120;
+	H = T + ra.n * ch + 12;
+	if (H < T + 180)
+		H = T + 180;	/* room for the color scale */
+	cstep = ca.n <= 32 ? 1 : 4;
+	rstep = ra.n <= 32 ? 1 : 4;
+	fprintf(f, "<p class=\"note\">IPIs from each sending CPU (rows) to each target CPU (columns); only CPUs "
+		"that sent (rows) or received (columns) IPIs%s; log color scale; hover a cell for its count.</p>\n",
+		ra.group > 1 || ca.group > 1 ? ", grouped" : "");
+	fprintf(f, "<svg id=\"heatmap-svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		"aria-label=\"sender by target IPI counts\">\n", W, H, W, H);
+	fprintf(f, "<defs><linearGradient id=\"hmscale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">");
+	for (int i = 0; i <= 8; i++) {
+		color(0.08 + 0.92 * i / 8.0, col);
+		fprintf(f, "<stop offset=\"%.3f\" stop-color=\"%s\"/>", i / 8.0, col);
+	}
+	fputs("</linearGradient></defs>\n", f);
+	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"13\" text-anchor=\"middle\">target CPU &#8594;</text>\n",
+		L + ca.n * cw / 2);
+	fprintf(f, "<text class=\"axis\" transform=\"translate(14,%d) rotate(-90)\" text-anchor=\"middle\">"
+		"sending CPU &#8594;</text>\n", T + ra.n * ch / 2);
+	for (int i = 0; i < ca.n; i += cstep) {
+		int cx = L + i * cw + cw / 2;
+
+		axis_label(&ca, i, lab, sizeof(lab));
+		if (rot)
+			fprintf(f, "<text x=\"%d\" y=\"%d\" transform=\"rotate(-50 %d %d)\">%s</text>\n", cx, T - 4, cx,
+				T - 4, lab);
+		else
+			fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", cx, T - 5, lab);
+	}
+	for (int i = 0; i < ra.n; i += rstep) {
+		axis_label(&ra, i, lab, sizeof(lab));
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", L - 5, T + i * ch + ch / 2 + 4, lab);
+	}
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f5f5f5\" stroke=\"#ddd\"/>\n",
+		L, T, ca.n * cw, ra.n * ch);
+	for (int s = 0; s < ra.n; s++)
+		for (int d = 0; d < ca.n; d++) {
+			uint64_t v = cell[(size_t)s * (size_t)ca.n + (size_t)d];
+			double tt = logscale(v, max);
+
+			if (!v)
+				continue;
+			color(0.08 + 0.92 * tt, col);
+			axis_label(&ra, s, lab, sizeof(lab));
+			axis_label(&ca, d, lab2, sizeof(lab2));
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
+				"<title>CPU%s %s &#8594; CPU%s %s: %s IPIs</title></rect>",
+				L + d * cw, T + s * ch, cw - (cw > 12), ch - (ch > 12), col,
+				ra.lo[s] == ra.hi[s] ? "" : "s", lab, ca.lo[d] == ca.hi[d] ? "" : "s", lab2,
+				num(v, a));
+			if (cw >= 34 && ch >= 20)
+				fprintf(f, "<text class=\"cellnum\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"%s\">%s</text>",
+					L + d * cw + cw / 2, T + s * ch + ch / 2 + 4, tt > 0.45 ? "#fff" : "#222",
+					shortnum((double)v, b));
+			fputc('\n', f);
+		}
+	{	/* the color scale */
+		int lx = L + ca.n * cw + 28, lh = 160;
+
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"%d\" fill=\"url(#hmscale)\" stroke=\"#ccc\"/>\n",
+			lx, T, lh);
+		for (int i = 0; i <= 4; i++) {
+			double v = expm1(log1p((double)max) * i / 4.0);
+
+			fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>", lx + 19, T + lh - i * lh / 4 + 4,
+				i ? shortnum(v, c1) : "1");
+		}
+		fprintf(f, "\n<text class=\"axis\" x=\"%d\" y=\"%d\">IPIs</text>\n", lx - 2, T - 8);
+	}
+	fputs("</svg>\n</section>\n", f);
+	ret = 0;
+out:
+	free(cell);
+	axis_free(&ra);
+	axis_free(&ca);
+	free(ws);
+	free(wt);
+	free(e);
+	return ret;
+}
+
+static void time_chart(struct hx *x)
+{
+	FILE *f = x->f;
+	const int L = 170, PW = 720, R = 110, RH = 22, T = 8;
+	int W = L + PW + R, H;
+	uint64_t maxtot = 0;
+	double binsec = (double)x->span / 1e9 / TBINS, ds = (double)x->span / 1e9, step;
+	char col[8], a[32], b[32], lab[32];
+
+	fputs("<section id=\"time\">\n<h2>IPIs per target CPU over time</h2>\n", f);
+	if (!x->tax.n) {
+		fputs("<p class=\"note\">No IPI to show.</p>\n</section>\n", f);
+		return;
+	}
+	H = T + x->tax.n * RH + 34;
+	for (int i = 0; i < x->tax.n; i++) {
+		uint64_t tot = 0;
+
+		for (int k = 0; k < TBINS; k++)
+			tot += x->tbins[(size_t)i * TBINS + k];
+		if (tot > maxtot)
+			maxtot = tot;
+	}
+	fprintf(f, "<p class=\"note\">IPIs received per %s, in %d time bins of %s; each row is scaled to its "
+		"own peak rate (right), its color to its total (left). Hover a row for its numbers.</p>\n",
+		x->tax.group > 1 ? "group of target CPUs" : "target CPU", TBINS, dur(binsec * 1e9, a));
+	fprintf(f, "<svg id=\"time-svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+		"aria-label=\"IPIs per target CPU over time\">\n", W, H, W, H);
+	for (int i = 0; i < x->tax.n; i++) {
+		const uint64_t *v = &x->tbins[(size_t)i * TBINS];
+		uint64_t tot = 0, peak = 0;
+		int peakb = 0, base = T + (i + 1) * RH - 3, h = RH - 5;
+
+		for (int k = 0; k < TBINS; k++) {
+			tot += v[k];
+			if (v[k] > peak) {
+				peak = v[k];
+				peakb = k;
+			}
+		}
+		axis_label(&x->tax, i, lab, sizeof(lab));
+		color(0.15 + 0.85 * logscale(tot, maxtot), col);
+		fprintf(f, "<g data-total=\"%llu\"><title>CPU%s %s: %s IPIs; peak %s/s around %.3f s</title>",
+			(unsigned long long)tot, x->tax.group > 1 ? "s" : "", lab, num(tot, a),
+			shortnum(binsec > 0 ? (double)peak / binsec : (double)peak, b),
+			(peakb + 0.5) * ds / TBINS);
+		fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", base - RH + 3, W, RH,
+			i % 2 ? "#fafafa" : "#fff");
+		fprintf(f, "<text x=\"4\" y=\"%d\">cpu %s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>",
+			base - 4, lab, L - 8, base - 4, num(tot, a));
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ccc\"/>", L, base, L + PW, base);
+		if (peak) {
+			fprintf(f, "<path fill=\"%s\" stroke=\"%s\" stroke-width=\"0.6\" d=\"M%d %d", col, col, L, base);
+			for (int k = 0; k < TBINS; k++)
+				fprintf(f, "L%d %.1f", L + k * PW / TBINS + PW / TBINS / 2,
+					base - (double)h * (double)v[k] / (double)peak);
+			fprintf(f, "L%d %dZ\"/>", L + PW, base);
+		}
+		fprintf(f, "<text x=\"%d\" y=\"%d\">%s/s</text></g>\n", L + PW + 6, base - 4,
+			shortnum(binsec > 0 ? (double)peak / binsec : (double)peak, a));
+	}
+	/* the time axis */
+	{
+		int y = T + x->tax.n * RH;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n", L, y, L + PW, y);
+		step = nice_step(ds, 8);
+		for (double s = 0; ds > 0 && s <= ds * 1.0001; s += step) {
+			int xx = L + (int)lround(s / ds * PW);
+
+			fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
+				"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.*f s</text>\n", xx, y, xx, y + 4, xx,
+				y + 16, step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : step >= 0.001 ? 3 : 6, s);
+		}
+		fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first "
+			"event (trace clock)</text>\n", L + PW / 2, y + 30);
+	}
+	fputs("</svg>\n</section>\n", f);
+}
+
+/* one histogram of a kind */
+static void hist_svg(struct hx *x, const char *id, const char *title, struct hist *h,
+		     const uint64_t *bins, const char *none)
+{
+	FILE *f = x->f;
+	const int W = 300, H = 150, L = 44, R = 8, T = 8, B = 30, PW = W - L - R, PH = H - T - B;
+	int b0 = -1, b1 = -1, nb;
+	uint64_t max = 0;
+	char a[32], b[32], c[32], d[32];
+
+	for (int i = 0; i < HB_N; i++)
+		if (bins[i]) {
+			if (b0 < 0)
+				b0 = i;
+			b1 = i;
+			if (bins[i] > max)
+				max = bins[i];
+		}
+	fprintf(f, "<div class=\"h\"><h3>%s</h3>", title);
+	if (!h->count) {
+		fprintf(f, "<p class=\"stat\">%s</p></div>\n", none);
+		return;
+	}
+	fprintf(f, "<p class=\"stat\">n %s &middot; p50 %s &middot; p99 %s &middot; max %s</p>", num(h->count, a),
+		dur((double)hist_quantile(h, 0.5), b), dur((double)hist_quantile(h, 0.99), c),
+		dur((double)h->max, d));
+	/* whole decades around the data */
+	if (b0 >= 1)
+		b0 = 1 + (b0 - 1) / HB_PER * HB_PER;
+	if (b1 >= 1 && b1 < HB_N - 1)
+		b1 = 1 + ((b1 - 1) / HB_PER + 1) * HB_PER - 1;
+	if (b1 > HB_N - 1)
+		b1 = HB_N - 1;
+	nb = b1 - b0 + 1;
+	fprintf(f, "<svg id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">",
+		id, W, H, W, H, title);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", L, T + PH, L + PW, T + PH);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", L, T, L, T + PH);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text><text x=\"%d\" y=\"%d\" "
+		"text-anchor=\"end\">0</text>", L - 4, T + 8, shortnum((double)max, a), L - 4, T + PH);
+	for (int i = b0; i <= b1; i++) {
+		double x0 = L + (double)(i - b0) * PW / nb, bw = (double)PW / nb;
+		double bh = max ? (double)PH * (double)bins[i] / (double)max : 0;
+
+		if (bins[i]) {
+			if (i == 0)
+				snprintf(c, sizeof(c), "&lt; 10 ns");
+			else if (i == HB_N - 1)
+				snprintf(c, sizeof(c), "&#8805; 10 s");
+			else
+				snprintf(c, sizeof(c), "%s", dur(hbin_lo(i), d));
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4a72b8\">"
+				"<title>%s%s%s: %s</title></rect>", x0 + 0.5, T + PH - bh, bw > 2 ? bw - 1 : bw, bh,
+				c, i > 0 && i < HB_N - 1 ? " to " : "",
+				i > 0 && i < HB_N - 1 ? dur(hbin_lo(i + 1), d) : "", num(bins[i], a));
+		}
+		if (i >= 1 && (i - 1) % HB_PER == 0 && i < HB_N - 1)
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
+				"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x0, T + PH, x0, T + PH + 4,
+				x0, T + PH + 15, dur(hbin_lo(i), a));
+	}
+	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time (log scale)</text>",
+		L + PW / 2, H - 2);
+	fputs("</svg></div>\n", f);
+}
+
+static void histograms(struct hx *x)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	bool any = false;
+	char a[32], id[64], none[256];
+
+	fputs("<section id=\"hist\">\n<h2>Latency and handler time by kind</h2>\n", f);
+	fputs("<p class=\"note\">Latency: from the send to the entry of the interrupt that served it on the "
+	      "target CPU. Handler time: from that entry to its exit; a handler that served IPIs of several "
+	      "kinds counts in each. Bins: 5 per decade. Hover a bar for its range and count.</p>\n", f);
+	if (!r->have_receive)
+		fputs("<p class=\"note\">This trace has no receive events (irq_vectors:*_entry, "
+		      "ipi:ipi_entry): nothing to match, so no latency or handler time.</p>\n", f);
+	else if (!r->cross_ok)
+		fprintf(f, "<p class=\"note\">Cross-CPU latencies are left out: %s (use "
+			"--assume-synced-clock to compute them anyway). Only IPIs a CPU sent to itself "
+			"have a latency.</p>\n", r->cross_why);
+	fputs("<div class=\"kinds\">\n", f);
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		if (!r->kinds[k])
+			continue;
+		any = true;
+		fprintf(f, "<div class=\"kind\" data-kind=\"%s\" data-lat-n=\"%llu\" data-hdl-n=\"%llu\">"
+			"<h3>%s &middot; %s IPIs</h3><div class=\"pair\">\n", ipt_kind_name(k),
+			(unsigned long long)x->k[k].lat.count, (unsigned long long)x->k[k].hdl.count,
+			ipt_kind_name(k), num(r->kinds[k], a));
+		snprintf(id, sizeof(id), "lat-%s", ipt_kind_name(k));
+		snprintf(none, sizeof(none), "%s", !r->have_receive ? "no receive events" :
+			 !r->cross_ok ? "none measurable (cross-CPU latencies left out)" : "none matched");
+		hist_svg(x, id, "send &#8594; handler entry", &x->k[k].lat, x->k[k].latb, none);
+		snprintf(id, sizeof(id), "hdl-%s", ipt_kind_name(k));
+		hist_svg(x, id, "handler time", &x->k[k].hdl, x->k[k].hdlb,
+			 r->have_receive ? "no handler seen" : "no receive events");
+		fputs("</div></div>\n", f);
+	}
+	if (!any)
+		fputs("<p class=\"note\">No IPI.</p>\n", f);
+	fputs("</div>\n</section>\n", f);
+}
+
+static unsigned long long lost_of(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
+{
+	const char *st = ipt_trace_cpustat(t, cpu), *p;
+	unsigned long long n = c->lost;
+
+	if ((p = strstr(st, "overrun: ")))
+		n += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(st, "dropped events: ")))
+		n += strtoull(p + 16, NULL, 10);
+	return n;
+}
+
+static void td_hist(FILE *f, struct hist *h)
+{
+	if (!h->count)
+		fputs("<td>-</td><td>-</td><td>-</td>", f);
+	else
+		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)hist_quantile(h, 0.5) / 1e3,
+			(double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3);
+}
+
+static void cpu_table(struct hx *x)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	double d = duration_s(r);
+	int shown = 0, more = 0;
+	char a[32];
+
+	fputs("<section id=\"cpus\">\n<h2>Per target CPU</h2>\n<table>\n<tr><th>cpu</th><th>IPIs</th>"
+	      "<th>per s</th>", f);
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			fprintf(f, "<th>%s</th>", ipt_kind_name(k));
+	fputs("<th>sent</th><th>lat p50 &#181;s</th><th>lat p99</th><th>lat max</th><th>hdl p50 &#181;s</th>"
+	      "<th>hdl p99</th><th>hdl max</th><th>lost events</th></tr>\n", f);
+	for (int c = 0; c < r->ncpus; c++) {
+		struct rpt_cpu *cp = &r->cpus[c];
+
+		if (!cp->ipis && !cp->handlers && !cp->sent)
+			continue;
+		if (shown == CPU_ROWS_MAX) {
+			more++;
+			continue;
+		}
+		shown++;
+		fprintf(f, "<tr><td>%d</td><td>%s</td><td>%.1f</td>", c, num(cp->ipis, a),
+			d > 0 ? (double)cp->ipis / d : 0.0);
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			if (r->kinds[k])
+				fprintf(f, "<td>%s</td>", num(cp->by_kind[k], a));
+		fprintf(f, "<td>%s</td>", num(cp->sent, a));
+		td_hist(f, &cp->lat);
+		td_hist(f, &cp->handler);
+		fprintf(f, "<td>%llu%s</td></tr>\n", lost_of(x->t, cp, c), cp->lost_unknown ? "+" : "");
+	}
+	fputs("</table>\n", f);
+	if (more)
+		fprintf(f, "<p class=\"note\">%d more CPUs: see <code>ipitrace report --format json</code>.</p>\n",
+			more);
+	if (!r->cross_ok)
+		fprintf(f, "<p class=\"note\">Cross-CPU latencies are missing: %s.</p>\n", r->cross_why);
+	fputs("</section>\n", f);
+}
+
+static int cmp_key(const void *p, const void *q)
+{
+	const struct rpt_entry *a = p, *b = q;
+
+	if (a->key.a != b->key.a)
+		return a->key.a < b->key.a ? -1 : 1;
+	return a->key.b < b->key.b ? -1 : a->key.b > b->key.b;
+}
+
+static int cmp_count(const void *p, const void *q)
+{
+	const struct rpt_entry *a = p, *b = q;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return cmp_key(p, q);
+}
+
+/* sum_over_target - the entries of m added up over the target CPU (key.c),
+ * largest count first; with by_a only key.a counts (key.b is dropped) */
+static struct rpt_entry *sum_over_target(const struct rpt_map *m, bool by_a, size_t *n)
+{
+	struct rpt_entry *e = rpt_sorted(m, n);
+	size_t k = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		e[i].key.c = 0;
+		if (by_a)
+			e[i].key.b = 0;
+	}
+	qsort(e, *n, sizeof(*e), cmp_key);
+	for (size_t i = 0; i < *n; i++) {
+		if (k && !cmp_key(&e[k - 1], &e[i]))
+			e[k - 1].count += e[i].count;
+		else
+			e[k++] = e[i];
+	}
+	*n = k;
+	qsort(e, k, sizeof(*e), cmp_count);
+	return e;
+}
+
+static void tops(struct hx *x, int top)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	size_t n = 0, m = 0;
+	struct rpt_entry *s = sum_over_target(&r->senders, true, &n);
+	struct rpt_entry *p = sum_over_target(&r->pairs, false, &m);
+	char a[160], b[160], c[32];
+
+	if (top < 10)
+		top = 10;
+	fputs("<section id=\"tops\">\n<h2>Top senders and call sites</h2>\n<div class=\"kinds\">\n", f);
+	fputs("<div><h3>Tasks that send the most IPIs</h3><table><tr><th class=\"l\">task</th><th>pid</th>"
+	      "<th>IPIs</th><th>share</th></tr>\n", f);
+	for (size_t i = 0; s && i < n && i < (size_t)top; i++) {
+		int pid = (int)(uint32_t)s[i].key.a;
+
+		fputs("<tr><td class=\"l\">", f);
+		esc(f, ipt_trace_comm(x->t, pid));
+		fprintf(f, "</td><td>%d</td><td>%s</td><td>%.1f%%</td></tr>\n", pid, num(s[i].count, c),
+			r->rows_counted ? 100.0 * (double)s[i].count / (double)r->rows_counted : 0.0);
+	}
+	fputs("</table></div>\n<div><h3>Call sites and the functions they run</h3><table><tr>"
+	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th>IPIs</th><th>share</th></tr>\n", f);
+	for (size_t i = 0; p && i < m && i < (size_t)top; i++) {
+		sym(x->t, p[i].key.a, true, a, sizeof(a));
+		sym(x->t, p[i].key.b, false, b, sizeof(b));
+		fputs("<tr><td class=\"l\">", f);
+		esc(f, a);
+		fputs("</td><td class=\"l\">", f);
+		esc(f, b);
+		fprintf(f, "</td><td>%s</td><td>%.1f%%</td></tr>\n", num(p[i].count, c),
+			r->rows_counted ? 100.0 * (double)p[i].count / (double)r->rows_counted : 0.0);
+	}
+	fputs("</table></div>\n</div>\n</section>\n", f);
+	free(s);
+	free(p);
+}
+
+static void matching(struct hx *x)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	const struct rpt_unmatched *u = &r->unmatched;
+	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	uint64_t handlers = 0, unattributed = 0, coalesced = 0, csd = 0;
+	char a[32], b[32], c[32], d[32];
+
+	for (int i = 0; i < r->ncpus; i++) {
+		handlers += r->cpus[i].handlers;
+		unattributed += r->cpus[i].handlers_unattributed;
+		coalesced += r->cpus[i].coalesced;
+		csd += r->cpus[i].csd_runs;
+	}
+	fputs("<section id=\"matching\">\n<h2>Matching sends to handlers</h2>\n", f);
+	if (st->csd_queued)
+		fprintf(f, "<p class=\"meta\">csd calls queued %s: %s rode an IPI of their own, %s needed none.</p>\n",
+			num(st->csd_queued, a), num(st->csd_joined, b), num(st->csd_no_ipi, c));
+	if (!r->have_receive) {
+		fputs("<p class=\"meta\">No receive events in this trace (irq_vectors:*_entry or ipi:ipi_entry): "
+		      "nothing to match.</p>\n</section>\n", f);
+		return;
+	}
+	fprintf(f, "<p class=\"meta\">Remote IPIs matched to a handler: %s of %s (%.2f%%); served by an interrupt "
+		"that served an earlier one (coalesced): %s.</p>\n", num(r->remote_matched, a),
+		num(r->remote_total, b),
+		r->remote_total ? 100.0 * (double)r->remote_matched / (double)r->remote_total : 100.0,
+		num(coalesced, c));
+	fprintf(f, "<p class=\"meta\">IPI interrupts %s, with no traced send %s; csd calls matched by pointer "
+		"%s.</p>\n", num(handlers, a), num(unattributed, b), num(csd, c));
+	fprintf(f, "<p class=\"meta\">Unmatched: trace ended %s, receive events not recorded %s, lost events "
+		"%s, no handler seen %s.</p>\n</section>\n", num(u->trace_ended, a), num(u->no_receive_events, b),
+		num(u->lost_events, c), num(u->no_handler, d));
+}
+
+static void isolated(struct hx *x, const struct ipt_cpuset *iso)
+{
+	FILE *f = x->f;
+	struct rpt *r = x->r;
+	char list[256], a[160], b[160];
+
+	fputs("<section id=\"isolated\">\n<h2>IPIs that reached isolated CPUs</h2>\n", f);
+	if (!iso) {
+		fputs("<p class=\"note\">No isolated CPUs: give them with <code>--isolated LIST</code> "
+		      "(<code>ipitrace record</code> stores the machine's own).</p>\n</section>\n", f);
+		return;
+	}
+	ipt_cpuset_format_list(iso, list, sizeof(list));
+	fprintf(f, "<p class=\"meta\">CPUs %s: %zu IPIs.</p>\n", list, r->niso);
+	if (!r->niso) {
+		fputs("</section>\n", f);
+		return;
+	}
+	fputs("<table>\n<tr><th class=\"l\">time</th><th>from</th><th>to</th><th class=\"l\">task</th>"
+	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th class=\"l\">kind</th>"
+	      "<th>latency &#181;s</th><th>handler &#181;s</th><th class=\"l\">stack</th></tr>\n", f);
+	for (size_t i = 0; i < r->niso && i < ISO_MAX; i++) {
+		struct rpt_iso *e = &r->iso[i];
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+		ipt_render_ts(x->t, e->ts, &sb);
+		fputs("<tr><td class=\"l\">", f);
+		esc(f, sb_str(&sb));
+		ipt_strbuf_free(&sb);
+		fprintf(f, "</td><td>%d</td><td>%d</td><td class=\"l\">", e->src_cpu, e->target_cpu);
+		esc(f, ipt_trace_comm(x->t, e->pid));
+		fprintf(f, "-%d</td><td class=\"l\">", e->pid);
+		sym(x->t, e->callsite, true, a, sizeof(a));
+		esc(f, a);
+		fputs("</td><td class=\"l\">", f);
+		sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		esc(f, b);
+		fprintf(f, "</td><td class=\"l\">%s</td>", ipt_kind_name(e->kind));
+		if (e->latency >= 0)
+			fprintf(f, "<td>%.1f</td>", (double)e->latency / 1e3);
+		else
+			fprintf(f, "<td>%s</td>", e->matched ? "n/a" : "unmatched");
+		if (e->handler >= 0)
+			fprintf(f, "<td>%.1f</td>", (double)e->handler / 1e3);
+		else
+			fputs("<td>-</td>", f);
+		fputs("<td class=\"l\">", f);
+		if (e->nstack) {
+			fprintf(f, "<details><summary>%u frames</summary>", e->nstack);
+			for (uint32_t k = 0; k < e->nstack; k++) {
+				sym(x->t, e->stack[k], true, a, sizeof(a));
+				esc(f, a);
+				fputs("<br>", f);
+			}
+			fputs("</details>", f);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (r->niso > ISO_MAX)
+		fprintf(f, "<p class=\"note\">%zu more: see <code>ipitrace report --format json</code>.</p>\n",
+			r->niso - ISO_MAX);
+	fputs("</section>\n", f);
+}
+
+static void hx_free(struct hx *x)
+{
+	for (int c = 0; c < x->ncpu; c++)
+		for (int k = 0; k < NCLS; k++)
+			free(x->cpu[c].q[k].v);
+	free(x->cpu);
+	free(x->ev);
+	free(x->tbins);
+	axis_free(&x->tax);
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		hist_free(&x->k[k].lat);
+		hist_free(&x->k[k].hdl);
+	}
+}
+
+int report_html(struct rpt *r, struct ipt_trace *t, const struct ipt_cpuset *iso, int top,
+		const char *path)
+{
+	struct hx x = { 0 };
+	struct outfile of;
+	bool *want = NULL;
+	int ret = 1;
+
+	x.r = r;
+	x.t = t;
+	x.t0 = r->first_ts;
+	x.span = r->last_ts > r->first_ts ? r->last_ts - r->first_ts + 1 : 1;
+	want = calloc((size_t)r->ncpus + 1, 1);
+	if (!want || ensure_cpu(&x, r->ncpus > 0 ? r->ncpus - 1 : 0))
+		goto oom;
+	for (int c = 0; c < r->ncpus; c++)
+		want[c] = r->cpus[c].ipis > 0;
+	if (axis_build(&x.tax, r->ncpus, want))
+		goto oom;
+	x.tbins = calloc((size_t)(x.tax.n ? x.tax.n : 1) * TBINS, sizeof(*x.tbins));
+	if (!x.tbins)
+		goto oom;
+	if (extra_pass(&x)) {
+		err_msg("%s", *ipt_errmsg() ? ipt_errmsg() : "out of memory");
+		goto out;
+	}
+	if (outfile_open(&of, path))
+		goto out;
+	x.f = of.f;
+	head(&x);
+	if (heatmap(&x)) {
+		outfile_abort(&of);
+		goto oom;
+	}
+	time_chart(&x);
+	histograms(&x);
+	cpu_table(&x);
+	tops(&x, top);
+	matching(&x);
+	isolated(&x, iso);
+	fprintf(x.f, "<p class=\"note\">Written by ipitrace %s. Times are trace clock times.</p>\n"
+		"</body>\n</html>\n", IPT_VERSION);
+	if (outfile_commit(&of))
+		goto out;
+	ret = 0;
+	goto out;
+oom:
+	err_msg("out of memory");
+out:
+	free(want);
+	hx_free(&x);
+	return ret;
+}

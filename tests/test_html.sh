@@ -1,0 +1,247 @@
+#!/bin/sh
+# test_html.sh - `ipitrace report --html`: one self-contained HTML file.
+#
+# For a real trace (with --isolated) and synthetic ones (x86, arm64, 256
+# CPUs): the report is written, has no script, no external resource and no
+# http(s) URL (xmlns attributes aside), its SVG blocks are well-formed XML,
+# and its numbers agree with `ipitrace report --format json` (IPIs per CPU
+# over time add up to the IPIs counted; per-kind latency samples add up to
+# the per-CPU ones of lib/report.c, an independent implementation of the
+# matching).  Headless Chromium (Debian's; installed if missing) then loads
+# the page: no console error, and the heatmap, the time chart and the
+# histograms are laid out with a non-zero size; a screenshot is kept in
+# BUILD_DIR/html-report/.  A 2M-event trace's report must stay under 2 MB.
+#
+#   sh tests/test_html.sh [BUILD_DIR]      (default build)
+#
+# One line per check: "PASS name", "FAIL name: why", "SKIP name: why";
+# the last line is "RESULT <passed> <failed>".
+. "$(dirname "$0")/lib.sh"
+
+GEN="$TOP/$B/tools/gen-synth"
+SHOTS="$TOP/$B/html-report"
+MAX_BYTES=2097152
+
+if [ ! -x "$IPT" ]; then
+	fail build "$IPT is missing (run make)"
+	finish
+fi
+mkdir -p "$TMP/h" "$SHOTS"
+
+# ---- reports: NAME TRACE [OPTIONS] ----
+REPORTS=""
+add_report() {	# add_report NAME TRACE OPTIONS...
+	name=$1 trace=$2
+	shift 2
+	if "$IPT" report --html "$TMP/h/$name.html" "$@" "$trace" 2> "$TMP/err" &&
+	   [ -s "$TMP/h/$name.html" ]; then
+		pass "report-$name"
+		REPORTS="$REPORTS $name"
+		echo "$trace" > "$TMP/h/$name.trace"
+		"$IPT" report --format json "$@" "$trace" > "$TMP/h/$name.json" 2> /dev/null
+	else
+		fail "report-$name" "exit status or empty file: $(head -n 1 "$TMP/err")"
+	fi
+}
+
+REC="$TRACES/recorded/pingpong.dat"
+if [ -f "$REC" ]; then
+	add_report pingpong "$REC" --isolated 1
+else
+	skip report-pingpong "no $REC"
+fi
+if [ -x "$GEN" ]; then
+	"$GEN" -o "$TMP/x86.dat" -e 20000 -s 3 -n 8 &&
+	"$GEN" -o "$TMP/arm64.dat" -a arm64 -e 20000 -s 4 -n 8 &&
+	"$GEN" -o "$TMP/wide.dat" -n 256 -e 100000 -s 2 ||
+		fail gen-synth "could not write synthetic traces"
+	[ -f "$TMP/x86.dat" ] && add_report synth-x86 "$TMP/x86.dat" --assume-synced-clock --isolated 3-4
+	[ -f "$TMP/arm64.dat" ] && add_report synth-arm64 "$TMP/arm64.dat" --assume-synced-clock
+	[ -f "$TMP/wide.dat" ] && add_report synth-256cpus "$TMP/wide.dat" --assume-synced-clock \
+		-F 'kind != "resched"'
+else
+	skip gen-synth "$GEN is missing: synthetic reports not checked"
+fi
+
+# option handling
+if "$IPT" report --help | grep -q -- '--html'; then
+	pass help-text
+else
+	fail help-text "report --help does not mention --html"
+fi
+if [ -n "$REPORTS" ]; then
+	t1=$(cat "$TMP/h/$(echo $REPORTS | cut -d' ' -f1).trace")
+	if "$IPT" report --html "$TMP/nodir/x.html" "$t1" > /dev/null 2>&1; then
+		fail html-bad-path "exit 0 for an unwritable path"
+	else
+		pass html-bad-path
+	fi
+	if "$IPT" report --html - "$t1" 2> /dev/null | grep -q '</html>'; then
+		pass html-stdout
+	else
+		fail html-stdout "--html - did not write the page to standard output"
+	fi
+	ls -a "$TMP/h" | grep -q 'tmp' && fail no-temp-files "$(ls -a "$TMP/h" | grep tmp)" || pass no-temp-files
+fi
+
+# ---- static checks of each file ----
+for n in $REPORTS; do
+	f="$TMP/h/$n.html"
+	# no URL but the SVG namespace, no script, no external resource of any kind
+	urls=$(sed -E 's/xmlns(:[a-z]+)?="https?:[^"]*"//g' "$f" | grep -o -E 'https?://[^"<> ]*' | head -n 3)
+	ext=$(grep -o -i -E '<script|<link|<img|<iframe|<object|<embed|@import|@font-face|url\([^#)]' "$f" | head -n 3)
+	if [ -n "$urls" ]; then
+		fail "self-contained-$n" "URLs: $(echo $urls)"
+	elif [ -n "$ext" ]; then
+		fail "self-contained-$n" "external resource or script: $(echo $ext)"
+	else
+		pass "self-contained-$n"
+	fi
+	# SVG blocks are well-formed XML; the numbers agree with the JSON report
+	if msg=$("$PY" - "$f" "$TMP/h/$n.json" 2>&1 <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as ET
+html = open(sys.argv[1], encoding='utf-8').read()
+rep = json.load(open(sys.argv[2]))
+svgs = re.findall(r'<svg\b.*?</svg>', html, re.S)
+assert svgs, 'no <svg> element'
+for s in svgs:
+    try:
+        ET.fromstring(s)
+    except ET.ParseError as e:
+        raise SystemExit('SVG not well-formed: %s: %s' % (e, s[:120]))
+ids = set(re.findall(r'<svg id="([^"]+)"', html))
+if rep['ipis_counted']:
+    for need in ('heatmap-svg', 'time-svg'):
+        assert need in ids, 'no svg#' + need
+tot = sum(int(x) for x in re.findall(r'data-total="(\d+)"', html))
+assert tot == rep['ipis_counted'], 'time chart rows add up to %d IPIs, the report counts %d' % (tot, rep['ipis_counted'])
+lat = sum(int(x) for x in re.findall(r'data-lat-n="(\d+)"', html))
+jl = sum(c['latency']['count'] for c in rep['per_cpu'] if c['latency'])
+assert lat == jl, 'latency samples by kind %d, by CPU (lib/report.c) %d' % (lat, jl)
+hdl = [int(x) for x in re.findall(r'data-hdl-n="(\d+)"', html)]
+jh = sum(c['handler']['count'] for c in rep['per_cpu'] if c['handler'])
+assert max(hdl + [0]) <= jh <= sum(hdl), 'handler samples by kind %s vs %d by CPU' % (hdl, jh)
+for k, v in rep['kinds'].items():
+    if v:
+        assert ('data-kind="%s"' % k) in html, 'no histogram panel for kind ' + k
+        if jh:
+            assert ('id="hdl-%s"' % k) in html or 'data-hdl-n="0"' in html, 'no handler histogram for ' + k
+print('%d svgs, %d IPIs, %d latency samples' % (len(svgs), tot, lat))
+EOF
+	); then
+		pass "content-$n ($msg)"
+	else
+		fail "content-$n" "$(echo "$msg" | tail -n 1)"
+	fi
+done
+
+# ---- size: a large trace stays small ----
+if [ -x "$GEN" ]; then
+	"$GEN" -o "$TMP/big.dat" -e 2000000 -s 11 -n 16 &&
+	"$IPT" report --html "$TMP/h/big.html" --isolated 5 "$TMP/big.dat" 2> "$TMP/err"
+	sz=$(wc -c < "$TMP/h/big.html" 2> /dev/null || echo 0)
+	if [ "$sz" -gt 0 ] && [ "$sz" -lt $MAX_BYTES ]; then
+		pass "size-2M-events ($sz bytes)"
+		REPORTS="$REPORTS big"
+	else
+		fail size-2M-events "$sz bytes (limit $MAX_BYTES) $(head -n 1 "$TMP/err")"
+	fi
+	rm -f "$TMP/big.dat"
+fi
+
+# ---- headless Chromium ----
+find_chromium() {
+	for c in chromium chromium-browser; do
+		command -v "$c" > /dev/null 2>&1 && { CHROME=$(command -v "$c"); return 0; }
+	done
+	return 1
+}
+if ! find_chromium && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then
+	echo "installing chromium (apt-get install -y chromium)" >&2
+	DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q > /dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1; }
+fi
+if ! find_chromium; then
+	skip chromium "chromium is not installed and could not be installed (apt-get install chromium)"
+	finish
+fi
+
+# chrome ARGS... : headless, offline, throwaway profile
+chrome() {
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-default-apps --disable-extensions --mute-audio --hide-scrollbars \
+		--user-data-dir="$TMP/profile" "$@"
+}
+
+# The page has no script of its own; the test adds one to a copy, which
+# measures the laid-out charts and writes the sizes into the DOM.
+cat > "$TMP/measure.js" <<'EOF'
+<script>
+(function () {
+	var out = [];
+	var list = document.querySelectorAll('svg[id]');
+	for (var i = 0; i < list.length; i++) {
+		var r = list[i].getBoundingClientRect();
+		out.push(list[i].id + ' ' + Math.round(r.width) + ' ' + Math.round(r.height));
+	}
+	var p = document.createElement('pre');
+	p.id = 'ipt-measure';
+	p.textContent = 'MEASURE' + '-BEGIN\n' + out.join('\n') + '\nMEASURE' + '-END';
+	document.body.appendChild(p);
+})();
+</script>
+EOF
+for n in $REPORTS; do
+	f="$TMP/h/$n.html"
+	sed '/<\/body>/{
+r '"$TMP/measure.js"'
+}' "$f" > "$TMP/h/$n.measure.html"
+	chrome --enable-logging=stderr --v=0 --virtual-time-budget=3000 --dump-dom \
+		"file://$TMP/h/$n.measure.html" > "$TMP/h/$n.dom" 2> "$TMP/h/$n.log"
+	if grep -q -E 'Uncaught|:CONSOLE[:(]|Failed to load resource|net::ERR_' "$TMP/h/$n.log"; then
+		fail "chromium-console-$n" "$(grep -E 'Uncaught|:CONSOLE[:(]|Failed to load|net::ERR_' "$TMP/h/$n.log" | head -n 2 | tr '\n' ' ')"
+	elif ! grep -q 'MEASURE-END' "$TMP/h/$n.dom"; then
+		fail "chromium-load-$n" "no DOM dump: $(tail -n 2 "$TMP/h/$n.log" | tr '\n' ' ')"
+		continue
+	else
+		pass "chromium-console-$n"
+	fi
+	sed -n '/MEASURE-BEGIN/,/MEASURE-END/p' "$TMP/h/$n.dom" | grep -v MEASURE > "$TMP/h/$n.sizes"
+	bad=$(awk '$2 < 50 || $3 < 50 { print $1 " " $2 "x" $3 }' "$TMP/h/$n.sizes" | head -n 3)
+	have=$(cut -d' ' -f1 "$TMP/h/$n.sizes" | tr '\n' ' ')
+	missing=""
+	for id in heatmap-svg time-svg; do
+		grep -q "^$id " "$TMP/h/$n.sizes" || missing="$missing $id not laid out (have: $have)"
+	done
+	if ! grep -q -E '^(hdl|lat)-' "$TMP/h/$n.sizes"; then
+		missing="$missing no histogram svg (have: $have)"
+	fi
+	if [ -n "$bad" ]; then
+		fail "chromium-layout-$n" "charts with no size: $bad"
+	elif [ -n "$missing" ]; then
+		fail "chromium-layout-$n" "$missing"
+	else
+		pass "chromium-layout-$n ($(wc -l < "$TMP/h/$n.sizes") charts, heatmap $(grep '^heatmap-svg' "$TMP/h/$n.sizes" | cut -d' ' -f2,3 | tr ' ' x))"
+	fi
+done
+
+# screenshots of the real pages (they have no script: see self-contained-*)
+for n in $REPORTS; do
+	case "$n" in pingpong|synth-x86|big) ;; *) continue ;; esac
+	rm -f "$SHOTS/$n.png"
+	chrome --window-size=1400,3000 \
+		--screenshot="$SHOTS/$n.png" "file://$TMP/h/$n.html" > /dev/null 2> "$TMP/h/$n.shot.log"
+	cp "$TMP/h/$n.html" "$SHOTS/$n.html"
+	# a PNG of the requested size, and not blank (a blank page compresses to a few KB)
+	if [ -s "$SHOTS/$n.png" ] && [ "$(head -c 8 "$SHOTS/$n.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	   [ "$(wc -c < "$SHOTS/$n.png")" -gt 30000 ]; then
+		pass "screenshot-$n ($SHOTS/$n.png, $(wc -c < "$SHOTS/$n.png") bytes)"
+	else
+		fail "screenshot-$n" "no usable PNG: $(tail -n 1 "$TMP/h/$n.shot.log")"
+	fi
+done
+
+finish
