@@ -18,7 +18,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "who sends which IPIs to whom, how often, how long" },
 	{ "dump", cmd_dump, "print the events of a trace, masks as CPU lists" },
 	{ "count", cmd_count, "decode every event and count them per CPU and type" },
-	{ "convert", cmd_convert, "IPI rows as CSV / JSON lines (one row per target CPU)" },
+	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
 };
 
