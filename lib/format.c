@@ -288,6 +288,7 @@ void ipt_event_release(struct ipt_event *ev)
 	free(ev->system);
 	free(ev->name);
 	free(ev->print_fmt);
+	free(ev->dyn);
 	ipt_printfmt_free(ev->prog);
 	memset(ev, 0, sizeof(*ev));
 }

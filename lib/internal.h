@@ -102,6 +102,8 @@ struct ipt_event {
 	struct pf_prog *prog;	/* parsed print fmt, NULL if not parseable */
 	bool prog_tried;
 	const struct ipt_field *f_pid;	/* common_pid */
+	const struct ipt_field **dyn;	/* __data_loc/__rel_loc fields, checked per record */
+	int ndyn;
 };
 
 /*

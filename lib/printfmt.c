@@ -126,6 +126,7 @@ struct parser {
 
 #define ND(p, i) (&(p)->prog->nodes[(i)])
 #define TXT(p, off) ((p)->prog->arena.buf + (off))
+#define STR(s) ((s) ? (s) : "")	/* a name that may be missing */
 
 /* ------------------------------------------------------------------ */
 /* Errors, arena, nodes                                                */
@@ -135,8 +136,8 @@ struct parser {
 static enum tok perr(struct parser *p, const char *what)
 {
 	if (!p->failed)
-		ipt_err("%s:%s: print fmt: %s near column %zu", p->ev->system,
-			p->ev->name, what, p->pos);
+		ipt_err("%s:%s: print fmt: %s near column %zu", STR(p->ev->system),
+			STR(p->ev->name), what, p->pos);
 	p->failed = true;
 	return TK_ERROR;
 }
@@ -459,7 +460,7 @@ static const struct ipt_field *find_field(const struct ipt_event *ev, const char
 			const struct ipt_field *f = &ev->fields[i];
 			bool common = f->flags & IPT_FIELD_COMMON;
 
-			if (common == (pass == 0) && !strcmp(f->name, name))
+			if (common == (pass == 0) && !strcmp(STR(f->name), name))
 				return f;
 		}
 	return NULL;
@@ -468,7 +469,7 @@ static const struct ipt_field *find_field(const struct ipt_event *ev, const char
 /* field_is_array - libtraceevent's TEP_FIELD_IS_ARRAY */
 static bool field_is_array(const struct ipt_field *f)
 {
-	return (f->flags & IPT_FIELD_ARRAY) || strchr(f->type, '[') ||
+	return (f->flags & IPT_FIELD_ARRAY) || strchr(STR(f->type), '[') ||
 	       ((f->flags & IPT_FIELD_DYNAMIC) && f->size == 2);
 }
 
@@ -499,16 +500,17 @@ static unsigned int last_word_size(const char *type)
 /* elem_size - libtraceevent's elementsize of a field */
 static unsigned int elem_size(const struct ipt_trace *t, const struct ipt_field *f)
 {
+	const char *type = STR(f->type);
+
 	if (!(f->flags & IPT_FIELD_DYNAMIC) && !field_is_array(f))
 		return f->size;
-	if ((f->flags & IPT_FIELD_ARRAY) && f->nelem && strchr(f->type, '[') == NULL &&
-	    f->size % f->nelem == 0)
+	if ((f->flags & IPT_FIELD_ARRAY) && f->nelem && !strchr(type, '['))
 		return f->size / f->nelem;
 	if (f->flags & IPT_FIELD_DYNAMIC)
-		return last_word_size(f->type);
-	if (strstr(f->type, "char") || strstr(f->type, "u8") || strstr(f->type, "s8"))
+		return last_word_size(type);
+	if (strstr(type, "char") || strstr(type, "u8") || strstr(type, "s8"))
 		return 1;
-	if (strstr(f->type, "long"))
+	if (strstr(type, "long"))
 		return (unsigned int)t->long_size;
 	return 0;
 }
@@ -1852,10 +1854,10 @@ static struct pf_prog *parse_prog(struct ipt_trace *t, const struct ipt_event *e
 	enum tok type;
 
 	if (!ev->print_fmt || strlen(ev->print_fmt) > PF_MAX_TEXT) {
-		ipt_err("%s:%s: print fmt missing or too long", ev->system, ev->name);
+		ipt_err("%s:%s: print fmt missing or too long", STR(ev->system), STR(ev->name));
 		return NULL;
 	}
-	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "bprint")) {
+	if (!strcmp(STR(ev->system), "ftrace") && !strcmp(STR(ev->name), "bprint")) {
 		ipt_err("ftrace:bprint has no fixed print fmt");
 		return NULL;
 	}
@@ -1886,7 +1888,7 @@ static struct pf_prog *parse_prog(struct ipt_trace *t, const struct ipt_event *e
 			goto fail;
 		break;
 	}
-	if (!nargs && !strcmp(ev->system, "ftrace") && ftrace_args(&p, &args))
+	if (!nargs && !strcmp(STR(ev->system), "ftrace") && ftrace_args(&p, &args))
 		goto fail;
 	if (compile_format(&p, fmt, args))
 		goto fail;
@@ -1919,7 +1921,7 @@ static const struct pf_prog *get_prog(struct ipt_trace *t, const struct ipt_even
 	}
 	prog = w->prog;
 	if (!prog)
-		ipt_err("%s:%s: print fmt not supported", ev->system, ev->name);
+		ipt_err("%s:%s: print fmt not supported", STR(ev->system), STR(ev->name));
 	return prog;
 }
 
@@ -2831,7 +2833,7 @@ int ipt_printfmt_render(struct ipt_trace *t, const struct ipt_event *ev,
 		if (render_seg(&c, out, &prog->segs[k]) || c.fail) {
 			if (c.fail)
 				ipt_err("%s:%s: record cannot be printed with its print fmt",
-					ev->system, ev->name);
+					STR(ev->system), STR(ev->name));
 			out->len = start;
 			if (out->buf)
 				out->buf[start] = 0;

@@ -269,6 +269,16 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		pr->missed = 0;
 		rec->event = dlen >= 2 ?
 			ipt_trace_event_by_id(pr->t, (int)ipt_get_uint(rec->data, 2, be)) : NULL;
+		/* every __data_loc of the record must point inside it */
+		if (rec->event && rec->event->ndyn) {
+			for (int i = 0; i < rec->event->ndyn; i++) {
+				const uint8_t *d;
+				uint32_t n;
+
+				if (ipt_field_bytes(pr->t, rec, rec->event->dyn[i], &d, &n))
+					return bad(pr, pos, "a __data_loc field points outside its event");
+			}
+		}
 		return 1;
 	}
 }

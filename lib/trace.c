@@ -58,9 +58,21 @@ int ipt_trace_finish_events(struct ipt_trace *t)
 	int max = -1;
 
 	for (int i = 0; i < t->nevents; i++) {
-		t->events[i].f_pid = ipt_event_field(&t->events[i], "common_pid");
-		if (t->events[i].id > max)
-			max = t->events[i].id;
+		struct ipt_event *ev = &t->events[i];
+
+		ev->f_pid = ipt_event_field(ev, "common_pid");
+		if (ev->id > max)
+			max = ev->id;
+		free(ev->dyn);
+		ev->dyn = NULL;
+		ev->ndyn = 0;
+		for (int k = 0; k < ev->nfields; k++) {
+			if (!(ev->fields[k].flags & IPT_FIELD_DYNAMIC))
+				continue;
+			if (!ev->dyn && !(ev->dyn = ipt_calloc((size_t)ev->nfields, sizeof(*ev->dyn))))
+				return -1;
+			ev->dyn[ev->ndyn++] = &ev->fields[k];
+		}
 	}
 	if (max > 1 << 20)
 		return ipt_err_at(t->path, -1, "event id %d too large", max);
