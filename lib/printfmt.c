@@ -2394,6 +2394,49 @@ static int put_mask_hex(struct ipt_strbuf *out, const uint8_t *d, uint32_t n, bo
 	return 0;
 }
 
+/*
+ * put_mask_set - mask bytes as the kernel lays them out (an array of
+ * kernel longs, each in the trace's byte order) printed as a CPU list or
+ * as %*pb hex words.  libtraceevent 1.7 reads a big-endian mask wider than
+ * one long as a single number, which reverses its words; ipitrace does not
+ * copy that.  Little-endian output is the same as libtraceevent's.
+ */
+static int put_mask_set(struct rctx *c, struct ipt_strbuf *out, const uint8_t *d, uint32_t n,
+			bool list)
+{
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	unsigned int ws = c->t->kernel_long_size == 4 ? 4 : 8;
+	char small[256], *buf = small;
+	size_t need;
+	int r = -1;
+
+	if (n % ws)
+		ws = n % 4 ? 1 : 4;
+	if (ws == 1 ? ipt_cpuset_from_bitmap(&set, d, n - n % 4, 4, c->t->big_endian) :
+		      ipt_cpuset_from_bitmap(&set, d, n, ws, c->t->big_endian)) {
+		ipt_cpuset_free(&set);
+		return list ? put_cpulist(out, d, n, c->t->big_endian) :
+			      put_mask_hex(out, d, n, c->t->big_endian);
+	}
+	need = list ? ipt_cpuset_format_list(&set, small, sizeof(small)) :
+		      ipt_cpuset_format_hex(&set, n * 8, small, sizeof(small));
+	if (need >= sizeof(small)) {
+		buf = ipt_malloc(need + 1);
+		if (!buf)
+			goto out;
+		if (list)
+			ipt_cpuset_format_list(&set, buf, need + 1);
+		else
+			ipt_cpuset_format_hex(&set, n * 8, buf, need + 1);
+	}
+	r = sb_add(out, buf, need);
+	if (buf != small)
+		free(buf);
+out:
+	ipt_cpuset_free(&set);
+	return r;
+}
+
 /* put_mask - __get_bitmask / __get_cpumask through a %s conversion */
 static int put_mask(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg *s,
 		    int star, const struct pf_node *n)
@@ -2409,10 +2452,8 @@ static int put_mask(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg 
 		off = len = 0;
 	if (len > c->size - off)
 		len = c->size - off;
-	if (n->kind == N_CPUMASK && !(c->flags & IPT_RENDER_MASK_HEX))
-		r = put_cpulist(out, c->data + off, len, c->t->big_endian);
-	else
-		r = put_mask_hex(out, c->data + off, len, c->t->big_endian);
+	r = put_mask_set(c, out, c->data + off, len,
+			 n->kind == N_CPUMASK && !(c->flags & IPT_RENDER_MASK_HEX));
 	return r ? r : pad_since(out, s, star, from);
 }
 
