@@ -13,6 +13,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /*
@@ -32,6 +33,22 @@ int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 	if (with_offset)
 		return sb_add(out, "+0x", 3) || sb_add_hex(out, off);
 	return 0;
+}
+
+/* ipt_format_sym - a symbol for tables: "sym+0xoff", "sym", "0x..." or "-" */
+void ipt_format_sym(const struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
+{
+	uint64_t o = 0;
+	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
+
+	if (!addr)
+		snprintf(buf, n, "-");
+	else if (!s)
+		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
+	else if (off)
+		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
+	else
+		snprintf(buf, n, "%s", s);
 }
 
 /* ipt_render_ts - timestamp column: seconds.microseconds, rounded like libtraceevent */

@@ -58,20 +58,6 @@ struct ctx {
 	bool json;
 };
 
-static void sym(struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
-{
-	uint64_t o = 0;
-	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
-
-	if (!addr)
-		snprintf(buf, n, "-");
-	else if (!s)
-		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
-	else if (off)
-		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
-	else
-		snprintf(buf, n, "%s", s);
-}
 
 static double us(uint64_t ns)
 {
@@ -195,8 +181,8 @@ static void text_tops(struct ctx *x)
 		for (size_t i = 0; i < m && shown < x->top; i++) {
 			if ((int)p[i].key.c != c)
 				continue;
-			sym(x->t, p[i].key.a, true, a, sizeof(a));
-			sym(x->t, p[i].key.b, false, b, sizeof(b));
+			ipt_format_sym(x->t, p[i].key.a, true, a, sizeof(a));
+			ipt_format_sym(x->t, p[i].key.b, false, b, sizeof(b));
 			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
 			shown++;
 		}
@@ -307,8 +293,8 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		snprintf(ts, sizeof(ts), "%s", sb_str(&sb));
 		ipt_strbuf_free(&sb);
 		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
-		sym(x->t, e->callsite, true, a, sizeof(a));
-		sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		ipt_format_sym(x->t, e->callsite, true, a, sizeof(a));
+		ipt_format_sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
 		if (e->latency >= 0)
 			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
 		else
@@ -320,7 +306,7 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		printf("  %-16s %4d %4d %-22s %-36s %-28s %-10s %9s %9s\n", ts, e->src_cpu, e->target_cpu,
 		       task, a, b, ipt_kind_name(e->kind), lat, hdl);
 		for (uint32_t k = 0; k < e->nstack; k++) {
-			sym(x->t, e->stack[k], true, a, sizeof(a));
+			ipt_format_sym(x->t, e->stack[k], true, a, sizeof(a));
 			printf("      => %s\n", a);
 		}
 	}
@@ -425,8 +411,8 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	printf("],\"pairs\":[");
 	e = rpt_sorted(&r->pairs, &n);
 	for (size_t i = 0; e && i < n; i++) {
-		sym(t, e[i].key.a, true, a, sizeof(a));
-		sym(t, e[i].key.b, false, b, sizeof(b));
+		ipt_format_sym(t, e[i].key.a, true, a, sizeof(a));
+		ipt_format_sym(t, e[i].key.b, false, b, sizeof(b));
 		printf("%s{\"target_cpu\":%u,\"callsite\":", i ? "," : "", e[i].key.c);
 		jstr(a);
 		printf(",\"function\":");
@@ -462,8 +448,8 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		for (size_t i = 0; i < r->niso; i++) {
 			struct rpt_iso *s = &r->iso[i];
 
-			sym(t, s->callsite, true, a, sizeof(a));
-			sym(t, s->func ? s->func : s->callback, false, b, sizeof(b));
+			ipt_format_sym(t, s->callsite, true, a, sizeof(a));
+			ipt_format_sym(t, s->func ? s->func : s->callback, false, b, sizeof(b));
 			printf("%s{\"ts_ns\":%llu,\"id\":%llu,\"src_cpu\":%d,\"target_cpu\":%d,\"pid\":%d,\"comm\":",
 			       first ? "" : ",", (unsigned long long)s->ts, (unsigned long long)s->id,
 			       s->src_cpu, s->target_cpu, s->pid);
@@ -485,7 +471,7 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 				printf("null");
 			printf(",\"stack\":[");
 			for (uint32_t k = 0; k < s->nstack; k++) {
-				sym(t, s->stack[k], true, a, sizeof(a));
+				ipt_format_sym(t, s->stack[k], true, a, sizeof(a));
 				if (k)
 					putchar(',');
 				jstr(a);

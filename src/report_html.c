@@ -509,20 +509,6 @@ static double logscale(uint64_t v, uint64_t max)
 	return max ? log1p((double)v) / log1p((double)max) : 0.0;
 }
 
-static void sym(struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
-{
-	uint64_t o = 0;
-	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;
-
-	if (!addr)
-		snprintf(buf, n, "-");
-	else if (!s)
-		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
-	else if (off)
-		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
-	else
-		snprintf(buf, n, "%s", s);
-}
 
 static double duration_s(const struct rpt *r)
 {
@@ -1053,8 +1039,8 @@ static void tops(struct hx *x, int top)
 	fputs("</table></div>\n<div><h3>Call sites and the functions they run</h3><table><tr>"
 	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th>IPIs</th><th>share</th></tr>\n", f);
 	for (size_t i = 0; p && i < m && i < (size_t)top; i++) {
-		sym(x->t, p[i].key.a, true, a, sizeof(a));
-		sym(x->t, p[i].key.b, false, b, sizeof(b));
+		ipt_format_sym(x->t, p[i].key.a, true, a, sizeof(a));
+		ipt_format_sym(x->t, p[i].key.b, false, b, sizeof(b));
 		fputs("<tr><td class=\"l\">", f);
 		esc(f, a);
 		fputs("</td><td class=\"l\">", f);
@@ -1135,10 +1121,10 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		fprintf(f, "</td><td>%d</td><td>%d</td><td class=\"l\">", e->src_cpu, e->target_cpu);
 		esc(f, ipt_trace_comm(x->t, e->pid));
 		fprintf(f, "-%d</td><td class=\"l\">", e->pid);
-		sym(x->t, e->callsite, true, a, sizeof(a));
+		ipt_format_sym(x->t, e->callsite, true, a, sizeof(a));
 		esc(f, a);
 		fputs("</td><td class=\"l\">", f);
-		sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		ipt_format_sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
 		esc(f, b);
 		fprintf(f, "</td><td class=\"l\">%s</td>", ipt_kind_name(e->kind));
 		if (e->latency >= 0)
@@ -1153,7 +1139,7 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		if (e->nstack) {
 			fprintf(f, "<details><summary>%u frames</summary>", e->nstack);
 			for (uint32_t k = 0; k < e->nstack; k++) {
-				sym(x->t, e->stack[k], true, a, sizeof(a));
+				ipt_format_sym(x->t, e->stack[k], true, a, sizeof(a));
 				esc(f, a);
 				fputs("<br>", f);
 			}
