@@ -45,7 +45,8 @@ static int resolve(void *ctx, const char *name)
 		len -= 9;
 	}
 	for (int i = 0; i < ef->nnames; i++)
-		if (!strcmp(ef->names[i], name))
+		if (ef->special[i] == sp && strlen(ef->names[i]) == len &&
+		    !memcmp(ef->names[i], name, len))
 			return i;
 	if (ef->nnames == MAX_NAMES)
 		return -1;

@@ -97,7 +97,8 @@ struct ipt_tdw {
 	char *path;		/* final name, "-" for stdout */
 	char *tmp_path;		/* temporary name (NULL for stdout) */
 	int fd;
-	bool to_stdout;
+	bool to_stdout;		/* built in a temporary file, then copied out */
+	bool special;		/* ... to the device or FIFO at path, not stdout */
 
 	int version;
 	enum comp_kind comp;
@@ -516,6 +517,19 @@ struct ipt_tdw *ipt_tdw_open(const char *path, const struct ipt_tdw_opts *opts)
 	if (!w->path)
 		goto fail;
 	w->to_stdout = strcmp(path, "-") == 0;
+	{
+		/* a device or FIFO (/dev/null, a pipe) is written to, never replaced */
+		struct stat st;
+
+		if (!w->to_stdout && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if (S_ISDIR(st.st_mode)) {
+				ipt_err("%s: is a directory", path);
+				goto fail;
+			}
+			w->to_stdout = true;
+			w->special = true;
+		}
+	}
 
 	if (w->version != 6 && w->version != 7) {
 		ipt_err("%s: unsupported trace.dat version %d (6 or 7)", path, w->version);
@@ -1276,22 +1290,30 @@ out:
 static int copy_to_stdout(struct ipt_tdw *w)
 {
 	uint64_t off = 0;
+	int fd = STDOUT_FILENO, ret = 0;
 
+	if (w->special && (fd = open(w->path, O_WRONLY | O_CLOEXEC)) < 0)
+		return ipt_err("%s: %s", w->path, strerror(errno));
 	for (;;) {
 		ssize_t r = pread(w->fd, w->obuf, OUTBUF_SIZE, (off_t)off);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return ipt_err("%s: reading the temporary file: %s", w->path, strerror(errno));
+			ret = ipt_err("%s: reading the temporary file: %s", w->path, strerror(errno));
+			break;
 		}
 		if (r == 0)
 			break;
-		if (write_all(STDOUT_FILENO, w->obuf, (size_t)r))
-			return ipt_err("<stdout>: write: %s", strerror(errno));
+		if (write_all(fd, w->obuf, (size_t)r)) {
+			ret = ipt_err("%s: write: %s", w->special ? w->path : "<stdout>", strerror(errno));
+			break;
+		}
 		off += (uint64_t)r;
 	}
-	return 0;
+	if (w->special)
+		close(fd);
+	return ret;
 }
 
 static void sync_dir(const char *path)

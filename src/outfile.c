@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int outfile_open(struct outfile *o, const char *path)
@@ -17,6 +18,24 @@ int outfile_open(struct outfile *o, const char *path)
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		return 0;
+	}
+	{
+		/* a device or FIFO (/dev/null, a pipe) is written to, never replaced */
+		struct stat st;
+
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if (S_ISDIR(st.st_mode)) {
+				err_msg("%s: is a directory", path);
+				return -1;
+			}
+			o->f = fopen(path, "w");
+			if (!o->f) {
+				err_msg("%s: %s", path, strerror(errno));
+				return -1;
+			}
+			o->direct = true;
+			return 0;
+		}
 	}
 	o->path = strdup(path);
 	if (!o->path || asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
@@ -56,6 +75,8 @@ int outfile_write(struct outfile *o, const void *buf, size_t n)
 
 void outfile_abort(struct outfile *o)
 {
+	if (o->direct && o->f)
+		fclose(o->f);
 	if (o->path) {
 		if (o->f)
 			fclose(o->f);
@@ -74,6 +95,17 @@ int outfile_commit(struct outfile *o)
 		err_msg("%s: write error: %s", name, strerror(errno ? errno : EIO));
 		outfile_abort(o);
 		return -1;
+	}
+	if (o->direct) {
+		int r = fclose(o->f);
+
+		o->f = NULL;
+		o->direct = false;
+		if (r) {
+			err_msg("%s: %s", name, strerror(errno));
+			return -1;
+		}
+		return 0;
 	}
 	if (!o->path)
 		return 0;

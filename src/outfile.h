@@ -14,6 +14,7 @@ struct outfile {
 	FILE *f;
 	char *path;	/* final name (NULL for stdout) */
 	char *tmp;	/* temporary name */
+	bool direct;	/* a device or FIFO: written in place */
 };
 
 int outfile_open(struct outfile *o, const char *path);

@@ -48,7 +48,7 @@ if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W
 	skip "kernel vs userspace filter" "needs root, tracefs with ipi events and $W"
 	finish
 fi
-for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback == 0'; do
+for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	"$IPT" record -q -o "$TMP/all.dat" -d 4 > /dev/null 2>&1 &
 	a=$!
 	"$IPT" record -q --filter "$expr" -o "$TMP/k.dat" -d 4 > /dev/null 2>&1 &
