@@ -196,6 +196,18 @@ static int read_event_formats(struct ipt_trace *t, struct rd *r)
 	return 0;
 }
 
+/*
+ * text_len - kallsyms, printk formats and cmdlines are text: they end at the
+ * first NUL byte, if any (so that a size field claiming gigabytes of zeros,
+ * as in a sparse file, costs nothing: no copy, no scan past the NUL)
+ */
+static size_t text_len(const uint8_t *d, uint64_t n)
+{
+	const void *nul = memchr(d, 0, (size_t)n);
+
+	return nul ? (size_t)((const uint8_t *)nul - d) : (size_t)n;
+}
+
 static int read_kallsyms(struct ipt_trace *t, struct rd *r)
 {
 	const uint8_t *d = NULL;
@@ -204,6 +216,7 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r)
 	r->what = "kallsyms";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
+	n = (uint32_t)text_len(d, n);
 	if (sb_add(&t->raw_kallsyms, (const char *)d, n) ||
 	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
@@ -218,6 +231,7 @@ static int read_printk(struct ipt_trace *t, struct rd *r)
 	r->what = "printk formats";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
+	n = (uint32_t)text_len(d, n);
 	if (sb_add(&t->raw_printk, (const char *)d, n) ||
 	    ipt_symtab_load_printk(&t->printk, (const char *)d, n))
 		return -1;
@@ -232,6 +246,7 @@ static int read_cmdlines(struct ipt_trace *t, struct rd *r)
 	r->what = "saved cmdlines";
 	if (rd_u64(r, &n) || rd_bytes(r, n, &d))
 		return -1;
+	n = text_len(d, n);
 	if (sb_add(&t->raw_cmdlines, (const char *)d, (size_t)n))
 		return -1;
 	return ipt_comms_load_cmdlines(&t->comms, (const char *)d, (size_t)n);
