@@ -13,6 +13,7 @@
  * column chunk is written as [dictionary page] data pages..., and its
  * metadata is kept for the footer (a few hundred bytes per row group).
  */
+#include "afile.h"
 #include "internal.h"
 #include "out_parquet.h"
 
@@ -500,7 +501,8 @@ struct col {
 struct ipt_parquet_writer {
 	struct ipt_parquet_opts o;
 	char *path;			/* final path (or directory when numbered) */
-	char *tmp;			/* temporary file (NULL for stdout) */
+	struct ipt_afile af;		/* the file until complete (not for stdout) */
+	bool has_af;
 	FILE *f;
 	uint64_t off;			/* bytes written */
 	struct col cols[NCOLS];
@@ -1207,7 +1209,6 @@ static void writer_free(struct ipt_parquet_writer *w)
 	bb_free(&w->hdr);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->path);
-	free(w->tmp);
 	free(w);
 }
 
@@ -1250,27 +1251,23 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 	if (!strcmp(path, "-") && !w->o.numbered) {
 		w->f = stdout;
 	} else {
-		int n = w->o.numbered ? (mkdir_p(path) ? -2 : asprintf(&w->tmp, "%s/.part-tmp-XXXXXX", path))
-				      : asprintf(&w->tmp, "%s.tmp-XXXXXX", path);
+		char *where = NULL;
 
-		if (n < 0) {
-			if (n == -1)
-				ipt_err("out of memory");
-			w->tmp = NULL;
+		if (w->o.numbered && mkdir_p(path))
+			goto fail;
+		if (w->o.numbered && asprintf(&where, "%s/part.parquet", path) < 0) {
+			ipt_err("out of memory");
 			goto fail;
 		}
-		fd = mkstemp(w->tmp);
-		if (fd < 0) {
-			ipt_err("%s: cannot create: %s", path, strerror(errno));
-			free(w->tmp);
-			w->tmp = NULL;
+		fd = ipt_afile_open(&w->af, where ? where : path, 0666);
+		free(where);
+		if (fd)
 			goto fail;
-		}
-		fchmod(fd, 0644);
-		w->f = fdopen(fd, "wb");
+		w->has_af = true;
+		w->f = fdopen(w->af.fd, "wb");
 		if (!w->f) {
 			ipt_err("%s: %s", path, strerror(errno));
-			close(fd);
+			close(w->af.fd);
 			goto fail;
 		}
 		setvbuf(w->f, NULL, _IOFBF, 1 << 20);
@@ -1289,8 +1286,8 @@ void ipt_parquet_abort(struct ipt_parquet_writer *w)
 		return;
 	if (w->f && w->f != stdout)
 		fclose(w->f);
-	if (w->tmp)
-		unlink(w->tmp);
+	if (w->has_af)
+		ipt_afile_discard(&w->af);
 	writer_free(w);
 }
 
@@ -1329,29 +1326,10 @@ static int place_numbered(struct ipt_parquet_writer *w)
 
 		if (asprintf(&final, "%s/part-%lu.parquet", w->path, n) < 0)
 			return ipt_err("out of memory");
-		r = link(w->tmp, final);
-		if (r && errno != EEXIST) {
-			/* no hard links here: rename, if the name is still free */
-			struct stat st;
-
-			if (stat(final, &st) == 0) {
-				free(final);
-				continue;
-			}
-			r = rename(w->tmp, final);
-			if (r) {
-				ipt_err("%s: cannot rename: %s", final, strerror(errno));
-				free(final);
-				return -1;
-			}
-			free(final);
-			return 0;
-		}
+		r = ipt_afile_publish(&w->af, final, false);
 		free(final);
-		if (!r) {
-			unlink(w->tmp);
-			return 0;
-		}
+		if (r <= 0)
+			return r;
 	}
 	return ipt_err("%s: no free part-<n>.parquet name", w->path);
 }
@@ -1368,25 +1346,16 @@ int ipt_parquet_close(struct ipt_parquet_writer *w)
 		writer_free(w);
 		return 0;
 	}
-	if (fsync(fileno(w->f)) && errno != EINVAL) {
-		ipt_err("%s: %s", w->path, strerror(errno));
+	if (w->o.numbered ? place_numbered(w) : ipt_afile_publish(&w->af, NULL, true))
 		goto fail;
-	}
+	ipt_afile_discard(&w->af);
+	w->has_af = false;
 	if (fclose(w->f)) {
 		w->f = NULL;
 		ipt_err("%s: %s", w->path, strerror(errno));
 		goto fail;
 	}
 	w->f = NULL;
-	if (w->o.numbered) {
-		if (place_numbered(w))
-			goto fail;
-	} else if (rename(w->tmp, w->path)) {
-		ipt_err("%s: cannot rename: %s", w->path, strerror(errno));
-		goto fail;
-	}
-	free(w->tmp);
-	w->tmp = NULL;
 	writer_free(w);
 	return 0;
 fail:

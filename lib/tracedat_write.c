@@ -25,6 +25,7 @@
  *   options section with the BUFFER option, and last the strings section.
  */
 #include "tracedat_write.h"
+#include "afile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,7 +96,7 @@ struct tdw_cpu {
 
 struct ipt_tdw {
 	char *path;		/* final name, "-" for stdout */
-	char *tmp_path;		/* temporary name (NULL for stdout) */
+	struct ipt_afile af;	/* the file being written (not for stdout) */
 	int fd;
 	bool to_stdout;		/* built in a temporary file, then copied out */
 	bool special;		/* ... to the device or FIFO at path, not stdout */
@@ -417,34 +418,10 @@ static int open_temp(struct ipt_tdw *w)
 		unlink(tmpl);
 		free(tmpl);
 		return 0;
-	} else {
-		const char *slash = strrchr(w->path, '/');
-		const char *base = slash ? slash + 1 : w->path;
-		int dirlen = slash ? (int)(slash - w->path) + 1 : 0;
-
-		if (!*base)
-			return ipt_err("%s: not a file name", w->path);
-		if (asprintf(&w->tmp_path, "%.*s.%s.tmpXXXXXX", dirlen, w->path, base) < 0) {
-			w->tmp_path = NULL;
-			return ipt_err("out of memory");
-		}
-		w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
-		if (w->fd < 0) {
-			int e = errno;
-
-			free(w->tmp_path);
-			w->tmp_path = NULL;
-			return ipt_err("%s: cannot create a temporary file: %s", w->path, strerror(e));
-		}
-		if (fchmod(w->fd, 0600) < 0) {
-			int e = errno;
-
-			close(w->fd);
-			w->fd = -1;
-			unlink(w->tmp_path);
-			return ipt_err("%s: chmod: %s", w->path, strerror(e));
-		}
 	}
+	if (ipt_afile_open(&w->af, w->path, 0600))
+		return -1;
+	w->fd = w->af.fd;
 	return 0;
 }
 
@@ -456,9 +433,7 @@ static void tdw_free(struct ipt_tdw *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->tmp_path)
-		unlink(w->tmp_path);
-	free(w->tmp_path);
+	ipt_afile_discard(&w->af);
 	free(w->path);
 	free(w->header_page.text);
 	free(w->header_event.text);
@@ -1306,7 +1281,7 @@ static int copy_to_stdout(struct ipt_tdw *w)
 		if (r == 0)
 			break;
 		if (write_all(fd, w->obuf, (size_t)r)) {
-			ret = ipt_err("%s: write: %s", w->special ? w->path : "<stdout>", strerror(errno));
+			ret = ipt_err("%s: write: %s", w->special ? w->path : "standard output", strerror(errno));
 			break;
 		}
 		off += (uint64_t)r;
@@ -1314,28 +1289,6 @@ static int copy_to_stdout(struct ipt_tdw *w)
 	if (w->special)
 		close(fd);
 	return ret;
-}
-
-static void sync_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	int fd;
-
-	if (!slash)
-		dir = ipt_strdup(".");
-	else if (slash == path)
-		dir = ipt_strdup("/");
-	else
-		dir = ipt_strndup(path, (size_t)(slash - path));
-	if (!dir)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);	/* best effort: the data itself is synced */
-		close(fd);
-	}
-	free(dir);
 }
 
 /* ipt_tdw_commit - write the file and give it its final name */
@@ -1350,22 +1303,14 @@ int ipt_tdw_commit(struct ipt_tdw *w)
 		ret = out_flush(w);
 	if (!ret && w->to_stdout)
 		ret = copy_to_stdout(w);
-	if (!ret && !w->to_stdout) {
-		if (fsync(w->fd) < 0)
-			ret = werr(w, "fsync", errno);
-		else if (close(w->fd) < 0) {
-			w->fd = -1;
+	if (!ret && !w->to_stdout)
+		ret = ipt_afile_publish(&w->af, NULL, true);
+	if (!ret && w->fd >= 0) {
+		int fd = w->fd;
+
+		w->fd = -1;
+		if (close(fd) < 0)
 			ret = werr(w, "close", errno);
-		} else {
-			w->fd = -1;
-			if (rename(w->tmp_path, w->path) < 0) {
-				ret = werr(w, "rename", errno);
-			} else {
-				free(w->tmp_path);
-				w->tmp_path = NULL;
-				sync_dir(w->path);
-			}
-		}
 	}
 	tdw_free(w);	/* removes the temporary file if still there */
 	return ret;

@@ -716,12 +716,35 @@ static int choose_clock(struct recorder *r)
 /* enable_events - turn every chosen event on */
 static int enable_events(struct recorder *r)
 {
-	for (int i = 0; i < r->nev; i++)
-		if (ipt_live_enable_event(r->live, r->ev[i].sys, r->ev[i].name, true)) {
+	for (int i = 0; i < r->nev; i++) {
+		const struct rec_event *e = &r->ev[i];
+
+		if (!ipt_live_enable_event(r->live, e->sys, e->name, true))
+			continue;
+		if (!ipt_live_has_event(r->live, e->sys, e->name))
+			err_msg("%s%s%s: the event was removed from the kernel after it was found (%s)",
+				e->sys, e->name ? ":" : "", e->name ? e->name : "", ipt_errmsg());
+		else
 			err_msg("%s", ipt_errmsg());
-			return -1;
-		}
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * test_stop - a fault-injection point for tests/test_faults.sh: when the
+ * environment has IPITRACE_TEST_STOP=POINT the recorder stops itself
+ * (SIGSTOP) there, and the test changes the world under it (removes an
+ * event, kills it while the file is half written) before SIGCONT.
+ * Points: "probed" (events chosen, none enabled yet), "writing" (the file is
+ * written under its temporary name, not yet renamed).
+ */
+static void test_stop(const char *point)
+{
+	const char *want = getenv("IPITRACE_TEST_STOP");
+
+	if (want && !strcmp(want, point))
+		raise(SIGSTOP);
 }
 
 /* read_headers - header_page/header_event and the page geometry */
@@ -784,8 +807,10 @@ static int setup_instance(struct recorder *r)
 		err_msg("%s", ipt_errmsg());
 		return -1;
 	}
-	if (read_headers(r) || choose_clock(r) || probe_events(r) || add_extra(r) ||
-	    setup_filters(r) || enable_events(r))
+	if (read_headers(r) || choose_clock(r) || probe_events(r) || add_extra(r))
+		return -1;
+	test_stop("probed");
+	if (setup_filters(r) || enable_events(r))
 		return -1;
 	return 0;
 }
@@ -1256,6 +1281,7 @@ static int record_run(struct recorder *r)
 		goto out;
 	}
 	rmret = remove_instance(r);
+	test_stop("writing");
 	if (ipt_tdw_commit(w)) {
 		w = NULL;
 		err_msg("%s", ipt_errmsg());
@@ -1320,6 +1346,13 @@ int cmd_record(int argc, char **argv)
 	sigaddset(&pipe_sig, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_sig, NULL);
 	rc = record_run(&r);
+	{
+		/* an EPIPE was reported already: the pending SIGPIPE must not kill */
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&pipe_sig, NULL, &zero) == SIGPIPE)
+			;
+	}
 	if (CPU_COUNT(&r.orig_affinity))
 		sched_setaffinity(0, sizeof(r.orig_affinity), &r.orig_affinity);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -2,6 +2,7 @@
 /* outfile.c - output files that appear only when complete */
 #include "outfile.h"
 #include "commands.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,6 @@
 
 int outfile_open(struct outfile *o, const char *path)
 {
-	int fd;
 
 	memset(o, 0, sizeof(*o));
 	if (!strcmp(path, "-")) {
@@ -37,29 +37,17 @@ int outfile_open(struct outfile *o, const char *path)
 			return 0;
 		}
 	}
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp-XXXXXX", path) < 0) {
-		free(o->path);
-		o->path = NULL;
-		err_msg("out of memory");
+	if (ipt_afile_open(&o->af, path, 0666)) {
+		err_msg("%s", ipt_errmsg());
 		return -1;
 	}
-	fd = mkstemp(o->tmp);
-	if (fd < 0) {
-		err_msg("%s: cannot create: %s", path, strerror(errno));
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
-		return -1;
-	}
-	o->f = fdopen(fd, "w");
+	o->path = o->af.path;
+	o->f = fdopen(o->af.fd, "w");
 	if (!o->f) {
 		err_msg("%s: %s", path, strerror(errno));
-		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
+		close(o->af.fd);
+		ipt_afile_discard(&o->af);
+		o->path = NULL;
 		return -1;
 	}
 	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
@@ -80,16 +68,15 @@ void outfile_abort(struct outfile *o)
 	if (o->path) {
 		if (o->f)
 			fclose(o->f);
-		unlink(o->tmp);
+		ipt_afile_discard(&o->af);
 	}
-	free(o->tmp);
-	free(o->path);
 	memset(o, 0, sizeof(*o));
 }
 
 int outfile_commit(struct outfile *o)
 {
 	const char *name = o->path ? o->path : "standard output";
+	int r;
 
 	if (fflush(o->f) || ferror(o->f)) {
 		err_msg("%s: write error: %s", name, strerror(errno ? errno : EIO));
@@ -97,8 +84,7 @@ int outfile_commit(struct outfile *o)
 		return -1;
 	}
 	if (o->direct) {
-		int r = fclose(o->f);
-
+		r = fclose(o->f);
 		o->f = NULL;
 		o->direct = false;
 		if (r) {
@@ -109,25 +95,16 @@ int outfile_commit(struct outfile *o)
 	}
 	if (!o->path)
 		return 0;
-	if (fsync(fileno(o->f)) && errno != EINVAL) {
-		err_msg("%s: %s", name, strerror(errno));
+	if (ipt_afile_publish(&o->af, NULL, true)) {
+		err_msg("%s", ipt_errmsg());
 		outfile_abort(o);
 		return -1;
 	}
-	if (fclose(o->f)) {
-		o->f = NULL;
-		err_msg("%s: %s", name, strerror(errno));
-		outfile_abort(o);
-		return -1;
-	}
+	r = fclose(o->f);
 	o->f = NULL;
-	if (rename(o->tmp, o->path)) {
-		err_msg("%s: cannot rename: %s", name, strerror(errno));
-		outfile_abort(o);
-		return -1;
-	}
-	free(o->tmp);
-	free(o->path);
+	if (r)
+		err_msg("%s: %s", name, strerror(errno));
+	ipt_afile_discard(&o->af);
 	memset(o, 0, sizeof(*o));
-	return 0;
+	return r ? -1 : 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * outfile.h - output files that appear only when complete: written under a
- * temporary name in the target directory and renamed at the end; "-" is
- * standard output.
+ * outfile.h - output files that appear only when complete (an unnamed file
+ * in the target directory, named at the end: lib/afile.h); "-" is standard
+ * output; a device or FIFO is written in place.
  */
 #ifndef IPT_OUTFILE_H
 #define IPT_OUTFILE_H
@@ -10,11 +10,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "afile.h"
+
 struct outfile {
 	FILE *f;
-	char *path;	/* final name (NULL for stdout) */
-	char *tmp;	/* temporary name */
-	bool direct;	/* a device or FIFO: written in place */
+	const char *path;	/* final name (NULL for stdout or direct) */
+	struct ipt_afile af;	/* the file until it is complete */
+	bool direct;		/* a device or FIFO: written in place */
 };
 
 int outfile_open(struct outfile *o, const char *path);

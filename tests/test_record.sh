@@ -14,87 +14,13 @@
 #  7 --cpus 1 records only sends to CPU 1, none missing next to an unfiltered
 #    recorder on the same run
 . "$(dirname "$0")/lib.sh"
-case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
-IPT=$BD/ipitrace
-WL=$BD/tools/ipi-workload
-T=/sys/kernel/tracing
-PIDS=""
-MNT=""
-CNT=""
-TFS=""
-
-cleanup() {
-	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
-	[ -n "$CNT" ] && [ -d "$CNT" ] && rmdir "$CNT" 2>/dev/null
-	[ -n "$TFS" ] && umount "$TFS" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# ---- preconditions ----
-if [ "$(id -u)" != 0 ]; then
-	skip record "needs root"
-	finish
-fi
-if [ ! -d $T/instances ]; then
-	mount -t tracefs nodev $T 2>/dev/null && TFS=$T	# unmounted at the end
-	if [ ! -d $T/instances ]; then
-		skip record "no tracefs at $T"
-		finish
-	fi
-fi
-if [ ! -d $T/events/ipi ]; then
-	skip record "this kernel has no ipi events"
-	finish
-fi
-if [ ! -x "$IPT" ] || [ ! -x "$WL" ]; then
-	fail record "missing $IPT or $WL (build first)"
-	finish
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	skip record "needs 2 CPUs"
-	finish
-fi
-HAVE_TC=1
-command -v trace-cmd >/dev/null 2>&1 || HAVE_TC=0
-HAVE_DUMP=1
-"$IPT" dump --help >/dev/null 2>&1 || HAVE_DUMP=0
+LIVE_NAME=record
+. "$(dirname "$0")/live.sh"
 
 # report FILE: trace-cmd report text (empty if trace-cmd is missing)
 report() { [ $HAVE_TC = 1 ] && trace-cmd report "$1" 2>/dev/null; }
 # count REGEX FILE: lines of FILE matching REGEX
 count() { grep -cE "$1" "$2"; }
-# bg_record LOG ARGS...: start a recorder in the background; sets RPID
-bg_record() {
-	log=$1; shift
-	"$IPT" record "$@" 2> "$log" &
-	RPID=$!
-	PIDS="$PIDS $RPID"
-}
-# wait_recording LOG: until the recorder says it records (10 s at most)
-wait_recording() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q "recording on" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# stop PID [SIG]: signal a background recorder and wait (30 s at most); sets RC
-stop() {
-	kill -${2:-INT} "$1" 2>/dev/null
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -0 "$1" 2>/dev/null && kill -KILL "$1"
-	wait "$1"
-	RC=$?
-}
 # events_of FILE: "ts pid [cpu] event: fields" per event of a report text, no comm
 events_of() {
 	sed -n 's/^ *.*-\([0-9][0-9]*\) *\(\[[0-9]*\]\) *\([0-9.]*\): *\(.*\)$/\3 \1 \2 \4/p' "$1" | squeeze
@@ -115,8 +41,6 @@ missing_in() {
 }
 # inside A: events of A inside [LO+1ms, HI-1ms]
 inside() { awk -v lo="$LO" -v hi="$HI" -v s=0.001 '$1 >= lo + s && $1 <= hi - s' "$1" | wc -l; }
-# no_instance PID: the recorder's instance is gone
-no_instance() { [ ! -e "$T/instances/ipitrace-$1" ]; }
 # irq SYM: total of a /proc/interrupts row (RES, CAL, ...)
 irq() { awk -v s="$1:" '$1 == s { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts; }
 

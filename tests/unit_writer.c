@@ -1085,7 +1085,10 @@ static void test_write_errors(void)
 
 	/* abort leaves nothing */
 	w = ipt_tdw_open(path, &o);
-	CHECK(w != NULL && count_dir() == 1, "temporary file while open (%d)", count_dir());
+	/* nothing under the name while open; an unnamed file (O_TMPFILE) or
+	 * one hidden temporary where the file system has no O_TMPFILE */
+	CHECK(w != NULL && count_dir() <= 1 && access(path, F_OK) != 0,
+	      "visible while open (%d files)", count_dir());
 	ipt_tdw_abort(w);
 	CHECK(count_dir() == 0 && access(path, F_OK) != 0, "abort left files");
 	ipt_tdw_abort(NULL);
