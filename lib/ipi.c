@@ -35,6 +35,7 @@ struct sym_memo {
 	const char *sym;
 	uint64_t off;
 	bool valid;
+	bool generic;		/* generic_smp_call_function_single_interrupt */
 };
 
 /* memo of kinds: direct-mapped on what the rules look at */
@@ -135,6 +136,16 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 	free(d->pend);
 	ipt_cpuset_free(&d->targets);
 	free(d);
+}
+
+/* ipt_ipi_decoder_learns_comms - the trace has sched events whose task
+ * names the decoder adds to the trace's (shared) table */
+bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d)
+{
+	for (int i = 0; i < d->nids; i++)
+		if (d->by_id[i].kind == SRC_SCHED_SWITCH)
+			return true;
+	return false;
 }
 
 struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d)
@@ -263,7 +274,11 @@ static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 }
 
 /* set_sym - the symbol of addr, remembered */
-static void set_sym(struct ipt_ipi_decoder *d, uint64_t addr, const char **sym, uint64_t *off)
+/*
+ * set_sym - the symbol of addr (memoized); true if it is the generic csd
+ * handler, whose callback says nothing of the function run
+ */
+static bool set_sym(struct ipt_ipi_decoder *d, uint64_t addr, const char **sym, uint64_t *off)
 {
 	struct sym_memo *m = &d->syms[(addr ^ (addr >> 12)) & (MEMO_SIZE - 1)];
 
@@ -271,17 +286,19 @@ static void set_sym(struct ipt_ipi_decoder *d, uint64_t addr, const char **sym, 
 		*sym = NULL;
 		if (off)
 			*off = 0;
-		return;
+		return false;
 	}
 	if (!m->valid || m->addr != addr) {
 		m->addr = addr;
 		m->off = 0;
 		m->sym = ipt_trace_symbol(d->t, addr, &m->off);
+		m->generic = m->sym && !strcmp(m->sym, "generic_smp_call_function_single_interrupt");
 		m->valid = true;
 	}
 	*sym = m->sym;
 	if (off)
 		*off = m->off;
+	return m->generic;
 }
 
 /* classify - the kind of a row, remembered for identical senders */
@@ -309,6 +326,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 {
 	const struct src_event *s;
 	struct ipt_ipi_row row;
+	bool callback_generic;
 	int id, ret;
 
 	d->stats.records++;
@@ -345,7 +363,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	row.callsite = val(d->t, rec, s->callsite);
 	row.callback = val(d->t, rec, s->callback);
 	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
-	set_sym(d, row.callback, &row.callback_sym, NULL);
+	callback_generic = set_sym(d, row.callback, &row.callback_sym, NULL);
 	if (s->reason) {
 		uint64_t p = val(d->t, rec, s->reason);
 
@@ -374,9 +392,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		if (row.callback && pend_take(d, rec->cpu, c, &func)) {
 			d->stats.csd_joined++;
 			row.func = func;
-		} else if (row.callback && row.callback != d->generic_handler &&
-			   !(row.callback_sym &&
-			     !strcmp(row.callback_sym, "generic_smp_call_function_single_interrupt"))) {
+		} else if (row.callback && row.callback != d->generic_handler && !callback_generic) {
 			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
 		}
 		set_sym(d, row.func, &row.func_sym, NULL);

@@ -24,6 +24,9 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 /* At the end of the records: settle pending csd calls. */
 void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d);
 struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);
+/* The decoder writes task names learnt from sched events into the trace:
+ * decoders of one trace then cannot run in parallel threads. */
+bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d);
 void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);
 
 enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);

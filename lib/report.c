@@ -25,63 +25,58 @@ static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
 
 static int map_grow(struct rpt_map *m)
 {
-	struct rpt_map n = { 0 };
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	struct rpt_slot *ns = ipt_calloc(cap, sizeof(*ns));
 
-	n.cap = m->cap ? m->cap * 2 : 256;
-	n.keys = ipt_malloc(n.cap * sizeof(*n.keys));
-	n.vals = ipt_malloc(n.cap * sizeof(*n.vals));
-	n.used = ipt_calloc(n.cap, 1);
-	if (!n.keys || !n.vals || !n.used) {
-		free(n.keys);
-		free(n.vals);
-		free(n.used);
+	if (!ns)
 		return -1;
-	}
 	for (size_t i = 0; i < m->cap; i++) {
 		size_t j;
 
-		if (!m->used[i])
+		if (!m->slot[i].used)
 			continue;
-		j = key_hash(&m->keys[i]) & (n.cap - 1);
-		while (n.used[j])
-			j = (j + 1) & (n.cap - 1);
-		n.used[j] = 1;
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
-		n.n++;
+		j = key_hash(&m->slot[i].key) & (cap - 1);
+		while (ns[j].used)
+			j = (j + 1) & (cap - 1);
+		ns[j] = m->slot[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
-	*m = n;
+	free(m->slot);
+	m->slot = ns;
+	m->cap = cap;
 	return 0;
 }
 
-static int map_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c)
+/* map_add_n - count n more for key (a, b, c) */
+static int map_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64_t n)
 {
 	struct rpt_key k = { a, b, c };
+	struct rpt_slot *sl;
 	size_t j;
 
 	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
 		return -1;
 	j = key_hash(&k) & (m->cap - 1);
-	while (m->used[j] && !key_eq(&m->keys[j], &k))
+	while (m->slot[j].used && !key_eq(&m->slot[j].key, &k))
 		j = (j + 1) & (m->cap - 1);
-	if (!m->used[j]) {
-		m->used[j] = 1;
-		m->keys[j] = k;
-		m->vals[j] = 0;
+	sl = &m->slot[j];
+	if (!sl->used) {
+		sl->used = true;
+		sl->key = k;
+		sl->val = 0;
 		m->n++;
 	}
-	m->vals[j]++;
+	sl->val += n;
 	return 0;
+}
+
+static int map_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c)
+{
+	return map_add_n(m, a, b, c, 1);
 }
 
 static void map_free(struct rpt_map *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slot);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -107,9 +102,9 @@ struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
 	if (!e)
 		return NULL;
 	for (size_t i = 0; i < m->cap; i++)
-		if (m->used[i]) {
-			e[k].key = m->keys[i];
-			e[k++].count = m->vals[i];
+		if (m->slot[i].used) {
+			e[k].key = m->slot[i].key;
+			e[k++].count = m->slot[i].val;
 		}
 	qsort(e, k, sizeof(*e), cmp_entry);
 	*n = k;
@@ -140,6 +135,7 @@ bool rpt_clock_cross_cpu(const char *clock, const char **why)
 enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
 #define CSD_MAX 262144		/* csd calls waiting to run */
+#define DENSE 64		/* CPUs of the dense matrix */
 
 struct pend {
 	uint64_t ts;
@@ -167,6 +163,7 @@ struct cpu_state {
 	size_t nopen_iso, capopen_iso;
 	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
 	uint64_t stack_id;		/* ... and its send event id */
+	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
 	uint64_t last_ts;
@@ -199,7 +196,12 @@ struct priv {
 	bool class_seen[NCLASS];	/* receive events of that class exist */
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
 	uint64_t csd_given_up;
+	uint64_t sends;			/* send events numbered so far */
+	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
 	struct pipe *pipe;
+	/* the sender x target matrix of the first DENSE CPUs, folded into
+	 * r->matrix at the end (a hash lookup per row saved) */
+	uint64_t dense[DENSE * DENSE];
 };
 
 enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
@@ -212,18 +214,28 @@ static const struct { const char *name; int cls; bool entry; } x86_vectors[] = {
 	{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
 };
 
-/* reason_class - class of an arm64 reason string (added on first sight) */
+/*
+ * reason_class - class of an arm64 reason string (added on first sight),
+ * after the x86 vector classes: the generic sends of arm64 (ipi_send_cpu,
+ * no reason) keep x86-style classes and never share a queue with a reason,
+ * so matching does not depend on the order in which reasons were seen
+ */
 static int reason_class(struct priv *p, const char *reason)
 {
+	int cls = -1;
+
 	if (!reason)
 		return -1;
-	for (int i = 0; i < p->nreasons; i++)
+	pthread_mutex_lock(&p->reason_lock);	/* producers of several lanes */
+	for (int i = 0; i < p->nreasons && cls < 0; i++)
 		if (!strcmp(p->reasons[i], reason))
-			return i;
-	if (p->nreasons == NCLASS)
-		return -1;
-	p->reasons[p->nreasons] = reason;
-	return p->nreasons++;
+			cls = C_X86_COUNT + i;
+	if (cls < 0 && C_X86_COUNT + p->nreasons < NCLASS) {
+		p->reasons[p->nreasons] = reason;
+		cls = C_X86_COUNT + p->nreasons++;
+	}
+	pthread_mutex_unlock(&p->reason_lock);
+	return cls;
 }
 
 static int setup_events(struct rpt *r, struct priv *p)
@@ -357,11 +369,23 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
  * the producer decodes records in time order and turns them into items
  * (IPI rows with their filter verdict and receive class, interrupt
  * entries and exits, csd calls, kernel stacks); the consumer counts and
- * matches them.  With --threads 2 the stages run in two threads.
+ * matches them.  Items go through lanes (rings of batches).
+ *
+ * --threads 1: one lane, both stages in this thread.  --threads N > 1:
+ * the CPUs' streams are split among N lanes, each decoded by its own
+ * producer thread (its own iterator and decoder: the decoder's state is
+ * per sending CPU), and this thread merges the lanes' items by
+ * (timestamp, CPU), the order of one iterator over every CPU, and
+ * consumes them.  Send events are numbered by the consumer, in that
+ * order, so ids are the same however many lanes.  A trace whose decoder
+ * learns task names from sched events (shared state) runs one producer
+ * and the consumer in a second thread instead.
  */
-enum item_type { IT_ROW, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT, IT_STACK };
+enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT,
+		 IT_STACK };
 
 #define STACK_MAX 64
+#define MAX_LANES 8
 
 struct item {
 	uint8_t type;
@@ -371,14 +395,14 @@ struct item {
 	uint64_t ts;
 	union {
 		struct {
-			uint64_t id, callsite, callback, func;
+			uint64_t id;		/* send number (lane's, then global) */
+			uint64_t callsite, callback, func;
 			const char *reason;
 			int32_t target, pid;
 			enum ipt_ipi_kind kind;
-		} row;
+		} row;				/* IT_ROW; IT_SEND: only id */
 		uint64_t csd;
 		struct {
-			uint64_t id;		/* the send event it belongs to */
 			uint32_t n;
 			uint64_t addr[STACK_MAX];
 		} *stack;
@@ -395,22 +419,37 @@ struct batch {
 
 /* producer-side state per CPU */
 struct pcpu {
-	uint64_t last_ts, lost, last_send_id;
+	uint64_t last_ts, lost;
 	bool lost_unknown, last_was_send;
 };
 
-struct pipe {
+/* a ring of batches from one producer to the consumer */
+struct lane {
 	struct batch *b[NBATCH];
 	size_t head, count;		/* full batches waiting: b[head..head+count) */
 	size_t fill;			/* batch being filled by the producer */
-	bool done, failed;
+	bool done;
+	struct ipt_cpuset cpus;		/* the CPUs it decodes (parallel mode) */
+	struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
+	uint64_t events, first_ts, last_ts;
+	uint64_t seq;			/* consumer: last lane send number seen */
+	pthread_t th;
+	bool started;
+	struct pipe *pp;
+};
+
+struct pipe {
+	struct lane lane[MAX_LANES];
+	int nlanes;
+	bool parallel;			/* one producer thread per lane */
+	bool failed;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	char err[512];
-	/* producer state */
-	struct pcpu *pc;
+	struct pcpu *pc;		/* sized before the producers start */
 	int npc;
 	int threads;
+	struct rpt *r;
 };
 
 static int add_iso(struct rpt *r, const struct item *it)
@@ -467,8 +506,11 @@ static int c_row(struct rpt *r, const struct item *it)
 			r->remote_total++;
 		}
 		if (map_add(&r->senders, (uint64_t)(uint32_t)it->u.row.pid, (uint64_t)src, (uint32_t)target) ||
-		    map_add(&r->pairs, it->u.row.callsite, fn, (uint32_t)target) ||
-		    map_add(&r->matrix, (uint64_t)src, (uint64_t)target, 0))
+		    map_add(&r->pairs, it->u.row.callsite, fn, (uint32_t)target))
+			return -1;
+		if (src < DENSE && target < DENSE)
+			p->dense[src * DENSE + target]++;
+		else if (map_add(&r->matrix, (uint64_t)src, (uint64_t)target, 0))
 			return -1;
 		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
 			struct cpu_state *s = &p->cpu[src];
@@ -673,7 +715,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 	if (ensure_cpu(r, it->cpu))
 		return -1;
 	s = &p->cpu[it->cpu];
-	if (s->stack_id != it->u.stack->id || !s->stack_n)
+	if (s->stack_id != s->last_gid || !s->stack_n)
 		return 0;
 	for (size_t i = 0; i < s->stack_n; i++) {
 		struct rpt_iso *iso = &r->iso[s->stack_first + i];
@@ -690,14 +732,32 @@ static int c_stack(struct rpt *r, const struct item *it)
 	return 0;
 }
 
-/* consume - one item: count and match (the consumer stage) */
-static int consume(struct rpt *r, const struct item *it)
+/* number_send - send events are numbered in the consumer's order */
+static int number_send(struct rpt *r, struct lane *ln, struct item *it)
+{
+	struct priv *p = r->priv;
+
+	if (it->u.row.id != ln->seq) {
+		ln->seq = it->u.row.id;
+		p->sends++;
+		if (ensure_cpu(r, it->cpu))
+			return -1;
+		p->cpu[it->cpu].last_gid = p->sends;
+	}
+	it->u.row.id = p->sends;
+	return 0;
+}
+
+/* consume - one item of lane ln: count and match (the consumer stage) */
+static int consume(struct rpt *r, struct lane *ln, struct item *it)
 {
 	struct priv *p = r->priv;
 
 	switch (it->type) {
+	case IT_SEND:
+		return number_send(r, ln, it);
 	case IT_ROW:
-		return c_row(r, it);
+		return number_send(r, ln, it) ? -1 : c_row(r, it);
 	case IT_ENTRY:
 		return ensure_cpu(r, it->cpu) ? -1 : handler_entry(r, it->cpu, it->cls, it->ts);
 	case IT_EXIT:
@@ -747,22 +807,38 @@ static int consume(struct rpt *r, const struct item *it)
 struct prod {
 	struct rpt *r;
 	struct pipe *pp;
+	struct lane *ln;
 	struct batch *cur;
+	uint64_t rows;			/* row items emitted */
 };
 
+/* item_free - what an item owns (once: the item becomes a plain marker) */
 static void item_free(struct item *it)
 {
 	if (it->type == IT_STACK)
 		free(it->u.stack);
+	it->type = IT_SEND;
 }
 
-/* consume_batch - run the consumer over a batch and empty it */
+/* fail_pipe - record the first failure (and its message) for every thread */
+static void fail_pipe(struct pipe *pp, const char *msg)
+{
+	pthread_mutex_lock(&pp->lock);
+	if (!pp->failed)
+		snprintf(pp->err, sizeof(pp->err), "%s", msg);
+	pp->failed = true;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+/* consume_batch - run the consumer over a batch of lane 0 and empty it */
 static int consume_batch(struct rpt *r, struct batch *b)
 {
+	struct pipe *pp = ((struct priv *)r->priv)->pipe;
 	int ret = 0;
 
 	for (size_t i = 0; i < b->n; i++) {
-		if (!ret && consume(r, &b->v[i]))
+		if (!ret && consume(r, &pp->lane[0], &b->v[i]))
 			ret = -1;
 		item_free(&b->v[i]);
 	}
@@ -774,19 +850,20 @@ static int consume_batch(struct rpt *r, struct batch *b)
 static int hand_over(struct prod *pd)
 {
 	struct pipe *pp = pd->pp;
+	struct lane *ln = pd->ln;
 
 	if (pp->threads < 2)
 		return consume_batch(pd->r, pd->cur);
 	pthread_mutex_lock(&pp->lock);
-	while (pp->count == NBATCH - 1 && !pp->failed)
+	while (ln->count == NBATCH - 1 && !pp->failed)
 		pthread_cond_wait(&pp->cond, &pp->lock);
 	if (pp->failed) {
 		pthread_mutex_unlock(&pp->lock);
 		return -1;
 	}
-	pp->count++;
-	pp->fill = (pp->fill + 1) % NBATCH;
-	pd->cur = pp->b[pp->fill];
+	ln->count++;
+	ln->fill = (ln->fill + 1) % NBATCH;
+	pd->cur = ln->b[ln->fill];
 	pd->cur->n = 0;
 	pthread_cond_broadcast(&pp->cond);
 	pthread_mutex_unlock(&pp->lock);
@@ -800,22 +877,23 @@ static struct item *emit(struct prod *pd)
 	return &pd->cur->v[pd->cur->n++];
 }
 
-static struct pcpu *pcpu_of(struct pipe *pp, int cpu)
+/* pcpu_grow - producer state for CPUs 0..cpu */
+static int pcpu_grow(struct pipe *pp, int cpu)
 {
-	if (cpu >= pp->npc) {
-		int n = pp->npc ? pp->npc : 8;
-		struct pcpu *c;
+	int n = pp->npc ? pp->npc : 8;
+	struct pcpu *c;
 
-		while (n <= cpu)
-			n *= 2;
-		c = ipt_realloc(pp->pc, (size_t)n * sizeof(*c));
-		if (!c)
-			return NULL;
-		memset(c + pp->npc, 0, (size_t)(n - pp->npc) * sizeof(*c));
-		pp->pc = c;
-		pp->npc = n;
-	}
-	return &pp->pc[cpu];
+	if (cpu < pp->npc)
+		return 0;
+	while (n <= cpu)
+		n *= 2;
+	c = ipt_realloc(pp->pc, (size_t)n * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + pp->npc, 0, (size_t)(n - pp->npc) * sizeof(*c));
+	pp->pc = c;
+	pp->npc = n;
+	return 0;
 }
 
 /* p_row - a row from the decoder becomes an item */
@@ -830,6 +908,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it = emit(pd);
 	if (!it)
 		return -1;
+	pd->rows++;
 	it->type = IT_ROW;
 	it->ts = row->ts;
 	it->cpu = row->src_cpu;
@@ -870,8 +949,7 @@ static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int
 }
 
 /* p_stack - copy a kernel_stack record's addresses into an item */
-static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_record *rec,
-		   uint64_t id)
+static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
 	unsigned int ls = (unsigned int)r->t->kernel_long_size;
@@ -888,7 +966,6 @@ static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_re
 		it->u.csd = 0;
 		return -1;
 	}
-	it->u.stack->id = id;
 	for (uint64_t off = e->f1->offset; off + ls <= rec->size && it->u.stack->n < STACK_MAX; off += ls) {
 		uint64_t a = ipt_get_uint(rec->data + off, ls, r->t->big_endian);
 
@@ -904,35 +981,48 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
 	struct priv *p = r->priv;
-	struct pcpu *pc = pcpu_of(pd->pp, rec->cpu);
+	struct lane *ln = pd->ln;
+	struct pcpu *pc;
 	const struct recv_ev *e;
-	uint64_t sends;
+	uint64_t sends, rows;
 	bool was_send;
 	int id;
 
-	if (!pc)
+	if (rec->cpu < 0 || (rec->cpu >= pd->pp->npc && pcpu_grow(pd->pp, rec->cpu)))
 		return -1;
+	pc = &pd->pp->pc[rec->cpu];
 	if (rec->missed == UINT64_MAX)
 		pc->lost_unknown = true;
 	else
 		pc->lost += rec->missed;
-	if (!r->events++)
-		r->first_ts = rec->ts;
-	if (rec->ts > r->last_ts)
-		r->last_ts = rec->ts;
+	if (!ln->events++)
+		ln->first_ts = rec->ts;
+	if (rec->ts > ln->last_ts)
+		ln->last_ts = rec->ts;
 	pc->last_ts = rec->ts;
 	was_send = pc->last_was_send;
 	pc->last_was_send = false;
 	id = rec->event ? rec->event->id : -1;
 	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
 	if (e && e->kind == RK_STACK)
-		return was_send ? p_stack(pd, e, rec, pc->last_send_id) : 0;
-	sends = ipt_ipi_decoder_stats(r->dec)->send_events;
-	if (ipt_ipi_decoder_feed(r->dec, rec, p_row, pd) < 0)
+		return was_send ? p_stack(pd, e, rec) : 0;
+	sends = ipt_ipi_decoder_stats(ln->dec)->send_events;
+	rows = pd->rows;
+	if (ipt_ipi_decoder_feed(ln->dec, rec, p_row, pd) < 0)
 		return -1;
-	if (ipt_ipi_decoder_stats(r->dec)->send_events != sends) {
+	if (ipt_ipi_decoder_stats(ln->dec)->send_events != sends) {
 		pc->last_was_send = true;
-		pc->last_send_id = ipt_ipi_decoder_stats(r->dec)->send_events;
+		if (pd->rows == rows) {
+			/* a send with no row still takes a number */
+			struct item *it = emit(pd);
+
+			if (!it)
+				return -1;
+			it->type = IT_SEND;
+			it->ts = rec->ts;
+			it->cpu = rec->cpu;
+			it->u.row.id = ipt_ipi_decoder_stats(ln->dec)->send_events;
+		}
 	}
 	if (!e)
 		return 0;
@@ -964,38 +1054,142 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	}
 }
 
-/* consumer_thread - take full batches until the producer is done */
+/* produce_lane - decode the lane's CPUs (all CPUs: cpus NULL) into items */
+static int produce_lane(struct rpt *r, struct lane *ln, const struct ipt_cpuset *cpus)
+{
+	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+	struct prod pd = { r, pp, ln, ln->b[0], 0 };
+	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
+	struct ipt_record rec;
+	int k = -1, ret = -1;
+
+	if (!it)
+		return -1;
+	while ((k = ipt_iter_next(it, &rec)) > 0)
+		if (produce(&pd, &rec))
+			break;
+	if (k == 0) {
+		ipt_ipi_decoder_finish(ln->dec);
+		if (pp->threads < 2)
+			ret = consume_batch(r, pd.cur);
+		else if (!hand_over(&pd))
+			ret = 0;
+	}
+	ipt_iter_free(it);
+	return ret;
+}
+
+/* lane_done - the producer of ln finished (ok or not) */
+static void lane_done(struct pipe *pp, struct lane *ln, int ret)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+	if (ret)
+		fail_pipe(pp, msg);
+	pthread_mutex_lock(&pp->lock);
+	ln->done = true;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+/* producer_thread - one lane of the parallel mode */
+static void *producer_thread(void *arg)
+{
+	struct lane *ln = arg;
+	struct pipe *pp = ln->pp;
+
+	lane_done(pp, ln, produce_lane(pp->r, ln, &ln->cpus));
+	return NULL;
+}
+
+/* lane_take - wait for a full batch of ln; NULL when the lane is over */
+static struct batch *lane_take(struct pipe *pp, struct lane *ln)
+{
+	struct batch *b = NULL;
+
+	pthread_mutex_lock(&pp->lock);
+	while (!ln->count && !ln->done && !pp->failed)
+		pthread_cond_wait(&pp->cond, &pp->lock);
+	if (!pp->failed && ln->count)
+		b = ln->b[ln->head];
+	pthread_mutex_unlock(&pp->lock);
+	return b;
+}
+
+/* lane_release - the consumer is done with ln's head batch */
+static void lane_release(struct pipe *pp, struct lane *ln)
+{
+	pthread_mutex_lock(&pp->lock);
+	ln->head = (ln->head + 1) % NBATCH;
+	ln->count--;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+/* consumer_thread - lane 0's batches, in a second thread (serial producer) */
 static void *consumer_thread(void *arg)
 {
 	struct rpt *r = arg;
 	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+	struct batch *b;
 
-	for (;;) {
-		struct batch *b;
-
-		pthread_mutex_lock(&pp->lock);
-		while (!pp->count && !pp->done && !pp->failed)
-			pthread_cond_wait(&pp->cond, &pp->lock);
-		if (pp->failed || (!pp->count && pp->done)) {
-			pthread_mutex_unlock(&pp->lock);
-			return NULL;
-		}
-		b = pp->b[pp->head];
-		pthread_mutex_unlock(&pp->lock);
+	while ((b = lane_take(pp, &pp->lane[0]))) {
 		if (consume_batch(r, b)) {
-			pthread_mutex_lock(&pp->lock);
-			snprintf(pp->err, sizeof(pp->err), "%s", ipt_errmsg());
-			pp->failed = true;
-			pthread_cond_broadcast(&pp->cond);
-			pthread_mutex_unlock(&pp->lock);
+			fail_pipe(pp, ipt_errmsg());
 			return NULL;
 		}
-		pthread_mutex_lock(&pp->lock);
-		pp->head = (pp->head + 1) % NBATCH;
-		pp->count--;
-		pthread_cond_broadcast(&pp->cond);
-		pthread_mutex_unlock(&pp->lock);
+		lane_release(pp, &pp->lane[0]);
 	}
+	return NULL;
+}
+
+/* merge_lanes - consume every lane's items in (timestamp, CPU) order */
+static int merge_lanes(struct rpt *r, struct pipe *pp)
+{
+	struct batch *b[MAX_LANES];
+	size_t pos[MAX_LANES];
+	int ret = 0;
+
+	for (int i = 0; i < pp->nlanes; i++) {
+		b[i] = lane_take(pp, &pp->lane[i]);
+		pos[i] = 0;
+	}
+	for (;;) {
+		int best = -1;
+		struct item *it;
+
+		for (int i = 0; i < pp->nlanes; i++) {
+			const struct item *x, *y;
+
+			while (b[i] && pos[i] == b[i]->n) {	/* an empty last batch */
+				lane_release(pp, &pp->lane[i]);
+				b[i] = lane_take(pp, &pp->lane[i]);
+				pos[i] = 0;
+			}
+			if (!b[i])
+				continue;
+			if (best < 0) {
+				best = i;
+				continue;
+			}
+			x = &b[i]->v[pos[i]];
+			y = &b[best]->v[pos[best]];
+			if (x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu))
+				best = i;
+		}
+		if (best < 0)
+			break;
+		it = &b[best]->v[pos[best]++];
+		if (!ret && consume(r, &pp->lane[best], it))
+			ret = -1;
+		item_free(it);
+		if (ret) {
+			fail_pipe(pp, ipt_errmsg());
+			break;
+		}
+	}
+	return ret;
 }
 
 /* settle - sends left in the queues: why they were not matched */
@@ -1027,62 +1221,148 @@ static void settle(struct rpt *r)
 	}
 }
 
-/* run_stages - the producer here, the consumer here or in a second thread */
+/* run_stages - producers and consumer as the pipe's mode says */
 static int run_stages(struct rpt *r, struct pipe *pp)
 {
-	struct prod pd = { r, pp, NULL };
-	struct ipt_iter *it = ipt_iter_new(r->t, NULL);
-	struct ipt_record rec;
 	pthread_t th;
 	bool started = false;
-	int k = 0, ret = -1;
+	int ret;
 
-	if (!it)
-		return -1;
-	pd.cur = pp->b[0];
-	if (pp->threads > 1) {
-		if (pthread_create(&th, NULL, consumer_thread, r))
-			pp->threads = 1;	/* run both stages here */
-		else
-			started = true;
-	}
-	while ((k = ipt_iter_next(it, &rec)) > 0)
-		if (produce(&pd, &rec))
-			break;
-	if (k == 0) {
-		ipt_ipi_decoder_finish(r->dec);
-		if (!started)
-			ret = consume_batch(r, pd.cur);
-		else if (!hand_over(&pd))
-			ret = 0;
-	}
-	if (started) {
-		char msg[512];
+	if (pp->parallel) {
+		int n = 0;
 
-		pthread_mutex_lock(&pp->lock);
-		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
-		if (ret)
-			pp->failed = true;
-		pp->done = true;
-		pthread_cond_broadcast(&pp->cond);
-		pthread_mutex_unlock(&pp->lock);
-		pthread_join(th, NULL);
-		if (pp->failed) {
-			if (pp->err[0])
-				ipt_err("%s", pp->err);
+		while (n < pp->nlanes && !pthread_create(&pp->lane[n].th, NULL, producer_thread,
+							 &pp->lane[n]))
+			pp->lane[n++].started = true;
+		if (n < pp->nlanes)
+			fail_pipe(pp, "cannot start a thread");
+		ret = merge_lanes(r, pp);
+		for (int i = 0; i < n; i++)
+			pthread_join(pp->lane[i].th, NULL);
+	} else {
+		if (pp->threads > 1) {
+			if (pthread_create(&th, NULL, consumer_thread, r))
+				pp->threads = 1;	/* run both stages here */
 			else
-				ipt_err("%s", msg);
-			ret = -1;
+				started = true;
+		}
+		ret = produce_lane(r, &pp->lane[0], NULL);
+		if (started) {
+			lane_done(pp, &pp->lane[0], ret);
+			pthread_join(th, NULL);
 		}
 	}
-	/* on failure, items never consumed still own memory */
-	for (int i = 0; ret && i < NBATCH; i++) {
-		for (size_t j = 0; j < pp->b[i]->n; j++)
-			item_free(&pp->b[i]->v[j]);
-		pp->b[i]->n = 0;
+	if (pp->failed) {
+		ipt_err("%s", pp->err);
+		ret = -1;
 	}
-	ipt_iter_free(it);
+	/* on failure, items never consumed still own memory */
+	for (int l = 0; ret && l < pp->nlanes; l++)
+		for (int i = 0; i < NBATCH; i++) {
+			for (size_t j = 0; j < pp->lane[l].b[i]->n; j++)
+				item_free(&pp->lane[l].b[i]->v[j]);
+			pp->lane[l].b[i]->n = 0;
+		}
 	return ret;
+}
+
+/* split_lanes - the CPUs' streams among the lanes, by size (largest first to
+ * the lane with the fewest bytes); false if fewer than 2 lanes have data */
+static bool split_lanes(struct ipt_trace *t, struct pipe *pp, int want)
+{
+	uint64_t load[MAX_LANES] = { 0 };
+	bool taken[IPT_CPUSET_MAX / 8 + 1] = { false };
+	int with_data = 0;
+
+	for (int i = 0; i < t->nstreams; i++)
+		with_data += t->streams[i].size > 0;
+	if (want > with_data)
+		want = with_data;
+	if (want < 2)
+		return false;
+	pp->nlanes = want;
+	for (;;) {
+		int big = -1, low = 0;
+
+		for (int i = 0; i < t->nstreams && i < (int)sizeof(taken); i++)
+			if (!taken[i] && t->streams[i].size &&
+			    (big < 0 || t->streams[i].size > t->streams[big].size))
+				big = i;
+		if (big < 0)
+			break;
+		taken[big] = true;
+		for (int l = 1; l < want; l++)
+			if (load[l] < load[low])
+				low = l;
+		load[low] += t->streams[big].size;
+		if (ipt_cpuset_add(&pp->lane[low].cpus, (unsigned int)t->streams[big].cpu))
+			return false;
+	}
+	return true;
+}
+
+/* setup_pipe - lanes, their batches and decoders */
+static int setup_pipe(struct rpt *r, struct pipe *pp)
+{
+	struct ipt_trace *t = r->t;
+	int maxcpu = 0;
+
+	pp->r = r;
+	pp->threads = r->opts.threads > 1 ? r->opts.threads : 1;
+	if (pp->threads > MAX_LANES)
+		pp->threads = MAX_LANES;
+	pp->nlanes = 1;
+	for (int i = 0; i < MAX_LANES; i++) {
+		pp->lane[i].pp = pp;
+		ipt_cpuset_init(&pp->lane[i].cpus);
+	}
+	pp->parallel = pp->threads > 1 && !ipt_ipi_decoder_learns_comms(r->dec) &&
+		       split_lanes(t, pp, pp->threads);
+	if (!pp->parallel)
+		pp->nlanes = 1;
+	for (int i = 0; i < pp->nlanes; i++) {
+		struct lane *ln = &pp->lane[i];
+
+		ln->dec = i ? ipt_ipi_decoder_new(t) : r->dec;
+		if (!ln->dec)
+			return -1;
+		for (int k = 0; k < NBATCH; k++)
+			if (!(ln->b[k] = ipt_calloc(1, sizeof(struct batch))))
+				return -1;
+	}
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].cpu > maxcpu)
+			maxcpu = t->streams[i].cpu;
+	return pcpu_grow(pp, maxcpu);
+}
+
+/* gather_lanes - events, time span and decoder counts of every lane */
+static void gather_lanes(struct rpt *r, struct pipe *pp)
+{
+	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+
+	for (int i = 0; i < pp->nlanes; i++) {
+		struct lane *ln = &pp->lane[i];
+
+		if (ln->events && (!r->events || ln->first_ts < r->first_ts))
+			r->first_ts = ln->first_ts;
+		if (ln->last_ts > r->last_ts)
+			r->last_ts = ln->last_ts;
+		r->events += ln->events;
+		if (i) {
+			const struct ipt_ipi_stats *o = ipt_ipi_decoder_stats(ln->dec);
+
+			st->records += o->records;
+			st->send_events += o->send_events;
+			st->rows += o->rows;
+			st->rows_out += o->rows_out;
+			st->csd_queued += o->csd_queued;
+			st->csd_joined += o->csd_joined;
+			st->csd_no_ipi += o->csd_no_ipi;
+			st->lost_events += o->lost_events;
+			st->lost_unknown += o->lost_unknown;
+		}
+	}
 }
 
 /* rpt_run - one pass over the trace */
@@ -1099,15 +1379,12 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	r->priv = p = ipt_calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
+	pthread_mutex_init(&p->reason_lock, NULL);
 	p->pipe = pp = ipt_calloc(1, sizeof(*pp));
 	if (!pp)
 		return -1;
 	pthread_mutex_init(&pp->lock, NULL);
 	pthread_cond_init(&pp->cond, NULL);
-	pp->threads = r->opts.threads > 1 ? 2 : 1;
-	for (int i = 0; i < NBATCH; i++)
-		if (!(pp->b[i] = ipt_calloc(1, sizeof(struct batch))))
-			return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
 	if (r->opts.filter && *r->opts.filter &&
 	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
@@ -1119,8 +1396,9 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		if (t->streams[i].size)
 			p->has_stream[t->streams[i].cpu] = true;
 	r->dec = ipt_ipi_decoder_new(t);
-	if (!r->dec || run_stages(r, pp))
+	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp))
 		goto out;
+	gather_lanes(r, pp);
 	/* what the producer saw per CPU */
 	for (int c = 0; c < pp->npc; c++) {
 		if (!pp->pc[c].last_ts && !pp->pc[c].lost && !pp->pc[c].lost_unknown)
@@ -1131,6 +1409,10 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
 	}
 	settle(r);
+	for (int i = 0; i < DENSE * DENSE; i++)
+		if (p->dense[i] && map_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
+					     p->dense[i]))
+			goto out;
 	/* CPUs with events but beyond the trace's own count */
 	for (int c = r->ncpus; c < p->ncpu; c++)
 		if (r->cpus[c].ipis || r->cpus[c].sent)
@@ -1145,8 +1427,15 @@ void rpt_free(struct rpt *r)
 	struct priv *p = r->priv;
 
 	if (p && p->pipe) {
-		for (int i = 0; i < NBATCH; i++)
-			free(p->pipe->b[i]);
+		for (int l = 0; l < MAX_LANES; l++) {
+			struct lane *ln = &p->pipe->lane[l];
+
+			for (int i = 0; i < NBATCH; i++)
+				free(ln->b[i]);
+			if (l && ln->dec)
+				ipt_ipi_decoder_free(ln->dec);
+			ipt_cpuset_free(&ln->cpus);
+		}
 		free(p->pipe->pc);
 		pthread_mutex_destroy(&p->pipe->lock);
 		pthread_cond_destroy(&p->pipe->cond);
@@ -1161,6 +1450,7 @@ void rpt_free(struct rpt *r)
 		free(p->cpu);
 		free(p->ev);
 		free(p->csd);
+		pthread_mutex_destroy(&p->reason_lock);
 		free(p);
 	}
 	for (int c = 0; r->cpus && c < r->ncpus; c++) {

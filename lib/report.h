@@ -22,10 +22,14 @@ struct rpt_key {
 	uint32_t c;
 };
 
-struct rpt_map {			/* rpt_key -> count */
-	struct rpt_key *keys;
-	uint64_t *vals;
-	uint8_t *used;
+struct rpt_slot {
+	struct rpt_key key;
+	bool used;
+	uint64_t val;
+};
+
+struct rpt_map {			/* rpt_key -> count (open addressing) */
+	struct rpt_slot *slot;		/* key, flag and count share a cache line */
 	size_t n, cap;
 };
 

@@ -31,8 +31,12 @@ static void report_usage(FILE *f)
 		"  -f, --format FMT     text (default) or json\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead\n"
-		"  -j, --threads N      1: one thread; 2 (default on SMP): decoding and counting\n"
-		"                       run in two threads\n"
+		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
+		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
+		"                       by N threads in parallel and merged in time order for\n"
+		"                       the matching; a trace with sched events (task names\n"
+		"                       learnt on the way) is decoded by one thread and\n"
+		"                       counted in another.  The output is the same for any N\n"
 		"      --assume-synced-clock\n"
 		"                       compute cross-CPU latencies even when the trace clock\n"
 		"                       is per-CPU (e.g. 'local'); see LATENCIES below\n"
@@ -525,7 +529,11 @@ int cmd_report(int argc, char **argv)
 
 	ipt_cpuset_init(&iso);
 	x.top = 5;
-	ro.threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	{
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ro.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
+	}
 	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': ro.filter = optarg; break;
@@ -558,8 +566,8 @@ int cmd_report(int argc, char **argv)
 		case 'S': ro.assume_synced_clock = true; break;
 		case 'H': html = optarg; break;
 		case 'j':
-			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
-				err_msg("--threads: 1 or 2, not '%s'", optarg);
+			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
+				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
 				return 2;
 			}
 			ro.threads = optarg[0] - '0';

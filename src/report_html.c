@@ -64,7 +64,7 @@ struct cpust {
 };
 
 enum { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT };
-enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK };
+enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
 
 struct recv {
 	uint8_t kind;
@@ -101,13 +101,14 @@ static int reason_class(struct hx *x, const char *reason)
 {
 	if (!reason)
 		return -1;
+	/* after the x86 classes, as in lib/report.c */
 	for (int i = 0; i < x->nreasons; i++)
 		if (!strcmp(x->reasons[i], reason))
-			return i;
-	if (x->nreasons == NCLS)
+			return C_X86_COUNT + i;
+	if (C_X86_COUNT + x->nreasons >= NCLS)
 		return -1;
 	x->reasons[x->nreasons] = reason;
-	return x->nreasons++;
+	return C_X86_COUNT + x->nreasons++;
 }
 
 static int send_class(struct hx *x, const struct ipt_ipi_row *row)

@@ -125,4 +125,33 @@ PY
 else
 	fail "record --stacks" "recording failed"
 fi
+
+# --threads: the same JSON (counts, matching, latencies, isolation lists and
+# their stacks, send ids) with one thread, with the streams decoded by 2, 3 and
+# 8 parallel threads, on every real trace, x86 and arm64 synthetic traces, and
+# a text trace
+GEN="$TOP/$B/tools/gen-synth"
+set --
+for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat \
+	 "$TRACES"/public/lkml-snippets/x86-hackbench-csd_queue_cpu-ipi_send_cpu-csd_function_entry-trace-cmd-report.txt; do
+	[ -f "$f" ] && set -- "$@" "$f"
+done
+if [ -x "$GEN" ] && "$GEN" -o "$TMP/t-x86.dat" -e 200000 -s 3 -n 8 2>/dev/null &&
+   "$GEN" -o "$TMP/t-arm.dat" -a arm64 -e 50000 -s 4 -n 8 2>/dev/null; then
+	set -- "$@" "$TMP/t-x86.dat" "$TMP/t-arm.dat"
+fi
+bad="" n=0
+for f in "$@"; do
+	"$IPT" report -f json -j 1 --isolated 0-3 --assume-synced-clock "$f" > "$TMP/j1.json" 2>&1
+	for t in 2 3 8; do
+		"$IPT" report -f json -j $t --isolated 0-3 --assume-synced-clock "$f" > "$TMP/jn.json" 2>&1
+		cmp -s "$TMP/j1.json" "$TMP/jn.json" || bad="$bad $(basename "$f"):-j$t"
+	done
+	n=$((n + 1))
+done
+if [ $n -ge 2 ] && [ -z "$bad" ]; then
+	pass "--threads 1, 2, 3, 8 give the same JSON on $n traces"
+else
+	fail "--threads" "different JSON:${bad:- (only $n traces)}"
+fi
 finish
