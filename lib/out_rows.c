@@ -116,18 +116,25 @@ static char *put_hex(char *p, uint64_t v)
 	return p;
 }
 
-/* put_csv - a CSV field (quoted when it must be); room for 2 * len + 2 given */
+/* put_csv - a CSV field (quoted when it must be); room for 2 * len + 2 given.
+ * One pass: copied as is until a byte that needs quoting shows up. */
 static char *put_csv(char *p, const char *s, size_t len)
 {
+	static const bool special[256] = { [','] = true, ['"'] = true, ['\n'] = true,
+					   ['\r'] = true };
+	size_t i;
+
 	if (!s)
 		return p;
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
-	    !memchr(s, '\r', len)) {
-		memcpy(p, s, len);
-		return p + len;
+	for (i = 0; i < len; i++) {
+		if (special[(unsigned char)s[i]])
+			break;
+		p[i] = s[i];
 	}
+	if (i == len)
+		return p + len;
 	*p++ = '"';
-	for (size_t i = 0; i < len; i++) {
+	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
 			*p++ = '"';
 		*p++ = s[i];
