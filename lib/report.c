@@ -3,6 +3,7 @@
  * report.c - who interrupts my CPUs: counts, matching, latencies (report.h)
  */
 #include "report.h"
+#include "lanes.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -385,14 +386,12 @@ enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY,
 		 IT_STACK };
 
 #define STACK_MAX 64
-#define MAX_LANES 8
 
 struct item {
+	struct ipt_lane_key k;		/* ts, and the record's CPU (rows: the sender) */
 	uint8_t type;
 	bool counted;
 	int16_t cls;
-	int32_t cpu;			/* the record's CPU (rows: the sender) */
-	uint64_t ts;
 	union {
 		struct {
 			uint64_t id;		/* send number (lane's, then global) */
@@ -423,32 +422,20 @@ struct pcpu {
 	bool lost_unknown, last_was_send;
 };
 
-/* a ring of batches from one producer to the consumer */
-struct lane {
-	struct batch *b[NBATCH];
-	size_t head, count;		/* full batches waiting: b[head..head+count) */
-	size_t fill;			/* batch being filled by the producer */
-	bool done;
-	struct ipt_cpuset cpus;		/* the CPUs it decodes (parallel mode) */
+/* per-lane producer state (and the consumer's last send number of it) */
+struct lstate {
 	struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
 	uint64_t events, first_ts, last_ts;
-	uint64_t seq;			/* consumer: last lane send number seen */
-	pthread_t th;
-	bool started;
-	struct pipe *pp;
+	uint64_t seq;
 };
 
 struct pipe {
-	struct lane lane[MAX_LANES];
+	struct ipt_lanes *lanes;	/* --threads > 1 */
+	struct batch *inline_batch;	/* --threads 1 */
+	struct lstate ls[IPT_LANES_MAX];
 	int nlanes;
-	bool parallel;			/* one producer thread per lane */
-	bool failed;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	char err[512];
 	struct pcpu *pc;		/* sized before the producers start */
 	int npc;
-	int threads;
 	struct rpt *r;
 };
 
@@ -467,9 +454,9 @@ static int add_iso(struct rpt *r, const struct item *it)
 	}
 	e = &r->iso[r->niso++];
 	memset(e, 0, sizeof(*e));
-	e->ts = it->ts;
+	e->ts = it->k.ts;
 	e->id = it->u.row.id;
-	e->src_cpu = it->cpu;
+	e->src_cpu = it->k.cpu;
 	e->target_cpu = it->u.row.target;
 	e->pid = it->u.row.pid;
 	e->callsite = it->u.row.callsite;
@@ -486,8 +473,8 @@ static int add_iso(struct rpt *r, const struct item *it)
 static int c_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
-	int src = it->cpu, target = it->u.row.target;
-	struct pend e = { it->ts, -1, src, it->counted };
+	int src = it->k.cpu, target = it->u.row.target;
+	struct pend e = { it->k.ts, -1, src, it->counted };
 
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
 		return -1;
@@ -712,9 +699,9 @@ static int c_stack(struct rpt *r, const struct item *it)
 	struct priv *p = r->priv;
 	struct cpu_state *s;
 
-	if (ensure_cpu(r, it->cpu))
+	if (ensure_cpu(r, it->k.cpu))
 		return -1;
-	s = &p->cpu[it->cpu];
+	s = &p->cpu[it->k.cpu];
 	if (s->stack_id != s->last_gid || !s->stack_n)
 		return 0;
 	for (size_t i = 0; i < s->stack_n; i++) {
@@ -733,23 +720,23 @@ static int c_stack(struct rpt *r, const struct item *it)
 }
 
 /* number_send - send events are numbered in the consumer's order */
-static int number_send(struct rpt *r, struct lane *ln, struct item *it)
+static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 {
 	struct priv *p = r->priv;
 
 	if (it->u.row.id != ln->seq) {
 		ln->seq = it->u.row.id;
 		p->sends++;
-		if (ensure_cpu(r, it->cpu))
+		if (ensure_cpu(r, it->k.cpu))
 			return -1;
-		p->cpu[it->cpu].last_gid = p->sends;
+		p->cpu[it->k.cpu].last_gid = p->sends;
 	}
 	it->u.row.id = p->sends;
 	return 0;
 }
 
 /* consume - one item of lane ln: count and match (the consumer stage) */
-static int consume(struct rpt *r, struct lane *ln, struct item *it)
+static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 {
 	struct priv *p = r->priv;
 
@@ -759,28 +746,28 @@ static int consume(struct rpt *r, struct lane *ln, struct item *it)
 	case IT_ROW:
 		return number_send(r, ln, it) ? -1 : c_row(r, it);
 	case IT_ENTRY:
-		return ensure_cpu(r, it->cpu) ? -1 : handler_entry(r, it->cpu, it->cls, it->ts);
+		return ensure_cpu(r, it->k.cpu) ? -1 : handler_entry(r, it->k.cpu, it->cls, it->k.ts);
 	case IT_EXIT:
-		return ensure_cpu(r, it->cpu) ? -1 : handler_exit(r, it->cpu, it->cls, it->ts);
+		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
 	case IT_CSD_QUEUE:
-		return csd_put(p, it->u.csd, it->ts, it->cpu);
+		return csd_put(p, it->u.csd, it->k.ts, it->k.cpu);
 	case IT_CSD_ENTRY: {
 		struct cpu_state *s;
 		struct csd_pend q;
 		bool m;
 
-		if (ensure_cpu(r, it->cpu))
+		if (ensure_cpu(r, it->k.cpu))
 			return -1;
-		s = &p->cpu[it->cpu];
+		s = &p->cpu[it->k.cpu];
 		m = it->u.csd && csd_take(p, it->u.csd, &q);
 		if (m) {
-			r->cpus[it->cpu].csd_runs++;
-			if (cross(r, q.src, it->cpu) &&
-			    hist_add(&r->cpus[it->cpu].csd_q2r, it->ts >= q.ts ? it->ts - q.ts : 0))
+			r->cpus[it->k.cpu].csd_runs++;
+			if (cross(r, q.src, it->k.cpu) &&
+			    hist_add(&r->cpus[it->k.cpu].csd_q2r, it->k.ts >= q.ts ? it->k.ts - q.ts : 0))
 				return -1;
 		}
 		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
-			s->csd[s->ncsd].ts = it->ts;
+			s->csd[s->ncsd].ts = it->k.ts;
 			s->csd[s->ncsd].matched = m;
 		}
 		s->ncsd++;
@@ -789,11 +776,11 @@ static int consume(struct rpt *r, struct lane *ln, struct item *it)
 	case IT_CSD_EXIT: {
 		struct cpu_state *s;
 
-		if (ensure_cpu(r, it->cpu))
+		if (ensure_cpu(r, it->k.cpu))
 			return -1;
-		s = &p->cpu[it->cpu];
+		s = &p->cpu[it->k.cpu];
 		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
-			return hist_add(&r->cpus[it->cpu].csd_run, it->ts - s->csd[s->ncsd].ts);
+			return hist_add(&r->cpus[it->k.cpu].csd_run, it->k.ts - s->csd[s->ncsd].ts);
 		return 0;
 	}
 	case IT_STACK:
@@ -807,8 +794,7 @@ static int consume(struct rpt *r, struct lane *ln, struct item *it)
 struct prod {
 	struct rpt *r;
 	struct pipe *pp;
-	struct lane *ln;
-	struct batch *cur;
+	int lane;
 	uint64_t rows;			/* row items emitted */
 };
 
@@ -820,25 +806,19 @@ static void item_free(struct item *it)
 	it->type = IT_SEND;
 }
 
-/* fail_pipe - record the first failure (and its message) for every thread */
-static void fail_pipe(struct pipe *pp, const char *msg)
+static void item_free_cb(void *it)
 {
-	pthread_mutex_lock(&pp->lock);
-	if (!pp->failed)
-		snprintf(pp->err, sizeof(pp->err), "%s", msg);
-	pp->failed = true;
-	pthread_cond_broadcast(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
+	item_free(it);
 }
 
-/* consume_batch - run the consumer over a batch of lane 0 and empty it */
-static int consume_batch(struct rpt *r, struct batch *b)
+/* consume_inline - one thread: consume the batch and empty it */
+static int consume_inline(struct rpt *r, struct pipe *pp)
 {
-	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+	struct batch *b = pp->inline_batch;
 	int ret = 0;
 
 	for (size_t i = 0; i < b->n; i++) {
-		if (!ret && consume(r, &pp->lane[0], &b->v[i]))
+		if (!ret && consume(r, &pp->ls[0], &b->v[i]))
 			ret = -1;
 		item_free(&b->v[i]);
 	}
@@ -846,35 +826,15 @@ static int consume_batch(struct rpt *r, struct batch *b)
 	return ret;
 }
 
-/* hand_over - give the full batch to the consumer; get an empty one */
-static int hand_over(struct prod *pd)
-{
-	struct pipe *pp = pd->pp;
-	struct lane *ln = pd->ln;
-
-	if (pp->threads < 2)
-		return consume_batch(pd->r, pd->cur);
-	pthread_mutex_lock(&pp->lock);
-	while (ln->count == NBATCH - 1 && !pp->failed)
-		pthread_cond_wait(&pp->cond, &pp->lock);
-	if (pp->failed) {
-		pthread_mutex_unlock(&pp->lock);
-		return -1;
-	}
-	ln->count++;
-	ln->fill = (ln->fill + 1) % NBATCH;
-	pd->cur = ln->b[ln->fill];
-	pd->cur->n = 0;
-	pthread_cond_broadcast(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
-	return 0;
-}
-
 static struct item *emit(struct prod *pd)
 {
-	if (pd->cur->n == BATCH && hand_over(pd))
+	struct pipe *pp = pd->pp;
+
+	if (pp->lanes)
+		return ipt_lanes_emit(pp->lanes, pd->lane);
+	if (pp->inline_batch->n == BATCH && consume_inline(pd->r, pp))
 		return NULL;
-	return &pd->cur->v[pd->cur->n++];
+	return &pp->inline_batch->v[pp->inline_batch->n++];
 }
 
 /* pcpu_grow - producer state for CPUs 0..cpu */
@@ -910,8 +870,8 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 		return -1;
 	pd->rows++;
 	it->type = IT_ROW;
-	it->ts = row->ts;
-	it->cpu = row->src_cpu;
+	it->k.ts = row->ts;
+	it->k.cpu = row->src_cpu;
 	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
 	it->cls = (int16_t)send_class(r->priv, row);
 	it->u.row.id = row->id;
@@ -941,8 +901,8 @@ static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int
 	if (!it)
 		return -1;
 	it->type = (uint8_t)type;
-	it->ts = rec->ts;
-	it->cpu = rec->cpu;
+	it->k.ts = rec->ts;
+	it->k.cpu = rec->cpu;
 	it->cls = (int16_t)cls;
 	it->u.csd = csd;
 	return 0;
@@ -958,8 +918,8 @@ static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_re
 	if (!it)
 		return -1;
 	it->type = IT_STACK;
-	it->ts = rec->ts;
-	it->cpu = rec->cpu;
+	it->k.ts = rec->ts;
+	it->k.cpu = rec->cpu;
 	it->u.stack = ipt_calloc(1, sizeof(*it->u.stack));
 	if (!it->u.stack) {
 		it->type = IT_CSD_QUEUE;	/* harmless placeholder */
@@ -981,7 +941,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
 	struct priv *p = r->priv;
-	struct lane *ln = pd->ln;
+	struct lstate *ln = &pd->pp->ls[pd->lane];
 	struct pcpu *pc;
 	const struct recv_ev *e;
 	uint64_t sends, rows;
@@ -1019,8 +979,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 			if (!it)
 				return -1;
 			it->type = IT_SEND;
-			it->ts = rec->ts;
-			it->cpu = rec->cpu;
+			it->k.ts = rec->ts;
+			it->k.cpu = rec->cpu;
 			it->u.row.id = ipt_ipi_decoder_stats(ln->dec)->send_events;
 		}
 	}
@@ -1055,10 +1015,10 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 }
 
 /* produce_lane - decode the lane's CPUs (all CPUs: cpus NULL) into items */
-static int produce_lane(struct rpt *r, struct lane *ln, const struct ipt_cpuset *cpus)
+static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
 	struct pipe *pp = ((struct priv *)r->priv)->pipe;
-	struct prod pd = { r, pp, ln, ln->b[0], 0 };
+	struct prod pd = { r, pp, lane, 0 };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
 	struct ipt_record rec;
 	int k = -1, ret = -1;
@@ -1069,126 +1029,40 @@ static int produce_lane(struct rpt *r, struct lane *ln, const struct ipt_cpuset 
 		if (produce(&pd, &rec))
 			break;
 	if (k == 0) {
-		ipt_ipi_decoder_finish(ln->dec);
-		if (pp->threads < 2)
-			ret = consume_batch(r, pd.cur);
-		else if (!hand_over(&pd))
-			ret = 0;
+		ipt_ipi_decoder_finish(pp->ls[lane].dec);
+		ret = pp->lanes ? 0 : consume_inline(r, pp);
 	}
 	ipt_iter_free(it);
 	return ret;
 }
 
-/* lane_done - the producer of ln finished (ok or not) */
-static void lane_done(struct pipe *pp, struct lane *ln, int ret)
+/* lane_main - a producer thread */
+static int lane_main(struct ipt_lanes *l, int lane, void *ctx)
 {
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
-	if (ret)
-		fail_pipe(pp, msg);
-	pthread_mutex_lock(&pp->lock);
-	ln->done = true;
-	pthread_cond_broadcast(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
+	return produce_lane(ctx, lane, ipt_lanes_cpus(l, lane));
 }
 
-/* producer_thread - one lane of the parallel mode */
-static void *producer_thread(void *arg)
+/* consume_lanes - this thread consumes what the lanes' threads produce */
+static int consume_lanes(struct rpt *r, struct pipe *pp)
 {
-	struct lane *ln = arg;
-	struct pipe *pp = ln->pp;
+	struct item *it;
+	int lane, ret = 0;
 
-	lane_done(pp, ln, produce_lane(pp->r, ln, &ln->cpus));
-	return NULL;
-}
-
-/* lane_take - wait for a full batch of ln; NULL when the lane is over */
-static struct batch *lane_take(struct pipe *pp, struct lane *ln)
-{
-	struct batch *b = NULL;
-
-	pthread_mutex_lock(&pp->lock);
-	while (!ln->count && !ln->done && !pp->failed)
-		pthread_cond_wait(&pp->cond, &pp->lock);
-	if (!pp->failed && ln->count)
-		b = ln->b[ln->head];
-	pthread_mutex_unlock(&pp->lock);
-	return b;
-}
-
-/* lane_release - the consumer is done with ln's head batch */
-static void lane_release(struct pipe *pp, struct lane *ln)
-{
-	pthread_mutex_lock(&pp->lock);
-	ln->head = (ln->head + 1) % NBATCH;
-	ln->count--;
-	pthread_cond_broadcast(&pp->cond);
-	pthread_mutex_unlock(&pp->lock);
-}
-
-/* consumer_thread - lane 0's batches, in a second thread (serial producer) */
-static void *consumer_thread(void *arg)
-{
-	struct rpt *r = arg;
-	struct pipe *pp = ((struct priv *)r->priv)->pipe;
-	struct batch *b;
-
-	while ((b = lane_take(pp, &pp->lane[0]))) {
-		if (consume_batch(r, b)) {
-			fail_pipe(pp, ipt_errmsg());
-			return NULL;
-		}
-		lane_release(pp, &pp->lane[0]);
+	if (ipt_lanes_start(pp->lanes, lane_main, r)) {
+		ipt_lanes_join(pp->lanes);	/* sets the message */
+		return -1;
 	}
-	return NULL;
-}
-
-/* merge_lanes - consume every lane's items in (timestamp, CPU) order */
-static int merge_lanes(struct rpt *r, struct pipe *pp)
-{
-	struct batch *b[MAX_LANES];
-	size_t pos[MAX_LANES];
-	int ret = 0;
-
-	for (int i = 0; i < pp->nlanes; i++) {
-		b[i] = lane_take(pp, &pp->lane[i]);
-		pos[i] = 0;
-	}
-	for (;;) {
-		int best = -1;
-		struct item *it;
-
-		for (int i = 0; i < pp->nlanes; i++) {
-			const struct item *x, *y;
-
-			while (b[i] && pos[i] == b[i]->n) {	/* an empty last batch */
-				lane_release(pp, &pp->lane[i]);
-				b[i] = lane_take(pp, &pp->lane[i]);
-				pos[i] = 0;
-			}
-			if (!b[i])
-				continue;
-			if (best < 0) {
-				best = i;
-				continue;
-			}
-			x = &b[i]->v[pos[i]];
-			y = &b[best]->v[pos[best]];
-			if (x->ts < y->ts || (x->ts == y->ts && x->cpu < y->cpu))
-				best = i;
-		}
-		if (best < 0)
-			break;
-		it = &b[best]->v[pos[best]++];
-		if (!ret && consume(r, &pp->lane[best], it))
+	while ((it = ipt_lanes_next(pp->lanes, &lane))) {
+		if (consume(r, &pp->ls[lane], it)) {
+			ipt_lanes_fail(pp->lanes, ipt_errmsg());
 			ret = -1;
-		item_free(it);
-		if (ret) {
-			fail_pipe(pp, ipt_errmsg());
-			break;
 		}
+		item_free(it);
+		if (ret)
+			break;
 	}
+	if (ipt_lanes_join(pp->lanes))
+		ret = -1;
 	return ret;
 }
 
@@ -1221,115 +1095,34 @@ static void settle(struct rpt *r)
 	}
 }
 
-/* run_stages - producers and consumer as the pipe's mode says */
+/* run_stages - one thread, or producer threads and this thread consuming */
 static int run_stages(struct rpt *r, struct pipe *pp)
 {
-	pthread_t th;
-	bool started = false;
-	int ret;
-
-	if (pp->parallel) {
-		int n = 0;
-
-		while (n < pp->nlanes && !pthread_create(&pp->lane[n].th, NULL, producer_thread,
-							 &pp->lane[n]))
-			pp->lane[n++].started = true;
-		if (n < pp->nlanes)
-			fail_pipe(pp, "cannot start a thread");
-		ret = merge_lanes(r, pp);
-		for (int i = 0; i < n; i++)
-			pthread_join(pp->lane[i].th, NULL);
-	} else {
-		if (pp->threads > 1) {
-			if (pthread_create(&th, NULL, consumer_thread, r))
-				pp->threads = 1;	/* run both stages here */
-			else
-				started = true;
-		}
-		ret = produce_lane(r, &pp->lane[0], NULL);
-		if (started) {
-			lane_done(pp, &pp->lane[0], ret);
-			pthread_join(th, NULL);
-		}
-	}
-	if (pp->failed) {
-		ipt_err("%s", pp->err);
-		ret = -1;
-	}
-	/* on failure, items never consumed still own memory */
-	for (int l = 0; ret && l < pp->nlanes; l++)
-		for (int i = 0; i < NBATCH; i++) {
-			for (size_t j = 0; j < pp->lane[l].b[i]->n; j++)
-				item_free(&pp->lane[l].b[i]->v[j]);
-			pp->lane[l].b[i]->n = 0;
-		}
-	return ret;
+	if (pp->lanes)
+		return consume_lanes(r, pp);
+	return produce_lane(r, 0, NULL);
 }
 
-/* split_lanes - the CPUs' streams among the lanes, by size (largest first to
- * the lane with the fewest bytes); false if fewer than 2 lanes have data */
-static bool split_lanes(struct ipt_trace *t, struct pipe *pp, int want)
-{
-	uint64_t load[MAX_LANES] = { 0 };
-	bool taken[IPT_CPUSET_MAX / 8 + 1] = { false };
-	int with_data = 0;
-
-	for (int i = 0; i < t->nstreams; i++)
-		with_data += t->streams[i].size > 0;
-	if (want > with_data)
-		want = with_data;
-	if (want < 2)
-		return false;
-	pp->nlanes = want;
-	for (;;) {
-		int big = -1, low = 0;
-
-		for (int i = 0; i < t->nstreams && i < (int)sizeof(taken); i++)
-			if (!taken[i] && t->streams[i].size &&
-			    (big < 0 || t->streams[i].size > t->streams[big].size))
-				big = i;
-		if (big < 0)
-			break;
-		taken[big] = true;
-		for (int l = 1; l < want; l++)
-			if (load[l] < load[low])
-				low = l;
-		load[low] += t->streams[big].size;
-		if (ipt_cpuset_add(&pp->lane[low].cpus, (unsigned int)t->streams[big].cpu))
-			return false;
-	}
-	return true;
-}
-
-/* setup_pipe - lanes, their batches and decoders */
+/* setup_pipe - the lanes (--threads > 1) and their decoders */
 static int setup_pipe(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_trace *t = r->t;
-	int maxcpu = 0;
+	int threads = r->opts.threads > 1 ? r->opts.threads : 1, maxcpu = 0;
 
 	pp->r = r;
-	pp->threads = r->opts.threads > 1 ? r->opts.threads : 1;
-	if (pp->threads > MAX_LANES)
-		pp->threads = MAX_LANES;
 	pp->nlanes = 1;
-	for (int i = 0; i < MAX_LANES; i++) {
-		pp->lane[i].pp = pp;
-		ipt_cpuset_init(&pp->lane[i].cpus);
-	}
-	pp->parallel = pp->threads > 1 && !ipt_ipi_decoder_learns_comms(r->dec) &&
-		       split_lanes(t, pp, pp->threads);
-	if (!pp->parallel)
-		pp->nlanes = 1;
-	for (int i = 0; i < pp->nlanes; i++) {
-		struct lane *ln = &pp->lane[i];
-
-		ln->dec = i ? ipt_ipi_decoder_new(t) : r->dec;
-		if (!ln->dec)
+	if (threads > 1) {
+		/* learnt task names are shared state: then one producer thread */
+		pp->lanes = ipt_lanes_new(t, ipt_ipi_decoder_learns_comms(r->dec) ? 1 : threads,
+					  sizeof(struct item), &pp->nlanes);
+		if (!pp->lanes)
 			return -1;
-		for (int k = 0; k < NBATCH; k++)
-			if (!(ln->b[k] = ipt_calloc(1, sizeof(struct batch))))
-				return -1;
+	} else if (!(pp->inline_batch = ipt_calloc(1, sizeof(*pp->inline_batch)))) {
+		return -1;
 	}
+	for (int i = 0; i < pp->nlanes; i++)
+		if (!(pp->ls[i].dec = i ? ipt_ipi_decoder_new(t) : r->dec))
+			return -1;
 	for (int i = 0; i < t->nstreams; i++)
 		if (t->streams[i].cpu > maxcpu)
 			maxcpu = t->streams[i].cpu;
@@ -1342,7 +1135,7 @@ static void gather_lanes(struct rpt *r, struct pipe *pp)
 	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 
 	for (int i = 0; i < pp->nlanes; i++) {
-		struct lane *ln = &pp->lane[i];
+		struct lstate *ln = &pp->ls[i];
 
 		if (ln->events && (!r->events || ln->first_ts < r->first_ts))
 			r->first_ts = ln->first_ts;
@@ -1383,8 +1176,6 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	p->pipe = pp = ipt_calloc(1, sizeof(*pp));
 	if (!pp)
 		return -1;
-	pthread_mutex_init(&pp->lock, NULL);
-	pthread_cond_init(&pp->cond, NULL);
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
 	if (r->opts.filter && *r->opts.filter &&
 	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
@@ -1427,18 +1218,15 @@ void rpt_free(struct rpt *r)
 	struct priv *p = r->priv;
 
 	if (p && p->pipe) {
-		for (int l = 0; l < MAX_LANES; l++) {
-			struct lane *ln = &p->pipe->lane[l];
-
-			for (int i = 0; i < NBATCH; i++)
-				free(ln->b[i]);
-			if (l && ln->dec)
-				ipt_ipi_decoder_free(ln->dec);
-			ipt_cpuset_free(&ln->cpus);
-		}
+		ipt_lanes_free(p->pipe->lanes, item_free_cb);
+		for (int l = 1; l < IPT_LANES_MAX; l++)
+			if (p->pipe->ls[l].dec)
+				ipt_ipi_decoder_free(p->pipe->ls[l].dec);
+		/* items never consumed (a failed run) still own memory */
+		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
+			item_free(&p->pipe->inline_batch->v[i]);
+		free(p->pipe->inline_batch);
 		free(p->pipe->pc);
-		pthread_mutex_destroy(&p->pipe->lock);
-		pthread_cond_destroy(&p->pipe->cond);
 		free(p->pipe);
 	}
 	if (p) {

@@ -72,7 +72,7 @@ struct rpt_opts {
 	const char *filter;		/* row filter for the counts (NULL: all) */
 	const struct ipt_cpuset *isolated;	/* list IPIs to these CPUs */
 	bool assume_synced_clock;	/* compute cross-CPU latencies anyway */
-	int threads;			/* 2: decode and count in two threads */
+	int threads;			/* > 1: that many decoding threads (lanes.h) */
 };
 
 struct rpt {
