@@ -166,12 +166,28 @@ static void fz_records(struct ipt_trace *t, const struct ipt_cpuset *cpus, bool 
 static void fz_ipi_rows(struct ipt_trace *t, const char *filter, unsigned int max)
 {
 	struct ipt_ipi_iter *ii = ipt_ipi_iter_new(t, filter);
-	struct ipt_ipi_row row;
+	struct ipt_ipi_iter *par = ipt_ipi_iter_new(t, filter);	/* 3 lanes */
+	struct ipt_ipi_row row, prow;
 	unsigned int n = 0;
 
-	if (!ii)
+	if (!ii || !par) {
+		ipt_ipi_iter_free(ii);
+		ipt_ipi_iter_free(par);
 		return;
-	while (n++ < max && ipt_ipi_next(ii, &row) > 0) {
+	}
+	ipt_ipi_iter_set_threads(par, 3);
+	for (;;) {
+		int a = n++ < max ? ipt_ipi_next(ii, &row) : 0;
+		int b = a > 0 ? ipt_ipi_next(par, &prow) : a;
+
+		/* the same rows, in the same order, with the same ids */
+		if (a != b || (a > 0 && (row.ts != prow.ts || row.id != prow.id ||
+					 row.src_cpu != prow.src_cpu ||
+					 row.target_cpu != prow.target_cpu || row.kind != prow.kind ||
+					 row.func != prow.func || row.callsite != prow.callsite)))
+			abort();
+		if (a <= 0)
+			break;
 		fz_touch(row.comm);
 		fz_touch(row.event);
 		fz_touch(row.callsite_sym);
@@ -185,6 +201,7 @@ static void fz_ipi_rows(struct ipt_trace *t, const char *filter, unsigned int ma
 	}
 	fz_sink += ipt_ipi_iter_stats(ii)->rows;
 	ipt_ipi_iter_free(ii);
+	ipt_ipi_iter_free(par);
 }
 
 /* fz_report_run - the report engine with that many threads; -1 on error,

@@ -351,6 +351,14 @@ struct ipt_ipi_iter;
  * cpumask (= targets).  NULL on error (ipt_errmsg).
  */
 struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
+/*
+ * Before the first ipt_ipi_next(): decode the CPUs' streams in up to
+ * `threads` parallel threads, merged in time order.  Rows, their order and
+ * their ids stay the same, but row->targets is NULL (ntargets is kept).
+ * Where it cannot apply (a filter on id, a trace with sched events whose
+ * task names are learnt on the way, one CPU) it runs in one thread.
+ */
+int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads);
 /* 1 and *row filled (valid until the next call), 0 at the end, -1 on error. */
 int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row);
 const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it);

@@ -11,6 +11,7 @@
  * call that needed no IPI, never as an IPI.
  */
 #include "ipi.h"
+#include "lanes.h"
 
 #include <stdlib.h>
 
@@ -475,14 +476,31 @@ void ipt_row_lookup(void *ctx, int id, struct ipt_value *v)
 
 /* ---- the public iterator ---- */
 
+/* an item of a lane (ipt_ipi_iter_set_threads): a row, or a send event
+ * that gave no row (it still takes a number) */
+struct lane_row {
+	struct ipt_lane_key k;
+	bool marker;
+	uint64_t seq;			/* the lane decoder's send number */
+	struct ipt_ipi_row row;
+};
+
 struct ipt_ipi_iter {
 	struct ipt_trace *t;
 	struct ipt_iter *it;
 	struct ipt_ipi_decoder *d;
 	struct ipt_filter *filter;
+	bool filter_uses_id;		/* ids are the merged order's: no lanes */
 	struct ipt_ipi_row *rows;	/* rows of the current send event */
 	size_t nrows, caprows, next;
 	bool done;
+	/* lanes */
+	int threads;			/* asked for */
+	struct ipt_lanes *lanes;
+	int nlanes;
+	struct ipt_ipi_decoder *ld[IPT_LANES_MAX];	/* ld[0] = d */
+	uint64_t lseq[IPT_LANES_MAX], sends;
+	bool lanes_done;
 };
 
 /* collect - keep a row of the current event (the row's pointers stay valid
@@ -507,6 +525,8 @@ static int collect(void *ctx, const struct ipt_ipi_row *row)
 	return 0;
 }
 
+static int resolve_noting_id(void *ctx, const char *name);
+
 struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
 {
 	struct ipt_ipi_iter *it = ipt_calloc(1, sizeof(*it));
@@ -515,7 +535,7 @@ struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
 		return NULL;
 	it->t = t;
 	if (filter && *filter) {
-		it->filter = ipt_filter_parse(filter, ipt_row_resolve, NULL);
+		it->filter = ipt_filter_parse(filter, resolve_noting_id, &it->filter_uses_id);
 		if (!it->filter)
 			goto fail;
 	}
@@ -529,10 +549,158 @@ fail:
 	return NULL;
 }
 
+/* ---- rows decoded by lanes (lanes.h) ---- */
+
+/* resolve_noting_id - ipt_row_resolve, noting whether the column id is used */
+static int resolve_noting_id(void *ctx, const char *name)
+{
+	if (!strcmp(name, "id"))
+		*(bool *)ctx = true;
+	return ipt_row_resolve(NULL, name);
+}
+
+struct lane_ctx {
+	struct ipt_ipi_iter *it;
+	struct ipt_lanes *l;
+	int lane;
+	uint64_t rows;
+};
+
+static int lane_collect(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct lane_ctx *c = ctx;
+	struct lane_row *lr;
+
+	if (c->it->filter && !ipt_filter_eval(c->it->filter, ipt_row_lookup, (void *)row))
+		return 0;
+	lr = ipt_lanes_emit(c->l, c->lane);
+	if (!lr)
+		return -1;
+	lr->k.ts = row->ts;
+	lr->k.cpu = row->src_cpu;
+	lr->marker = false;
+	lr->seq = row->id;
+	lr->row = *row;
+	lr->row.targets = NULL;		/* the decoder's, gone by then */
+	c->it->ld[c->lane]->stats.rows_out++;
+	c->rows++;
+	return 0;
+}
+
+/* lane_main - decode the CPUs of one lane into rows and markers */
+static int lane_main(struct ipt_lanes *l, int lane, void *arg)
+{
+	struct ipt_ipi_iter *it = arg;
+	struct ipt_ipi_decoder *d = it->ld[lane];
+	struct lane_ctx c = { it, l, lane, 0 };
+	struct ipt_iter *ri = ipt_iter_new(it->t, ipt_lanes_cpus(l, lane));
+	struct ipt_record rec;
+	int k = -1, ret = -1;
+
+	if (!ri)
+		return -1;
+	while ((k = ipt_iter_next(ri, &rec)) > 0) {
+		uint64_t sends = d->stats.send_events, rows = c.rows;
+
+		if (ipt_ipi_decoder_feed(d, &rec, lane_collect, &c) < 0) {
+			k = -1;
+			break;
+		}
+		if (d->stats.send_events != sends && c.rows == rows) {
+			struct lane_row *lr = ipt_lanes_emit(l, lane);
+
+			if (!lr) {
+				k = -1;
+				break;
+			}
+			lr->k.ts = rec.ts;
+			lr->k.cpu = rec.cpu;
+			lr->marker = true;
+			lr->seq = d->stats.send_events;
+		}
+	}
+	if (k == 0) {
+		ipt_ipi_decoder_finish(d);
+		ret = 0;
+	}
+	ipt_iter_free(ri);
+	return ret;
+}
+
+int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
+{
+	it->threads = threads;
+	return 0;
+}
+
+/* lanes_start - on the first next(): lanes if asked for and possible */
+static int lanes_start(struct ipt_ipi_iter *it)
+{
+	if (it->threads < 2 || it->filter_uses_id || ipt_ipi_decoder_learns_comms(it->d))
+		return 0;
+	it->lanes = ipt_lanes_new(it->t, it->threads, sizeof(struct lane_row), &it->nlanes);
+	if (!it->lanes)
+		return -1;
+	it->ld[0] = it->d;
+	for (int i = 1; i < it->nlanes; i++)
+		if (!(it->ld[i] = ipt_ipi_decoder_new(it->t)))
+			return -1;
+	return ipt_lanes_start(it->lanes, lane_main, it);
+}
+
+/* lanes_next - the next row in merged order, numbered as one decoder would */
+static int lanes_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
+{
+	struct lane_row *lr;
+	int lane;
+
+	while ((lr = ipt_lanes_next(it->lanes, &lane))) {
+		if (lr->seq != it->lseq[lane]) {
+			it->lseq[lane] = lr->seq;
+			it->sends++;
+		}
+		if (lr->marker)
+			continue;
+		*row = lr->row;
+		row->id = it->sends;
+		return 1;
+	}
+	if (!it->lanes_done) {
+		struct ipt_ipi_stats *st = &it->d->stats;
+
+		it->lanes_done = true;
+		if (ipt_lanes_join(it->lanes))
+			return -1;
+		for (int i = 1; i < it->nlanes; i++) {
+			const struct ipt_ipi_stats *o = &it->ld[i]->stats;
+
+			st->records += o->records;
+			st->send_events += o->send_events;
+			st->rows += o->rows;
+			st->rows_out += o->rows_out;
+			st->csd_queued += o->csd_queued;
+			st->csd_joined += o->csd_joined;
+			st->csd_no_ipi += o->csd_no_ipi;
+			st->lost_events += o->lost_events;
+			st->lost_unknown += o->lost_unknown;
+		}
+	}
+	return 0;
+}
+
 int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
 {
 	struct ipt_record rec;
 	int r;
+
+	if (it->threads > 1 && !it->lanes) {
+		if (lanes_start(it))
+			return -1;
+		if (!it->lanes)
+			it->threads = 1;	/* not possible here: one thread */
+	}
+	if (it->lanes)
+		return lanes_next(it, row);
 
 	while (it->next >= it->nrows) {
 		if (it->done)
@@ -562,6 +730,9 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it)
 {
 	if (!it)
 		return;
+	ipt_lanes_free(it->lanes, NULL);
+	for (int i = 1; i < IPT_LANES_MAX; i++)
+		ipt_ipi_decoder_free(it->ld[i]);
 	ipt_iter_free(it->it);
 	ipt_ipi_decoder_free(it->d);
 	ipt_filter_free(it->filter);

@@ -107,4 +107,29 @@ PY
 else
 	skip "pandas" "python3-pandas or recorded traces missing"
 fi
+
+# convert --threads: the same CSV (rows, order, ids) with 1 thread and with the
+# streams decoded by 2, 3 and 8 parallel threads, with and without filters
+set --
+for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat; do
+	[ -f "$f" ] && set -- "$@" "$f"
+done
+GEN="$TOP/$B/tools/gen-synth"
+[ -x "$GEN" ] && "$GEN" -o "$TMP/j-x86.dat" -e 100000 -s 5 -n 8 2>/dev/null && set -- "$@" "$TMP/j-x86.dat"
+bad="" n=0
+for f in "$@"; do
+	for flt in "" 'target_cpu == 1' 'kind == "resched" && id > 10'; do
+		"$IPT" convert -j 1 ${flt:+-F "$flt"} "$f" -o "$TMP/c1.csv" 2>&1
+		for t in 2 3 8; do
+			"$IPT" convert -j $t ${flt:+-F "$flt"} "$f" -o "$TMP/cn.csv" 2>&1
+			cmp -s "$TMP/c1.csv" "$TMP/cn.csv" || bad="$bad $(basename "$f"):-j$t:'$flt'"
+		done
+	done
+	n=$((n + 1))
+done
+if [ $n -ge 2 ] && [ -z "$bad" ]; then
+	pass "convert --threads 1, 2, 3, 8 give the same CSV on $n traces, 3 filters"
+else
+	fail "convert --threads" "different CSV:${bad:- (only $n traces)}"
+fi
 finish
