@@ -139,6 +139,20 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 	free(d);
 }
 
+/* ipt_ipi_stats_add - dst += src, field by field (lanes' decoders) */
+void ipt_ipi_stats_add(struct ipt_ipi_stats *st, const struct ipt_ipi_stats *o)
+{
+	st->records += o->records;
+	st->send_events += o->send_events;
+	st->rows += o->rows;
+	st->rows_out += o->rows_out;
+	st->csd_queued += o->csd_queued;
+	st->csd_joined += o->csd_joined;
+	st->csd_no_ipi += o->csd_no_ipi;
+	st->lost_events += o->lost_events;
+	st->lost_unknown += o->lost_unknown;
+}
+
 /* ipt_ipi_decoder_learns_comms - the trace has sched events whose task
  * names the decoder adds to the trace's (shared) table */
 bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d)
@@ -671,19 +685,8 @@ static int lanes_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
 		it->lanes_done = true;
 		if (ipt_lanes_join(it->lanes))
 			return -1;
-		for (int i = 1; i < it->nlanes; i++) {
-			const struct ipt_ipi_stats *o = &it->ld[i]->stats;
-
-			st->records += o->records;
-			st->send_events += o->send_events;
-			st->rows += o->rows;
-			st->rows_out += o->rows_out;
-			st->csd_queued += o->csd_queued;
-			st->csd_joined += o->csd_joined;
-			st->csd_no_ipi += o->csd_no_ipi;
-			st->lost_events += o->lost_events;
-			st->lost_unknown += o->lost_unknown;
-		}
+		for (int i = 1; i < it->nlanes; i++)
+			ipt_ipi_stats_add(st, &it->ld[i]->stats);
 	}
 	return 0;
 }

@@ -27,6 +27,8 @@ struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);
 /* The decoder writes task names learnt from sched events into the trace:
  * decoders of one trace then cannot run in parallel threads. */
 bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d);
+/* dst += src, every counter */
+void ipt_ipi_stats_add(struct ipt_ipi_stats *dst, const struct ipt_ipi_stats *src);
 void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);
 
 enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);

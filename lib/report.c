@@ -1142,19 +1142,8 @@ static void gather_lanes(struct rpt *r, struct pipe *pp)
 		if (ln->last_ts > r->last_ts)
 			r->last_ts = ln->last_ts;
 		r->events += ln->events;
-		if (i) {
-			const struct ipt_ipi_stats *o = ipt_ipi_decoder_stats(ln->dec);
-
-			st->records += o->records;
-			st->send_events += o->send_events;
-			st->rows += o->rows;
-			st->rows_out += o->rows_out;
-			st->csd_queued += o->csd_queued;
-			st->csd_joined += o->csd_joined;
-			st->csd_no_ipi += o->csd_no_ipi;
-			st->lost_events += o->lost_events;
-			st->lost_unknown += o->lost_unknown;
-		}
+		if (i)
+			ipt_ipi_stats_add(st, ipt_ipi_decoder_stats(ln->dec));
 	}
 }
 

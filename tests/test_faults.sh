@@ -176,47 +176,42 @@ test_stdout() {
 	check "faults-stdout: no instance left ($left)" [ "$left" = 0 ]
 }
 
-# ---- 5: tracefs read-only ----
-test_tracefs_readonly() {
+# ns_case NAME PATTERN WHY UNSHARE-OPTS SETUP: record inside `unshare
+# UNSHARE-OPTS`, after the shell commands SETUP ($1 is tracefs; they exit 99
+# when the namespace cannot be set up: SKIP with WHY).  It must fail with
+# exit status 1, one line on stderr matching PATTERN, and no file.
+ns_case() {
+	name=$1 pat=$2 why=$3 opts=$4 setup=$5
 	if ! command -v unshare > /dev/null; then
-		skip faults-tracefs-readonly "unshare (util-linux) missing"
+		skip "$name" "unshare (util-linux) missing"
 		return
 	fi
-	unshare -m --propagation private sh -c '
-		mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99
-		"$2" record -q -d 0.2 -o "$3"' sh "$T" "$IPT" "$TMP/trro.dat" > /dev/null 2> "$TMP/trro.err"
+	unshare $opts sh -c "$setup"'
+		"$2" record -q -d 0.2 -o "$3"' sh "$T" "$IPT" "$TMP/$name.dat" > /dev/null 2> "$TMP/$name.err"
 	rc=$?
 	if [ $rc = 99 ]; then
-		skip faults-tracefs-readonly "cannot remount tracefs read-only in a mount namespace"
-	elif [ $rc = 1 ] && one_line faults-tracefs-readonly "$TMP/trro.err" "instances.*Read-only file system" &&
-	     [ ! -e "$TMP/trro.dat" ]; then
-		pass faults-tracefs-readonly
+		skip "$name" "$why"
+	elif [ $rc = 1 ] && one_line "$name" "$TMP/$name.err" "$pat" && [ ! -e "$TMP/$name.dat" ]; then
+		pass "$name"
 	else
-		fail faults-tracefs-readonly "rc $rc"
+		fail "$name" "rc $rc"
 	fi
+}
+
+# ---- 5: tracefs read-only (a private mount namespace) ----
+test_tracefs_readonly() {
+	ns_case faults-tracefs-readonly "instances.*Read-only file system" \
+		"cannot remount tracefs read-only in a mount namespace" "-m --propagation private" '
+		mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99'
 }
 
 # ---- 6: tracefs missing ----
 test_tracefs_missing() {
-	if ! command -v unshare > /dev/null; then
-		skip faults-tracefs-missing "unshare (util-linux) missing"
-		return
-	fi
 	# a user namespace may mount tmpfs but not tracefs: tracefs is hidden
 	# and ipitrace's attempt to mount it fails
-	unshare -Urm sh -c '
+	ns_case faults-tracefs-missing "no tracefs" "no user namespaces here" "-Urm" '
 		mount -t tmpfs none "$1" || exit 99
-		[ ! -d /sys/kernel/debug ] || mount -t tmpfs none /sys/kernel/debug || exit 99
-		"$2" record -q -d 0.2 -o "$3"' sh "$T" "$IPT" "$TMP/miss.dat" > /dev/null 2> "$TMP/miss.err"
-	rc=$?
-	if [ $rc = 99 ]; then
-		skip faults-tracefs-missing "no user namespaces here"
-	elif [ $rc = 1 ] && one_line faults-tracefs-missing "$TMP/miss.err" "no tracefs" &&
-	     [ ! -e "$TMP/miss.dat" ]; then
-		pass faults-tracefs-missing
-	else
-		fail faults-tracefs-missing "rc $rc"
-	fi
+		[ ! -d /sys/kernel/debug ] || mount -t tmpfs none /sys/kernel/debug || exit 99'
 }
 
 # ---- 7: an event removed between probe and enable ----

@@ -119,17 +119,10 @@ GEN="$TOP/$B/tools/gen-synth"
 bad="" n=0
 for f in "$@"; do
 	for flt in "" 'target_cpu == 1' 'kind == "resched" && id > 10'; do
-		"$IPT" convert -j 1 ${flt:+-F "$flt"} "$f" -o "$TMP/c1.csv" 2>&1
-		for t in 2 3 8; do
-			"$IPT" convert -j $t ${flt:+-F "$flt"} "$f" -o "$TMP/cn.csv" 2>&1
-			cmp -s "$TMP/c1.csv" "$TMP/cn.csv" || bad="$bad $(basename "$f"):-j$t:'$flt'"
-		done
+		threads_agree "$(basename "$f"):'$flt'" convert ${flt:+-F "$flt"} "$f" -o -
 	done
 	n=$((n + 1))
 done
-if [ $n -ge 2 ] && [ -z "$bad" ]; then
-	pass "convert --threads 1, 2, 3, 8 give the same CSV on $n traces, 3 filters"
-else
-	fail "convert --threads" "different CSV:${bad:- (only $n traces)}"
-fi
+check "convert --threads 1, 2, 3, 8 give the same CSV on $n traces, 3 filters:${bad:- ok}" \
+	[ $n -ge 2 -a -z "$bad" ]
 finish

@@ -142,16 +142,8 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/t-x86.dat" -e 200000 -s 3 -n 8 2>/dev/null &
 fi
 bad="" n=0
 for f in "$@"; do
-	"$IPT" report -f json -j 1 --isolated 0-3 --assume-synced-clock "$f" > "$TMP/j1.json" 2>&1
-	for t in 2 3 8; do
-		"$IPT" report -f json -j $t --isolated 0-3 --assume-synced-clock "$f" > "$TMP/jn.json" 2>&1
-		cmp -s "$TMP/j1.json" "$TMP/jn.json" || bad="$bad $(basename "$f"):-j$t"
-	done
+	threads_agree "$(basename "$f")" report -f json --isolated 0-3 --assume-synced-clock "$f"
 	n=$((n + 1))
 done
-if [ $n -ge 2 ] && [ -z "$bad" ]; then
-	pass "--threads 1, 2, 3, 8 give the same JSON on $n traces"
-else
-	fail "--threads" "different JSON:${bad:- (only $n traces)}"
-fi
+check "--threads 1, 2, 3, 8 give the same JSON on $n traces:${bad:- ok}" [ $n -ge 2 -a -z "$bad" ]
 finish
