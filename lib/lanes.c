@@ -10,16 +10,26 @@
 #define LANE_NBATCH 4		/* batches per ring */
 
 struct lbatch {
-	size_t n;
+	size_t n;		/* items: set when handed over */
 	unsigned char *v;	/* LANE_BATCH items */
 };
 
+/*
+ * The producer's and the consumer's hot fields sit on cache lines of their
+ * own: an item written on one CPU and read on another must not drag a
+ * shared line back and forth per item (it cost as much as the decoding).
+ */
 struct lane {
-	struct lbatch b[LANE_NBATCH];
-	size_t head, count;	/* full batches waiting: b[head..head+count) */
+	/* consumer only */
+	_Alignas(64) size_t pos;	/* next item of b[head] */
+	bool taken;		/* the consumer holds b[head] */
+	/* producer only */
+	_Alignas(64) size_t wn;	/* items in b[fill] */
+	/* under the lock */
+	_Alignas(64) size_t head, count;	/* full batches: b[head..head+count) */
 	size_t fill;		/* batch being filled */
-	size_t pos;		/* consumer: next item of b[head] */
-	bool done, taken;	/* producer finished; consumer holds b[head] */
+	bool done;		/* producer finished */
+	struct lbatch b[LANE_NBATCH];
 	struct ipt_cpuset cpus;
 	pthread_t th;
 	bool started;
@@ -123,7 +133,7 @@ void ipt_lanes_fail(struct ipt_lanes *l, const char *msg)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* hand_over - lane's batch being filled becomes full; -1 if the run failed */
+/* hand_over - lane's batch being filled goes to the consumer; -1 if the run failed */
 static int hand_over(struct ipt_lanes *l, struct lane *ln)
 {
 	pthread_mutex_lock(&l->lock);
@@ -133,9 +143,10 @@ static int hand_over(struct ipt_lanes *l, struct lane *ln)
 		pthread_mutex_unlock(&l->lock);
 		return -1;
 	}
+	ln->b[ln->fill].n = ln->wn;
 	ln->count++;
 	ln->fill = (ln->fill + 1) % LANE_NBATCH;
-	ln->b[ln->fill].n = 0;
+	ln->wn = 0;
 	pthread_cond_broadcast(&l->cond);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
@@ -144,14 +155,10 @@ static int hand_over(struct ipt_lanes *l, struct lane *ln)
 void *ipt_lanes_emit(struct ipt_lanes *l, int lane)
 {
 	struct lane *ln = &l->lane[lane];
-	struct lbatch *b = &ln->b[ln->fill];
 
-	if (b->n == LANE_BATCH) {
-		if (hand_over(l, ln))
-			return NULL;
-		b = &ln->b[ln->fill];
-	}
-	return b->v + l->size * b->n++;
+	if (ln->wn == LANE_BATCH && hand_over(l, ln))
+		return NULL;
+	return ln->b[ln->fill].v + l->size * ln->wn++;
 }
 
 static void *lane_main(void *arg)
@@ -162,7 +169,7 @@ static void *lane_main(void *arg)
 
 	if (ret)
 		ipt_lanes_fail(l, ipt_errmsg());
-	else if (ln->b[ln->fill].n)
+	else if (ln->wn)
 		ret = hand_over(l, ln);
 	pthread_mutex_lock(&l->lock);
 	ln->done = true;
@@ -267,8 +274,10 @@ void ipt_lanes_free(struct ipt_lanes *l, void (*item_free)(void *item))
 			bool waiting = (size_t)((k - (int)ln->head + LANE_NBATCH) % LANE_NBATCH) < ln->count;
 			size_t from = ln->taken && (size_t)k == ln->head ? ln->pos + (l->last == i) : 0;
 
+			size_t n = (size_t)k == ln->fill ? ln->wn : ln->b[k].n;
+
 			if (item_free && ln->b[k].v && (waiting || (size_t)k == ln->fill))
-				for (size_t j = from; j < ln->b[k].n; j++)
+				for (size_t j = from; j < n; j++)
 					item_free(ln->b[k].v + l->size * j);
 			free(ln->b[k].v);
 		}

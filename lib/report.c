@@ -423,10 +423,20 @@ struct pcpu {
 };
 
 /* per-lane producer state (and the consumer's last send number of it) */
+struct lcount {			/* per CPU, as in struct rpt_cpu */
+	uint64_t ipis, by_kind[IPT_KIND__COUNT], sent, remote;
+};
+
 struct lstate {
 	struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
 	uint64_t events, first_ts, last_ts;
 	uint64_t seq;
+	/* the order-free counts of the lane's rows, added up at the end */
+	uint64_t rows, rows_counted, remote_total, kinds[IPT_KIND__COUNT];
+	struct lcount *cnt;
+	int ncnt;
+	struct rpt_map senders, pairs, matrix;	/* matrix: beyond DENSE */
+	uint64_t *dense;			/* DENSE x DENSE */
 };
 
 struct pipe {
@@ -476,29 +486,10 @@ static int c_row(struct rpt *r, const struct item *it)
 	int src = it->k.cpu, target = it->u.row.target;
 	struct pend e = { it->k.ts, -1, src, it->counted };
 
+	/* the counts are the producers' (p_row); here: isolation and matching */
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
 		return -1;
-	r->rows++;
 	if (e.counted) {
-		struct rpt_cpu *c = &r->cpus[target];
-		uint64_t fn = it->u.row.func ? it->u.row.func : it->u.row.callback;
-
-		r->rows_counted++;
-		c->ipis++;
-		c->by_kind[it->u.row.kind]++;
-		r->kinds[it->u.row.kind]++;
-		r->cpus[src].sent++;
-		if (src != target) {
-			c->remote++;
-			r->remote_total++;
-		}
-		if (map_add(&r->senders, (uint64_t)(uint32_t)it->u.row.pid, (uint64_t)src, (uint32_t)target) ||
-		    map_add(&r->pairs, it->u.row.callsite, fn, (uint32_t)target))
-			return -1;
-		if (src < DENSE && target < DENSE)
-			p->dense[src * DENSE + target]++;
-		else if (map_add(&r->matrix, (uint64_t)src, (uint64_t)target, 0))
-			return -1;
 		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
 			struct cpu_state *s = &p->cpu[src];
 
@@ -856,6 +847,64 @@ static int pcpu_grow(struct pipe *pp, int cpu)
 	return 0;
 }
 
+/* count_row - the order-free counts of a row, in its lane */
+static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool counted)
+{
+	int src = row->src_cpu, target = row->target_cpu, top = src > target ? src : target;
+	uint64_t fn = row->func ? row->func : row->callback;
+	struct lcount *c;
+
+	ln->rows++;
+	if (!counted)
+		return 0;
+	if (src < 0 || top >= IPT_CPUSET_MAX)
+		return ipt_err("CPU %d out of range", top);
+	if (top >= ln->ncnt) {
+		int n = ln->ncnt ? ln->ncnt : 8;
+
+		while (n <= top)
+			n *= 2;
+		c = ipt_realloc(ln->cnt, (size_t)n * sizeof(*c));
+		if (!c)
+			return -1;
+		memset(c + ln->ncnt, 0, (size_t)(n - ln->ncnt) * sizeof(*c));
+		ln->cnt = c;
+		ln->ncnt = n;
+	}
+	if (!ln->dense && !(ln->dense = ipt_calloc(DENSE * DENSE, sizeof(*ln->dense))))
+		return -1;
+	c = &ln->cnt[target];
+	ln->rows_counted++;
+	c->ipis++;
+	c->by_kind[row->kind]++;
+	ln->kinds[row->kind]++;
+	ln->cnt[src].sent++;
+	if (src != target) {
+		c->remote++;
+		ln->remote_total++;
+	}
+	if (map_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
+	    map_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
+		return -1;
+	if (src < DENSE && target < DENSE)
+		ln->dense[src * DENSE + target]++;
+	else if (map_add(&ln->matrix, (uint64_t)src, (uint64_t)target, 0))
+		return -1;
+	return 0;
+}
+
+/* map_merge - dst += src */
+static int map_merge(struct rpt_map *dst, const struct rpt_map *src)
+{
+	for (size_t i = 0; i < src->cap; i++) {
+		const struct rpt_slot *sl = &src->slot[i];
+
+		if (sl->used && map_add_n(dst, sl->key.a, sl->key.b, sl->key.c, sl->val))
+			return -1;
+	}
+	return 0;
+}
+
 /* p_row - a row from the decoder becomes an item */
 static int p_row(void *ctx, const struct ipt_ipi_row *row)
 {
@@ -869,10 +918,12 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	if (!it)
 		return -1;
 	pd->rows++;
+	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
+	if (count_row(&pd->pp->ls[pd->lane], row, it->counted))
+		return -1;
 	it->type = IT_ROW;
 	it->k.ts = row->ts;
 	it->k.cpu = row->src_cpu;
-	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
 	it->cls = (int16_t)send_class(r->priv, row);
 	it->u.row.id = row->id;
 	it->u.row.callsite = row->callsite;
@@ -1129,10 +1180,11 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	return pcpu_grow(pp, maxcpu);
 }
 
-/* gather_lanes - events, time span and decoder counts of every lane */
-static void gather_lanes(struct rpt *r, struct pipe *pp)
+/* gather_lanes - events, time span, counts and decoder counts of every lane */
+static int gather_lanes(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	struct priv *p = r->priv;
 
 	for (int i = 0; i < pp->nlanes; i++) {
 		struct lstate *ln = &pp->ls[i];
@@ -1144,7 +1196,33 @@ static void gather_lanes(struct rpt *r, struct pipe *pp)
 		r->events += ln->events;
 		if (i)
 			ipt_ipi_stats_add(st, ipt_ipi_decoder_stats(ln->dec));
+		r->rows += ln->rows;
+		r->rows_counted += ln->rows_counted;
+		r->remote_total += ln->remote_total;
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			r->kinds[k] += ln->kinds[k];
+		for (int c = 0; c < ln->ncnt; c++) {
+			const struct lcount *lc = &ln->cnt[c];
+			struct rpt_cpu *rc;
+
+			if (!lc->ipis && !lc->sent)
+				continue;
+			if (ensure_cpu(r, c))
+				return -1;
+			rc = &r->cpus[c];
+			rc->ipis += lc->ipis;
+			rc->sent += lc->sent;
+			rc->remote += lc->remote;
+			for (int k = 0; k < IPT_KIND__COUNT; k++)
+				rc->by_kind[k] += lc->by_kind[k];
+		}
+		if (map_merge(&r->senders, &ln->senders) || map_merge(&r->pairs, &ln->pairs) ||
+		    map_merge(&r->matrix, &ln->matrix))
+			return -1;
+		for (int k = 0; ln->dense && k < DENSE * DENSE; k++)
+			p->dense[k] += ln->dense[k];
 	}
+	return 0;
 }
 
 /* rpt_run - one pass over the trace */
@@ -1176,9 +1254,8 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		if (t->streams[i].size)
 			p->has_stream[t->streams[i].cpu] = true;
 	r->dec = ipt_ipi_decoder_new(t);
-	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp))
+	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
 		goto out;
-	gather_lanes(r, pp);
 	/* what the producer saw per CPU */
 	for (int c = 0; c < pp->npc; c++) {
 		if (!pp->pc[c].last_ts && !pp->pc[c].lost && !pp->pc[c].lost_unknown)
@@ -1208,9 +1285,17 @@ void rpt_free(struct rpt *r)
 
 	if (p && p->pipe) {
 		ipt_lanes_free(p->pipe->lanes, item_free_cb);
-		for (int l = 1; l < IPT_LANES_MAX; l++)
-			if (p->pipe->ls[l].dec)
-				ipt_ipi_decoder_free(p->pipe->ls[l].dec);
+		for (int l = 0; l < IPT_LANES_MAX; l++) {
+			struct lstate *ln = &p->pipe->ls[l];
+
+			if (l && ln->dec)
+				ipt_ipi_decoder_free(ln->dec);
+			free(ln->cnt);
+			free(ln->dense);
+			map_free(&ln->senders);
+			map_free(&ln->pairs);
+			map_free(&ln->matrix);
+		}
 		/* items never consumed (a failed run) still own memory */
 		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
 			item_free(&p->pipe->inline_batch->v[i]);
