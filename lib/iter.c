@@ -112,35 +112,27 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 	if (it->failed)
 		return -1;
 	if (it->pending >= 0) {
-		int k = it->pending, r;
-		struct head h;
+		/*
+		 * The record handed out last is the root's (its reader was left
+		 * alone so that the record stayed valid): the reader moves on
+		 * and its next record replaces the root, one sift down.
+		 */
+		int r = ipt_page_reader_next(&it->readers[it->heap[0].reader], &it->heap[0].rec);
 
 		it->pending = -1;
-		r = ipt_page_reader_next(&it->readers[k], &h.rec);
 		if (r < 0) {
 			it->failed = true;
 			return -1;
 		}
-		if (r > 0) {
-			/* the same CPU goes on while it stays first: no heap work */
-			if (!it->nheap || h.rec.ts < it->heap[0].rec.ts ||
-			    (h.rec.ts == it->heap[0].rec.ts && h.rec.cpu < it->heap[0].rec.cpu)) {
-				*rec = h.rec;
-				it->pending = k;
-				return 1;
-			}
-			h.reader = k;
-			/* replace-top: push the new head and sift from the root */
-			it->heap[it->nheap] = h;
-			sift_up(it, it->nheap++);
-		}
+		if (r == 0)
+			it->heap[0] = it->heap[--it->nheap];
+		if (it->nheap > 1)
+			sift_down(it, 0);
 	}
 	if (!it->nheap)
 		return 0;
 	*rec = it->heap[0].rec;
 	it->pending = it->heap[0].reader;
-	it->heap[0] = it->heap[--it->nheap];
-	sift_down(it, 0);
 	return 1;
 }
 
