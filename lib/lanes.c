@@ -90,9 +90,10 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 	for (;;) {
 		int big = -1, low = 0;
 
+		/* every stream, even one whose stored size is 0: a bad one must
+		 * fail as it does for a single iterator */
 		for (int i = 0; i < t->nstreams; i++)
-			if (!taken[i] && t->streams[i].size &&
-			    (big < 0 || t->streams[i].size > t->streams[big].size))
+			if (!taken[i] && (big < 0 || t->streams[i].size > t->streams[big].size))
 				big = i;
 		if (big < 0)
 			break;

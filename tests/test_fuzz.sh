@@ -102,6 +102,18 @@ elif [ -d "$REGRESS" ]; then
 			clean "regress $base: convert" "$IPT" convert "$f" -o -
 			clean "regress $base: report" "$IPT" report "$f"
 			clean "regress $base: report -j 1" "$IPT" report -j 1 "$f"
+			# parallel lanes fail (or not) exactly as one thread does
+			for cmd in report convert; do
+				out=""
+				[ $cmd = convert ] && out="-o -"
+				"$IPT" $cmd -j 1 "$f" $out > "$TMP/j1" 2>&1
+				r1=$?
+				"$IPT" $cmd -j 3 "$f" $out > "$TMP/j3" 2>&1
+				r3=$?
+				same=no
+				[ $r1 = $r3 ] && cmp -s "$TMP/j1" "$TMP/j3" && same=yes
+				check "regress $base: $cmd -j 1 and -j 3: same exit ($r1, $r3) and output" [ $same = yes ]
+			done
 			;;
 		pages|format)
 			# a stream or a format alone is no trace: only the fuzz binary replays it
