@@ -112,6 +112,19 @@ struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
 	return e;
 }
 
+/* rpt_cpu_lost - events lost on cpu: page marks plus the stats of the file */
+unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
+{
+	const char *st = ipt_trace_cpustat(t, cpu), *p;
+	unsigned long long n = c->lost;
+
+	if ((p = strstr(st, "overrun: ")))
+		n += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(st, "dropped events: ")))
+		n += strtoull(p + 16, NULL, 10);
+	return n;
+}
+
 /* ---- clocks ---- */
 
 bool rpt_clock_cross_cpu(const char *clock, const char **why)

@@ -68,19 +68,6 @@ static double us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-/* lost_of - events lost on cpu: page marks plus the stats of the file */
-static unsigned long long lost_of(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
-{
-	const char *st = ipt_trace_cpustat(t, cpu), *p;
-	unsigned long long n = c->lost;
-
-	if ((p = strstr(st, "overrun: ")))
-		n += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(st, "dropped events: ")))
-		n += strtoull(p + 16, NULL, 10);
-	return n;
-}
-
 static double duration_s(const struct rpt *r)
 {
 	return r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
@@ -112,7 +99,7 @@ static void text_summary(struct ctx *x)
 		printf(", %llu matching the filter", (unsigned long long)r->rows_counted);
 	printf("\n  lost events:");
 	for (int c = 0; c < r->ncpus; c++)
-		printf(" cpu%d %llu%s", c, lost_of(t, &r->cpus[c], c), r->cpus[c].lost_unknown ? "+" : "");
+		printf(" cpu%d %llu%s", c, rpt_cpu_lost(t, &r->cpus[c], c), r->cpus[c].lost_unknown ? "+" : "");
 	printf("\n");
 	if (st->csd_queued)
 		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
@@ -389,7 +376,7 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		       (unsigned long long)cp->matched, (unsigned long long)cp->remote_matched,
 		       (unsigned long long)cp->coalesced, (unsigned long long)cp->handlers,
 		       (unsigned long long)cp->handlers_unattributed, (unsigned long long)cp->csd_runs,
-		       lost_of(t, cp, c), cp->lost_unknown ? "true" : "false");
+		       rpt_cpu_lost(t, cp, c), cp->lost_unknown ? "true" : "false");
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)cp->by_kind[k]);
 		printf("},");

@@ -906,18 +906,6 @@ static void histograms(struct hx *x)
 	fputs("</div>\n</section>\n", f);
 }
 
-static unsigned long long lost_of(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
-{
-	const char *st = ipt_trace_cpustat(t, cpu), *p;
-	unsigned long long n = c->lost;
-
-	if ((p = strstr(st, "overrun: ")))
-		n += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(st, "dropped events: ")))
-		n += strtoull(p + 16, NULL, 10);
-	return n;
-}
-
 static void td_hist(FILE *f, struct hist *h)
 {
 	if (!h->count)
@@ -960,7 +948,7 @@ static void cpu_table(struct hx *x)
 		fprintf(f, "<td>%s</td>", num(cp->sent, a));
 		td_hist(f, &cp->lat);
 		td_hist(f, &cp->handler);
-		fprintf(f, "<td>%llu%s</td></tr>\n", lost_of(x->t, cp, c), cp->lost_unknown ? "+" : "");
+		fprintf(f, "<td>%llu%s</td></tr>\n", rpt_cpu_lost(x->t, cp, c), cp->lost_unknown ? "+" : "");
 	}
 	fputs("</table>\n", f);
 	if (more)
