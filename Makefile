@@ -14,7 +14,7 @@ CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
 LDLIBS  := -lzstd -lz -lpthread -lm
 B       ?= build
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CLI_SRC := $(sort $(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
@@ -26,12 +26,12 @@ TOOL_BIN := $(TOOL_SRC:tools/%.c=$(B)/tools/%)
 
 all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN)
 
-$(B)/%.o: %.c $(wildcard include/*.h lib/*.h src/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/pic/%.o: %.c $(wildcard include/*.h lib/*.h)
+$(B)/pic/%.o: %.c $(wildcard include/*.h lib/*/*.h)
 	@mkdir -p $(dir $@)
 	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 

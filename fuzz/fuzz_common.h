@@ -17,9 +17,10 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
-#include "internal.h"
-#include "ipi.h"
-#include "report.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "ipi/ipi.h"
+#include "ipi/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

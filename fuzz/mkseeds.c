@@ -19,8 +19,9 @@
  * Built and run by hand (see fuzz/README.md); its outputs are committed
  * under fuzz/seeds/.
  */
-#include "internal.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/tracedat_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,8 +13,9 @@
  *   cc -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -o /tmp/pages2dat \
  *      fuzz/pages2dat.c build/libipitrace.a -lzstd -lz -lpthread -lm
  */
-#include "internal.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/tracedat_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>

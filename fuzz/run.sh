@@ -51,12 +51,12 @@ LIBS="-lzstd -lz -lpthread -lm"
 
 # ---- build -----------------------------------------------------------
 # Library objects: rebuilt when the source or any header is newer.
-newest_h=$(ls -t include/*.h lib/*.h 2>/dev/null | head -n 1)
+newest_h=$(ls -t include/*.h lib/*/*.h 2>/dev/null | head -n 1)
 build_failed=0
 objs=""
 pids=""
-for src in lib/*.c; do
-	o="$F/obj/$(basename "$src" .c).o"
+for src in lib/*/*.c; do
+	o="$F/obj/$(echo "${src#lib/}" | tr / _ | sed 's/\.c$//').o"
 	objs="$objs $o"
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
 		( $CLANG $LIBFLAGS -c -o "$o.tmp$$" "$src" 2> "$o.err$$" && mv "$o.tmp$$" "$o" &&
@@ -74,7 +74,7 @@ for p in $pids; do wait "$p" || build_failed=1; done
 # objects of library files that disappeared must not linger
 for o in "$F"/obj/*.o; do
 	[ -f "$o" ] || continue
-	[ -f "lib/$(basename "$o" .o).c" ] || rm -f "$o"
+	case " $objs " in *" $o "*) ;; *) rm -f "$o" ;; esac
 done
 if [ $build_failed -ne 0 ]; then
 	echo "run.sh: the library did not build for fuzzing" >&2

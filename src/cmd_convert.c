@@ -3,9 +3,10 @@
  * cmd_convert.c - `ipitrace convert`: IPI rows as tables for other tools
  */
 #include "commands.h"
-#include "internal.h"
-#include "out_parquet.h"
-#include "out_rows.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/parquet.h"
+#include "output/rows.h"
 #include "outfile.h"
 
 #include <errno.h>

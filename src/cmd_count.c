@@ -5,7 +5,8 @@
  * decode-only path: what reading a trace costs before any analysis.
  */
 #include "commands.h"
-#include "internal.h"
+#include "input/input.h"
+#include "render/render.h"
 
 #include <getopt.h>
 #include <pthread.h>

@@ -4,7 +4,8 @@
  * each in `trace-cmd report`'s layout, CPU masks as CPU lists.
  */
 #include "commands.h"
-#include "internal.h"
+#include "input/input.h"
+#include "render/render.h"
 
 #include <getopt.h>
 #include <errno.h>

@@ -10,8 +10,9 @@
  *   trace-cmd report -F 'ipi_send_cpu: cpu == 5' OUT.dat
  */
 #include "commands.h"
-#include "internal.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/tracedat_write.h"
 
 #include <getopt.h>
 #include <stdlib.h>

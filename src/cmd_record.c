@@ -12,9 +12,10 @@
  * rename in lib/tracedat_write.c).
  */
 #include "commands.h"
-#include "internal.h"
-#include "live.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "live/live.h"
+#include "output/tracedat_write.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,8 +6,9 @@
  * (for scripts; it carries every number the text shows).
  */
 #include "commands.h"
-#include "internal.h"
-#include "report.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "ipi/report.h"
 #include "report_html.h"
 
 #include <getopt.h>

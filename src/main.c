@@ -2,7 +2,6 @@
 /* main.c - ipitrace command dispatch */
 #include "commands.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,30 +20,6 @@ static const struct command commands[] = {
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
 };
-
-void err_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ipitrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void debug_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!getenv("IPITRACE_DEBUG"))
-		return;
-	fputs("ipitrace: debug: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "afile.h"
+#include "output/afile.h"
 
 struct outfile {
 	FILE *f;

@@ -18,7 +18,8 @@
  * handler entry of that class on that CPU serves every queued send.
  */
 #include "commands.h"
-#include "internal.h"
+#include "input/input.h"
+#include "render/render.h"
 #include "outfile.h"
 #include "report_html.h"
 

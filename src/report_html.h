@@ -6,7 +6,7 @@
 #ifndef IPT_REPORT_HTML_H
 #define IPT_REPORT_HTML_H
 
-#include "report.h"
+#include "ipi/report.h"
 
 /*
  * Write the HTML report of r (already run over t) to path ("-": standard

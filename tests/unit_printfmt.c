@@ -9,7 +9,8 @@
  * 1.7.1 itself (build with -DPF_ORACLE_DUMP=\"dir\" to write the cases out
  * for such a check: one FORMAT file, records.hex, syms and printk).
  */
-#include "internal.h"
+#include "input/input.h"
+#include "render/render.h"
 #include "testlib.h"
 
 #include <pthread.h>

@@ -1,5 +1,6 @@
 /* unit_text.c - text traces (trace-cmd report, tracefs trace) become records */
-#include "internal.h"
+#include "input/input.h"
+#include "render/render.h"
 #include "testlib.h"
 
 #include <unistd.h>

@@ -6,8 +6,9 @@
  * give back every event.  trace.dat files are parsed back by a small reader
  * in this file (v6 and v7; none, zstd, zlib; both byte orders; long 4/8).
  */
-#include "internal.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/tracedat_write.h"
 #include "testlib.h"
 
 #include <dirent.h>

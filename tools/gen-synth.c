@@ -18,8 +18,9 @@
  * on --seed, --events, --nr-cpus and --arch: files that differ in version,
  * compression, byte order or long size hold the same events.
  */
-#include "internal.h"
-#include "tracedat_write.h"
+#include "input/input.h"
+#include "render/render.h"
+#include "output/tracedat_write.h"
 
 #include <errno.h>
 #include <getopt.h>

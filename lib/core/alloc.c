@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* alloc.c - allocation wrappers that report failure through ipt_err() */
+#include "core/core.h"
+
+#include <stdlib.h>
+
+void *ipt_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		ipt_err("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *ipt_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		ipt_err("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *ipt_realloc(void *old, size_t n)
+{
+	void *p = realloc(old, n ? n : 1);
+
+	if (!p)
+		ipt_err("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *ipt_strndup(const char *s, size_t n)
+{
+	char *p = ipt_malloc(n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+char *ipt_strdup(const char *s)
+{
+	return ipt_strndup(s, strlen(s));
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/core.h - the model every stage shares (not installed)
+ *
+ * Errors, memory, string buffers, byte order, symbol tables, and the model:
+ * a struct ipt_trace owns event formats parsed from format files, symbol
+ * tables, and one byte stream of ring-buffer sub-buffers ("pages") per CPU.
+ * Binary traces map their streams from the file (or decompress them); text
+ * traces are turned into the same pages by input/text.c, so that every
+ * later stage has a single decode path.  core/ calls no other stage.
+ */
+#ifndef IPT_CORE_H
+#define IPT_CORE_H
+
+#include "ipitrace.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define IPT_UNUSED __attribute__((unused))
+#define IPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- errors (error.c) ---- */
+/* Set the thread's message; always returns -1. */
+int ipt_err(const char *fmt, ...) IPT_PRINTF(1, 2);
+/* Same, prefixed "path: offset N: " (offset < 0: no offset part). */
+int ipt_err_at(const char *path, long long offset, const char *fmt, ...) IPT_PRINTF(3, 4);
+
+/* ---- memory (alloc.c): abort-free wrappers that set ipt_err on failure ---- */
+void *ipt_malloc(size_t n);
+void *ipt_calloc(size_t n, size_t size);
+void *ipt_realloc(void *p, size_t n);
+char *ipt_strndup(const char *s, size_t n);
+char *ipt_strdup(const char *s);
+
+/* ---- strbuf (strbuf.c) ---- */
+int sb_grow(struct ipt_strbuf *sb, size_t extra);		/* -1 on OOM */
+int sb_add(struct ipt_strbuf *sb, const char *s, size_t n);
+int sb_adds(struct ipt_strbuf *sb, const char *s);
+int sb_addc(struct ipt_strbuf *sb, char c);
+int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...) IPT_PRINTF(2, 3);
+int sb_add_u64(struct ipt_strbuf *sb, uint64_t v);		/* decimal, fast */
+int sb_add_i64(struct ipt_strbuf *sb, int64_t v);
+int sb_add_hex(struct ipt_strbuf *sb, uint64_t v);		/* lower-case, no 0x */
+int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width);	/* pad right with blanks */
+static inline void sb_reset(struct ipt_strbuf *sb) { sb->len = 0; if (sb->buf) sb->buf[0] = 0; }
+const char *sb_str(struct ipt_strbuf *sb);			/* "" when empty */
+
+/* ---- byte order ---- */
+static inline uint64_t ipt_get_uint(const uint8_t *p, unsigned int size, bool be)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (!be) {
+		switch (size) {
+		case 1: return p[0];
+		case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+		case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+		case 8: { uint64_t x; memcpy(&x, p, 8); return x; }
+		}
+		for (i = 0; i < size && i < 8; i++)
+			v |= (uint64_t)p[i] << (8 * i);
+		return v;
+	}
+	for (i = 0; i < size && i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline void ipt_put_uint(uint8_t *p, unsigned int size, bool be, uint64_t v)
+{
+	unsigned int i;
+
+	for (i = 0; i < size; i++) {
+		unsigned int shift = be ? 8 * (size - 1 - i) : 8 * i;
+
+		p[i] = shift < 64 ? (uint8_t)(v >> shift) : 0;
+	}
+}
+
+/* ---- event formats (format.c) ---- */
+struct ipt_field {
+	char *name;
+	char *type;		/* type text as in the file: "__data_loc cpumask_t" */
+	unsigned int offset;
+	unsigned int size;
+	unsigned int flags;	/* enum ipt_field_flags */
+	unsigned int elem_size;	/* arrays: bytes per element (else = size) */
+	unsigned int nelem;	/* fixed arrays: element count */
+};
+
+struct ipt_event {
+	int id;
+	char *system;
+	char *name;
+	struct ipt_field *fields;
+	int nfields;
+	char *print_fmt;	/* text after "print fmt: " */
+	const struct ipt_field *f_pid;	/* common_pid */
+	const struct ipt_field **dyn;	/* __data_loc/__rel_loc fields, checked per record */
+	int ndyn;
+};
+
+/* Free an event's members (the struct itself belongs to its array). */
+void ipt_event_release(struct ipt_event *ev);
+
+/* Ring-buffer layout taken from events/header_page. */
+struct ipt_page_layout {
+	unsigned int ts_off, ts_size;
+	unsigned int commit_off, commit_size;
+	unsigned int data_off;
+	unsigned int page_size;	/* sub-buffer size, header included */
+};
+/* The kernel's standard layout (page 4096, ts 0/8, commit 8/long, data after). */
+static inline void ipt_page_layout_default(struct ipt_page_layout *pl, unsigned int page_size,
+					   int kernel_long_size)
+{
+	unsigned int ls = kernel_long_size == 4 ? 4 : 8;
+
+	pl->ts_off = 0;
+	pl->ts_size = 8;
+	pl->commit_off = 8;
+	pl->commit_size = ls;
+	pl->data_off = 8 + ls;
+	pl->page_size = page_size ? page_size : 4096;
+}
+
+/* ---- symbols (symbols.c) ---- */
+struct ipt_sym {
+	uint64_t addr;
+	const char *name;	/* into the owning table's string storage */
+};
+struct ipt_symtab {
+	struct ipt_sym *syms;	/* sorted by address */
+	size_t n, cap;
+	char *strings;		/* storage the names point into (may be NULL) */
+	char **extra;		/* additionally owned strings */
+	size_t nextra, extracap;
+};
+/* Parse /proc/kallsyms text ("addr type name [module]"). */
+int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
+/* Parse printk_formats text ("0xaddr : \"string\""). */
+int ipt_symtab_load_printk(struct ipt_symtab *st, const char *text, size_t len);
+/* Add one symbol (the name is copied). */
+int ipt_symtab_add(struct ipt_symtab *st, uint64_t addr, const char *name, size_t len);
+int ipt_symtab_sort(struct ipt_symtab *st);
+const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t addr);	/* <= addr */
+const struct ipt_sym *ipt_symtab_exact(const struct ipt_symtab *st, uint64_t addr);
+void ipt_symtab_free(struct ipt_symtab *st);
+
+/* pid -> comm */
+struct ipt_comms {
+	int *pids;
+	char **names;
+	size_t n, cap;		/* open addressing, cap a power of two */
+};
+int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len);
+const char *ipt_comms_get(const struct ipt_comms *c, int pid);
+int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len);
+void ipt_comms_free(struct ipt_comms *c);
+
+/* ---- the trace ---- */
+/*
+ * The pages of one CPU: either flat bytes (mapped from the file, or owned
+ * after being built or decompressed), or v7 compressed chunks (a count, then
+ * per chunk: compressed size, uncompressed size, data) that readers walk and
+ * decompress one at a time, so memory stays constant however many there are.
+ */
+struct ipt_cpu_stream {
+	int cpu;
+	const uint8_t *data;	/* flat pages, or NULL when chunked */
+	uint64_t size;		/* flat size, or total uncompressed size */
+	uint64_t file_offset;	/* where the data starts in the file */
+	uint8_t *owned;		/* set if data is owned by the stream */
+	bool chunked;		/* data is compressed chunks */
+	uint64_t chunk_off;	/* file offset of the first chunk header */
+	uint32_t nchunks;	/* chunks (validated when the file was opened) */
+};
+
+/* compress.c: decompress exactly dlen bytes; errors name path and offset. */
+int ipt_decompress(const char *algo, const uint8_t *src, size_t slen, uint8_t *dst,
+		   size_t dlen, const char *path, long long off);
+bool ipt_compression_supported(const char *algo);
+
+/*
+ * Data that a later stage keeps with a trace (a cache built on first use):
+ * the model knows only how to release it, so that core/ calls no stage
+ * above it.  Set once, under the owner's own lock.
+ */
+enum ipt_trace_slot_id {
+	IPT_SLOT_PRINTFMT,		/* render/printfmt.c: programs per event */
+	IPT_SLOT__COUNT
+};
+struct ipt_trace_slot {
+	void *data;
+	void (*release)(void *data);
+};
+
+struct ipt_trace {
+	char *path;
+	enum ipt_input_kind kind;
+	int version;		/* 6 or 7; 0 for text */
+	bool big_endian;
+	int long_size;		/* user-space long size from the file */
+	int kernel_long_size;	/* from header_page commit size */
+	uint32_t page_size;
+	char *compression;	/* "none", "zstd", "zlib" */
+
+	const uint8_t *map;	/* the whole file, mmap()ed (or NULL) */
+	size_t map_size;
+
+	struct ipt_page_layout layout;
+
+	struct ipt_event *events;	/* all event formats */
+	int nevents, capevents;
+	struct ipt_event **by_id;	/* index by id (NULL holes) */
+	int max_id;
+
+	struct ipt_symtab ksyms;
+	struct ipt_symtab printk;
+	struct ipt_comms comms;
+
+	char *clock;
+	char *uname;
+	char *tc_version;
+	char **cpustat;		/* per cpu, may be NULL */
+	int ncpustat;
+	int cpucount;		/* CPUCOUNT option (0 if absent) */
+
+	struct ipt_cpu_stream *streams;
+	int nstreams;
+
+	char *scratch;		/* misc owned text */
+	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
+
+	/* data of later stages kept with the trace, released by ipt_trace_close */
+	struct ipt_trace_slot slots[IPT_SLOT__COUNT];
+
+	/* the metadata texts as stored in the file, for rewriting (explode) */
+	struct ipt_strbuf raw_header_page, raw_header_event;
+	struct ipt_strbuf raw_kallsyms, raw_printk, raw_cmdlines;
+	struct ipt_raw_format *raw_formats;
+	int nraw_formats;
+};
+
+/* A format file text as stored in a trace.dat. */
+struct ipt_raw_format {
+	char *system;		/* "ftrace" for the ftrace formats */
+	char *text;
+	size_t len;
+};
+int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len);
+
+/* Allocate an empty trace with defaults (little endian, 8-byte long). */
+struct ipt_trace *ipt_trace_alloc(const char *path);
+/* Add a parsed event (takes ownership of its members).  -1 on error. */
+int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev);
+/* Build by_id and other indexes once every event is added. */
+int ipt_trace_finish_events(struct ipt_trace *t);
+/* Add an empty stream for cpu; returns it, NULL on error. */
+struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu);
+
+/* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
+#define IPT_OPTION_CPU_ISOLATION	64
+
+#endif /* IPT_CORE_H */

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * model.c - the trace object: building it (events, streams), accessors for
+ * events, fields and symbols, and releasing it.  Opening a file is
+ * input/open.c's.
+ */
+#include "core/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ipt_trace *ipt_trace_alloc(const char *path)
+{
+	struct ipt_trace *t = ipt_calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->path = ipt_strdup(path ? path : "(memory)");
+	t->compression = ipt_strdup("none");
+	t->clock = ipt_strdup("");
+	t->uname = ipt_strdup("");
+	if (!t->path || !t->compression || !t->clock || !t->uname) {
+		ipt_trace_close(t);
+		return NULL;
+	}
+	t->long_size = 8;
+	t->kernel_long_size = 8;
+	t->page_size = 4096;
+	ipt_page_layout_default(&t->layout, 4096, 8);
+	return t;
+}
+
+int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev)
+{
+	if (t->nevents == t->capevents) {
+		int cap = t->capevents ? t->capevents * 2 : 64;
+		struct ipt_event *n;
+
+		if (cap > 1 << 20)
+			return ipt_err("too many event formats");
+		n = ipt_realloc(t->events, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -1;
+		t->events = n;
+		t->capevents = cap;
+	}
+	t->events[t->nevents++] = *ev;
+	memset(ev, 0, sizeof(*ev));
+	return 0;
+}
+
+/* ipt_trace_finish_events - index events by id (the last format for an id wins) */
+int ipt_trace_finish_events(struct ipt_trace *t)
+{
+	int max = -1;
+
+	for (int i = 0; i < t->nevents; i++) {
+		struct ipt_event *ev = &t->events[i];
+
+		ev->f_pid = ipt_event_field(ev, "common_pid");
+		if (ev->id > max)
+			max = ev->id;
+		free(ev->dyn);
+		ev->dyn = NULL;
+		ev->ndyn = 0;
+		for (int k = 0; k < ev->nfields; k++) {
+			if (!(ev->fields[k].flags & IPT_FIELD_DYNAMIC))
+				continue;
+			if (!ev->dyn && !(ev->dyn = ipt_calloc((size_t)ev->nfields, sizeof(*ev->dyn))))
+				return -1;
+			ev->dyn[ev->ndyn++] = &ev->fields[k];
+		}
+	}
+	if (max > 1 << 20)
+		return ipt_err_at(t->path, -1, "event id %d too large", max);
+	free(t->by_id);
+	t->by_id = ipt_calloc((size_t)max + 2, sizeof(*t->by_id));
+	if (!t->by_id)
+		return -1;
+	t->max_id = max;
+	for (int i = 0; i < t->nevents; i++)
+		if (t->events[i].id >= 0)
+			t->by_id[t->events[i].id] = &t->events[i];
+	return 0;
+}
+
+/* ipt_trace_keep_format - remember a format text as stored (for rewriting) */
+int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len)
+{
+	struct ipt_raw_format *n = ipt_realloc(t->raw_formats,
+					       (size_t)(t->nraw_formats + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	t->raw_formats = n;
+	n += t->nraw_formats;
+	n->system = ipt_strdup(system);
+	n->text = ipt_strndup(text, len);
+	n->len = len;
+	if (!n->system || !n->text) {
+		free(n->system);
+		free(n->text);
+		return -1;
+	}
+	t->nraw_formats++;
+	return 0;
+}
+
+struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
+{
+	struct ipt_cpu_stream *n;
+
+	if (cpu < 0 || cpu >= IPT_CPUSET_MAX) {
+		ipt_err_at(t->path, -1, "CPU number %d out of range", cpu);
+		return NULL;
+	}
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].cpu == cpu) {
+			ipt_err_at(t->path, -1, "CPU %d given twice", cpu);
+			return NULL;
+		}
+	n = ipt_realloc(t->streams, (size_t)(t->nstreams + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	t->streams = n;
+	memset(&n[t->nstreams], 0, sizeof(*n));
+	n[t->nstreams].cpu = cpu;
+	return &n[t->nstreams++];
+}
+
+void ipt_event_release(struct ipt_event *ev)
+{
+	if (!ev)
+		return;
+	for (int i = 0; i < ev->nfields; i++) {
+		free(ev->fields[i].name);
+		free(ev->fields[i].type);
+	}
+	free(ev->fields);
+	free(ev->system);
+	free(ev->name);
+	free(ev->print_fmt);
+	free(ev->dyn);
+	memset(ev, 0, sizeof(*ev));
+}
+
+void ipt_trace_close(struct ipt_trace *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < IPT_SLOT__COUNT; i++)
+		if (t->slots[i].release)
+			t->slots[i].release(t->slots[i].data);
+	for (int i = 0; i < t->nevents; i++)
+		ipt_event_release(&t->events[i]);
+	free(t->events);
+	free(t->by_id);
+	ipt_symtab_free(&t->ksyms);
+	ipt_symtab_free(&t->printk);
+	ipt_comms_free(&t->comms);
+	for (int i = 0; i < t->nstreams; i++) {
+		free(t->streams[i].owned);
+	}
+	free(t->streams);
+	for (int i = 0; i < t->ncpustat; i++)
+		free(t->cpustat[i]);
+	free(t->cpustat);
+	if (t->map)
+		munmap((void *)t->map, t->map_size);
+	free(t->path);
+	free(t->compression);
+	free(t->clock);
+	free(t->uname);
+	free(t->tc_version);
+	free(t->scratch);
+	free(t->isolated_text);
+	ipt_strbuf_free(&t->raw_header_page);
+	ipt_strbuf_free(&t->raw_header_event);
+	ipt_strbuf_free(&t->raw_kallsyms);
+	ipt_strbuf_free(&t->raw_printk);
+	ipt_strbuf_free(&t->raw_cmdlines);
+	for (int i = 0; i < t->nraw_formats; i++) {
+		free(t->raw_formats[i].system);
+		free(t->raw_formats[i].text);
+	}
+	free(t->raw_formats);
+	free(t);
+}
+
+enum ipt_input_kind ipt_trace_kind(const struct ipt_trace *t) { return t->kind; }
+const char *ipt_trace_path(const struct ipt_trace *t) { return t->path; }
+int ipt_trace_file_version(const struct ipt_trace *t) { return t->version; }
+const char *ipt_trace_clock(const struct ipt_trace *t) { return t->clock; }
+const char *ipt_trace_uname(const struct ipt_trace *t) { return t->uname; }
+const char *ipt_trace_compression(const struct ipt_trace *t) { return t->compression; }
+int ipt_trace_long_size(const struct ipt_trace *t) { return t->long_size; }
+bool ipt_trace_big_endian(const struct ipt_trace *t) { return t->big_endian; }
+
+int ipt_trace_ncpus(const struct ipt_trace *t)
+{
+	int n = t->cpucount;
+
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].cpu + 1 > n)
+			n = t->streams[i].cpu + 1;
+	return n;
+}
+
+const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu)
+{
+	if (cpu < 0 || cpu >= t->ncpustat || !t->cpustat[cpu])
+		return "";
+	return t->cpustat[cpu];
+}
+
+/* ipt_trace_ts_in_ns - whether the clock counts nanoseconds */
+bool ipt_trace_ts_in_ns(const struct ipt_trace *t)
+{
+	return strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc");
+}
+
+int ipt_trace_nevents(const struct ipt_trace *t) { return t->nevents; }
+
+const struct ipt_event *ipt_trace_event_at(const struct ipt_trace *t, int i)
+{
+	return i >= 0 && i < t->nevents ? &t->events[i] : NULL;
+}
+
+const struct ipt_event *ipt_trace_find_event(const struct ipt_trace *t,
+					      const char *system, const char *name)
+{
+	for (int i = 0; i < t->nevents; i++)
+		if (!strcmp(t->events[i].name, name) &&
+		    (!system || !strcmp(t->events[i].system, system)))
+			return &t->events[i];
+	return NULL;
+}
+
+const struct ipt_event *ipt_trace_event_by_id(const struct ipt_trace *t, int id)
+{
+	if (!t->by_id || id < 0 || id > t->max_id)
+		return NULL;
+	return t->by_id[id];
+}
+
+const char *ipt_event_name(const struct ipt_event *ev) { return ev->name; }
+const char *ipt_event_system(const struct ipt_event *ev) { return ev->system; }
+int ipt_event_id(const struct ipt_event *ev) { return ev->id; }
+const char *ipt_event_print_fmt(const struct ipt_event *ev) { return ev->print_fmt; }
+int ipt_event_nfields(const struct ipt_event *ev) { return ev->nfields; }
+
+const struct ipt_field *ipt_event_field_at(const struct ipt_event *ev, int i)
+{
+	return i >= 0 && i < ev->nfields ? &ev->fields[i] : NULL;
+}
+
+const struct ipt_field *ipt_event_field(const struct ipt_event *ev, const char *name)
+{
+	for (int i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
+const char *ipt_field_name(const struct ipt_field *f) { return f->name; }
+const char *ipt_field_type(const struct ipt_field *f) { return f->type; }
+unsigned int ipt_field_offset(const struct ipt_field *f) { return f->offset; }
+unsigned int ipt_field_size(const struct ipt_field *f) { return f->size; }
+unsigned int ipt_field_flags(const struct ipt_field *f) { return f->flags; }
+
+/* ipt_field_u64 - integer value of a scalar field, sign-extended if signed */
+int ipt_field_u64(const struct ipt_trace *t, const struct ipt_record *r,
+		  const struct ipt_field *f, uint64_t *val)
+{
+	unsigned int size = f->size;
+	uint64_t v;
+
+	if (f->flags & (IPT_FIELD_DYNAMIC | IPT_FIELD_ARRAY))
+		size = 4;	/* the dynamic word itself, or the first element */
+	if (size > 8 || size == 0 || (uint64_t)f->offset + size > r->size)
+		return -1;
+	v = ipt_get_uint(r->data + f->offset, size, t->big_endian);
+	if ((f->flags & IPT_FIELD_SIGNED) && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~0ULL << (8 * size);
+	*val = v;
+	return 0;
+}
+
+/* ipt_field_bytes - the bytes of a field; resolves __data_loc/__rel_loc */
+int ipt_field_bytes(const struct ipt_trace *t, const struct ipt_record *r,
+		    const struct ipt_field *f, const uint8_t **data, uint32_t *len)
+{
+	if (f->flags & IPT_FIELD_DYNAMIC) {
+		uint32_t word, off, n;
+
+		if ((uint64_t)f->offset + 4 > r->size)
+			return -1;
+		word = (uint32_t)ipt_get_uint(r->data + f->offset, 4, t->big_endian);
+		off = word & 0xffff;
+		n = word >> 16;
+		if (f->flags & IPT_FIELD_RELATIVE)
+			off += f->offset + f->size;
+		if ((uint64_t)off + n > r->size)
+			return -1;
+		*data = r->data + off;
+		*len = n;
+		return 0;
+	}
+	if ((uint64_t)f->offset + f->size > r->size)
+		return -1;
+	*data = r->data + f->offset;
+	*len = f->size;
+	if (f->size == 0 && (f->flags & IPT_FIELD_ARRAY))
+		*len = r->size - f->offset;	/* flexible array: to the end */
+	return 0;
+}
+
+/* ipt_field_cpuset - the CPU set of a cpumask/bitmask field */
+int ipt_field_cpuset(const struct ipt_trace *t, const struct ipt_record *r,
+		     const struct ipt_field *f, struct ipt_cpuset *set)
+{
+	const uint8_t *d;
+	uint32_t n;
+	unsigned int ws = (unsigned int)t->kernel_long_size;
+
+	if (ipt_field_bytes(t, r, f, &d, &n))
+		return ipt_err("field %s lies outside its record", f->name);
+	if (n % ws)
+		ws = n % 8 == 0 ? 8 : 4;
+	if (n % ws)
+		return ipt_err("field %s: mask of %u bytes is not whole words", f->name, n);
+	return ipt_cpuset_from_bitmap(set, d, n, ws, t->big_endian);
+}
+
+int ipt_record_pid(const struct ipt_trace *t, const struct ipt_record *r)
+{
+	uint64_t v;
+
+	if (!r->event || !r->event->f_pid || ipt_field_u64(t, r, r->event->f_pid, &v))
+		return -1;
+	return (int)v;
+}
+
+const char *ipt_trace_comm(const struct ipt_trace *t, int pid)
+{
+	const char *c;
+
+	if (pid == 0)
+		return "<idle>";
+	c = ipt_comms_get(&t->comms, pid);
+	return c ? c : "<...>";
+}
+
+const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t *offset)
+{
+	const struct ipt_sym *s = ipt_symtab_lookup(&t->ksyms, addr);
+
+	if (!s)
+		return NULL;
+	if (offset)
+		*offset = addr - s->addr;
+	return s->name;
+}
+
+uint64_t ipt_trace_symbol_addr(const struct ipt_trace *t, const char *name)
+{
+	for (size_t i = 0; i < t->ksyms.n; i++)
+		if (!strcmp(t->ksyms.syms[i].name, name))
+			return t->ksyms.syms[i].addr;
+	return 0;
+}
+
+const char *ipt_trace_printk_string(const struct ipt_trace *t, uint64_t addr)
+{
+	const struct ipt_sym *s = ipt_symtab_exact(&t->printk, addr);
+
+	return s ? s->name : NULL;
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* strbuf.c - a growable byte buffer, always NUL-terminated */
+#include "core/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* sb_grow - make room for extra more bytes plus the NUL */
+int sb_grow(struct ipt_strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	size_t cap;
+	char *p;
+
+	if (need < sb->len)
+		return ipt_err("buffer size overflow");
+	if (need <= sb->cap)
+		return 0;
+	cap = sb->cap ? sb->cap : 64;
+	while (cap < need)
+		cap = cap * 2 > cap ? cap * 2 : need;
+	p = ipt_realloc(sb->buf, cap);
+	if (!p)
+		return -1;
+	sb->buf = p;
+	sb->cap = cap;
+	return 0;
+}
+
+int sb_add(struct ipt_strbuf *sb, const char *s, size_t n)
+{
+	if (sb_grow(sb, n))
+		return -1;
+	if (n)
+		memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+int sb_adds(struct ipt_strbuf *sb, const char *s)
+{
+	return sb_add(sb, s, strlen(s));
+}
+
+int sb_addc(struct ipt_strbuf *sb, char c)
+{
+	if (sb->len + 1 >= sb->cap && sb_grow(sb, 1))
+		return -1;
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb_grow(sb, 64))
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ipt_err("format error");
+	if ((size_t)n >= sb->cap - sb->len) {
+		if (sb_grow(sb, (size_t)n))
+			return -1;
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
+		va_end(ap);
+	}
+	sb->len += (size_t)n;
+	return 0;
+}
+
+/* sb_add_u64 - decimal without stdio */
+int sb_add_u64(struct ipt_strbuf *sb, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return sb_add(sb, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+int sb_add_i64(struct ipt_strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		if (sb_addc(sb, '-'))
+			return -1;
+		return sb_add_u64(sb, (uint64_t)0 - (uint64_t)v);
+	}
+	return sb_add_u64(sb, (uint64_t)v);
+}
+
+int sb_add_hex(struct ipt_strbuf *sb, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	return sb_add(sb, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+/* sb_pad - pad with blanks so that the text since from is width wide */
+int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width)
+{
+	size_t have = sb->len - from;
+
+	if (have >= width)
+		return 0;
+	if (sb_grow(sb, width - have))
+		return -1;
+	memset(sb->buf + sb->len, ' ', width - have);
+	sb->len += width - have;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+const char *sb_str(struct ipt_strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+/* ipt_strbuf_free - release a buffer's memory */
+void ipt_strbuf_free(struct ipt_strbuf *sb)
+{
+	if (!sb)
+		return;
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}

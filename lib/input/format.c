@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * format.c - tracefs event format files -> struct ipt_event
+ *
+ *   name: ipi_send_cpumask
+ *   ID: 353
+ *   format:
+ *   	field:unsigned short common_type;	offset:0;	size:2;	signed:0;
+ *   	...
+ *   	field:__data_loc cpumask_t cpumask;	offset:8;	size:4;	signed:0;
+ *
+ *   print fmt: "cpumask=%s ...", __get_cpumask(cpumask), ...
+ *
+ * Also events/header_page, which describes the ring-buffer sub-buffer header.
+ */
+#include "input/input.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+struct cursor {
+	const char *s;
+	size_t len;
+	size_t pos;
+};
+
+/* next_line - the next line of text (without its newline) */
+static bool next_line(struct cursor *c, const char **line, size_t *n)
+{
+	size_t start = c->pos;
+
+	if (c->pos >= c->len)
+		return false;
+	while (c->pos < c->len && c->s[c->pos] != '\n')
+		c->pos++;
+	*line = c->s + start;
+	*n = c->pos - start;
+	if (c->pos < c->len)
+		c->pos++;
+	return true;
+}
+
+/* find_in - pointer to the first occurrence of key in s[0..n), or NULL */
+static const char *find_in(const char *s, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+
+	if (k > n)
+		return NULL;
+	for (size_t i = 0; i + k <= n; i++)
+		if (s[i] == key[0] && !memcmp(s + i, key, k))
+			return s + i;
+	return NULL;
+}
+
+/* attr_num - value of "key:NUMBER;" in a field line; -1 if missing */
+static long long attr_num(const char *s, size_t n, const char *key, bool *found)
+{
+	const char *p = find_in(s, n, key);
+	long long v = 0;
+	bool neg = false;
+
+	*found = false;
+	if (!p)
+		return -1;
+	p += strlen(key);
+	if (p < s + n && *p == '-') {
+		neg = true;
+		p++;
+	}
+	while (p < s + n && isdigit((unsigned char)*p)) {
+		v = v * 10 + (*p - '0');
+		if (v > 0x7fffffff)
+			return -1;
+		p++;
+		*found = true;
+	}
+	return neg ? -v : v;
+}
+
+/* base_elem_size - byte size of one element of a C type, 0 if unknown */
+static unsigned int base_elem_size(const char *type, int long_size)
+{
+	static const struct { const char *name; unsigned int size; } tab[] = {
+		{ "char", 1 }, { "unsigned char", 1 }, { "signed char", 1 },
+		{ "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "bool", 1 }, { "_Bool", 1 },
+		{ "short", 2 }, { "unsigned short", 2 }, { "u16", 2 }, { "s16", 2 },
+		{ "__u16", 2 }, { "__be16", 2 }, { "__le16", 2 },
+		{ "int", 4 }, { "unsigned int", 4 }, { "u32", 4 }, { "s32", 4 },
+		{ "__u32", 4 }, { "__be32", 4 }, { "__le32", 4 }, { "pid_t", 4 },
+		{ "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "long long", 8 },
+		{ "unsigned long long", 8 },
+	};
+	const char *t = type;
+
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	else if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	if (strchr(t, '*'))
+		return (unsigned int)long_size;
+	if (!strncmp(t, "cpumask_t", 9) || !strncmp(t, "unsigned long", 13) ||
+	    !strncmp(t, "long", 4) || !strncmp(t, "size_t", 6))
+		return strncmp(t, "unsigned long long", 18) && strncmp(t, "long long", 9) ?
+			(unsigned int)long_size : 8;
+	for (size_t i = 0; i < ARRAY_SIZE(tab); i++) {
+		size_t k = strlen(tab[i].name);
+
+		if (!strncmp(t, tab[i].name, k) && (t[k] == 0 || t[k] == '[' || t[k] == ' '))
+			return tab[i].size;
+	}
+	return 0;
+}
+
+/*
+ * parse_decl - split "TYPE NAME[N]" into type text and name, and classify
+ * the field.  decl has no trailing ';'.
+ */
+static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_size)
+{
+	size_t end = n, name_end, name_start;
+	long nelem = -1;
+	unsigned int esize;
+
+	while (end && isspace((unsigned char)decl[end - 1]))
+		end--;
+	/* fixed array suffix on the name: name[N] */
+	if (end && decl[end - 1] == ']') {
+		size_t lb = end - 1;
+
+		while (lb && decl[lb] != '[')
+			lb--;
+		if (decl[lb] != '[')
+			return -1;
+		nelem = 0;
+		for (size_t i = lb + 1; i < end - 1; i++) {
+			if (!isdigit((unsigned char)decl[i])) {
+				nelem = -2;	/* symbolic size: size comes from size: */
+				break;
+			}
+			nelem = nelem * 10 + (decl[i] - '0');
+			if (nelem > 1 << 24)
+				return -1;
+		}
+		name_end = lb;
+	} else {
+		name_end = end;
+	}
+	name_start = name_end;
+	while (name_start && (isalnum((unsigned char)decl[name_start - 1]) ||
+			      decl[name_start - 1] == '_'))
+		name_start--;
+	if (name_start == name_end)
+		return -1;
+	f->name = ipt_strndup(decl + name_start, name_end - name_start);
+	{
+		size_t ts = 0, te = name_start;
+
+		while (ts < te && isspace((unsigned char)decl[ts]))
+			ts++;
+		while (te > ts && isspace((unsigned char)decl[te - 1]))
+			te--;
+		f->type = ipt_strndup(decl + ts, te - ts);
+	}
+	if (!f->name || !f->type)
+		return -1;
+
+	if (!strncmp(f->type, "__data_loc", 10))
+		f->flags |= IPT_FIELD_DYNAMIC;
+	else if (!strncmp(f->type, "__rel_loc", 9))
+		f->flags |= IPT_FIELD_DYNAMIC | IPT_FIELD_RELATIVE;
+	if (nelem != -1 && !(f->flags & IPT_FIELD_DYNAMIC))
+		f->flags |= IPT_FIELD_ARRAY;
+	if (strstr(f->type, "cpumask_t"))
+		f->flags |= IPT_FIELD_CPUMASK;
+	/* "char buf; size:0" (ftrace print): a string running to the record's end */
+	if (f->size == 0 && !(f->flags & IPT_FIELD_DYNAMIC))
+		f->flags |= IPT_FIELD_ARRAY;
+	if (strstr(f->type, "char") && (f->flags & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC)) &&
+	    !strchr(f->type, '*'))
+		f->flags |= IPT_FIELD_STRING;
+	if (strchr(f->type, '*') && !(f->flags & IPT_FIELD_DYNAMIC) &&
+	    !(f->flags & IPT_FIELD_CPUMASK))
+		f->flags |= IPT_FIELD_POINTER;
+	if (!strncmp(f->name, "common_", 7))
+		f->flags |= IPT_FIELD_COMMON;
+
+	esize = base_elem_size(f->type, long_size);
+	if (f->flags & IPT_FIELD_ARRAY) {
+		if (nelem > 0)
+			f->nelem = (unsigned int)nelem;
+		if (!esize && f->nelem)
+			esize = f->size / f->nelem;
+		if (!f->nelem && esize)
+			f->nelem = f->size / esize;
+	} else if (!(f->flags & IPT_FIELD_DYNAMIC)) {
+		esize = f->size;
+		f->nelem = 1;
+	}
+	f->elem_size = esize ? esize : 1;
+	{
+		const char *t = f->type;
+
+		if (!strncmp(t, "const ", 6))
+			t += 6;
+		if ((!strcmp(t, "long") || !strcmp(t, "unsigned long")) &&
+		    f->size == (unsigned int)long_size)
+			f->flags |= IPT_FIELD_LONG;
+	}
+	return 0;
+}
+
+/* parse_field_line - "	field:TYPE NAME;	offset:N;	size:N;	signed:N;" */
+static int parse_field_line(struct ipt_field *f, const char *line, size_t n, int long_size)
+{
+	const char *p = find_in(line, n, "field:");
+	const char *semi;
+	long long off, size, sgn;
+	bool found;
+
+	memset(f, 0, sizeof(*f));
+	if (!p)
+		return -1;
+	p += 6;
+	semi = memchr(p, ';', (size_t)(line + n - p));
+	if (!semi)
+		return -1;
+	off = attr_num(semi, (size_t)(line + n - semi), "offset:", &found);
+	if (!found || off < 0)
+		return -1;
+	size = attr_num(semi, (size_t)(line + n - semi), "size:", &found);
+	if (!found || size < 0)
+		return -1;
+	sgn = attr_num(semi, (size_t)(line + n - semi), "signed:", &found);
+	f->offset = (unsigned int)off;
+	f->size = (unsigned int)size;
+	if (found && sgn == 1)
+		f->flags |= IPT_FIELD_SIGNED;
+	if (parse_decl(f, p, (size_t)(semi - p), long_size))
+		return -1;
+	if (f->offset > 0xffff || f->size > 0xffff)
+		return -1;
+	return 0;
+}
+
+/* mark_bitmasks - fields printed with __get_bitmask()/__get_cpumask() are CPU sets */
+static void mark_bitmasks(struct ipt_event *ev)
+{
+	static const char *const fns[] = { "__get_bitmask(", "__get_cpumask(",
+					   "__get_rel_bitmask(", "__get_rel_cpumask(" };
+
+	if (!ev->print_fmt)
+		return;
+	for (size_t k = 0; k < ARRAY_SIZE(fns); k++) {
+		const char *p = ev->print_fmt;
+
+		while ((p = strstr(p, fns[k]))) {
+			const char *a = p + strlen(fns[k]), *b;
+
+			while (*a == ' ')
+				a++;
+			b = a;
+			while (isalnum((unsigned char)*b) || *b == '_')
+				b++;
+			for (int i = 0; i < ev->nfields; i++) {
+				struct ipt_field *f = &ev->fields[i];
+
+				if (strlen(f->name) == (size_t)(b - a) && !memcmp(f->name, a, (size_t)(b - a)) &&
+				    (f->flags & IPT_FIELD_DYNAMIC))
+					f->flags |= IPT_FIELD_CPUMASK;
+			}
+			p = b;
+		}
+	}
+}
+
+/* trim - strip blanks at both ends */
+static void trim(const char **s, size_t *n)
+{
+	while (*n && isspace((unsigned char)**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && isspace((unsigned char)(*s)[*n - 1]))
+		(*n)--;
+}
+
+/* ipt_format_parse - parse one event format file into ev */
+int ipt_format_parse(struct ipt_event *ev, const char *system, const char *text,
+		     size_t len, int long_size, const char *path, long long base)
+{
+	struct cursor c = { text, len, 0 };
+	const char *line;
+	size_t n;
+	int cap = 0;
+	bool have_id = false;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->id = -1;
+	ev->system = ipt_strdup(system ? system : "");
+	if (!ev->system)
+		goto fail;
+	while (next_line(&c, &line, &n)) {
+		long long at = base + (long long)(line - text);
+
+		if (n >= 5 && !memcmp(line, "name:", 5)) {
+			const char *v = line + 5;
+			size_t vn = n - 5;
+
+			trim(&v, &vn);
+			free(ev->name);
+			ev->name = ipt_strndup(v, vn);
+			if (!ev->name)
+				goto fail;
+		} else if (n >= 3 && !memcmp(line, "ID:", 3)) {
+			const char *v = line + 3;
+			size_t vn = n - 3;
+			long long id = 0;
+
+			trim(&v, &vn);
+			if (!vn || vn > 9) {
+				ipt_err_at(path, at, "bad event ID '%.*s'", (int)(n > 40 ? 40 : n), line);
+				goto fail;
+			}
+			for (size_t i = 0; i < vn; i++) {
+				if (!isdigit((unsigned char)v[i])) {
+					ipt_err_at(path, at, "bad event ID '%.*s'", (int)(n > 40 ? 40 : n), line);
+					goto fail;
+				}
+				id = id * 10 + (v[i] - '0');
+			}
+			ev->id = (int)id;
+			have_id = true;
+		} else if (find_in(line, n, "field:") && !find_in(line, n, "print fmt:")) {
+			if (ev->nfields == cap) {
+				struct ipt_field *nf;
+
+				cap = cap ? cap * 2 : 8;
+				if (cap > 4096) {
+					ipt_err_at(path, at, "too many fields in event format");
+					goto fail;
+				}
+				nf = ipt_realloc(ev->fields, (size_t)cap * sizeof(*nf));
+				if (!nf)
+					goto fail;
+				ev->fields = nf;
+			}
+			if (parse_field_line(&ev->fields[ev->nfields], line, n, long_size)) {
+				struct ipt_field *f = &ev->fields[ev->nfields];
+
+				free(f->name);
+				free(f->type);
+				ipt_err_at(path, at, "bad field line '%.*s'", (int)(n > 60 ? 60 : n), line);
+				goto fail;
+			}
+			ev->nfields++;
+		} else if (n >= 10 && !memcmp(line, "print fmt:", 10)) {
+			const char *v = line + 10;
+			size_t vn = (size_t)(text + len - v);
+
+			trim(&v, &vn);
+			ev->print_fmt = ipt_strndup(v, vn);
+			if (!ev->print_fmt)
+				goto fail;
+			break;
+		}
+	}
+	if (!ev->name || !*ev->name) {
+		ipt_err_at(path, base, "event format without a name");
+		goto fail;
+	}
+	if (!have_id) {
+		ipt_err_at(path, base, "event format '%s' without an ID", ev->name);
+		goto fail;
+	}
+	if (!ev->print_fmt && !(ev->print_fmt = ipt_strdup("")))
+		goto fail;
+	mark_bitmasks(ev);
+	ev->f_pid = ipt_event_field(ev, "common_pid");
+	return 0;
+fail:
+	ipt_event_release(ev);
+	return -1;
+}
+
+/* ipt_header_page_parse - read the sub-buffer header layout from header_page */
+int ipt_header_page_parse(struct ipt_page_layout *pl, const char *text, size_t len,
+			  unsigned int page_size, int long_size)
+{
+	struct cursor c = { text, len, 0 };
+	const char *line;
+	size_t n;
+	bool ts = false, commit = false, data = false;
+
+	ipt_page_layout_default(pl, page_size, long_size);
+	while (next_line(&c, &line, &n)) {
+		struct ipt_field f;
+
+		if (!find_in(line, n, "field:"))
+			continue;
+		if (parse_field_line(&f, line, n, long_size))
+			continue;
+		if (!strcmp(f.name, "timestamp")) {
+			pl->ts_off = f.offset;
+			pl->ts_size = f.size;
+			ts = true;
+		} else if (!strcmp(f.name, "commit")) {
+			pl->commit_off = f.offset;
+			pl->commit_size = f.size;
+			commit = true;
+		} else if (!strcmp(f.name, "data")) {
+			pl->data_off = f.offset;
+			data = true;
+		}
+		free(f.name);
+		free(f.type);
+	}
+	if (!ts || !commit || !data)
+		return ipt_err("header_page lacks timestamp, commit or data field");
+	if ((pl->ts_size != 8) || (pl->commit_size != 4 && pl->commit_size != 8) ||
+	    pl->ts_off + 8 > pl->data_off || pl->commit_off + pl->commit_size > pl->data_off ||
+	    pl->data_off >= page_size)
+		return ipt_err("header_page layout not understood (ts %u/%u commit %u/%u data %u)",
+			       pl->ts_off, pl->ts_size, pl->commit_off, pl->commit_size, pl->data_off);
+	return 0;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* lanes.c - per-CPU streams decoded in parallel, merged in time order (lanes.h) */
+#include "input/lanes.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LANE_BATCH 4096		/* items per batch */
+#define LANE_NBATCH 4		/* batches per ring */
+
+struct lbatch {
+	size_t n;		/* items: set when handed over */
+	unsigned char *v;	/* LANE_BATCH items */
+};
+
+/*
+ * The producer's and the consumer's hot fields sit on cache lines of their
+ * own: an item written on one CPU and read on another must not drag a
+ * shared line back and forth per item (it cost as much as the decoding).
+ */
+struct lane {
+	/* consumer only */
+	_Alignas(64) size_t pos;	/* next item of b[head] */
+	bool taken;		/* the consumer holds b[head] */
+	/* producer only */
+	_Alignas(64) size_t wn;	/* items in b[fill] */
+	/* under the lock */
+	_Alignas(64) size_t head, count;	/* full batches: b[head..head+count) */
+	size_t fill;		/* batch being filled */
+	bool done;		/* producer finished */
+	struct lbatch b[LANE_NBATCH];
+	struct ipt_cpuset cpus;
+	pthread_t th;
+	bool started;
+	struct ipt_lanes *l;
+	int index;
+};
+
+struct ipt_lanes {
+	struct lane lane[IPT_LANES_MAX];
+	int n;
+	size_t size;		/* item size */
+	ipt_lane_fn fn;
+	void *ctx;
+	bool failed;
+	char err[512];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int last;		/* lane of the item handed out last, or -1 */
+};
+
+struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size, int *n)
+{
+	uint64_t load[IPT_LANES_MAX] = { 0 };
+	bool *taken = NULL;
+	struct ipt_lanes *l;
+	int with_data = 0;
+
+	*n = -1;
+	for (int i = 0; i < t->nstreams; i++)
+		with_data += t->streams[i].size > 0;
+	if (want > IPT_LANES_MAX)
+		want = IPT_LANES_MAX;
+	if (want > with_data)
+		want = with_data;
+	if (want < 1)
+		want = 1;
+	l = ipt_calloc(1, sizeof(*l));
+	taken = ipt_calloc((size_t)t->nstreams + 1, sizeof(*taken));
+	if (!l || !taken) {
+		free(l);
+		free(taken);
+		return NULL;
+	}
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	l->n = want;
+	l->size = item_size;
+	l->last = -1;
+	for (int i = 0; i < IPT_LANES_MAX; i++) {
+		l->lane[i].l = l;
+		l->lane[i].index = i;
+		ipt_cpuset_init(&l->lane[i].cpus);
+	}
+	for (int i = 0; i < want; i++)
+		for (int k = 0; k < LANE_NBATCH; k++)
+			if (!(l->lane[i].b[k].v = ipt_malloc(LANE_BATCH * item_size)))
+				goto fail;
+	for (;;) {
+		int big = -1, low = 0;
+
+		/* every stream, even one whose stored size is 0: a bad one must
+		 * fail as it does for a single iterator */
+		for (int i = 0; i < t->nstreams; i++)
+			if (!taken[i] && (big < 0 || t->streams[i].size > t->streams[big].size))
+				big = i;
+		if (big < 0)
+			break;
+		taken[big] = true;
+		for (int i = 1; i < want; i++)
+			if (load[i] < load[low])
+				low = i;
+		load[low] += t->streams[big].size;
+		if (ipt_cpuset_add(&l->lane[low].cpus, (unsigned int)t->streams[big].cpu))
+			goto fail;
+	}
+	free(taken);
+	*n = want;
+	return l;
+fail:
+	free(taken);
+	ipt_lanes_free(l, NULL);
+	return NULL;
+}
+
+const struct ipt_cpuset *ipt_lanes_cpus(const struct ipt_lanes *l, int i)
+{
+	return &l->lane[i].cpus;
+}
+
+int ipt_lanes_count(const struct ipt_lanes *l)
+{
+	return l->n;
+}
+
+void ipt_lanes_fail(struct ipt_lanes *l, const char *msg)
+{
+	pthread_mutex_lock(&l->lock);
+	if (!l->failed)
+		snprintf(l->err, sizeof(l->err), "%s", msg);
+	l->failed = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* hand_over - lane's batch being filled goes to the consumer; -1 if the run failed */
+static int hand_over(struct ipt_lanes *l, struct lane *ln)
+{
+	pthread_mutex_lock(&l->lock);
+	while (ln->count == LANE_NBATCH - 1 && !l->failed)
+		pthread_cond_wait(&l->cond, &l->lock);
+	if (l->failed) {
+		pthread_mutex_unlock(&l->lock);
+		return -1;
+	}
+	ln->b[ln->fill].n = ln->wn;
+	ln->count++;
+	ln->fill = (ln->fill + 1) % LANE_NBATCH;
+	ln->wn = 0;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+void *ipt_lanes_emit(struct ipt_lanes *l, int lane)
+{
+	struct lane *ln = &l->lane[lane];
+
+	if (ln->wn == LANE_BATCH && hand_over(l, ln))
+		return NULL;
+	return ln->b[ln->fill].v + l->size * ln->wn++;
+}
+
+static void *lane_main(void *arg)
+{
+	struct lane *ln = arg;
+	struct ipt_lanes *l = ln->l;
+	int ret = l->fn(l, ln->index, l->ctx);
+
+	if (ret)
+		ipt_lanes_fail(l, ipt_errmsg());
+	else if (ln->wn)
+		ret = hand_over(l, ln);
+	pthread_mutex_lock(&l->lock);
+	ln->done = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+int ipt_lanes_start(struct ipt_lanes *l, ipt_lane_fn fn, void *ctx)
+{
+	int i;
+
+	l->fn = fn;
+	l->ctx = ctx;
+	for (i = 0; i < l->n; i++) {
+		if (pthread_create(&l->lane[i].th, NULL, lane_main, &l->lane[i]))
+			break;
+		l->lane[i].started = true;
+	}
+	if (i < l->n)
+		ipt_lanes_fail(l, "cannot start a thread");
+	return i ? 0 : -1;
+}
+
+/* head_item - the lane's next item (waiting for a batch); NULL: lane over */
+static unsigned char *head_item(struct ipt_lanes *l, struct lane *ln)
+{
+	for (;;) {
+		if (ln->taken) {
+			struct lbatch *b = &ln->b[ln->head];
+
+			if (ln->pos < b->n)
+				return b->v + l->size * ln->pos;
+			/* the batch is used up: back to the producer */
+			pthread_mutex_lock(&l->lock);
+			ln->head = (ln->head + 1) % LANE_NBATCH;
+			ln->count--;
+			ln->taken = false;
+			pthread_cond_broadcast(&l->cond);
+			pthread_mutex_unlock(&l->lock);
+		}
+		pthread_mutex_lock(&l->lock);
+		while (!ln->count && !ln->done && !l->failed)
+			pthread_cond_wait(&l->cond, &l->lock);
+		if (l->failed || !ln->count) {
+			pthread_mutex_unlock(&l->lock);
+			return NULL;
+		}
+		ln->taken = true;
+		ln->pos = 0;
+		pthread_mutex_unlock(&l->lock);
+	}
+}
+
+void *ipt_lanes_next(struct ipt_lanes *l, int *lane)
+{
+	const struct ipt_lane_key *best = NULL;
+	int bl = -1;
+
+	if (l->last >= 0)
+		l->lane[l->last].pos++;
+	l->last = -1;
+	for (int i = 0; i < l->n; i++) {
+		const struct ipt_lane_key *k = (const void *)head_item(l, &l->lane[i]);
+
+		if (k && (!best || k->ts < best->ts || (k->ts == best->ts && k->cpu < best->cpu))) {
+			best = k;
+			bl = i;
+		}
+	}
+	if (!best)
+		return NULL;
+	l->last = bl;
+	if (lane)
+		*lane = bl;
+	return (void *)best;
+}
+
+int ipt_lanes_join(struct ipt_lanes *l)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->lane[i].started) {
+			pthread_join(l->lane[i].th, NULL);
+			l->lane[i].started = false;
+		}
+	if (l->failed)
+		return ipt_err("%s", l->err);
+	return 0;
+}
+
+void ipt_lanes_free(struct ipt_lanes *l, void (*item_free)(void *item))
+{
+	if (!l)
+		return;
+	ipt_lanes_fail(l, "stopped");	/* producers still running give up */
+	ipt_lanes_join(l);
+	for (int i = 0; i < IPT_LANES_MAX; i++) {
+		struct lane *ln = &l->lane[i];
+
+		for (int k = 0; k < LANE_NBATCH; k++) {
+			/* unconsumed: the waiting batches from pos on, the batch being filled */
+			bool waiting = (size_t)((k - (int)ln->head + LANE_NBATCH) % LANE_NBATCH) < ln->count;
+			size_t from = ln->taken && (size_t)k == ln->head ? ln->pos + (l->last == i) : 0;
+
+			size_t n = (size_t)k == ln->fill ? ln->wn : ln->b[k].n;
+
+			if (item_free && ln->b[k].v && (waiting || (size_t)k == ln->fill))
+				for (size_t j = from; j < n; j++)
+					item_free(ln->b[k].v + l->size * j);
+			free(ln->b[k].v);
+		}
+		ipt_cpuset_free(&ln->cpus);
+	}
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	free(l);
+}

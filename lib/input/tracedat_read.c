@@ -1,0 +1,735 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracedat_read.c - trace-cmd trace.dat version 6 and 7 reading
+ *
+ * See trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5).  Everything read from
+ * the file is bounds-checked against the mapping; every error names the
+ * file and the offset of what could not be read.  Per-CPU data is left in
+ * place (uncompressed files) or indexed as chunks (compressed v7), and
+ * decoded later, page by page, by ringbuf.c.
+ */
+#include "input/input.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+/* A bounded reader over bytes that sit at file offset `base`. */
+struct rd {
+	const uint8_t *p;
+	size_t n;
+	size_t pos;
+	long long base;
+	bool be;
+	const char *path;
+	const char *what;	/* what is being read, for messages */
+};
+
+static int rd_fail(struct rd *r, const char *need)
+{
+	return ipt_err_at(r->path, r->base + (long long)r->pos, "truncated %s (%s needed, %zu bytes left)",
+			  r->what, need, r->n - r->pos);
+}
+
+static int rd_uint(struct rd *r, unsigned int size, uint64_t *v)
+{
+	if (r->n - r->pos < size)
+		return rd_fail(r, size == 2 ? "2 bytes" : size == 4 ? "4 bytes" : "8 bytes");
+	*v = ipt_get_uint(r->p + r->pos, size, r->be);
+	r->pos += size;
+	return 0;
+}
+
+static int rd_u16(struct rd *r, uint16_t *v)
+{
+	uint64_t x;
+
+	if (rd_uint(r, 2, &x))
+		return -1;
+	*v = (uint16_t)x;
+	return 0;
+}
+
+static int rd_u32(struct rd *r, uint32_t *v)
+{
+	uint64_t x;
+
+	if (rd_uint(r, 4, &x))
+		return -1;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int rd_u64(struct rd *r, uint64_t *v)
+{
+	return rd_uint(r, 8, v);
+}
+
+/* rd_bytes - n bytes in place */
+static int rd_bytes(struct rd *r, uint64_t n, const uint8_t **out)
+{
+	if (n > r->n - r->pos)
+		return ipt_err_at(r->path, r->base + (long long)r->pos,
+				  "%s claims %llu bytes, only %zu left", r->what,
+				  (unsigned long long)n, r->n - r->pos);
+	*out = r->p + r->pos;
+	r->pos += n;
+	return 0;
+}
+
+/* rd_cstr - a NUL-terminated string in place */
+static int rd_cstr(struct rd *r, const char **s)
+{
+	const uint8_t *z = memchr(r->p + r->pos, 0, r->n - r->pos);
+
+	if (!z)
+		return ipt_err_at(r->path, r->base + (long long)r->pos,
+				  "unterminated string in %s", r->what);
+	*s = (const char *)r->p + r->pos;
+	r->pos = (size_t)(z - r->p) + 1;
+	return 0;
+}
+
+/* rd_expect - a fixed tag such as "header_page\0" */
+static int rd_expect(struct rd *r, const char *tag, size_t n)
+{
+	if (r->n - r->pos < n || memcmp(r->p + r->pos, tag, n))
+		return ipt_err_at(r->path, r->base + (long long)r->pos, "expected \"%s\"", tag);
+	r->pos += n;
+	return 0;
+}
+
+/* at_file - a reader over the whole file starting at off */
+static int at_file(struct ipt_trace *t, struct rd *r, uint64_t off, const char *what)
+{
+	r->p = t->map;
+	r->n = t->map_size;
+	r->base = 0;
+	r->be = t->big_endian;
+	r->path = t->path;
+	r->what = what;
+	if (off > t->map_size)
+		return ipt_err_at(t->path, (long long)off, "%s lies past the end of the file (%zu bytes)",
+				  what, t->map_size);
+	r->pos = (size_t)off;
+	return 0;
+}
+
+/* ---- metadata blocks, shared by v6 and v7 ---- */
+
+static int read_header_info(struct ipt_trace *t, struct rd *r)
+{
+	const uint8_t *hp = NULL, *he = NULL;
+	uint64_t n, hp_len;
+
+	if (rd_expect(r, "header_page", 12) || rd_u64(r, &hp_len) || rd_bytes(r, hp_len, &hp))
+		return -1;
+	if (rd_expect(r, "header_event", 13) || rd_u64(r, &n) || rd_bytes(r, n, &he))
+		return -1;
+	sb_reset(&t->raw_header_page);
+	sb_reset(&t->raw_header_event);
+	if (sb_add(&t->raw_header_page, (const char *)hp, (size_t)hp_len) ||
+	    sb_add(&t->raw_header_event, (const char *)he, (size_t)n))
+		return -1;
+	if (ipt_header_page_parse(&t->layout, (const char *)hp, (size_t)hp_len, t->page_size, 8)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+		return ipt_err_at(t->path, r->base + (long long)(hp - r->p), "%s", msg);
+	}
+	t->kernel_long_size = (int)t->layout.commit_size;
+	return 0;
+}
+
+static int add_format(struct ipt_trace *t, struct rd *r, const char *system)
+{
+	struct ipt_event ev;
+	const uint8_t *txt = NULL;
+	uint64_t n;
+	long long at;
+
+	if (rd_u64(r, &n))
+		return -1;
+	at = r->base + (long long)r->pos;
+	if (rd_bytes(r, n, &txt))
+		return -1;
+	if (ipt_format_parse(&ev, system, (const char *)txt, (size_t)n, t->kernel_long_size,
+			     t->path, at))
+		return -1;
+	if (ipt_trace_keep_format(t, system, (const char *)txt, (size_t)n)) {
+		ipt_event_release(&ev);
+		return -1;
+	}
+	return ipt_trace_add_event(t, &ev);
+}
+
+static int read_ftrace_formats(struct ipt_trace *t, struct rd *r)
+{
+	uint32_t count;
+
+	r->what = "ftrace event formats";
+	if (rd_u32(r, &count))
+		return -1;
+	for (uint32_t i = 0; i < count; i++)
+		if (add_format(t, r, "ftrace"))
+			return -1;
+	return 0;
+}
+
+static int read_event_formats(struct ipt_trace *t, struct rd *r)
+{
+	uint32_t nsys;
+
+	r->what = "event formats";
+	if (rd_u32(r, &nsys))
+		return -1;
+	for (uint32_t s = 0; s < nsys; s++) {
+		const char *sys;
+		uint32_t count;
+
+		if (rd_cstr(r, &sys) || rd_u32(r, &count))
+			return -1;
+		for (uint32_t i = 0; i < count; i++)
+			if (add_format(t, r, sys))
+				return -1;
+	}
+	return 0;
+}
+
+/*
+ * text_len - kallsyms, printk formats and cmdlines are text: they end at the
+ * first NUL byte, if any (so that a size field claiming gigabytes of zeros,
+ * as in a sparse file, costs nothing: no copy, no scan past the NUL)
+ */
+static size_t text_len(const uint8_t *d, uint64_t n)
+{
+	const void *nul = memchr(d, 0, (size_t)n);
+
+	return nul ? (size_t)((const uint8_t *)nul - d) : (size_t)n;
+}
+
+static int read_kallsyms(struct ipt_trace *t, struct rd *r)
+{
+	const uint8_t *d = NULL;
+	uint32_t n;
+
+	r->what = "kallsyms";
+	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
+		return -1;
+	n = (uint32_t)text_len(d, n);
+	if (sb_add(&t->raw_kallsyms, (const char *)d, n) ||
+	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
+		return -1;
+	return ipt_symtab_sort(&t->ksyms);
+}
+
+static int read_printk(struct ipt_trace *t, struct rd *r)
+{
+	const uint8_t *d = NULL;
+	uint32_t n;
+
+	r->what = "printk formats";
+	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
+		return -1;
+	n = (uint32_t)text_len(d, n);
+	if (sb_add(&t->raw_printk, (const char *)d, n) ||
+	    ipt_symtab_load_printk(&t->printk, (const char *)d, n))
+		return -1;
+	return ipt_symtab_sort(&t->printk);
+}
+
+static int read_cmdlines(struct ipt_trace *t, struct rd *r)
+{
+	const uint8_t *d = NULL;
+	uint64_t n;
+
+	r->what = "saved cmdlines";
+	if (rd_u64(r, &n) || rd_bytes(r, n, &d))
+		return -1;
+	n = text_len(d, n);
+	if (sb_add(&t->raw_cmdlines, (const char *)d, (size_t)n))
+		return -1;
+	return ipt_comms_load_cmdlines(&t->comms, (const char *)d, (size_t)n);
+}
+
+/* ---- options ---- */
+
+static int set_str(char **dst, const uint8_t *d, uint32_t n)
+{
+	char *s;
+	size_t len = strnlen((const char *)d, n);
+
+	while (len && (d[len - 1] == '\n' || d[len - 1] == ' '))
+		len--;
+	s = ipt_strndup((const char *)d, len);
+	if (!s)
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/* set_clock - "[local] global counter" -> "local"; a plain name as is */
+static int set_clock(struct ipt_trace *t, const uint8_t *d, uint32_t n)
+{
+	const char *s = (const char *)d;
+	size_t len = strnlen(s, n);
+	const char *lb = memchr(s, '[', len), *rb;
+
+	if (lb && (rb = memchr(lb, ']', len - (size_t)(lb - s))))
+		return set_str(&t->clock, (const uint8_t *)lb + 1, (uint32_t)(rb - lb - 1));
+	return set_str(&t->clock, d, (uint32_t)len);
+}
+
+/* cpustat_cpu - the CPU number of a "CPU: N\n..." stats text, -1 if none */
+static int cpustat_cpu(const uint8_t *d, uint32_t n)
+{
+	int cpu = 0;
+	uint32_t i = 0;
+
+	if (n < 6 || memcmp(d, "CPU:", 4))
+		return -1;
+	i = 4;
+	while (i < n && d[i] == ' ')
+		i++;
+	if (i >= n || d[i] < '0' || d[i] > '9')
+		return -1;
+	while (i < n && d[i] >= '0' && d[i] <= '9' && cpu < IPT_CPUSET_MAX)
+		cpu = cpu * 10 + (d[i++] - '0');
+	return cpu < IPT_CPUSET_MAX ? cpu : -1;
+}
+
+static int add_cpustat(struct ipt_trace *t, const uint8_t *d, uint32_t n, int fallback)
+{
+	int cpu = cpustat_cpu(d, n);
+
+	if (cpu < 0)
+		cpu = fallback;
+	if (cpu < 0 || cpu >= IPT_CPUSET_MAX)
+		return 0;
+	if (cpu >= t->ncpustat) {
+		char **nc = ipt_realloc(t->cpustat, (size_t)(cpu + 1) * sizeof(*nc));
+
+		if (!nc)
+			return -1;
+		memset(nc + t->ncpustat, 0, (size_t)(cpu + 1 - t->ncpustat) * sizeof(*nc));
+		t->cpustat = nc;
+		t->ncpustat = cpu + 1;
+	}
+	return set_str(&t->cpustat[cpu], d, n);
+}
+
+/* a v7 BUFFER option: where the flyrecord data of one instance is */
+struct buffer_opt {
+	uint64_t section;
+	const char *name;
+	const char *clock;
+	uint32_t page_size;
+	uint32_t ncpus;
+	const uint8_t *cpus;	/* ncpus x (u32 id, u64 offset, u64 size) */
+	long long at;
+};
+
+/* the sections the v7 options point to */
+struct v7_refs {
+	uint64_t header_info, ftrace, events, kallsyms, printk, cmdlines;
+	struct buffer_opt buf;
+	bool have_buf;
+};
+
+/*
+ * read_options - one options list: (u16 id, u32 size, data)... until DONE.
+ * v7: DONE carries the offset of the next options section (*next).
+ */
+static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs, uint64_t *next)
+{
+	int ncpustat = 0;
+
+	*next = 0;
+	for (;;) {
+		uint16_t id;
+		uint32_t size;
+		const uint8_t *d = NULL;
+		long long at = r->base + (long long)r->pos;
+		struct rd o;
+
+		r->what = "option";
+		if (rd_u16(r, &id))
+			return -1;
+		if (id == 0 && t->version < 7)
+			return 0;
+		if (rd_u32(r, &size) || rd_bytes(r, size, &d))
+			return -1;
+		o = (struct rd){ d, size, 0, at + 6, r->be, r->path, "option" };
+		switch (id) {
+		case 0:		/* DONE */
+			if (size >= 8 && rd_u64(&o, next))
+				return -1;
+			return 0;
+		case 2:		/* CPUSTAT */
+			if (add_cpustat(t, d, size, ncpustat++))
+				return -1;
+			break;
+		case 3:		/* BUFFER */
+			if (t->version >= 7 && !refs->have_buf) {
+				struct buffer_opt *b = &refs->buf;
+
+				o.what = "BUFFER option";
+				b->at = at;
+				if (rd_u64(&o, &b->section) || rd_cstr(&o, &b->name) ||
+				    rd_cstr(&o, &b->clock) || rd_u32(&o, &b->page_size) ||
+				    rd_u32(&o, &b->ncpus))
+					return -1;
+				if ((uint64_t)b->ncpus * 20 > o.n - o.pos)
+					return ipt_err_at(t->path, at, "BUFFER option lists %u CPUs in %u bytes",
+							  b->ncpus, size);
+				b->cpus = o.p + o.pos;
+				refs->have_buf = true;
+			}
+			break;
+		case 4:		/* TRACECLOCK */
+			if (!*t->clock && set_clock(t, d, size))
+				return -1;
+			break;
+		case 5:		/* UNAME */
+			if (set_str(&t->uname, d, size))
+				return -1;
+			break;
+		case 8:		/* CPUCOUNT */
+			if (size >= 4) {
+				uint32_t c = (uint32_t)ipt_get_uint(d, 4, t->big_endian);
+
+				t->cpucount = c <= IPT_CPUSET_MAX ? (int)c : 0;
+			}
+			break;
+		case 9:		/* VERSION */
+			if (set_str(&t->tc_version, d, size))
+				return -1;
+			break;
+		case 16: case 17: case 18: case 19: case 20: case 21: {
+			uint64_t off;
+
+			o.what = "section reference option";
+			if (rd_u64(&o, &off))
+				return -1;
+			if (id == 16) refs->header_info = off;
+			if (id == 17) refs->ftrace = off;
+			if (id == 18) refs->events = off;
+			if (id == 19) refs->kallsyms = off;
+			if (id == 20) refs->printk = off;
+			if (id == 21) refs->cmdlines = off;
+			break;
+		}
+		case IPT_OPTION_CPU_ISOLATION:
+			if (set_str(&t->isolated_text, d, size))
+				return -1;
+			break;
+		default:
+			break;	/* unknown options are skipped, as trace-cmd does */
+		}
+	}
+}
+
+/* ---- v6 ---- */
+
+static int load_v6(struct ipt_trace *t, struct rd *r)
+{
+	struct v7_refs refs = { 0 };
+	uint32_t ncpus;
+	uint64_t next;
+
+	r->what = "header info";
+	if (read_header_info(t, r) || read_ftrace_formats(t, r) || read_event_formats(t, r) ||
+	    read_kallsyms(t, r) || read_printk(t, r) || read_cmdlines(t, r))
+		return -1;
+	r->what = "CPU count";
+	if (rd_u32(r, &ncpus))
+		return -1;
+	if (ncpus > IPT_CPUSET_MAX)
+		return ipt_err_at(t->path, r->base + (long long)r->pos - 4, "CPU count %u too large", ncpus);
+	for (;;) {
+		long long at = r->base + (long long)r->pos;
+
+		r->what = "data kind";
+		if (r->n - r->pos < 10)
+			return rd_fail(r, "10 bytes");
+		if (!memcmp(r->p + r->pos, "options  \0", 10)) {
+			r->pos += 10;
+			if (read_options(t, r, &refs, &next))
+				return -1;
+			continue;
+		}
+		if (!memcmp(r->p + r->pos, "latency  \0", 10))
+			return ipt_err_at(t->path, at, "latency (text) trace.dat files are not supported");
+		if (memcmp(r->p + r->pos, "flyrecord\0", 10))
+			return ipt_err_at(t->path, at, "expected \"flyrecord\" or \"options\"");
+		r->pos += 10;
+		break;
+	}
+	r->what = "flyrecord CPU table";
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t off, size;
+		struct ipt_cpu_stream *s;
+
+		if (rd_u64(r, &off) || rd_u64(r, &size))
+			return -1;
+		if (off > t->map_size || size > t->map_size - off)
+			return ipt_err_at(t->path, r->base + (long long)r->pos - 16,
+					  "CPU %u data (offset %llu, %llu bytes) lies past the end of the file",
+					  cpu, (unsigned long long)off, (unsigned long long)size);
+		s = ipt_trace_add_stream(t, (int)cpu);
+		if (!s)
+			return -1;
+		s->data = t->map + off;
+		s->size = size;
+		s->file_offset = off;
+	}
+	return 0;
+}
+
+/* ---- v7 ---- */
+
+/*
+ * section_at - read the section header at off and give its content,
+ * decompressed into *owned when the section is compressed.
+ */
+static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const char *what,
+		      struct rd *out, uint8_t **owned)
+{
+	struct rd r;
+	uint16_t id, flags;
+	uint32_t strid;
+	uint64_t size;
+	const uint8_t *d = NULL;
+
+	*owned = NULL;
+	if (at_file(t, &r, off, what))
+		return -1;
+	r.what = what;
+	if (rd_u16(&r, &id) || rd_u16(&r, &flags) || rd_u32(&r, &strid) || rd_u64(&r, &size))
+		return -1;
+	if (id != want)
+		return ipt_err_at(t->path, (long long)off, "%s: section id %u, expected %u", what, id, want);
+	if (rd_bytes(&r, size, &d))
+		return -1;
+	*out = (struct rd){ d, (size_t)size, 0, (long long)(off + 16), t->big_endian, t->path, what };
+	if (flags & 1) {
+		uint32_t csize, usize;
+		const uint8_t *c = NULL;
+
+		if (rd_u32(out, &csize) || rd_u32(out, &usize) || rd_bytes(out, csize, &c))
+			return -1;
+		/* a section cannot be more than this much larger than its bytes */
+		if ((uint64_t)usize > (uint64_t)csize * 4096 + (1 << 20))
+			return ipt_err_at(t->path, (long long)off, "%s: implausible size %u from %u compressed bytes",
+					  what, usize, csize);
+		*owned = ipt_malloc(usize ? usize : 1);
+		if (!*owned)
+			return -1;
+		if (ipt_decompress(t->compression, c, csize, *owned, usize, t->path, (long long)off + 24)) {
+			free(*owned);
+			*owned = NULL;
+			return -1;
+		}
+		*out = (struct rd){ *owned, usize, 0, (long long)off + 24, t->big_endian, t->path, what };
+		/* offsets inside decompressed data are not file offsets */
+		out->base = (long long)off;
+	}
+	return 0;
+}
+
+typedef int (*section_fn)(struct ipt_trace *t, struct rd *r);
+
+static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const char *what,
+			section_fn fn, bool required)
+{
+	struct rd r;
+	uint8_t *owned;
+	int ret;
+
+	if (!off) {
+		if (required)
+			return ipt_err_at(t->path, -1, "no %s section", what);
+		return 0;
+	}
+	if (section_at(t, off, id, what, &r, &owned))
+		return -1;
+	ret = fn(t, &r);
+	free(owned);
+	return ret;
+}
+
+/* cpu_chunks - check the compressed chunks of one CPU's data; add up their sizes */
+static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t off)
+{
+	/* the stored size leaves out the chunk count: bound by the file instead */
+	struct rd r = { t->map + off, t->map_size - (size_t)off, 0, (long long)off, t->big_endian,
+			t->path, "compressed CPU data" };
+	size_t dropped = 0;
+	uint32_t count;
+
+	if (rd_u32(&r, &count))
+		return -1;
+	if ((uint64_t)count * 8 > r.n)
+		return ipt_err_at(t->path, (long long)off, "CPU %d: %u chunks cannot fit in %llu bytes",
+				  s->cpu, count, (unsigned long long)r.n);
+	s->chunked = true;
+	s->chunk_off = off + 4;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t cs, us;
+		const uint8_t *d = NULL;
+		long long at = r.base + (long long)r.pos;
+
+		if (rd_u32(&r, &cs) || rd_u32(&r, &us) || rd_bytes(&r, cs, &d))
+			return -1;
+		if (us % t->layout.page_size)
+			return ipt_err_at(t->path, at, "CPU %d chunk %u: %u bytes is not whole pages",
+					  s->cpu, i, us);
+		if ((uint64_t)us > (uint64_t)cs * 4096 + (1 << 20))
+			return ipt_err_at(t->path, at, "CPU %d chunk %u: implausible size %u from %u bytes",
+					  s->cpu, i, us, cs);
+		s->size += us;
+		/* indexing touches every page of the data: let them go again */
+		if (r.pos - dropped >= (1u << 20) || i + 1 == count) {
+			size_t from = ((size_t)off + dropped + 4095) & ~(size_t)4095;
+			size_t to = ((size_t)off + r.pos) & ~(size_t)4095;
+
+			if (to > from)
+				madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
+			dropped = r.pos;
+		}
+	}
+	s->nchunks = count;
+	return 0;
+}
+
+static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b)
+{
+	bool compressed;
+	const uint8_t *hdr;
+
+	/* the section header says whether the data is compressed */
+	if (b->section > t->map_size || t->map_size - b->section < 16)
+		return ipt_err_at(t->path, (long long)b->section, "flyrecord section lies past the end of the file");
+	hdr = t->map + b->section;
+	if (ipt_get_uint(hdr, 2, t->big_endian) != 3)
+		return ipt_err_at(t->path, (long long)b->section, "expected a flyrecord section (id 3)");
+	compressed = ipt_get_uint(hdr + 2, 2, t->big_endian) & 1;
+	if (*b->clock && set_clock(t, (const uint8_t *)b->clock, (uint32_t)strlen(b->clock)))
+		return -1;
+	if (b->page_size) {
+		if (b->page_size < 64 || b->page_size > (1u << 24) || (b->page_size & 3))
+			return ipt_err_at(t->path, b->at, "bad buffer page size %u", b->page_size);
+		t->layout.page_size = b->page_size;
+	}
+	for (uint32_t i = 0; i < b->ncpus; i++) {
+		const uint8_t *e = b->cpus + (size_t)i * 20;
+		uint32_t cpu = (uint32_t)ipt_get_uint(e, 4, t->big_endian);
+		uint64_t off = ipt_get_uint(e + 4, 8, t->big_endian);
+		uint64_t size = ipt_get_uint(e + 12, 8, t->big_endian);
+		struct ipt_cpu_stream *s;
+
+		if (off > t->map_size || size > t->map_size - off)
+			return ipt_err_at(t->path, b->at, "CPU %u data (offset %llu, %llu bytes) lies past the end of the file",
+					  cpu, (unsigned long long)off, (unsigned long long)size);
+		s = ipt_trace_add_stream(t, (int)cpu);
+		if (!s)
+			return -1;
+		s->file_offset = off;
+		if (compressed && size) {
+			if (cpu_chunks(t, s, off))
+				return -1;
+		} else {
+			s->data = t->map + off;
+			s->size = size;
+		}
+	}
+	return 0;
+}
+
+static int load_v7(struct ipt_trace *t, struct rd *r)
+{
+	struct v7_refs refs = { 0 };
+	const char *algo, *ver;
+	uint64_t opt;
+	int guard = 0;
+
+	r->what = "compression header";
+	if (rd_cstr(r, &algo) || rd_cstr(r, &ver))
+		return -1;
+	free(t->compression);
+	t->compression = ipt_strdup(algo);
+	if (!t->compression)
+		return -1;
+	if (!ipt_compression_supported(algo))
+		return ipt_err_at(t->path, r->base + (long long)r->pos, "unsupported compression '%s'", algo);
+	r->what = "first options offset";
+	if (rd_u64(r, &opt))
+		return -1;
+	while (opt) {
+		struct rd o;
+		uint8_t *owned;
+		uint64_t next;
+		int ret;
+
+		if (++guard > 1024)
+			return ipt_err_at(t->path, (long long)opt, "options sections form a loop");
+		if (section_at(t, opt, 0, "options section", &o, &owned))
+			return -1;
+		ret = read_options(t, &o, &refs, &next);
+		free(owned);
+		if (ret)
+			return -1;
+		opt = next;
+	}
+	if (read_section(t, refs.header_info, 16, "header info", read_header_info, true) ||
+	    read_section(t, refs.ftrace, 17, "ftrace formats", read_ftrace_formats, false) ||
+	    read_section(t, refs.events, 18, "event formats", read_event_formats, false) ||
+	    read_section(t, refs.kallsyms, 19, "kallsyms", read_kallsyms, false) ||
+	    read_section(t, refs.printk, 20, "printk formats", read_printk, false) ||
+	    read_section(t, refs.cmdlines, 21, "saved cmdlines", read_cmdlines, false))
+		return -1;
+	if (refs.have_buf && load_buffer(t, &refs.buf))
+		return -1;
+	return 0;
+}
+
+/* ipt_tracedat_load - parse a mapped trace.dat */
+int ipt_tracedat_load(struct ipt_trace *t)
+{
+	struct rd r = { t->map, t->map_size, 10, 0, false, t->path, "version" };
+	const char *ver;
+	uint8_t endian, lsize;
+	uint32_t psize;
+
+	if (rd_cstr(&r, &ver))
+		return -1;
+	if (!strcmp(ver, "6"))
+		t->version = 6;
+	else if (!strcmp(ver, "7"))
+		t->version = 7;
+	else
+		return ipt_err_at(t->path, 10, "unsupported trace.dat version '%.8s'", ver);
+	r.what = "file header";
+	if (r.n - r.pos < 6)
+		return rd_fail(&r, "6 bytes");
+	endian = r.p[r.pos];
+	lsize = r.p[r.pos + 1];
+	r.pos += 2;
+	if (endian > 1)
+		return ipt_err_at(t->path, (long long)r.pos - 2, "bad endianness flag %u", endian);
+	if (lsize != 4 && lsize != 8)
+		return ipt_err_at(t->path, (long long)r.pos - 1, "bad long size %u", lsize);
+	t->big_endian = endian == 1;
+	t->long_size = lsize;
+	r.be = t->big_endian;
+	if (rd_u32(&r, &psize))
+		return -1;
+	if (psize < 64 || psize > (1u << 24) || (psize & 3))
+		return ipt_err_at(t->path, (long long)r.pos - 4, "bad page size %u", psize);
+	t->page_size = psize;
+	ipt_page_layout_default(&t->layout, psize, 8);
+	if ((t->version == 6 ? load_v6(t, &r) : load_v7(t, &r)))
+		return -1;
+	return ipt_trace_finish_events(t);
+}

@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ipi.c - the IPI view: one row per (IPI send, target CPU)
+ *
+ * Sources: ipi:ipi_send_cpu (one target), ipi:ipi_send_cpumask (a mask),
+ * arm/arm64 ipi:ipi_raise (a bitmask and a reason string).  On 6.5+ the
+ * callback of a function-call IPI is only the generic handler; the function
+ * really run comes from csd:csd_queue_cpu, emitted just before on the same
+ * CPU for the same target.  A csd_queue_cpu that no IPI follows (the
+ * target polls in idle, or its queue already had work) is counted as a
+ * call that needed no IPI, never as an IPI.
+ */
+#include "ipi/ipi.h"
+#include "input/lanes.h"
+
+#include <stdlib.h>
+
+enum src_kind { SRC_NONE, SRC_SEND_CPU, SRC_SEND_MASK, SRC_RAISE, SRC_CSD_QUEUE, SRC_SCHED_SWITCH };
+
+/* per event id: what it is and its fields */
+struct src_event {
+	enum src_kind kind;
+	const struct ipt_field *cpu, *mask, *callsite, *callback, *func, *reason;
+	const struct ipt_field *prev_comm, *prev_pid, *next_comm, *next_pid;
+};
+
+/* a csd call queued from src to target, waiting for its IPI */
+struct pending {
+	uint32_t key;		/* src * IPT_CPUSET_MAX + target + 1; 0 = empty */
+	uint64_t func;
+};
+
+/* memo of symbol lookups: direct-mapped on the address */
+struct sym_memo {
+	uint64_t addr;
+	const char *sym;
+	uint64_t off;
+	bool valid;
+	bool generic;		/* generic_smp_call_function_single_interrupt */
+};
+
+/* memo of kinds: direct-mapped on what the rules look at */
+struct kind_memo {
+	uint64_t callsite, callback, func;
+	const char *reason, *event;
+	enum ipt_ipi_kind kind;
+	bool valid;
+};
+
+#define MEMO_SIZE 1024
+
+struct ipt_ipi_decoder {
+	struct sym_memo syms[MEMO_SIZE];
+	struct kind_memo kinds[MEMO_SIZE];
+	struct ipt_trace *t;
+	struct src_event *by_id;	/* indexed by event id */
+	int nids;
+	struct pending *pend;		/* open addressing */
+	size_t npend, cappend;
+	struct ipt_cpuset targets;
+	struct ipt_ipi_stats stats;
+	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
+};
+
+static const struct ipt_field *fld(const struct ipt_event *ev, const char *name)
+{
+	return ipt_event_field(ev, name);
+}
+
+/* classify_events - find the source events of this trace and their fields */
+static int classify_events(struct ipt_ipi_decoder *d)
+{
+	struct ipt_trace *t = d->t;
+
+	d->nids = t->max_id + 1;
+	d->by_id = ipt_calloc((size_t)d->nids + 1, sizeof(*d->by_id));
+	if (!d->by_id)
+		return -1;
+	for (int i = 0; i < t->nevents; i++) {
+		const struct ipt_event *ev = &t->events[i];
+		struct src_event *s;
+
+		if (ev->id < 0 || ev->id >= d->nids)
+			continue;
+		s = &d->by_id[ev->id];
+		if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpu")) {
+			s->cpu = fld(ev, "cpu");
+			s->kind = s->cpu ? SRC_SEND_CPU : SRC_NONE;
+		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpumask")) {
+			s->mask = fld(ev, "cpumask");
+			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_SEND_MASK : SRC_NONE;
+		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_raise")) {
+			s->mask = fld(ev, "target_cpus");
+			s->reason = fld(ev, "reason");
+			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_RAISE : SRC_NONE;
+		} else if (!strcmp(ev->system, "csd") && !strcmp(ev->name, "csd_queue_cpu")) {
+			s->cpu = fld(ev, "cpu");
+			s->func = fld(ev, "func");
+			s->kind = s->cpu && s->func ? SRC_CSD_QUEUE : SRC_NONE;
+		} else if (!strcmp(ev->name, "sched_switch")) {
+			s->prev_comm = fld(ev, "prev_comm");
+			s->prev_pid = fld(ev, "prev_pid");
+			s->next_comm = fld(ev, "next_comm");
+			s->next_pid = fld(ev, "next_pid");
+			s->kind = s->prev_comm && s->prev_pid && s->next_comm && s->next_pid ?
+				SRC_SCHED_SWITCH : SRC_NONE;
+		}
+		if (s->kind == SRC_SEND_CPU || s->kind == SRC_SEND_MASK || s->kind == SRC_RAISE) {
+			s->callsite = fld(ev, "callsite");
+			s->callback = fld(ev, "callback");
+		}
+	}
+	return 0;
+}
+
+struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t)
+{
+	struct ipt_ipi_decoder *d = ipt_calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->t = t;
+	ipt_cpuset_init(&d->targets);
+	d->generic_handler = ipt_trace_symbol_addr(t, "generic_smp_call_function_single_interrupt");
+	if (classify_events(d)) {
+		ipt_ipi_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->by_id);
+	free(d->pend);
+	ipt_cpuset_free(&d->targets);
+	free(d);
+}
+
+/* ipt_ipi_stats_add - dst += src, field by field (lanes' decoders) */
+void ipt_ipi_stats_add(struct ipt_ipi_stats *st, const struct ipt_ipi_stats *o)
+{
+	st->records += o->records;
+	st->send_events += o->send_events;
+	st->rows += o->rows;
+	st->rows_out += o->rows_out;
+	st->csd_queued += o->csd_queued;
+	st->csd_joined += o->csd_joined;
+	st->csd_no_ipi += o->csd_no_ipi;
+	st->lost_events += o->lost_events;
+	st->lost_unknown += o->lost_unknown;
+}
+
+/* ipt_ipi_decoder_learns_comms - the trace has sched events whose task
+ * names the decoder adds to the trace's (shared) table */
+bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d)
+{
+	for (int i = 0; i < d->nids; i++)
+		if (d->by_id[i].kind == SRC_SCHED_SWITCH)
+			return true;
+	return false;
+}
+
+struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d)
+{
+	return &d->stats;
+}
+
+/* ---- pending csd calls: (src, target) -> func ---- */
+
+static uint32_t pkey(int src, int target)
+{
+	return (uint32_t)src * IPT_CPUSET_MAX + (uint32_t)target + 1;
+}
+
+static struct pending *pslot(struct ipt_ipi_decoder *d, uint32_t key)
+{
+	size_t i = (key * 0x9e3779b1u) & (d->cappend - 1);
+
+	while (d->pend[i].key && d->pend[i].key != key)
+		i = (i + 1) & (d->cappend - 1);
+	return &d->pend[i];
+}
+
+static int pgrow(struct ipt_ipi_decoder *d)
+{
+	struct pending *old = d->pend;
+	size_t oldcap = d->cappend, cap = oldcap ? oldcap * 2 : 64;
+
+	d->pend = ipt_calloc(cap, sizeof(*d->pend));
+	if (!d->pend) {
+		d->pend = old;
+		return -1;
+	}
+	d->cappend = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key)
+			*pslot(d, old[i].key) = old[i];
+	free(old);
+	return 0;
+}
+
+/* pend_put - remember a queued call; an older one left there had no IPI */
+static int pend_put(struct ipt_ipi_decoder *d, int src, int target, uint64_t func)
+{
+	struct pending *p;
+
+	if ((d->npend + 1) * 2 > d->cappend && pgrow(d))
+		return -1;
+	p = pslot(d, pkey(src, target));
+	if (p->key)
+		d->stats.csd_no_ipi++;
+	else
+		d->npend++;
+	p->key = pkey(src, target);
+	p->func = func;
+	return 0;
+}
+
+/* pend_take - the queued call for (src, target), removed; false if none */
+static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *func)
+{
+	struct pending *p;
+	size_t i, j;
+
+	if (!d->npend)
+		return false;
+	p = pslot(d, pkey(src, target));
+	if (!p->key)
+		return false;
+	*func = p->func;
+	/* delete with backward shift */
+	i = (size_t)(p - d->pend);
+	p->key = 0;
+	d->npend--;
+	j = i;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (d->cappend - 1);
+		if (!d->pend[j].key)
+			break;
+		home = (d->pend[j].key * 0x9e3779b1u) & (d->cappend - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			d->pend[i] = d->pend[j];
+			d->pend[j].key = 0;
+			i = j;
+		}
+	}
+	return true;
+}
+
+void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d)
+{
+	d->stats.csd_no_ipi += d->npend;
+	d->npend = 0;
+	if (d->pend)
+		memset(d->pend, 0, d->cappend * sizeof(*d->pend));
+}
+
+static uint64_t val(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f)
+{
+	uint64_t v = 0;
+
+	if (f && ipt_field_u64(t, r, f, &v))
+		v = 0;
+	return v;
+}
+
+/* learn_comms - names from sched_switch for pids the cmdlines lack */
+static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
+			const struct ipt_record *r)
+{
+	const struct ipt_field *names[2] = { s->prev_comm, s->next_comm };
+	const struct ipt_field *pids[2] = { s->prev_pid, s->next_pid };
+
+	for (int i = 0; i < 2; i++) {
+		int pid = (int)(int32_t)val(d->t, r, pids[i]);
+		const uint8_t *p;
+		uint32_t n;
+
+		if (pid <= 0 || ipt_comms_get(&d->t->comms, pid) ||
+		    ipt_field_bytes(d->t, r, names[i], &p, &n))
+			continue;
+		ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n));
+	}
+}
+
+/* set_sym - the symbol of addr, remembered */
+/*
+ * set_sym - the symbol of addr (memoized); true if it is the generic csd
+ * handler, whose callback says nothing of the function run
+ */
+static bool set_sym(struct ipt_ipi_decoder *d, uint64_t addr, const char **sym, uint64_t *off)
+{
+	struct sym_memo *m = &d->syms[(addr ^ (addr >> 12)) & (MEMO_SIZE - 1)];
+
+	if (!addr) {
+		*sym = NULL;
+		if (off)
+			*off = 0;
+		return false;
+	}
+	if (!m->valid || m->addr != addr) {
+		m->addr = addr;
+		m->off = 0;
+		m->sym = ipt_trace_symbol(d->t, addr, &m->off);
+		m->generic = m->sym && !strcmp(m->sym, "generic_smp_call_function_single_interrupt");
+		m->valid = true;
+	}
+	*sym = m->sym;
+	if (off)
+		*off = m->off;
+	return m->generic;
+}
+
+/* classify - the kind of a row, remembered for identical senders */
+static enum ipt_ipi_kind classify(struct ipt_ipi_decoder *d, const struct ipt_ipi_row *row)
+{
+	uint64_t h = row->callsite * 31 + row->callback * 17 + row->func * 7 + (uintptr_t)row->reason;
+	struct kind_memo *m = &d->kinds[(h ^ (h >> 15) ^ (h >> 31)) & (MEMO_SIZE - 1)];
+
+	if (!m->valid || m->callsite != row->callsite || m->callback != row->callback ||
+	    m->func != row->func || m->reason != row->reason || m->event != row->event) {
+		m->callsite = row->callsite;
+		m->callback = row->callback;
+		m->func = row->func;
+		m->reason = row->reason;
+		m->event = row->event;
+		m->kind = ipt_ipi_classify(row);
+		m->valid = true;
+	}
+	return m->kind;
+}
+
+/* ipt_ipi_decoder_feed - one record in, rows out */
+int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
+			 ipt_row_fn fn, void *ctx)
+{
+	const struct src_event *s;
+	struct ipt_ipi_row row;
+	bool callback_generic;
+	int id, ret;
+
+	d->stats.records++;
+	if (rec->missed == UINT64_MAX)
+		d->stats.lost_unknown++;
+	else
+		d->stats.lost_events += rec->missed;
+	if (!rec->event)
+		return 0;
+	id = rec->event->id;
+	if (id < 0 || id >= d->nids)
+		return 0;
+	s = &d->by_id[id];
+	switch (s->kind) {
+	case SRC_NONE:
+		return 0;
+	case SRC_SCHED_SWITCH:
+		learn_comms(d, s, rec);
+		return 0;
+	case SRC_CSD_QUEUE:
+		d->stats.csd_queued++;
+		return pend_put(d, rec->cpu, (int)val(d->t, rec, s->cpu), val(d->t, rec, s->func));
+	default:
+		break;
+	}
+	d->stats.send_events++;
+	memset(&row, 0, sizeof(row));
+	row.ts = rec->ts;
+	row.id = d->stats.send_events;
+	row.src_cpu = rec->cpu;
+	row.pid = ipt_record_pid(d->t, rec);
+	row.comm = ipt_trace_comm(d->t, row.pid);
+	row.event = rec->event->name;
+	row.callsite = val(d->t, rec, s->callsite);
+	row.callback = val(d->t, rec, s->callback);
+	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
+	callback_generic = set_sym(d, row.callback, &row.callback_sym, NULL);
+	if (s->reason) {
+		uint64_t p = val(d->t, rec, s->reason);
+
+		row.reason = p ? ipt_trace_printk_string(d->t, p) : NULL;
+		if (!row.reason)
+			row.reason = "?";
+	}
+	ipt_cpuset_clear(&d->targets);
+	if (s->kind == SRC_SEND_CPU) {
+		uint64_t cpu = val(d->t, rec, s->cpu);
+
+		if (cpu < IPT_CPUSET_MAX)
+			ipt_cpuset_add(&d->targets, (unsigned int)cpu);
+	} else if (ipt_field_cpuset(d->t, rec, s->mask, &d->targets)) {
+		return ipt_err_at(d->t->path, -1, "CPU %d, ts %llu: %s: %s", rec->cpu,
+				  (unsigned long long)rec->ts, rec->event->name, ipt_errmsg());
+	}
+	row.targets = &d->targets;
+	row.ntargets = ipt_cpuset_weight(&d->targets);
+	for (int c = ipt_cpuset_next(&d->targets, 0); c >= 0;
+	     c = ipt_cpuset_next(&d->targets, (unsigned int)c + 1)) {
+		uint64_t func = 0;
+
+		row.target_cpu = c;
+		row.func = 0;
+		if (row.callback && pend_take(d, rec->cpu, c, &func)) {
+			d->stats.csd_joined++;
+			row.func = func;
+		} else if (row.callback && row.callback != d->generic_handler && !callback_generic) {
+			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
+		}
+		set_sym(d, row.func, &row.func_sym, NULL);
+		row.kind = classify(d, &row);
+		d->stats.rows++;
+		ret = fn(ctx, &row);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- row columns for filters ---- */
+
+static const char *const col_names[COL__COUNT] = {
+	[COL_TS] = "ts", [COL_ID] = "id", [COL_SRC_CPU] = "src_cpu",
+	[COL_TARGET_CPU] = "target_cpu", [COL_PID] = "pid", [COL_COMM] = "comm",
+	[COL_NTARGETS] = "ntargets", [COL_EVENT] = "event", [COL_CALLSITE] = "callsite",
+	[COL_CALLBACK] = "callback", [COL_FUNC] = "func", [COL_KIND] = "kind",
+	[COL_REASON] = "reason", [COL_CPUMASK] = "cpumask",
+};
+
+int ipt_row_resolve(void *ctx, const char *name)
+{
+	if (!strcmp(name, "cpu"))
+		return COL_TARGET_CPU;
+	if (!strcmp(name, "target_cpus"))
+		return COL_CPUMASK;
+	if (!strcmp(name, "common_pid"))
+		return COL_PID;
+	for (int i = 0; i < COL__COUNT; i++)
+		if (!strcmp(col_names[i], name))
+			return i;
+	return -1;
+}
+
+static void str_val(struct ipt_value *v, const char *s)
+{
+	if (!s) {
+		v->kind = IPT_VAL_NONE;
+		return;
+	}
+	v->kind = IPT_VAL_STR;
+	v->s = s;
+	v->slen = strlen(s);
+}
+
+static void addr_val(struct ipt_value *v, uint64_t addr, const char *sym, uint64_t off)
+{
+	v->kind = IPT_VAL_ADDR;
+	v->i = addr;
+	v->sym = sym;
+	v->symoff = off;
+}
+
+void ipt_row_lookup(void *ctx, int id, struct ipt_value *v)
+{
+	const struct ipt_ipi_row *r = ctx;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = IPT_VAL_INT;
+	switch (id) {
+	case COL_TS: v->i = r->ts; break;
+	case COL_ID: v->i = r->id; break;
+	case COL_SRC_CPU: v->i = (uint64_t)r->src_cpu; break;
+	case COL_TARGET_CPU: v->i = (uint64_t)r->target_cpu; break;
+	case COL_PID: v->i = (uint64_t)(int64_t)r->pid; v->is_signed = true; break;
+	case COL_NTARGETS: v->i = r->ntargets; break;
+	case COL_COMM: str_val(v, r->comm); break;
+	case COL_EVENT: str_val(v, r->event); break;
+	case COL_KIND: str_val(v, ipt_kind_name(r->kind)); break;
+	case COL_REASON: str_val(v, r->reason); break;
+	case COL_CALLSITE: addr_val(v, r->callsite, r->callsite_sym, r->callsite_off); break;
+	case COL_CALLBACK: addr_val(v, r->callback, r->callback_sym, 0); break;
+	case COL_FUNC: addr_val(v, r->func, r->func_sym, 0); break;
+	case COL_CPUMASK: v->kind = IPT_VAL_CPUSET; v->set = r->targets; break;
+	default: v->kind = IPT_VAL_NONE; break;
+	}
+}
+
+/* ---- the public iterator ---- */
+
+/* an item of a lane (ipt_ipi_iter_set_threads): a row, or a send event
+ * that gave no row (it still takes a number) */
+struct lane_row {
+	struct ipt_lane_key k;
+	bool marker;
+	uint64_t seq;			/* the lane decoder's send number */
+	struct ipt_ipi_row row;
+};
+
+struct ipt_ipi_iter {
+	struct ipt_trace *t;
+	struct ipt_iter *it;
+	struct ipt_ipi_decoder *d;
+	struct ipt_filter *filter;
+	bool filter_uses_id;		/* ids are the merged order's: no lanes */
+	struct ipt_ipi_row *rows;	/* rows of the current send event */
+	size_t nrows, caprows, next;
+	bool done;
+	/* lanes */
+	int threads;			/* asked for */
+	struct ipt_lanes *lanes;
+	int nlanes;
+	struct ipt_ipi_decoder *ld[IPT_LANES_MAX];	/* ld[0] = d */
+	uint64_t lseq[IPT_LANES_MAX], sends;
+	bool lanes_done;
+};
+
+/* collect - keep a row of the current event (the row's pointers stay valid
+ * until the next record is read) */
+static int collect(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct ipt_ipi_iter *it = ctx;
+
+	if (it->filter && !ipt_filter_eval(it->filter, ipt_row_lookup, (void *)row))
+		return 0;
+	if (it->nrows == it->caprows) {
+		size_t cap = it->caprows ? it->caprows * 2 : 16;
+		struct ipt_ipi_row *n = ipt_realloc(it->rows, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		it->rows = n;
+		it->caprows = cap;
+	}
+	it->rows[it->nrows++] = *row;
+	it->d->stats.rows_out++;
+	return 0;
+}
+
+static int resolve_noting_id(void *ctx, const char *name);
+
+struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
+{
+	struct ipt_ipi_iter *it = ipt_calloc(1, sizeof(*it));
+
+	if (!it)
+		return NULL;
+	it->t = t;
+	if (filter && *filter) {
+		it->filter = ipt_filter_parse(filter, resolve_noting_id, &it->filter_uses_id);
+		if (!it->filter)
+			goto fail;
+	}
+	it->d = ipt_ipi_decoder_new(t);
+	it->it = ipt_iter_new(t, NULL);
+	if (!it->d || !it->it)
+		goto fail;
+	return it;
+fail:
+	ipt_ipi_iter_free(it);
+	return NULL;
+}
+
+/* ---- rows decoded by lanes (lanes.h) ---- */
+
+/* resolve_noting_id - ipt_row_resolve, noting whether the column id is used */
+static int resolve_noting_id(void *ctx, const char *name)
+{
+	if (!strcmp(name, "id"))
+		*(bool *)ctx = true;
+	return ipt_row_resolve(NULL, name);
+}
+
+struct lane_ctx {
+	struct ipt_ipi_iter *it;
+	struct ipt_lanes *l;
+	int lane;
+	uint64_t rows;
+};
+
+static int lane_collect(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct lane_ctx *c = ctx;
+	struct lane_row *lr;
+
+	if (c->it->filter && !ipt_filter_eval(c->it->filter, ipt_row_lookup, (void *)row))
+		return 0;
+	lr = ipt_lanes_emit(c->l, c->lane);
+	if (!lr)
+		return -1;
+	lr->k.ts = row->ts;
+	lr->k.cpu = row->src_cpu;
+	lr->marker = false;
+	lr->seq = row->id;
+	lr->row = *row;
+	lr->row.targets = NULL;		/* the decoder's, gone by then */
+	c->it->ld[c->lane]->stats.rows_out++;
+	c->rows++;
+	return 0;
+}
+
+/* lane_main - decode the CPUs of one lane into rows and markers */
+static int lane_main(struct ipt_lanes *l, int lane, void *arg)
+{
+	struct ipt_ipi_iter *it = arg;
+	struct ipt_ipi_decoder *d = it->ld[lane];
+	struct lane_ctx c = { it, l, lane, 0 };
+	struct ipt_iter *ri = ipt_iter_new(it->t, ipt_lanes_cpus(l, lane));
+	struct ipt_record rec;
+	int k = -1, ret = -1;
+
+	if (!ri)
+		return -1;
+	while ((k = ipt_iter_next(ri, &rec)) > 0) {
+		uint64_t sends = d->stats.send_events, rows = c.rows;
+
+		if (ipt_ipi_decoder_feed(d, &rec, lane_collect, &c) < 0) {
+			k = -1;
+			break;
+		}
+		if (d->stats.send_events != sends && c.rows == rows) {
+			struct lane_row *lr = ipt_lanes_emit(l, lane);
+
+			if (!lr) {
+				k = -1;
+				break;
+			}
+			lr->k.ts = rec.ts;
+			lr->k.cpu = rec.cpu;
+			lr->marker = true;
+			lr->seq = d->stats.send_events;
+		}
+	}
+	if (k == 0) {
+		ipt_ipi_decoder_finish(d);
+		ret = 0;
+	}
+	ipt_iter_free(ri);
+	return ret;
+}
+
+int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
+{
+	it->threads = threads;
+	return 0;
+}
+
+/* lanes_start - on the first next(): lanes if asked for and possible */
+static int lanes_start(struct ipt_ipi_iter *it)
+{
+	if (it->threads < 2 || it->filter_uses_id || ipt_ipi_decoder_learns_comms(it->d))
+		return 0;
+	it->lanes = ipt_lanes_new(it->t, it->threads, sizeof(struct lane_row), &it->nlanes);
+	if (!it->lanes)
+		return -1;
+	it->ld[0] = it->d;
+	for (int i = 1; i < it->nlanes; i++)
+		if (!(it->ld[i] = ipt_ipi_decoder_new(it->t)))
+			return -1;
+	return ipt_lanes_start(it->lanes, lane_main, it);
+}
+
+/* lanes_next - the next row in merged order, numbered as one decoder would */
+static int lanes_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
+{
+	struct lane_row *lr;
+	int lane;
+
+	while ((lr = ipt_lanes_next(it->lanes, &lane))) {
+		if (lr->seq != it->lseq[lane]) {
+			it->lseq[lane] = lr->seq;
+			it->sends++;
+		}
+		if (lr->marker)
+			continue;
+		*row = lr->row;
+		row->id = it->sends;
+		return 1;
+	}
+	if (!it->lanes_done) {
+		struct ipt_ipi_stats *st = &it->d->stats;
+
+		it->lanes_done = true;
+		if (ipt_lanes_join(it->lanes))
+			return -1;
+		for (int i = 1; i < it->nlanes; i++)
+			ipt_ipi_stats_add(st, &it->ld[i]->stats);
+	}
+	return 0;
+}
+
+int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
+{
+	struct ipt_record rec;
+	int r;
+
+	if (it->threads > 1 && !it->lanes) {
+		if (lanes_start(it))
+			return -1;
+		if (!it->lanes)
+			it->threads = 1;	/* not possible here: one thread */
+	}
+	if (it->lanes)
+		return lanes_next(it, row);
+
+	while (it->next >= it->nrows) {
+		if (it->done)
+			return 0;
+		it->nrows = it->next = 0;
+		r = ipt_iter_next(it->it, &rec);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			ipt_ipi_decoder_finish(it->d);
+			it->done = true;
+			return 0;
+		}
+		if (ipt_ipi_decoder_feed(it->d, &rec, collect, it) < 0)
+			return -1;
+	}
+	*row = it->rows[it->next++];
+	return 1;
+}
+
+const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it)
+{
+	return &it->d->stats;
+}
+
+void ipt_ipi_iter_free(struct ipt_ipi_iter *it)
+{
+	if (!it)
+		return;
+	ipt_lanes_free(it->lanes, NULL);
+	for (int i = 1; i < IPT_LANES_MAX; i++)
+		ipt_ipi_decoder_free(it->ld[i]);
+	ipt_iter_free(it->it);
+	ipt_ipi_decoder_free(it->d);
+	ipt_filter_free(it->filter);
+	free(it->rows);
+	free(it);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ipi.h - the IPI decoder: records in, IPI rows out (internal)
+ *
+ * The decoder is fed records in time order (of one CPU or merged); it
+ * recognises the send events, ties csd_queue_cpu to the IPI that follows
+ * it from the same CPU to the same target, and emits one row per target.
+ * report.c feeds it directly so that it sees the receive side too.
+ */
+#ifndef IPT_IPI_H
+#define IPT_IPI_H
+
+#include "input/input.h"
+#include "render/render.h"
+
+struct ipt_ipi_decoder;
+
+typedef int (*ipt_row_fn)(void *ctx, const struct ipt_ipi_row *row);
+
+struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t);
+/* Process one record; fn is called for each row (a non-zero return stops
+ * and is returned).  Returns 0, or fn's value, or -1 on error. */
+int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
+			 ipt_row_fn fn, void *ctx);
+/* At the end of the records: settle pending csd calls. */
+void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d);
+struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);
+/* The decoder writes task names learnt from sched events into the trace:
+ * decoders of one trace then cannot run in parallel threads. */
+bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d);
+/* dst += src, every counter */
+void ipt_ipi_stats_add(struct ipt_ipi_stats *dst, const struct ipt_ipi_stats *src);
+void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);
+
+enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);
+
+/* Row columns for filters and outputs. */
+enum ipt_row_col {
+	COL_TS, COL_ID, COL_SRC_CPU, COL_TARGET_CPU, COL_PID, COL_COMM, COL_NTARGETS,
+	COL_EVENT, COL_CALLSITE, COL_CALLBACK, COL_FUNC, COL_KIND, COL_REASON,
+	COL_CPUMASK, COL__COUNT
+};
+/* filter resolve/lookup over rows (ctx: unused / the row) */
+int ipt_row_resolve(void *ctx, const char *name);
+void ipt_row_lookup(void *ctx, int id, struct ipt_value *v);
+
+#endif

@@ -1,0 +1,1347 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * report.c - who interrupts my CPUs: counts, matching, latencies (report.h)
+ */
+#include "ipi/report.h"
+#include "input/lanes.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+/* ---- a small counting map ---- */
+
+static uint64_t key_hash(const struct rpt_key *k)
+{
+	uint64_t h = k->a * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (k->b + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2)) * 0xbf58476d1ce4e5b9ULL;
+	h ^= ((uint64_t)k->c + (h << 6) + (h >> 2)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
+{
+	return x->a == y->a && x->b == y->b && x->c == y->c;
+}
+
+static int map_grow(struct rpt_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 256;
+	struct rpt_slot *ns = ipt_calloc(cap, sizeof(*ns));
+
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->slot[i].used)
+			continue;
+		j = key_hash(&m->slot[i].key) & (cap - 1);
+		while (ns[j].used)
+			j = (j + 1) & (cap - 1);
+		ns[j] = m->slot[i];
+	}
+	free(m->slot);
+	m->slot = ns;
+	m->cap = cap;
+	return 0;
+}
+
+/* map_add_n - count n more for key (a, b, c) */
+static int map_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64_t n)
+{
+	struct rpt_key k = { a, b, c };
+	struct rpt_slot *sl;
+	size_t j;
+
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return -1;
+	j = key_hash(&k) & (m->cap - 1);
+	while (m->slot[j].used && !key_eq(&m->slot[j].key, &k))
+		j = (j + 1) & (m->cap - 1);
+	sl = &m->slot[j];
+	if (!sl->used) {
+		sl->used = true;
+		sl->key = k;
+		sl->val = 0;
+		m->n++;
+	}
+	sl->val += n;
+	return 0;
+}
+
+static int map_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c)
+{
+	return map_add_n(m, a, b, c, 1);
+}
+
+static void map_free(struct rpt_map *m)
+{
+	free(m->slot);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct rpt_entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	if (x->key.c != y->key.c)
+		return x->key.c < y->key.c ? -1 : 1;
+	if (x->key.a != y->key.a)
+		return x->key.a < y->key.a ? -1 : 1;
+	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
+}
+
+/* rpt_sorted - the entries of m, largest count first (ties: by key) */
+struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
+{
+	struct rpt_entry *e = ipt_malloc((m->n ? m->n : 1) * sizeof(*e));
+	size_t k = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slot[i].used) {
+			e[k].key = m->slot[i].key;
+			e[k++].count = m->slot[i].val;
+		}
+	qsort(e, k, sizeof(*e), cmp_entry);
+	*n = k;
+	return e;
+}
+
+/* rpt_cpu_lost - events lost on cpu: page marks plus the stats of the file */
+unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
+{
+	const char *st = ipt_trace_cpustat(t, cpu), *p;
+	unsigned long long n = c->lost;
+
+	if ((p = strstr(st, "overrun: ")))
+		n += strtoull(p + 9, NULL, 10);
+	if ((p = strstr(st, "dropped events: ")))
+		n += strtoull(p + 16, NULL, 10);
+	return n;
+}
+
+/* ---- clocks ---- */
+
+bool rpt_clock_cross_cpu(const char *clock, const char **why)
+{
+	static const char *const ok[] = { "global", "mono", "mono_raw", "boot", "tai", "counter",
+					  "x86-tsc" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++)
+		if (!strcmp(clock, ok[i]))
+			return true;
+	if (!*clock)
+		*why = "the trace does not say which clock stamped it";
+	else if (!strcmp(clock, "local") || !strcmp(clock, "perf"))
+		*why = "its clock is per-CPU ('local'): times of different CPUs are not comparable";
+	else
+		*why = "its clock is not known to be comparable across CPUs";
+	return false;
+}
+
+/* ---- matching state ---- */
+
+enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
+#define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
+#define CSD_MAX 262144		/* csd calls waiting to run */
+#define DENSE 64		/* CPUs of the dense matrix */
+
+struct pend {
+	uint64_t ts;
+	int64_t iso;		/* index in r->iso or -1 */
+	int32_t src;
+	bool counted;
+};
+
+struct queue {
+	struct pend *v;
+	size_t head, n, cap;
+};
+
+struct csd_open {
+	uint64_t ts;
+	bool matched;
+};
+
+struct cpu_state {
+	struct queue q[NCLASS];
+	int open_class;			/* -1: no IPI handler running */
+	uint64_t open_ts;
+	bool open_counted;
+	int64_t *open_iso;
+	size_t nopen_iso, capopen_iso;
+	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
+	uint64_t stack_id;		/* ... and its send event id */
+	uint64_t last_gid;		/* id of the CPU's last send event */
+	struct csd_open csd[8];		/* nested csd function runs */
+	int ncsd;
+	uint64_t last_ts;
+};
+
+enum rk { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT, RK_CSD_QUEUE, RK_CSD_ENTRY,
+	  RK_CSD_EXIT, RK_STACK };
+
+struct recv_ev {
+	enum rk kind;
+	int cls;
+	const struct ipt_field *f1, *f2;	/* reason | cpu,csd | csd | caller */
+};
+
+struct csd_pend {
+	uint64_t csd, ts;
+	int32_t src;
+	bool used;
+};
+
+struct priv {
+	struct cpu_state *cpu;
+	int ncpu;
+	struct recv_ev *ev;
+	int nev;
+	const char *reasons[NCLASS];	/* arm64 reason string per class */
+	int nreasons;
+	struct csd_pend *csd;		/* open addressing by csd pointer */
+	size_t ncsd, capcsd;
+	bool class_seen[NCLASS];	/* receive events of that class exist */
+	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
+	uint64_t csd_given_up;
+	uint64_t sends;			/* send events numbered so far */
+	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
+	struct pipe *pipe;
+	/* the sender x target matrix of the first DENSE CPUs, folded into
+	 * r->matrix at the end (a hash lookup per row saved) */
+	uint64_t dense[DENSE * DENSE];
+};
+
+enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
+
+static const struct { const char *name; int cls; bool entry; } x86_vectors[] = {
+	{ "reschedule_entry", C_RESCHED, true }, { "reschedule_exit", C_RESCHED, false },
+	{ "call_function_single_entry", C_CALL_SINGLE, true },
+	{ "call_function_single_exit", C_CALL_SINGLE, false },
+	{ "call_function_entry", C_CALL, true }, { "call_function_exit", C_CALL, false },
+	{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
+};
+
+/*
+ * reason_class - class of an arm64 reason string (added on first sight),
+ * after the x86 vector classes: the generic sends of arm64 (ipi_send_cpu,
+ * no reason) keep x86-style classes and never share a queue with a reason,
+ * so matching does not depend on the order in which reasons were seen
+ */
+static int reason_class(struct priv *p, const char *reason)
+{
+	int cls = -1;
+
+	if (!reason)
+		return -1;
+	pthread_mutex_lock(&p->reason_lock);	/* producers of several lanes */
+	for (int i = 0; i < p->nreasons && cls < 0; i++)
+		if (!strcmp(p->reasons[i], reason))
+			cls = C_X86_COUNT + i;
+	if (cls < 0 && C_X86_COUNT + p->nreasons < NCLASS) {
+		p->reasons[p->nreasons] = reason;
+		cls = C_X86_COUNT + p->nreasons++;
+	}
+	pthread_mutex_unlock(&p->reason_lock);
+	return cls;
+}
+
+static int setup_events(struct rpt *r, struct priv *p)
+{
+	struct ipt_trace *t = r->t;
+
+	p->nev = t->max_id + 1;
+	p->ev = ipt_calloc((size_t)p->nev + 1, sizeof(*p->ev));
+	if (!p->ev)
+		return -1;
+	for (int i = 0; i < t->nevents; i++) {
+		const struct ipt_event *ev = &t->events[i];
+		struct recv_ev *e;
+
+		if (ev->id < 0 || ev->id >= p->nev)
+			continue;
+		e = &p->ev[ev->id];
+		if (!strcmp(ev->system, "irq_vectors")) {
+			for (size_t k = 0; k < ARRAY_SIZE(x86_vectors); k++)
+				if (!strcmp(ev->name, x86_vectors[k].name)) {
+					e->kind = x86_vectors[k].entry ? RK_ENTRY : RK_EXIT;
+					e->cls = x86_vectors[k].cls;
+					r->have_receive = true;
+				}
+		} else if (!strcmp(ev->system, "ipi") &&
+			   (!strcmp(ev->name, "ipi_entry") || !strcmp(ev->name, "ipi_exit"))) {
+			e->f1 = ipt_event_field(ev, "reason");
+			if (e->f1) {
+				e->kind = ev->name[4] == 'e' && ev->name[5] == 'n' ? RK_ARM_ENTRY : RK_ARM_EXIT;
+				r->have_receive = true;
+			}
+		} else if (!strcmp(ev->system, "csd")) {
+			if (!strcmp(ev->name, "csd_queue_cpu")) {
+				e->f1 = ipt_event_field(ev, "cpu");
+				e->f2 = ipt_event_field(ev, "csd");
+				e->kind = e->f1 && e->f2 ? RK_CSD_QUEUE : RK_NONE;
+			} else if (!strcmp(ev->name, "csd_function_entry") ||
+				   !strcmp(ev->name, "csd_function_exit")) {
+				e->f2 = ipt_event_field(ev, "csd");
+				e->kind = !e->f2 ? RK_NONE :
+					  !strcmp(ev->name, "csd_function_entry") ? RK_CSD_ENTRY : RK_CSD_EXIT;
+			}
+		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
+			e->f1 = ipt_event_field(ev, "caller");
+			e->kind = e->f1 ? RK_STACK : RK_NONE;
+		}
+	}
+	return 0;
+}
+
+/* ensure_cpu - grow the per-CPU arrays to hold cpu */
+static int ensure_cpu(struct rpt *r, int cpu)
+{
+	struct priv *p = r->priv;
+	int n = r->ncpus;
+
+	if (cpu < n)
+		return 0;
+	if (cpu >= IPT_CPUSET_MAX)
+		return ipt_err("CPU %d out of range", cpu);
+	while (n <= cpu)
+		n = n ? n * 2 : 8;
+	if (n > IPT_CPUSET_MAX)
+		n = IPT_CPUSET_MAX;
+	{
+		struct rpt_cpu *c = ipt_realloc(r->cpus, (size_t)n * sizeof(*c));
+		struct cpu_state *s;
+
+		if (!c)
+			return -1;
+		memset(c + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*c));
+		r->cpus = c;
+		s = ipt_realloc(p->cpu, (size_t)n * sizeof(*s));
+		if (!s)
+			return -1;
+		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
+		for (int i = r->ncpus; i < n; i++)
+			s[i].open_class = -1;
+		p->cpu = s;
+		p->ncpu = n;
+		r->ncpus = n;
+	}
+	return 0;
+}
+
+static int q_push(struct queue *q, const struct pend *e)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct pend *v = ipt_malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->n++) % q->cap] = *e;
+	return 0;
+}
+
+static struct pend *q_pop(struct queue *q)
+{
+	struct pend *e;
+
+	if (!q->n)
+		return NULL;
+	e = &q->v[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return e;
+}
+
+/* send_class - which receive event serves this send */
+static int send_class(struct priv *p, const struct ipt_ipi_row *row)
+{
+	if (row->reason)
+		return reason_class(p, row->reason);
+	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
+		return C_IRQ_WORK;
+	if (!row->callback)
+		return C_RESCHED;
+	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
+}
+
+/*
+ * The work is split in two stages joined by batches of compact items:
+ * the producer decodes records in time order and turns them into items
+ * (IPI rows with their filter verdict and receive class, interrupt
+ * entries and exits, csd calls, kernel stacks); the consumer counts and
+ * matches them.  Items go through lanes (rings of batches).
+ *
+ * --threads 1: one lane, both stages in this thread.  --threads N > 1:
+ * the CPUs' streams are split among N lanes, each decoded by its own
+ * producer thread (its own iterator and decoder: the decoder's state is
+ * per sending CPU), and this thread merges the lanes' items by
+ * (timestamp, CPU), the order of one iterator over every CPU, and
+ * consumes them.  Send events are numbered by the consumer, in that
+ * order, so ids are the same however many lanes.  A trace whose decoder
+ * learns task names from sched events (shared state) runs one producer
+ * and the consumer in a second thread instead.
+ */
+enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT,
+		 IT_STACK };
+
+#define STACK_MAX 64
+
+struct item {
+	struct ipt_lane_key k;		/* ts, and the record's CPU (rows: the sender) */
+	uint8_t type;
+	bool counted;
+	int16_t cls;
+	union {
+		struct {
+			uint64_t id;		/* send number (lane's, then global) */
+			uint64_t callsite, callback, func;
+			const char *reason;
+			int32_t target, pid;
+			enum ipt_ipi_kind kind;
+		} row;				/* IT_ROW; IT_SEND: only id */
+		uint64_t csd;
+		struct {
+			uint32_t n;
+			uint64_t addr[STACK_MAX];
+		} *stack;
+	} u;
+};
+
+#define BATCH 4096
+#define NBATCH 4
+
+struct batch {
+	struct item v[BATCH];
+	size_t n;
+};
+
+/* producer-side state per CPU */
+struct pcpu {
+	uint64_t last_ts, lost;
+	bool lost_unknown, last_was_send;
+};
+
+/* per-lane producer state (and the consumer's last send number of it) */
+struct lcount {			/* per CPU, as in struct rpt_cpu */
+	uint64_t ipis, by_kind[IPT_KIND__COUNT], sent, remote;
+};
+
+struct lstate {
+	struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
+	uint64_t events, first_ts, last_ts;
+	uint64_t seq;
+	/* the order-free counts of the lane's rows, added up at the end */
+	uint64_t rows, rows_counted, remote_total, kinds[IPT_KIND__COUNT];
+	struct lcount *cnt;
+	int ncnt;
+	struct rpt_map senders, pairs, matrix;	/* matrix: beyond DENSE */
+	uint64_t *dense;			/* DENSE x DENSE */
+};
+
+struct pipe {
+	struct ipt_lanes *lanes;	/* --threads > 1 */
+	struct batch *inline_batch;	/* --threads 1 */
+	struct lstate ls[IPT_LANES_MAX];
+	int nlanes;
+	struct pcpu *pc;		/* sized before the producers start */
+	int npc;
+	struct rpt *r;
+};
+
+static int add_iso(struct rpt *r, const struct item *it)
+{
+	struct rpt_iso *e;
+
+	if (r->niso == r->capiso) {
+		size_t cap = r->capiso ? r->capiso * 2 : 64;
+		struct rpt_iso *n = ipt_realloc(r->iso, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->iso = n;
+		r->capiso = cap;
+	}
+	e = &r->iso[r->niso++];
+	memset(e, 0, sizeof(*e));
+	e->ts = it->k.ts;
+	e->id = it->u.row.id;
+	e->src_cpu = it->k.cpu;
+	e->target_cpu = it->u.row.target;
+	e->pid = it->u.row.pid;
+	e->callsite = it->u.row.callsite;
+	e->callback = it->u.row.callback;
+	e->func = it->u.row.func;
+	e->kind = it->u.row.kind;
+	e->reason = it->u.row.reason;
+	e->latency = -1;
+	e->handler = -1;
+	return 0;
+}
+
+/* c_row - count one IPI row and queue it on its target (consumer) */
+static int c_row(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+	int src = it->k.cpu, target = it->u.row.target;
+	struct pend e = { it->k.ts, -1, src, it->counted };
+
+	/* the counts are the producers' (p_row); here: isolation and matching */
+	if (ensure_cpu(r, target) || ensure_cpu(r, src))
+		return -1;
+	if (e.counted) {
+		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
+			struct cpu_state *s = &p->cpu[src];
+
+			if (add_iso(r, it))
+				return -1;
+			e.iso = (int64_t)r->niso - 1;
+			if (s->stack_id != it->u.row.id) {
+				s->stack_first = r->niso - 1;
+				s->stack_n = 0;
+				s->stack_id = it->u.row.id;
+			}
+			s->stack_n++;
+		}
+	}
+	if (it->cls < 0 || it->cls >= NCLASS)
+		return 0;
+	if (!p->has_stream[target]) {
+		/* nothing was recorded on the target CPU: no handler can show up */
+		if (e.counted)
+			r->unmatched.no_receive_events++;
+		return 0;
+	}
+	{
+		struct queue *q = &p->cpu[target].q[it->cls];
+
+		/* memory stays bounded: the oldest of too many waiting sends are
+		 * given up on (a real handler serves them within microseconds) */
+		if (q->n >= QUEUE_MAX) {
+			struct pend *old = q_pop(q);
+
+			if (old->counted)
+				r->unmatched.no_handler++;
+		}
+		return q_push(q, &e);
+	}
+}
+
+static bool cross(const struct rpt *r, int a, int b)
+{
+	return a == b || r->cross_ok;
+}
+
+/* handler_entry - an IPI interrupt starts on cpu: it serves the queued sends */
+static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+	struct rpt_cpu *c = &r->cpus[cpu];
+	struct pend *e;
+	uint64_t served = 0;
+
+	p->class_seen[cls] = true;
+	c->handlers++;
+	s->open_class = cls;
+	s->open_ts = ts;
+	s->open_counted = false;
+	s->nopen_iso = 0;
+	while ((e = q_pop(&s->q[cls]))) {
+		uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
+
+		if (!e->counted)
+			continue;
+		served++;
+		s->open_counted = true;
+		c->matched++;
+		if (e->src != cpu) {
+			c->remote_matched++;
+			r->remote_matched++;
+		}
+		if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
+			return -1;
+		if (e->iso >= 0) {
+			struct rpt_iso *iso = &r->iso[e->iso];
+
+			iso->matched = true;
+			if (cross(r, e->src, cpu))
+				iso->latency = (int64_t)lat;
+			if (s->nopen_iso == s->capopen_iso) {
+				size_t cap = s->capopen_iso ? s->capopen_iso * 2 : 8;
+				int64_t *n = ipt_realloc(s->open_iso, cap * sizeof(*n));
+
+				if (!n)
+					return -1;
+				s->open_iso = n;
+				s->capopen_iso = cap;
+			}
+			s->open_iso[s->nopen_iso++] = e->iso;
+		}
+	}
+	if (!served)
+		c->handlers_unattributed++;
+	else
+		c->coalesced += served - 1;
+	return 0;
+}
+
+static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+	uint64_t dur;
+
+	if (s->open_class != cls)
+		return 0;
+	s->open_class = -1;
+	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	for (size_t i = 0; i < s->nopen_iso; i++)
+		r->iso[s->open_iso[i]].handler = (int64_t)dur;
+	s->nopen_iso = 0;
+	if (s->open_counted)
+		return hist_add(&r->cpus[cpu].handler, dur);
+	return 0;
+}
+
+/* ---- csd calls by pointer ---- */
+
+static struct csd_pend *csd_slot(struct priv *p, uint64_t csd)
+{
+	size_t i = (csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+
+	while (p->csd[i].used && p->csd[i].csd != csd)
+		i = (i + 1) & (p->capcsd - 1);
+	return &p->csd[i];
+}
+
+static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src)
+{
+	struct csd_pend *s;
+
+	if (p->ncsd >= CSD_MAX) {
+		/* bounded memory: forget calls that never ran (their csd pointers
+		 * were not seen again: the target's csd events were not recorded) */
+		p->csd_given_up += p->ncsd;
+		memset(p->csd, 0, p->capcsd * sizeof(*p->csd));
+		p->ncsd = 0;
+	}
+	if ((p->ncsd + 1) * 2 > p->capcsd) {
+		struct csd_pend *old = p->csd;
+		size_t oldcap = p->capcsd;
+
+		p->capcsd = oldcap ? oldcap * 2 : 64;
+		p->csd = ipt_calloc(p->capcsd, sizeof(*p->csd));
+		if (!p->csd) {
+			p->csd = old;
+			p->capcsd = oldcap;
+			return -1;
+		}
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*csd_slot(p, old[i].csd) = old[i];
+		free(old);
+	}
+	s = csd_slot(p, csd);
+	if (!s->used)
+		p->ncsd++;
+	s->used = true;
+	s->csd = csd;
+	s->ts = ts;
+	s->src = src;
+	return 0;
+}
+
+/* csd_take - the queued call with this csd pointer, removed */
+static bool csd_take(struct priv *p, uint64_t csd, struct csd_pend *out)
+{
+	struct csd_pend *s;
+	size_t i, j;
+
+	if (!p->ncsd)
+		return false;
+	s = csd_slot(p, csd);
+	if (!s->used)
+		return false;
+	*out = *s;
+	i = (size_t)(s - p->csd);
+	s->used = false;
+	p->ncsd--;
+	j = i;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (p->capcsd - 1);
+		if (!p->csd[j].used)
+			break;
+		home = (p->csd[j].csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			p->csd[i] = p->csd[j];
+			p->csd[j].used = false;
+			i = j;
+		}
+	}
+	return true;
+}
+
+/* c_stack - the kernel stack recorded right after a send: give it to its IPIs */
+static int c_stack(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s;
+
+	if (ensure_cpu(r, it->k.cpu))
+		return -1;
+	s = &p->cpu[it->k.cpu];
+	if (s->stack_id != s->last_gid || !s->stack_n)
+		return 0;
+	for (size_t i = 0; i < s->stack_n; i++) {
+		struct rpt_iso *iso = &r->iso[s->stack_first + i];
+		uint32_t n = it->u.stack->n;
+
+		if (iso->stack)
+			continue;
+		iso->stack = ipt_malloc((n ? n : 1) * sizeof(*iso->stack));
+		if (!iso->stack)
+			return -1;
+		memcpy(iso->stack, it->u.stack->addr, n * sizeof(*iso->stack));
+		iso->nstack = n;
+	}
+	return 0;
+}
+
+/* number_send - send events are numbered in the consumer's order */
+static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
+{
+	struct priv *p = r->priv;
+
+	if (it->u.row.id != ln->seq) {
+		ln->seq = it->u.row.id;
+		p->sends++;
+		if (ensure_cpu(r, it->k.cpu))
+			return -1;
+		p->cpu[it->k.cpu].last_gid = p->sends;
+	}
+	it->u.row.id = p->sends;
+	return 0;
+}
+
+/* consume - one item of lane ln: count and match (the consumer stage) */
+static int consume(struct rpt *r, struct lstate *ln, struct item *it)
+{
+	struct priv *p = r->priv;
+
+	switch (it->type) {
+	case IT_SEND:
+		return number_send(r, ln, it);
+	case IT_ROW:
+		return number_send(r, ln, it) ? -1 : c_row(r, it);
+	case IT_ENTRY:
+		return ensure_cpu(r, it->k.cpu) ? -1 : handler_entry(r, it->k.cpu, it->cls, it->k.ts);
+	case IT_EXIT:
+		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
+	case IT_CSD_QUEUE:
+		return csd_put(p, it->u.csd, it->k.ts, it->k.cpu);
+	case IT_CSD_ENTRY: {
+		struct cpu_state *s;
+		struct csd_pend q;
+		bool m;
+
+		if (ensure_cpu(r, it->k.cpu))
+			return -1;
+		s = &p->cpu[it->k.cpu];
+		m = it->u.csd && csd_take(p, it->u.csd, &q);
+		if (m) {
+			r->cpus[it->k.cpu].csd_runs++;
+			if (cross(r, q.src, it->k.cpu) &&
+			    hist_add(&r->cpus[it->k.cpu].csd_q2r, it->k.ts >= q.ts ? it->k.ts - q.ts : 0))
+				return -1;
+		}
+		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
+			s->csd[s->ncsd].ts = it->k.ts;
+			s->csd[s->ncsd].matched = m;
+		}
+		s->ncsd++;
+		return 0;
+	}
+	case IT_CSD_EXIT: {
+		struct cpu_state *s;
+
+		if (ensure_cpu(r, it->k.cpu))
+			return -1;
+		s = &p->cpu[it->k.cpu];
+		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
+			return hist_add(&r->cpus[it->k.cpu].csd_run, it->k.ts - s->csd[s->ncsd].ts);
+		return 0;
+	}
+	case IT_STACK:
+		return c_stack(r, it);
+	}
+	return 0;
+}
+
+/* ---- the producer stage ---- */
+
+struct prod {
+	struct rpt *r;
+	struct pipe *pp;
+	int lane;
+	uint64_t rows;			/* row items emitted */
+};
+
+/* item_free - what an item owns (once: the item becomes a plain marker) */
+static void item_free(struct item *it)
+{
+	if (it->type == IT_STACK)
+		free(it->u.stack);
+	it->type = IT_SEND;
+}
+
+static void item_free_cb(void *it)
+{
+	item_free(it);
+}
+
+/* consume_inline - one thread: consume the batch and empty it */
+static int consume_inline(struct rpt *r, struct pipe *pp)
+{
+	struct batch *b = pp->inline_batch;
+	int ret = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (!ret && consume(r, &pp->ls[0], &b->v[i]))
+			ret = -1;
+		item_free(&b->v[i]);
+	}
+	b->n = 0;
+	return ret;
+}
+
+static struct item *emit(struct prod *pd)
+{
+	struct pipe *pp = pd->pp;
+
+	if (pp->lanes)
+		return ipt_lanes_emit(pp->lanes, pd->lane);
+	if (pp->inline_batch->n == BATCH && consume_inline(pd->r, pp))
+		return NULL;
+	return &pp->inline_batch->v[pp->inline_batch->n++];
+}
+
+/* pcpu_grow - producer state for CPUs 0..cpu */
+static int pcpu_grow(struct pipe *pp, int cpu)
+{
+	int n = pp->npc ? pp->npc : 8;
+	struct pcpu *c;
+
+	if (cpu < pp->npc)
+		return 0;
+	while (n <= cpu)
+		n *= 2;
+	c = ipt_realloc(pp->pc, (size_t)n * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + pp->npc, 0, (size_t)(n - pp->npc) * sizeof(*c));
+	pp->pc = c;
+	pp->npc = n;
+	return 0;
+}
+
+/* count_row - the order-free counts of a row, in its lane */
+static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool counted)
+{
+	int src = row->src_cpu, target = row->target_cpu, top = src > target ? src : target;
+	uint64_t fn = row->func ? row->func : row->callback;
+	struct lcount *c;
+
+	ln->rows++;
+	if (!counted)
+		return 0;
+	if (src < 0 || top >= IPT_CPUSET_MAX)
+		return ipt_err("CPU %d out of range", top);
+	if (top >= ln->ncnt) {
+		int n = ln->ncnt ? ln->ncnt : 8;
+
+		while (n <= top)
+			n *= 2;
+		c = ipt_realloc(ln->cnt, (size_t)n * sizeof(*c));
+		if (!c)
+			return -1;
+		memset(c + ln->ncnt, 0, (size_t)(n - ln->ncnt) * sizeof(*c));
+		ln->cnt = c;
+		ln->ncnt = n;
+	}
+	if (!ln->dense && !(ln->dense = ipt_calloc(DENSE * DENSE, sizeof(*ln->dense))))
+		return -1;
+	c = &ln->cnt[target];
+	ln->rows_counted++;
+	c->ipis++;
+	c->by_kind[row->kind]++;
+	ln->kinds[row->kind]++;
+	ln->cnt[src].sent++;
+	if (src != target) {
+		c->remote++;
+		ln->remote_total++;
+	}
+	if (map_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
+	    map_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
+		return -1;
+	if (src < DENSE && target < DENSE)
+		ln->dense[src * DENSE + target]++;
+	else if (map_add(&ln->matrix, (uint64_t)src, (uint64_t)target, 0))
+		return -1;
+	return 0;
+}
+
+/* map_merge - dst += src */
+static int map_merge(struct rpt_map *dst, const struct rpt_map *src)
+{
+	for (size_t i = 0; i < src->cap; i++) {
+		const struct rpt_slot *sl = &src->slot[i];
+
+		if (sl->used && map_add_n(dst, sl->key.a, sl->key.b, sl->key.c, sl->val))
+			return -1;
+	}
+	return 0;
+}
+
+/* p_row - a row from the decoder becomes an item */
+static int p_row(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct prod *pd = ctx;
+	struct rpt *r = pd->r;
+	struct item *it;
+
+	if (row->target_cpu < 0 || row->target_cpu >= IPT_CPUSET_MAX)
+		return 0;
+	it = emit(pd);
+	if (!it)
+		return -1;
+	pd->rows++;
+	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
+	if (count_row(&pd->pp->ls[pd->lane], row, it->counted))
+		return -1;
+	it->type = IT_ROW;
+	it->k.ts = row->ts;
+	it->k.cpu = row->src_cpu;
+	it->cls = (int16_t)send_class(r->priv, row);
+	it->u.row.id = row->id;
+	it->u.row.callsite = row->callsite;
+	it->u.row.callback = row->callback;
+	it->u.row.func = row->func;
+	it->u.row.reason = row->reason;
+	it->u.row.target = row->target_cpu;
+	it->u.row.pid = row->pid;
+	it->u.row.kind = row->kind;
+	return 0;
+}
+
+static uint64_t fval(struct rpt *r, const struct ipt_record *rec, const struct ipt_field *f)
+{
+	uint64_t v = 0;
+
+	if (f && ipt_field_u64(r->t, rec, f, &v))
+		v = 0;
+	return v;
+}
+
+static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int cls, uint64_t csd)
+{
+	struct item *it = emit(pd);
+
+	if (!it)
+		return -1;
+	it->type = (uint8_t)type;
+	it->k.ts = rec->ts;
+	it->k.cpu = rec->cpu;
+	it->cls = (int16_t)cls;
+	it->u.csd = csd;
+	return 0;
+}
+
+/* p_stack - copy a kernel_stack record's addresses into an item */
+static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_record *rec)
+{
+	struct rpt *r = pd->r;
+	unsigned int ls = (unsigned int)r->t->kernel_long_size;
+	struct item *it = emit(pd);
+
+	if (!it)
+		return -1;
+	it->type = IT_STACK;
+	it->k.ts = rec->ts;
+	it->k.cpu = rec->cpu;
+	it->u.stack = ipt_calloc(1, sizeof(*it->u.stack));
+	if (!it->u.stack) {
+		it->type = IT_CSD_QUEUE;	/* harmless placeholder */
+		it->u.csd = 0;
+		return -1;
+	}
+	for (uint64_t off = e->f1->offset; off + ls <= rec->size && it->u.stack->n < STACK_MAX; off += ls) {
+		uint64_t a = ipt_get_uint(rec->data + off, ls, r->t->big_endian);
+
+		if ((ls == 8 && a == UINT64_MAX) || (uint32_t)a == UINT32_MAX)
+			break;
+		it->u.stack->addr[it->u.stack->n++] = a;
+	}
+	return 0;
+}
+
+/* produce - one record in time order (the producer stage) */
+static int produce(struct prod *pd, const struct ipt_record *rec)
+{
+	struct rpt *r = pd->r;
+	struct priv *p = r->priv;
+	struct lstate *ln = &pd->pp->ls[pd->lane];
+	struct pcpu *pc;
+	const struct recv_ev *e;
+	uint64_t sends, rows;
+	bool was_send;
+	int id;
+
+	if (rec->cpu < 0 || (rec->cpu >= pd->pp->npc && pcpu_grow(pd->pp, rec->cpu)))
+		return -1;
+	pc = &pd->pp->pc[rec->cpu];
+	if (rec->missed == UINT64_MAX)
+		pc->lost_unknown = true;
+	else
+		pc->lost += rec->missed;
+	if (!ln->events++)
+		ln->first_ts = rec->ts;
+	if (rec->ts > ln->last_ts)
+		ln->last_ts = rec->ts;
+	pc->last_ts = rec->ts;
+	was_send = pc->last_was_send;
+	pc->last_was_send = false;
+	id = rec->event ? rec->event->id : -1;
+	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
+	if (e && e->kind == RK_STACK)
+		return was_send ? p_stack(pd, e, rec) : 0;
+	sends = ipt_ipi_decoder_stats(ln->dec)->send_events;
+	rows = pd->rows;
+	if (ipt_ipi_decoder_feed(ln->dec, rec, p_row, pd) < 0)
+		return -1;
+	if (ipt_ipi_decoder_stats(ln->dec)->send_events != sends) {
+		pc->last_was_send = true;
+		if (pd->rows == rows) {
+			/* a send with no row still takes a number */
+			struct item *it = emit(pd);
+
+			if (!it)
+				return -1;
+			it->type = IT_SEND;
+			it->k.ts = rec->ts;
+			it->k.cpu = rec->cpu;
+			it->u.row.id = ipt_ipi_decoder_stats(ln->dec)->send_events;
+		}
+	}
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case RK_ENTRY:
+		return p_simple(pd, IT_ENTRY, rec, e->cls, 0);
+	case RK_EXIT:
+		return p_simple(pd, IT_EXIT, rec, e->cls, 0);
+	case RK_ARM_ENTRY:
+	case RK_ARM_EXIT: {
+		uint64_t a = fval(r, rec, e->f1);
+		int cls = reason_class(p, a ? ipt_trace_printk_string(r->t, a) : NULL);
+
+		if (cls < 0)
+			return 0;
+		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls, 0);
+	}
+	case RK_CSD_QUEUE: {
+		uint64_t csd = fval(r, rec, e->f2);
+
+		return csd ? p_simple(pd, IT_CSD_QUEUE, rec, 0, csd) : 0;
+	}
+	case RK_CSD_ENTRY:
+		return p_simple(pd, IT_CSD_ENTRY, rec, 0, fval(r, rec, e->f2));
+	case RK_CSD_EXIT:
+		return p_simple(pd, IT_CSD_EXIT, rec, 0, 0);
+	default:
+		return 0;
+	}
+}
+
+/* produce_lane - decode the lane's CPUs (all CPUs: cpus NULL) into items */
+static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
+{
+	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+	struct prod pd = { r, pp, lane, 0 };
+	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
+	struct ipt_record rec;
+	int k = -1, ret = -1;
+
+	if (!it)
+		return -1;
+	while ((k = ipt_iter_next(it, &rec)) > 0)
+		if (produce(&pd, &rec))
+			break;
+	if (k == 0) {
+		ipt_ipi_decoder_finish(pp->ls[lane].dec);
+		ret = pp->lanes ? 0 : consume_inline(r, pp);
+	}
+	ipt_iter_free(it);
+	return ret;
+}
+
+/* lane_main - a producer thread */
+static int lane_main(struct ipt_lanes *l, int lane, void *ctx)
+{
+	return produce_lane(ctx, lane, ipt_lanes_cpus(l, lane));
+}
+
+/* consume_lanes - this thread consumes what the lanes' threads produce */
+static int consume_lanes(struct rpt *r, struct pipe *pp)
+{
+	struct item *it;
+	int lane, ret = 0;
+
+	if (ipt_lanes_start(pp->lanes, lane_main, r)) {
+		ipt_lanes_join(pp->lanes);	/* sets the message */
+		return -1;
+	}
+	while ((it = ipt_lanes_next(pp->lanes, &lane))) {
+		if (consume(r, &pp->ls[lane], it)) {
+			ipt_lanes_fail(pp->lanes, ipt_errmsg());
+			ret = -1;
+		}
+		item_free(it);
+		if (ret)
+			break;
+	}
+	if (ipt_lanes_join(pp->lanes))
+		ret = -1;
+	return ret;
+}
+
+/* settle - sends left in the queues: why they were not matched */
+static void settle(struct rpt *r)
+{
+	struct priv *p = r->priv;
+	struct pipe *pp = p->pipe;
+
+	for (int c = 0; c < r->ncpus; c++) {
+		struct cpu_state *s = &p->cpu[c];
+		uint64_t last = c < pp->npc ? pp->pc[c].last_ts : 0;
+
+		for (int k = 0; k < NCLASS; k++) {
+			struct pend *e;
+
+			while ((e = q_pop(&s->q[k]))) {
+				if (!e->counted)
+					continue;
+				if (!r->have_receive || !p->class_seen[k])
+					r->unmatched.no_receive_events++;
+				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
+					r->unmatched.lost_events++;
+				else if (e->ts >= last)
+					r->unmatched.trace_ended++;
+				else
+					r->unmatched.no_handler++;
+			}
+		}
+	}
+}
+
+/* run_stages - one thread, or producer threads and this thread consuming */
+static int run_stages(struct rpt *r, struct pipe *pp)
+{
+	if (pp->lanes)
+		return consume_lanes(r, pp);
+	return produce_lane(r, 0, NULL);
+}
+
+/* setup_pipe - the lanes (--threads > 1) and their decoders */
+static int setup_pipe(struct rpt *r, struct pipe *pp)
+{
+	struct ipt_trace *t = r->t;
+	int threads = r->opts.threads > 1 ? r->opts.threads : 1, maxcpu = 0;
+
+	pp->r = r;
+	pp->nlanes = 1;
+	if (threads > 1) {
+		/* learnt task names are shared state: then one producer thread */
+		pp->lanes = ipt_lanes_new(t, ipt_ipi_decoder_learns_comms(r->dec) ? 1 : threads,
+					  sizeof(struct item), &pp->nlanes);
+		if (!pp->lanes)
+			return -1;
+	} else if (!(pp->inline_batch = ipt_calloc(1, sizeof(*pp->inline_batch)))) {
+		return -1;
+	}
+	for (int i = 0; i < pp->nlanes; i++)
+		if (!(pp->ls[i].dec = i ? ipt_ipi_decoder_new(t) : r->dec))
+			return -1;
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].cpu > maxcpu)
+			maxcpu = t->streams[i].cpu;
+	return pcpu_grow(pp, maxcpu);
+}
+
+/* gather_lanes - events, time span, counts and decoder counts of every lane */
+static int gather_lanes(struct rpt *r, struct pipe *pp)
+{
+	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	struct priv *p = r->priv;
+
+	for (int i = 0; i < pp->nlanes; i++) {
+		struct lstate *ln = &pp->ls[i];
+
+		if (ln->events && (!r->events || ln->first_ts < r->first_ts))
+			r->first_ts = ln->first_ts;
+		if (ln->last_ts > r->last_ts)
+			r->last_ts = ln->last_ts;
+		r->events += ln->events;
+		if (i)
+			ipt_ipi_stats_add(st, ipt_ipi_decoder_stats(ln->dec));
+		r->rows += ln->rows;
+		r->rows_counted += ln->rows_counted;
+		r->remote_total += ln->remote_total;
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			r->kinds[k] += ln->kinds[k];
+		for (int c = 0; c < ln->ncnt; c++) {
+			const struct lcount *lc = &ln->cnt[c];
+			struct rpt_cpu *rc;
+
+			if (!lc->ipis && !lc->sent)
+				continue;
+			if (ensure_cpu(r, c))
+				return -1;
+			rc = &r->cpus[c];
+			rc->ipis += lc->ipis;
+			rc->sent += lc->sent;
+			rc->remote += lc->remote;
+			for (int k = 0; k < IPT_KIND__COUNT; k++)
+				rc->by_kind[k] += lc->by_kind[k];
+		}
+		if (map_merge(&r->senders, &ln->senders) || map_merge(&r->pairs, &ln->pairs) ||
+		    map_merge(&r->matrix, &ln->matrix))
+			return -1;
+		for (int k = 0; ln->dense && k < DENSE * DENSE; k++)
+			p->dense[k] += ln->dense[k];
+	}
+	return 0;
+}
+
+/* rpt_run - one pass over the trace */
+int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
+{
+	struct pipe *pp;
+	struct priv *p;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	if (opts)
+		r->opts = *opts;
+	r->priv = p = ipt_calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	pthread_mutex_init(&p->reason_lock, NULL);
+	p->pipe = pp = ipt_calloc(1, sizeof(*pp));
+	if (!pp)
+		return -1;
+	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
+	if (r->opts.filter && *r->opts.filter &&
+	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+		return -1;
+	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
+		return -1;
+	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].size)
+			p->has_stream[t->streams[i].cpu] = true;
+	r->dec = ipt_ipi_decoder_new(t);
+	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
+		goto out;
+	/* what the producer saw per CPU */
+	for (int c = 0; c < pp->npc; c++) {
+		if (!pp->pc[c].last_ts && !pp->pc[c].lost && !pp->pc[c].lost_unknown)
+			continue;
+		if (ensure_cpu(r, c))
+			goto out;
+		r->cpus[c].lost = pp->pc[c].lost;
+		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
+	}
+	settle(r);
+	for (int i = 0; i < DENSE * DENSE; i++)
+		if (p->dense[i] && map_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
+					     p->dense[i]))
+			goto out;
+	/* CPUs with events but beyond the trace's own count */
+	for (int c = r->ncpus; c < p->ncpu; c++)
+		if (r->cpus[c].ipis || r->cpus[c].sent)
+			r->ncpus = c + 1;
+	ret = 0;
+out:
+	return ret;
+}
+
+void rpt_free(struct rpt *r)
+{
+	struct priv *p = r->priv;
+
+	if (p && p->pipe) {
+		ipt_lanes_free(p->pipe->lanes, item_free_cb);
+		for (int l = 0; l < IPT_LANES_MAX; l++) {
+			struct lstate *ln = &p->pipe->ls[l];
+
+			if (l && ln->dec)
+				ipt_ipi_decoder_free(ln->dec);
+			free(ln->cnt);
+			free(ln->dense);
+			map_free(&ln->senders);
+			map_free(&ln->pairs);
+			map_free(&ln->matrix);
+		}
+		/* items never consumed (a failed run) still own memory */
+		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
+			item_free(&p->pipe->inline_batch->v[i]);
+		free(p->pipe->inline_batch);
+		free(p->pipe->pc);
+		free(p->pipe);
+	}
+	if (p) {
+		for (int c = 0; c < p->ncpu; c++) {
+			for (int k = 0; k < NCLASS; k++)
+				free(p->cpu[c].q[k].v);
+			free(p->cpu[c].open_iso);
+		}
+		free(p->cpu);
+		free(p->ev);
+		free(p->csd);
+		pthread_mutex_destroy(&p->reason_lock);
+		free(p);
+	}
+	for (int c = 0; r->cpus && c < r->ncpus; c++) {
+		hist_free(&r->cpus[c].lat);
+		hist_free(&r->cpus[c].handler);
+		hist_free(&r->cpus[c].csd_q2r);
+		hist_free(&r->cpus[c].csd_run);
+	}
+	free(r->cpus);
+	map_free(&r->senders);
+	map_free(&r->pairs);
+	map_free(&r->matrix);
+	for (size_t i = 0; i < r->niso; i++)
+		free(r->iso[i].stack);
+	free(r->iso);
+	ipt_ipi_decoder_free(r->dec);
+	ipt_filter_free(r->filter);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * report.h - who interrupts my CPUs: aggregation and send -> handler matching
+ *
+ * One pass over a trace's records in time order.  Every IPI row is counted
+ * (per target CPU and kind, per sender, per call site and function, in a
+ * sender x target matrix) and queued on its target CPU until the interrupt
+ * that serves it: x86 irq_vectors:<vector>_entry, arm64 ipi:ipi_entry with
+ * the same reason.  One interrupt may serve several queued sends (they were
+ * coalesced).  csd calls are matched by csd pointer from csd_queue_cpu to
+ * csd_function_entry/exit.  Cross-CPU latencies are only computed when the
+ * trace clock is comparable across CPUs.
+ */
+#ifndef IPT_REPORT_H
+#define IPT_REPORT_H
+
+#include "core/hist.h"
+#include "ipi/ipi.h"
+
+struct rpt_key {
+	uint64_t a, b;
+	uint32_t c;
+};
+
+struct rpt_slot {
+	struct rpt_key key;
+	bool used;
+	uint64_t val;
+};
+
+struct rpt_map {			/* rpt_key -> count (open addressing) */
+	struct rpt_slot *slot;		/* key, flag and count share a cache line */
+	size_t n, cap;
+};
+
+struct rpt_cpu {			/* per target CPU */
+	uint64_t ipis;			/* rows that target this CPU */
+	uint64_t by_kind[IPT_KIND__COUNT];
+	uint64_t sent;			/* rows this CPU sent */
+	uint64_t remote;		/* rows from another CPU */
+	uint64_t matched, remote_matched, coalesced;
+	uint64_t handlers;		/* IPI interrupt entries on this CPU */
+	uint64_t handlers_unattributed;	/* entries with no queued send */
+	uint64_t csd_runs;		/* csd_function_entry with a queued csd */
+	struct hist lat;		/* send -> handler entry, ns */
+	struct hist handler;		/* handler entry -> exit, ns */
+	struct hist csd_q2r;		/* csd queue -> function entry, ns */
+	struct hist csd_run;		/* csd function entry -> exit, ns */
+	uint64_t lost;			/* events lost on this CPU (known) */
+	bool lost_unknown;
+};
+
+/* one IPI to an isolated CPU, listed individually */
+struct rpt_iso {
+	uint64_t ts, id;
+	int32_t src_cpu, target_cpu, pid;
+	uint64_t callsite, callback, func;
+	enum ipt_ipi_kind kind;
+	const char *reason;
+	int64_t latency;		/* -1 unknown */
+	int64_t handler;		/* -1 unknown */
+	uint64_t *stack;		/* kernel stack of the send, or NULL */
+	uint32_t nstack;
+	bool matched;
+};
+
+struct rpt_unmatched {			/* reasons sends stayed unmatched */
+	uint64_t trace_ended, no_receive_events, lost_events, no_handler;
+};
+
+struct rpt_opts {
+	const char *filter;		/* row filter for the counts (NULL: all) */
+	const struct ipt_cpuset *isolated;	/* list IPIs to these CPUs */
+	bool assume_synced_clock;	/* compute cross-CPU latencies anyway */
+	int threads;			/* > 1: that many decoding threads (lanes.h) */
+};
+
+struct rpt {
+	struct ipt_trace *t;
+	struct rpt_opts opts;
+	struct ipt_ipi_decoder *dec;
+	struct ipt_filter *filter;
+	int ncpus;
+	struct rpt_cpu *cpus;
+	struct rpt_map senders;		/* (target, pid, src_cpu) */
+	struct rpt_map pairs;		/* (callsite, func or callback, target) */
+	struct rpt_map matrix;		/* (src, target) */
+	uint64_t kinds[IPT_KIND__COUNT];
+	uint64_t rows, rows_counted, events;
+	uint64_t first_ts, last_ts;
+	bool cross_ok;			/* clock comparable across CPUs */
+	const char *cross_why;		/* why not */
+	bool have_receive;		/* receive events exist in the trace */
+	struct rpt_unmatched unmatched;
+	uint64_t remote_total, remote_matched;
+	struct rpt_iso *iso;
+	size_t niso, capiso;
+	void *priv;			/* matching state (report.c) */
+};
+
+int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts);
+void rpt_free(struct rpt *r);
+/* sorted views: entries of a map in decreasing count (caller frees) */
+struct rpt_entry {
+	struct rpt_key key;
+	uint64_t count;
+};
+struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n);
+/* Whether a clock's timestamps compare across CPUs, and if not why. */
+bool rpt_clock_cross_cpu(const char *clock, const char **why);
+/* Events lost on cpu: the ring buffer's marks (c->lost) plus the overrun and
+ * dropped counts of the file's per-CPU stats. */
+unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu);
+
+#endif

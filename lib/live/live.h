@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * live.h - tracefs control and per-CPU ring-buffer capture (not installed)
+ *
+ * The recorder works in its own tracefs instance (instances/ipitrace-<pid>),
+ * never in the top-level buffer nor in another tool's instance.  Per-CPU
+ * data is read from per_cpu/cpuN/trace_pipe_raw opened O_NONBLOCK, spliced
+ * into a pipe and from there into an unnamed per-CPU temporary file, by
+ * reader threads that poll by sleeping: no reader ever waits on a ring
+ * buffer, so the kernel never sends irq_work wake-up IPIs on our behalf.
+ *
+ * Functions return 0 (or a valid pointer) on success, -1 (or NULL) on
+ * failure with a one-line message in ipt_errmsg() naming the path.
+ */
+#ifndef IPT_LIVE_H
+#define IPT_LIVE_H
+
+#include "core/core.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define IPT_LIVE_TRACEFS	"/sys/kernel/tracing"
+#define IPT_LIVE_PREFIX		"ipitrace-"	/* instance name: PREFIX<pid> */
+
+/*
+ * Private trace.dat option (trace-cmd ignores ids it does not know): the
+ * machine's CPU isolation at record time, NUL-terminated text
+ * "isolated=LIST\nnohz_full=LIST\n" (LIST may be empty).
+ */
+#define IPT_OPTION_CPU_ISOLATION	64
+
+/* ---- files ---- */
+
+/* Read a whole (tracefs, proc, sysfs) file; *text is NUL-terminated. */
+int ipt_file_read(const char *path, char **text, size_t *len);
+/* Write text with one write(); on EINVAL the message says "rejected". */
+int ipt_file_write(const char *path, const char *text);
+
+/* ---- tracefs and CPUs ---- */
+
+/*
+ * Find the tracefs mount (IPT_LIVE_TRACEFS, /proc/mounts, debugfs's
+ * tracing/).  If none and mount_it, mount tracefs at IPT_LIVE_TRACEFS and
+ * set *mounted.  path receives the directory.
+ */
+int ipt_tracefs_find(char *path, size_t size, bool mount_it, bool *mounted);
+
+/* CPU list of /sys/devices/system/cpu/NAME ("online", "isolated",
+ * "nohz_full"); a missing file gives the empty set. */
+int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set);
+
+/*
+ * The CPUs the recorder's own threads may run on: online CPUs that are
+ * neither isolated nor nohz_full; if that is every online CPU (nothing is
+ * isolated), only the first CPU of allowed (the caller's affinity), so that
+ * the other CPUs stay free of recorder activity.
+ */
+int ipt_housekeeping_cpus(struct ipt_cpuset *hk, const struct ipt_cpuset *online,
+			  const struct ipt_cpuset *allowed);
+
+/* ---- instances ---- */
+
+struct ipt_live {
+	char *tracefs;		/* tracefs mount point */
+	char *dir;		/* tracefs/instances/name */
+	char *name;
+};
+
+/*
+ * Remove instances/ipitrace-<pid> whose pid no longer exists (left behind
+ * by a SIGKILLed recorder).  report (may be NULL) is called for each one
+ * removed.  Returns the number removed, -1 if instances/ cannot be read.
+ */
+int ipt_live_remove_stale(const char *tracefs,
+			  void (*report)(const char *dir, void *arg), void *arg);
+
+/* mkdir tracefs/instances/name (fails if it exists). */
+struct ipt_live *ipt_live_create(const char *tracefs, const char *name);
+/* rmdir the instance (events, filters, triggers and buffers go with it)
+ * and free l.  -1 if the directory could not be removed (l is freed). */
+int ipt_live_destroy(struct ipt_live *l);
+
+/* Files of the instance, rel relative to its directory. */
+int ipt_live_write(struct ipt_live *l, const char *rel, const char *text);
+int ipt_live_read(struct ipt_live *l, const char *rel, char **text, size_t *len);
+bool ipt_live_exists(struct ipt_live *l, const char *rel);
+
+/* events/sys/name (name NULL: the whole system) exists in the instance. */
+bool ipt_live_has_event(struct ipt_live *l, const char *sys, const char *name);
+int ipt_live_enable_event(struct ipt_live *l, const char *sys, const char *name, bool on);
+/* Set the event's filter (NULL or "" clears it); on rejection the message
+ * carries the kernel's parse error. */
+int ipt_live_set_filter(struct ipt_live *l, const char *sys, const char *name,
+			const char *expr);
+/* Write a trigger ("stacktrace if cpu == 1"); remove with "!stacktrace". */
+int ipt_live_set_trigger(struct ipt_live *l, const char *sys, const char *name,
+			 const char *trigger);
+
+bool ipt_live_clock_offered(struct ipt_live *l, const char *clock);
+int ipt_live_set_clock(struct ipt_live *l, const char *clock);
+int ipt_live_set_tracing(struct ipt_live *l, bool on);
+int ipt_live_set_buffer_kb(struct ipt_live *l, unsigned long kb);
+/* Sub-buffer ("page") size of the instance in bytes. */
+int ipt_live_page_size(struct ipt_live *l, uint32_t *page_size);
+
+/* ---- per-CPU stats (per_cpu/cpuN/stats) ---- */
+
+struct ipt_cpu_stats {
+	uint64_t entries;		/* events still in the buffer */
+	uint64_t overrun;		/* overwritten before being read */
+	uint64_t commit_overrun;	/* lost to nested writes filling a page */
+	uint64_t bytes;
+	uint64_t dropped;		/* dropped (buffer full, no overwrite) */
+	uint64_t read;			/* events consumed by readers */
+};
+int ipt_stats_parse(const char *text, struct ipt_cpu_stats *st);
+static inline uint64_t ipt_stats_lost(const struct ipt_cpu_stats *st)
+{
+	return st->overrun + st->commit_overrun + st->dropped;
+}
+
+/* ---- ring-buffer pages ---- */
+
+struct ipt_page_geometry {
+	uint32_t page_size;		/* sub-buffer size, header included */
+	unsigned int commit_off, commit_size, data_off;
+};
+/* From the text of events/header_page. */
+int ipt_page_geometry_parse(struct ipt_page_geometry *g, const char *header_page,
+			    size_t len, uint32_t page_size);
+
+struct ipt_page_count {
+	uint64_t pages;
+	uint64_t events;		/* data events (padding and time records not counted) */
+	uint64_t missed_pages;		/* pages flagged "events missed before" */
+	uint64_t missed_events;		/* sum of the stored missed counts */
+	bool missed_unknown;		/* a flagged page had no stored count */
+};
+/* Walk the whole pages of fd (from offset 0) and count their events. */
+int ipt_pages_count(int fd, const struct ipt_page_geometry *g, struct ipt_page_count *pc);
+
+/* ---- capture ---- */
+
+struct ipt_capture;
+
+struct ipt_capture_opts {
+	const struct ipt_cpuset *cpus;	/* CPUs whose buffers to read */
+	const char *tmpdir;		/* where the per-CPU temporary files go */
+	uint32_t page_size;
+	unsigned int poll_ms;		/* sleep between polls (default 100) */
+};
+
+/*
+ * Open every CPU's trace_pipe_raw (O_NONBLOCK) and an unnamed temporary
+ * file per CPU in tmpdir, and start one reader thread per CPU.  The
+ * threads inherit the caller's CPU affinity: pin the caller first.
+ */
+struct ipt_capture *ipt_capture_start(struct ipt_live *l, const struct ipt_capture_opts *o);
+/* True once a reader failed (the message: ipt_capture_error()). */
+bool ipt_capture_failed(struct ipt_capture *c);
+const char *ipt_capture_error(struct ipt_capture *c);
+/*
+ * Call after tracing is off: the readers splice what is left, read the
+ * last partial pages, and exit; trace_pipe_raw files are closed.  -1 if a
+ * reader failed at any time.
+ */
+int ipt_capture_finish(struct ipt_capture *c);
+int ipt_capture_ncpus(struct ipt_capture *c);
+int ipt_capture_cpu(struct ipt_capture *c, int i);	/* CPU number of slot i */
+int ipt_capture_fd(struct ipt_capture *c, int i);	/* its temporary file */
+uint64_t ipt_capture_bytes(struct ipt_capture *c, int i);
+/* Stop (if running), close everything; the temporary files vanish. */
+void ipt_capture_free(struct ipt_capture *c);
+
+#endif

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * out_rows.c - IPI rows as CSV and JSON lines
+ *
+ * Columns (exploded: one row per target CPU):
+ *   ts_ns,id,src_cpu,target_cpu,ntargets,pid,comm,event,kind,
+ *   callsite,callsite_sym,callback,callback_sym,func,func_sym,reason
+ * With --no-explode the target_cpu column becomes targets: a CPU list
+ * string in CSV ("0-3,8") and an array of integers in JSON.
+ * Addresses are "0x..." strings; unknown symbols are empty (CSV) or null.
+ */
+#include "core/core.h"
+#include "output/rows.h"
+
+#include <stdlib.h>
+
+static const char *const cols_exploded[] = {
+	"ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event", "kind",
+	"callsite", "callsite_sym", "callback", "callback_sym", "func", "func_sym", "reason",
+};
+
+static int json_str(struct ipt_strbuf *sb, const char *s)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	if (!s)
+		return sb_adds(sb, "null");
+	if (sb_addc(sb, '"'))
+		return -1;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			if (sb_addc(sb, '\\') || sb_addc(sb, (char)c))
+				return -1;
+		} else if (c < 0x20) {
+			char e[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
+
+			if (sb_add(sb, e, 6))
+				return -1;
+		} else if (sb_addc(sb, (char)c)) {
+			return -1;
+		}
+	}
+	return sb_addc(sb, '"');
+}
+
+static int hexaddr(struct ipt_strbuf *sb, uint64_t a, bool json)
+{
+	return (json && sb_addc(sb, '"')) || sb_add(sb, "0x", 2) || sb_add_hex(sb, a) ||
+	       (json && sb_addc(sb, '"'));
+}
+
+/* sym_off - "sym+0xoff" into tmp (callsite), or NULL */
+static const char *sym_off(char *tmp, size_t n, const char *sym, uint64_t off)
+{
+	if (!sym)
+		return NULL;
+	snprintf(tmp, n, "%s+0x%llx", sym, (unsigned long long)off);
+	return tmp;
+}
+
+/* targets_list - the CPU list of the row's targets (small buffer or heap) */
+static char *targets_list(const struct ipt_ipi_row *r, char *small, size_t n)
+{
+	size_t need = ipt_cpuset_format_list(r->targets, small, n);
+	char *big;
+
+	if (need < n)
+		return small;
+	big = ipt_malloc(need + 1);
+	if (big)
+		ipt_cpuset_format_list(r->targets, big, need + 1);
+	return big;
+}
+
+/* ---- the CSV hot path: one reservation per row, digits written by hand ---- */
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* put_csv - a CSV field (quoted when it must be); room for 2 * len + 2 given.
+ * One pass: copied as is until a byte that needs quoting shows up. */
+static char *put_csv(char *p, const char *s, size_t len)
+{
+	static const bool special[256] = { [','] = true, ['"'] = true, ['\n'] = true,
+					   ['\r'] = true };
+	size_t i;
+
+	if (!s)
+		return p;
+	for (i = 0; i < len; i++) {
+		if (special[(unsigned char)s[i]])
+			break;
+		p[i] = s[i];
+	}
+	if (i == len)
+		return p + len;
+	*p++ = '"';
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			*p++ = '"';
+		*p++ = s[i];
+	}
+	*p++ = '"';
+	return p;
+}
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/* csv_row - one CSV line for a row (or an event's targets when !explode) */
+static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb)
+{
+	size_t lc = slen(r->comm), le = slen(r->event), lcs = slen(r->callsite_sym);
+	size_t lcb = slen(r->callback_sym), lf = slen(r->func_sym), lr = slen(r->reason);
+	const char *kind = ipt_kind_name(r->kind);
+	char small[256], *list = NULL;
+	size_t ll = 0;
+	char *p;
+
+	if (!explode) {
+		list = targets_list(r, small, sizeof(small));
+		if (!list)
+			return -1;
+		ll = strlen(list);
+	}
+	if (sb_grow(sb, 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll)) {
+		if (list && list != small)
+			free(list);
+		return -1;
+	}
+	p = sb->buf + sb->len;
+	p = put_u64(p, r->ts);
+	*p++ = ',';
+	p = put_u64(p, r->id);
+	*p++ = ',';
+	p = put_i64(p, r->src_cpu);
+	*p++ = ',';
+	if (explode) {
+		p = put_i64(p, r->target_cpu);
+	} else {
+		*p++ = '"';
+		memcpy(p, list, ll);
+		p += ll;
+		*p++ = '"';
+		if (list != small)
+			free(list);
+	}
+	*p++ = ',';
+	p = put_u64(p, r->ntargets);
+	*p++ = ',';
+	p = put_i64(p, r->pid);
+	*p++ = ',';
+	p = put_csv(p, r->comm, lc);
+	*p++ = ',';
+	p = put_csv(p, r->event, le);
+	*p++ = ',';
+	p = put_csv(p, kind, strlen(kind));
+	*p++ = ',';
+	p = put_hex(p, r->callsite);
+	*p++ = ',';
+	if (r->callsite_sym) {
+		p = put_csv(p, r->callsite_sym, lcs);
+		*p++ = '+';
+		p = put_hex(p, r->callsite_off);
+	}
+	*p++ = ',';
+	p = put_hex(p, r->callback);
+	*p++ = ',';
+	p = put_csv(p, r->callback_sym, lcb);
+	*p++ = ',';
+	p = put_hex(p, r->func);
+	*p++ = ',';
+	p = put_csv(p, r->func_sym, lf);
+	*p++ = ',';
+	p = put_csv(p, r->reason, lr);
+	*p++ = '\n';
+	*p = 0;
+	sb->len = (size_t)(p - sb->buf);
+	return 0;
+}
+
+int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
+{
+	if (fmt != IPT_ROWS_CSV)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(cols_exploded); i++) {
+		const char *c = cols_exploded[i];
+
+		if (!explode && !strcmp(c, "target_cpu"))
+			c = "targets";
+		if ((i && sb_addc(sb, ',')) || sb_adds(sb, c))
+			return -1;
+	}
+	return sb_addc(sb, '\n');
+}
+
+/* ipt_rows_format - one row (or one event when !explode) as a line */
+int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
+		    struct ipt_strbuf *sb)
+{
+	char cs[256];
+	const char *callsite;
+	int ret = 0;
+
+	if (fmt != IPT_ROWS_JSONL)
+		return csv_row(explode, r, sb);
+	callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
+	{
+		ret |= sb_adds(sb, "{\"ts_ns\":") | sb_add_u64(sb, r->ts);
+		ret |= sb_adds(sb, ",\"id\":") | sb_add_u64(sb, r->id);
+		ret |= sb_adds(sb, ",\"src_cpu\":") | sb_add_i64(sb, r->src_cpu);
+		if (explode) {
+			ret |= sb_adds(sb, ",\"target_cpu\":") | sb_add_i64(sb, r->target_cpu);
+		} else {
+			bool first = true;
+
+			ret |= sb_adds(sb, ",\"targets\":[");
+			for (int c = ipt_cpuset_next(r->targets, 0); c >= 0;
+			     c = ipt_cpuset_next(r->targets, (unsigned int)c + 1)) {
+				ret |= (first ? 0 : sb_addc(sb, ',')) | sb_add_i64(sb, c);
+				first = false;
+			}
+			ret |= sb_addc(sb, ']');
+		}
+		ret |= sb_adds(sb, ",\"ntargets\":") | sb_add_u64(sb, r->ntargets);
+		ret |= sb_adds(sb, ",\"pid\":") | sb_add_i64(sb, r->pid);
+		ret |= sb_adds(sb, ",\"comm\":") | json_str(sb, r->comm);
+		ret |= sb_adds(sb, ",\"event\":") | json_str(sb, r->event);
+		ret |= sb_adds(sb, ",\"kind\":") | json_str(sb, ipt_kind_name(r->kind));
+		ret |= sb_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
+		ret |= sb_adds(sb, ",\"callsite_sym\":") | json_str(sb, callsite);
+		ret |= sb_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
+		ret |= sb_adds(sb, ",\"callback_sym\":") | json_str(sb, r->callback_sym);
+		ret |= sb_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
+		ret |= sb_adds(sb, ",\"func_sym\":") | json_str(sb, r->func_sym);
+		ret |= sb_adds(sb, ",\"reason\":") | json_str(sb, r->reason);
+		ret |= sb_adds(sb, "}\n");
+		return ret ? -1 : 0;
+	}
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ringbuf.c - decoding of ring-buffer sub-buffers ("pages")
+ *
+ * A page: header (timestamp, commit word, from events/header_page), then
+ * events, each with a 32-bit header: type_len (5 bits) and time_delta (27
+ * bits), in the trace's byte order (big endian: type_len in the top bits).
+ *
+ *   type_len 1..28  data event, payload type_len * 4 bytes after the header
+ *   type_len 0      data event, array[0] = payload length + 4, payload after
+ *   29 padding      array[0] = bytes to skip after the header (discarded event)
+ *   30 time extend  delta = array[0] << 27 | time_delta, added
+ *   31 time stamp   absolute: array[0] << 27 | time_delta (top 5 bits kept)
+ *
+ * The commit word holds the data length in its low 27 bits; bit 31 says
+ * events were lost before this page, bit 30 that their count is stored as
+ * a long right after the data.  These rules mirror the kernel's
+ * ring_buffer.c and libtraceevent's kbuffer, so that timestamps agree with
+ * trace-cmd exactly.
+ */
+#include "ringbuf/ringbuf.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define RB_MISSED_EVENTS (1ULL << 31)
+#define RB_MISSED_STORED (1ULL << 30)
+#define RB_COMMIT_MASK ((1ULL << 27) - 1)
+#define RB_TS_SHIFT 27
+#define RB_TS_MSB (0xf8ULL << 56)
+
+enum { RB_PADDING = 29, RB_TIME_EXTEND = 30, RB_TIME_STAMP = 31 };
+
+void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
+			  const struct ipt_cpu_stream *s)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->t = t;
+	pr->s = s;
+	if (!s->chunked) {
+		pr->cur = s->data;
+		pr->cur_size = s->data ? s->size : 0;
+	}
+	pr->next_off = s->chunk_off;
+}
+
+void ipt_page_reader_release(struct ipt_page_reader *pr)
+{
+	free(pr->cbuf);
+	pr->cbuf = NULL;
+	pr->cbuf_cap = 0;
+}
+
+/* where - file offset of byte off of the current bytes, for messages */
+static long long where(const struct ipt_page_reader *pr, uint64_t off)
+{
+	if (pr->s->chunked)
+		return (long long)pr->chunk_foff;
+	return (long long)(pr->s->file_offset + off);
+}
+
+static int bad(const struct ipt_page_reader *pr, uint64_t off, const char *what)
+{
+	if (pr->s->chunked)
+		return ipt_err_at(pr->t->path, where(pr, off),
+				  "CPU %d: %s (at byte %llu of the decompressed chunk)",
+				  pr->s->cpu, what, (unsigned long long)off);
+	return ipt_err_at(pr->t->path, where(pr, off), "CPU %d: %s", pr->s->cpu, what);
+}
+
+/*
+ * drop_behind - let the kernel reclaim file pages already decoded, so that
+ * resident memory stays flat however large the trace (the mapping is
+ * read-only: dropped pages would simply be read again if ever touched).
+ */
+static void drop_behind(const struct ipt_trace *t, const uint8_t *from, const uint8_t *to)
+{
+	uintptr_t ps = 4096, a, b;
+
+	if (!t->map || from < t->map || to > t->map + t->map_size || to <= from)
+		return;
+	a = ((uintptr_t)from + ps - 1) & ~(ps - 1);
+	b = (uintptr_t)to & ~(ps - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* load_chunk - decompress the next chunk; 1 loaded, 0 none left, -1 error */
+static int load_chunk(struct ipt_page_reader *pr)
+{
+	const struct ipt_cpu_stream *s = pr->s;
+	const struct ipt_trace *t = pr->t;
+	uint64_t off = pr->next_off, data;
+	uint32_t csize, usize;
+
+	if (!s->chunked || pr->next_chunk >= s->nchunks)
+		return 0;
+	if (off > t->map_size || t->map_size - off < 8)
+		return ipt_err_at(t->path, (long long)off, "CPU %d: truncated chunk header", s->cpu);
+	csize = (uint32_t)ipt_get_uint(t->map + off, 4, t->big_endian);
+	usize = (uint32_t)ipt_get_uint(t->map + off + 4, 4, t->big_endian);
+	data = off + 8;
+	if (csize > t->map_size - data)
+		return ipt_err_at(t->path, (long long)off, "CPU %d: chunk runs past the end of the file",
+				  s->cpu);
+	if (usize > pr->cbuf_cap) {
+		uint8_t *n = ipt_realloc(pr->cbuf, usize);
+
+		if (!n)
+			return -1;
+		pr->cbuf = n;
+		pr->cbuf_cap = usize;
+	}
+	if (ipt_decompress(t->compression, t->map + data, csize, pr->cbuf, usize, t->path,
+			   (long long)off))
+		return -1;
+	/* chunks of a CPU lie one after the other: drop from the last mark */
+	if (!pr->drop_mark || pr->drop_mark > off)
+		pr->drop_mark = off;
+	drop_behind(t, t->map + (pr->drop_mark & ~4095ULL), t->map + data + csize);
+	pr->drop_mark = (data + csize) & ~4095ULL;
+	pr->chunk_foff = off;
+	pr->next_off = data + csize;
+	pr->cur_base += pr->cur_size;
+	pr->cur = pr->cbuf;
+	pr->cur_size = usize;
+	pr->page = 0;
+	pr->next_chunk++;
+	return 1;
+}
+
+/* open_page - start the page at pr->page; 1 ok, 0 no more pages, -1 error */
+static int open_page(struct ipt_page_reader *pr)
+{
+	const struct ipt_page_layout *pl = &pr->t->layout;
+	bool be = pr->t->big_endian;
+	uint64_t left, commit, size, psize;
+	const uint8_t *p;
+
+	for (;;) {
+		if (pr->cur && pr->page < pr->cur_size)
+			break;
+		{
+			int r = load_chunk(pr);
+
+			if (r <= 0)
+				return r;
+		}
+	}
+	if (!pr->s->chunked && pr->page && !(pr->page & ((1u << 20) - 1)))
+		drop_behind(pr->t, pr->cur + pr->page - (1u << 20), pr->cur + pr->page);
+	left = pr->cur_size - pr->page;
+	psize = left < pl->page_size ? left : pl->page_size;
+	if (psize < pl->data_off)
+		return bad(pr, pr->page, "truncated page header");
+	p = pr->cur + pr->page;
+	pr->ts = ipt_get_uint(p + pl->ts_off, 8, be);
+	commit = ipt_get_uint(p + pl->commit_off, pl->commit_size, be);
+	size = commit & RB_COMMIT_MASK;
+	if (size > psize - pl->data_off)
+		return bad(pr, pr->page, "page commit size past the end of the page");
+	pr->missed = 0;
+	if (commit & RB_MISSED_EVENTS) {
+		pr->missed = UINT64_MAX;
+		if (commit & RB_MISSED_STORED) {
+			unsigned int ls = pl->commit_size;
+
+			if (pl->data_off + size + ls <= psize)
+				pr->missed = ipt_get_uint(p + pl->data_off + size, ls, be);
+			if (!pr->missed)
+				pr->missed = UINT64_MAX;
+		}
+	}
+	pr->pos = pr->page + pl->data_off;
+	pr->end = pr->pos + size;
+	pr->in_page = true;
+	return 1;
+}
+
+/* ipt_page_reader_next - the next data event of the stream */
+int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
+{
+	bool be = pr->t->big_endian;
+
+	for (;;) {
+		uint32_t hdr, type_len, delta;
+		uint64_t pos, dlen, data;
+
+		if (!pr->in_page) {
+			int r = open_page(pr);
+
+			if (r <= 0)
+				return r;
+		}
+		pos = pr->pos;
+		if (pos >= pr->end) {
+			pr->in_page = false;
+			pr->page += pr->t->layout.page_size;
+			continue;
+		}
+		if (pr->end - pos < 4)
+			return bad(pr, pos, "truncated event header");
+		hdr = (uint32_t)ipt_get_uint(pr->cur + pos, 4, be);
+		if (be) {
+			type_len = hdr >> 27;
+			delta = hdr & ((1u << 27) - 1);
+		} else {
+			type_len = hdr & 31;
+			delta = hdr >> 5;
+		}
+		switch (type_len) {
+		case RB_PADDING: {
+			uint64_t len;
+
+			pr->ts += delta;
+			if (pr->end - pos < 8) {
+				pr->pos = pr->end;
+				continue;
+			}
+			len = ipt_get_uint(pr->cur + pos + 4, 4, be);
+			if (!len || len > pr->end - pos - 4) {
+				pr->pos = pr->end;	/* rest of the page is padding */
+				continue;
+			}
+			pr->pos = pos + 4 + len;
+			continue;
+		}
+		case RB_TIME_EXTEND:
+		case RB_TIME_STAMP: {
+			uint64_t ext;
+
+			if (pr->end - pos < 8)
+				return bad(pr, pos, "truncated time extend");
+			ext = ipt_get_uint(pr->cur + pos + 4, 4, be) << RB_TS_SHIFT | delta;
+			if (type_len == RB_TIME_STAMP)
+				pr->ts = ext | (pr->ts & RB_TS_MSB);
+			else
+				pr->ts += ext;
+			pr->pos = pos + 8;
+			continue;
+		}
+		case 0: {
+			uint64_t len;
+
+			if (pr->end - pos < 8)
+				return bad(pr, pos, "truncated event length");
+			len = ipt_get_uint(pr->cur + pos + 4, 4, be);
+			if (len < 4)
+				return bad(pr, pos, "bad event length");
+			dlen = (len - 4 + 3) & ~3ULL;
+			data = pos + 8;
+			break;
+		}
+		default:
+			dlen = type_len * 4u;
+			data = pos + 4;
+			break;
+		}
+		if (dlen > pr->end - data)
+			return bad(pr, pos, "event runs past the page's data");
+		pr->ts += delta;
+		pr->pos = data + dlen;
+		rec->ts = pr->ts;
+		rec->data = pr->cur + data;
+		rec->size = (uint32_t)dlen;
+		rec->cpu = pr->s->cpu;
+		rec->missed = pr->missed;
+		pr->missed = 0;
+		rec->event = dlen >= 2 ?
+			ipt_trace_event_by_id(pr->t, (int)ipt_get_uint(rec->data, 2, be)) : NULL;
+		/* every __data_loc of the record must point inside it */
+		if (rec->event && rec->event->ndyn) {
+			for (int i = 0; i < rec->event->ndyn; i++) {
+				const uint8_t *d;
+				uint32_t n;
+
+				if (ipt_field_bytes(pr->t, rec, rec->event->dyn[i], &d, &n))
+					return bad(pr, pos, "a __data_loc field points outside its event");
+			}
+		}
+		return 1;
+	}
+}

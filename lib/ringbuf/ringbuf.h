@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ringbuf/ringbuf.h - the kernel's ring-buffer page format: layout, reader,
+ * writer (not installed).  A leaf above core/, like libtraceevent's kbuffer.
+ */
+#ifndef IPT_RINGBUF_H
+#define IPT_RINGBUF_H
+
+#include "core/core.h"
+
+
+/* ---- ring-buffer pages (ringbuf.c) ---- */
+/*
+ * Walks the events of one CPU stream, page after page.  Mirrors the kernel's
+ * ring_buffer_event format and libtraceevent's kbuffer reading rules.
+ */
+struct ipt_page_reader {
+	const struct ipt_trace *t;
+	const struct ipt_cpu_stream *s;
+	const uint8_t *cur;	/* current flat bytes (stream data or chunk) */
+	uint64_t cur_size;
+	uint64_t cur_base;	/* uncompressed stream offset of cur[0] */
+	uint32_t next_chunk;	/* chunked streams: next chunk to load */
+	uint64_t next_off;	/* ... and the file offset of its header */
+	uint64_t chunk_foff;	/* file offset of the chunk in cur (messages) */
+	uint8_t *cbuf;		/* chunk buffer */
+	size_t cbuf_cap;
+	uint64_t page;		/* offset of the current page in cur */
+	uint64_t pos;		/* offset of the next event header in cur */
+	uint64_t end;		/* end of the current page's data in cur */
+	uint64_t ts;		/* running timestamp */
+	uint64_t missed;	/* pending "missed events" for the next record */
+	uint64_t drop_mark;	/* file offset up to which pages were dropped */
+	bool in_page;
+};
+void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
+			  const struct ipt_cpu_stream *s);
+/* 1 and rec filled, 0 at the end, -1 on a malformed page (ipt_errmsg).
+ * rec->data stays valid until the next call. */
+int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec);
+void ipt_page_reader_release(struct ipt_page_reader *pr);
+
+/*
+ * Page builder: the inverse of the reader.  Used by text.c (text traces
+ * become pages), by the synthetic trace generator and by `explode`.
+ * Events are appended in time order; pages of layout->page_size bytes are
+ * appended to out (ring-buffer header, type_len 0 or small events, time
+ * extends when a delta does not fit 27 bits).
+ */
+struct ipt_page_writer {
+	struct ipt_page_layout layout;
+	bool big_endian;
+	struct ipt_strbuf out;	/* finished pages */
+	uint8_t *page;		/* page being filled */
+	uint32_t used;		/* bytes of data used in the current page */
+	uint64_t page_ts;	/* timestamp in the current page header */
+	uint64_t last_ts;
+	bool open;
+};
+int ipt_page_writer_init(struct ipt_page_writer *pw, const struct ipt_page_layout *pl,
+			 bool big_endian);
+/* Append one event (payload starts with common_type). */
+int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *payload,
+			uint32_t len);
+/* Close the last page; out then holds whole pages. */
+int ipt_page_writer_finish(struct ipt_page_writer *pw);
+void ipt_page_writer_free(struct ipt_page_writer *pw);
+
+#endif /* IPT_RINGBUF_H */
