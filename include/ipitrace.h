@@ -12,7 +12,11 @@
  *    they are released with the matching _close or _free call, which accepts NULL;
  *  - functions that can fail return 0 or a valid pointer on success, and on
  *    failure -1 or NULL with a one-line message available from ipt_errmsg()
- *    (thread-local), of the form "FILE: offset N: what went wrong".
+ *    (thread-local), of the form "FILE: offset N: what went wrong", and a
+ *    code from ipt_errcode() that says what kind of failure it was (callers
+ *    decide on the code, never on the message's text);
+ *  - options structs carry their size (`.sz = sizeof(opts)`, as libbpf's
+ *    do), so that fields can be added without breaking callers.
  */
 #ifndef IPITRACE_H
 #define IPITRACE_H
@@ -30,6 +34,17 @@ extern "C" {
 
 /* The last error message of this thread ("" when none). */
 const char *ipt_errmsg(void);
+
+/* What kind of failure the last message of this thread reports. */
+enum ipt_error {
+	IPT_ERR_NONE = 0,	/* no error yet */
+	IPT_ERR_FAILED,		/* the work failed: bad input data, a system call, ... */
+	IPT_ERR_INVALID,	/* an argument is invalid: filter syntax, an option value */
+	IPT_ERR_NOMEM,		/* out of memory */
+};
+enum ipt_error ipt_errcode(void);
+/* "none", "failed", "invalid", "nomem" */
+const char *ipt_error_name(enum ipt_error code);
 
 /* ------------------------------------------------------------------ */
 /* CPU sets                                                            */
@@ -202,9 +217,9 @@ enum ipt_render_flags {
 };
 
 /*
- * Append one line (no trailing newline) for rec to buf, laid out as
- * `trace-cmd report` does: comm-pid [cpu] timestamp: event: fields.
- * Returns the new length, or (size_t)-1 when out of memory.
+ * A growing text buffer: buf holds len bytes and a NUL after them (buf is
+ * NULL until something is added).  The functions that add return 0, or -1
+ * when out of memory (the buffer is then unchanged).
  */
 struct ipt_strbuf {
 	char *buf;
@@ -213,6 +228,32 @@ struct ipt_strbuf {
 };
 #define IPT_STRBUF_INIT { NULL, 0, 0 }
 void ipt_strbuf_free(struct ipt_strbuf *sb);
+int ipt_strbuf_grow(struct ipt_strbuf *sb, size_t extra);	/* room for extra more bytes */
+int ipt_strbuf_add(struct ipt_strbuf *sb, const char *s, size_t n);
+int ipt_strbuf_adds(struct ipt_strbuf *sb, const char *s);
+int ipt_strbuf_addc(struct ipt_strbuf *sb, char c);
+int ipt_strbuf_addf(struct ipt_strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int ipt_strbuf_add_u64(struct ipt_strbuf *sb, uint64_t v);	/* decimal */
+int ipt_strbuf_add_i64(struct ipt_strbuf *sb, int64_t v);
+int ipt_strbuf_add_hex(struct ipt_strbuf *sb, uint64_t v);	/* lower case, no 0x */
+/* Blanks after the text from offset from on, up to width bytes. */
+int ipt_strbuf_pad(struct ipt_strbuf *sb, size_t from, size_t width);
+/* The text ("" when empty). */
+const char *ipt_strbuf_str(struct ipt_strbuf *sb);
+/* Empty it, keeping its memory. */
+static inline void ipt_strbuf_reset(struct ipt_strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = 0;
+}
+
+/*
+ * The render functions append one line (no trailing newline) for rec to
+ * out, laid out as `trace-cmd report` does: comm-pid [cpu] timestamp:
+ * event: fields.  0, or -1 on error (ipt_errmsg).
+ */
 
 int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 		      unsigned int flags, struct ipt_strbuf *out);

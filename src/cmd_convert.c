@@ -141,7 +141,7 @@ int cmd_convert(int argc, char **argv)
 	it = ipt_ipi_iter_new(t, filter);
 	if (!it) {
 		err_msg("%s", ipt_errmsg());
-		ret = strncmp(ipt_errmsg(), "filter:", 7) ? 1 : 2;
+		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
 		goto out;
 	}
 	/* one row per target: the lanes' rows carry no target set, none needed */
@@ -169,7 +169,7 @@ int cmd_convert(int argc, char **argv)
 		if (sb.len > (1 << 16)) {
 			if (outfile_write(&of, sb.buf, sb.len))
 				goto write_fail;
-			sb_reset(&sb);
+			ipt_strbuf_reset(&sb);
 		}
 	}
 	if (r < 0)

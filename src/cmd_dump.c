@@ -114,7 +114,7 @@ static int flush(struct ipt_strbuf *sb)
 {
 	if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len)
 		return -1;
-	sb_reset(sb);
+	ipt_strbuf_reset(sb);
 	return 0;
 }
 
@@ -214,17 +214,17 @@ int cmd_dump(int argc, char **argv)
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
-	if (header && sb_addf(&out, "cpus=%d\n", ipt_trace_ncpus(t)))
+	if (header && ipt_strbuf_addf(&out, "cpus=%d\n", ipt_trace_ncpus(t)))
 		goto out;
 	while ((r = ipt_iter_next(it, &rec)) > 0) {
 		if (!sel_match(&sel, rec.event) || (ef && !ipt_event_filter_match(ef, &rec)))
 			continue;
 		if (rec.missed == UINT64_MAX)
-			sb_addf(&out, "CPU:%d [EVENTS DROPPED]\n", rec.cpu);
+			ipt_strbuf_addf(&out, "CPU:%d [EVENTS DROPPED]\n", rec.cpu);
 		else if (rec.missed)
-			sb_addf(&out, "CPU:%d [%llu EVENTS DROPPED]\n", rec.cpu,
+			ipt_strbuf_addf(&out, "CPU:%d [%llu EVENTS DROPPED]\n", rec.cpu,
 				(unsigned long long)rec.missed);
-		if (ipt_render_record(t, &rec, flags, &out) || sb_addc(&out, '\n')) {
+		if (ipt_render_record(t, &rec, flags, &out) || ipt_strbuf_addc(&out, '\n')) {
 			err_msg("%s", ipt_errmsg());
 			goto out;
 		}

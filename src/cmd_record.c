@@ -483,21 +483,21 @@ static int probe_events(struct recorder *r)
 		if (ipt_live_has_event(r->live, d->sys, d->name)) {
 			if (add_event(r, d->sys, d->name, d->role, d->target, true))
 				goto out;
-			sb_addf(&have, " %s:%s", d->sys, d->name);
+			ipt_strbuf_addf(&have, " %s:%s", d->sys, d->name);
 			send |= d->role == R_SEND;
 		} else if (d->arch == A_ANY || d->arch == arch) {
-			sb_addf(&miss, " %s:%s", d->sys, d->name);
+			ipt_strbuf_addf(&miss, " %s:%s", d->sys, d->name);
 			if (d->since)
-				sb_addf(&miss, " (Linux %s+)", d->since);
+				ipt_strbuf_addf(&miss, " (Linux %s+)", d->since);
 		}
 	}
 	if (!r->nev) {
 		err_msg("%s/events: this kernel has none of the IPI trace events", r->tracefs);
 		goto out;
 	}
-	info(r, "events:%s", sb_str(&have));
+	info(r, "events:%s", ipt_strbuf_str(&have));
 	if (miss.len)
-		info(r, "missing in this kernel:%s", sb_str(&miss));
+		info(r, "missing in this kernel:%s", ipt_strbuf_str(&miss));
 	if (!send)
 		info(r, "no IPI send event here: recording the receive side only");
 	ret = 0;
@@ -567,13 +567,13 @@ static int cpus_part(const struct recorder *r, const struct rec_event *e,
 	char *list;
 	int ret;
 
-	sb_reset(sb);
+	ipt_strbuf_reset(sb);
 	if (!r->o.have_cpus || !e->ipi)
 		return 0;
 	list = cpuset_text(&r->o.cpus);
 	if (!list)
 		return -1;
-	ret = sb_addf(sb, "%s & CPUS{%s}", e->target ? e->target : "common_cpu", list);
+	ret = ipt_strbuf_addf(sb, "%s & CPUS{%s}", e->target ? e->target : "common_cpu", list);
 	free(list);
 	return ret;
 }
@@ -584,8 +584,8 @@ static bool try_filter(struct recorder *r, const struct rec_event *e, const char
 {
 	if (!ipt_live_set_filter(r->live, e->sys, e->name, expr))
 		return true;
-	sb_reset(why);
-	sb_adds(why, ipt_errmsg());
+	ipt_strbuf_reset(why);
+	ipt_strbuf_adds(why, ipt_errmsg());
 	return false;
 }
 
@@ -598,26 +598,26 @@ static int filter_event(struct recorder *r, const struct rec_event *e,
 	bool cpus_ok = false;
 	int ret = -1;
 
-	sb_reset(final);
+	ipt_strbuf_reset(final);
 	*user_ok = false;
 	if (cpus_part(r, e, &cpus))
 		goto oom;
 	if (cpus.len) {
-		cpus_ok = try_filter(r, e, sb_str(&cpus), &why);
+		cpus_ok = try_filter(r, e, ipt_strbuf_str(&cpus), &why);
 		if (!cpus_ok)
 			info(r, "%s (cpumask filters need Linux 6.6+): recording all of %s:%s",
-			     sb_str(&why), e->sys, e->name);
+			     ipt_strbuf_str(&why), e->sys, e->name);
 	}
 	if (want_user) {
 		*user_ok = try_filter(r, e, r->o.filter, &why);
 		if (!*user_ok)
-			info(r, "--filter: %s", sb_str(&why));
+			info(r, "--filter: %s", ipt_strbuf_str(&why));
 	}
-	if ((cpus_ok && *user_ok && sb_addf(final, "(%s) && (%s)", sb_str(&cpus), r->o.filter)) ||
-	    (cpus_ok && !*user_ok && sb_adds(final, sb_str(&cpus))) ||
-	    (!cpus_ok && *user_ok && sb_adds(final, r->o.filter)))
+	if ((cpus_ok && *user_ok && ipt_strbuf_addf(final, "(%s) && (%s)", ipt_strbuf_str(&cpus), r->o.filter)) ||
+	    (cpus_ok && !*user_ok && ipt_strbuf_adds(final, ipt_strbuf_str(&cpus))) ||
+	    (!cpus_ok && *user_ok && ipt_strbuf_adds(final, r->o.filter)))
 		goto oom;
-	if (ipt_live_set_filter(r->live, e->sys, e->name, sb_str(final)))
+	if (ipt_live_set_filter(r->live, e->sys, e->name, ipt_strbuf_str(final)))
 		err_msg("%s", ipt_errmsg());
 	else
 		ret = 0;
@@ -658,14 +658,14 @@ static int setup_filters(struct recorder *r)
 
 		if (!e->name || !e->ipi)
 			continue;
-		sb_reset(&final);
+		ipt_strbuf_reset(&final);
 		if ((r->o.have_cpus || r->o.filter) && filter_event(r, e, &final, &user_ok))
 			goto out;
 		if (e->role == R_SEND) {
 			sends++;
 			accepted += user_ok;
 			if (r->o.stacks)
-				set_stack(r, e, sb_str(&final));
+				set_stack(r, e, ipt_strbuf_str(&final));
 		}
 	}
 	if (r->o.filter && sends && !accepted) {

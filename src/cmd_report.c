@@ -282,7 +282,7 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		struct ipt_strbuf sb = IPT_STRBUF_INIT;
 
 		ipt_render_ts(x->t, e->ts, &sb);
-		snprintf(ts, sizeof(ts), "%s", sb_str(&sb));
+		snprintf(ts, sizeof(ts), "%s", ipt_strbuf_str(&sb));
 		ipt_strbuf_free(&sb);
 		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
 		ipt_format_sym(x->t, e->callsite, true, a, sizeof(a));
@@ -582,7 +582,7 @@ int cmd_report(int argc, char **argv)
 	x.r = &r;
 	if (rpt_run(&r, x.t, &ro)) {
 		err_msg("%s", ipt_errmsg());
-		ret = strncmp(ipt_errmsg(), "filter:", 7) ? 1 : 2;
+		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
 		goto out;
 	}
 	if (html) {

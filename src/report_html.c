@@ -1106,7 +1106,7 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 
 		ipt_render_ts(x->t, e->ts, &sb);
 		fputs("<tr><td class=\"l\">", f);
-		esc(f, sb_str(&sb));
+		esc(f, ipt_strbuf_str(&sb));
 		ipt_strbuf_free(&sb);
 		fprintf(f, "</td><td>%d</td><td>%d</td><td class=\"l\">", e->src_cpu, e->target_cpu);
 		esc(f, ipt_trace_comm(x->t, e->pid));

@@ -9,7 +9,7 @@ void *ipt_malloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		ipt_err("out of memory (%zu bytes)", n);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
 	return p;
 }
 
@@ -18,7 +18,7 @@ void *ipt_calloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		ipt_err("out of memory (%zu x %zu bytes)", n, size);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
 	return p;
 }
 
@@ -27,7 +27,7 @@ void *ipt_realloc(void *old, size_t n)
 	void *p = realloc(old, n ? n : 1);
 
 	if (!p)
-		ipt_err("out of memory (%zu bytes)", n);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
 	return p;
 }
 

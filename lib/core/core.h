@@ -28,6 +28,8 @@
 int ipt_err(const char *fmt, ...) IPT_PRINTF(1, 2);
 /* Same, prefixed "path: offset N: " (offset < 0: no offset part). */
 int ipt_err_at(const char *path, long long offset, const char *fmt, ...) IPT_PRINTF(3, 4);
+/* Set the message with another code than IPT_ERR_FAILED; returns -1. */
+int ipt_err_code(enum ipt_error code, const char *fmt, ...) IPT_PRINTF(2, 3);
 
 /* ---- memory (alloc.c): abort-free wrappers that set ipt_err on failure ---- */
 void *ipt_malloc(size_t n);
@@ -36,18 +38,18 @@ void *ipt_realloc(void *p, size_t n);
 char *ipt_strndup(const char *s, size_t n);
 char *ipt_strdup(const char *s);
 
-/* ---- strbuf (strbuf.c) ---- */
-int sb_grow(struct ipt_strbuf *sb, size_t extra);		/* -1 on OOM */
-int sb_add(struct ipt_strbuf *sb, const char *s, size_t n);
-int sb_adds(struct ipt_strbuf *sb, const char *s);
-int sb_addc(struct ipt_strbuf *sb, char c);
-int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...) IPT_PRINTF(2, 3);
-int sb_add_u64(struct ipt_strbuf *sb, uint64_t v);		/* decimal, fast */
-int sb_add_i64(struct ipt_strbuf *sb, int64_t v);
-int sb_add_hex(struct ipt_strbuf *sb, uint64_t v);		/* lower-case, no 0x */
-int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width);	/* pad right with blanks */
-static inline void sb_reset(struct ipt_strbuf *sb) { sb->len = 0; if (sb->buf) sb->buf[0] = 0; }
-const char *sb_str(struct ipt_strbuf *sb);			/* "" when empty */
+/* ---- strbuf (strbuf.c): the public ipt_strbuf_* under short names ---- */
+#define sb_grow ipt_strbuf_grow
+#define sb_add ipt_strbuf_add
+#define sb_adds ipt_strbuf_adds
+#define sb_addc ipt_strbuf_addc
+#define sb_addf ipt_strbuf_addf
+#define sb_add_u64 ipt_strbuf_add_u64
+#define sb_add_i64 ipt_strbuf_add_i64
+#define sb_add_hex ipt_strbuf_add_hex
+#define sb_pad ipt_strbuf_pad
+#define sb_str ipt_strbuf_str
+#define sb_reset ipt_strbuf_reset
 
 /* ---- byte order ---- */
 static inline uint64_t ipt_get_uint(const uint8_t *p, unsigned int size, bool be)

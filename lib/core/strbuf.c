@@ -126,7 +126,7 @@ int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width)
 	return 0;
 }
 
-const char *sb_str(struct ipt_strbuf *sb)
+const char *ipt_strbuf_str(struct ipt_strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
 }

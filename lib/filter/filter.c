@@ -157,7 +157,7 @@ static int perr(size_t pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ipt_err("filter: column %zu: %s", pos + 1, msg);
+	return ipt_err_code(IPT_ERR_INVALID, "filter: column %zu: %s", pos + 1, msg);
 }
 
 static int new_node(struct parser *p, enum node_type type)
