@@ -3,6 +3,7 @@
  * report.c - who interrupts my CPUs: counts, matching, latencies (report.h)
  */
 #include "ipi/report.h"
+#include "ipi/catalogue.h"
 #include "input/lanes.h"
 
 #include <pthread.h>
@@ -218,14 +219,9 @@ struct priv {
 	uint64_t dense[DENSE * DENSE];
 };
 
-enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
-
-static const struct { const char *name; int cls; bool entry; } x86_vectors[] = {
-	{ "reschedule_entry", C_RESCHED, true }, { "reschedule_exit", C_RESCHED, false },
-	{ "call_function_single_entry", C_CALL_SINGLE, true },
-	{ "call_function_single_exit", C_CALL_SINGLE, false },
-	{ "call_function_entry", C_CALL, true }, { "call_function_exit", C_CALL, false },
-	{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
+enum {
+	C_RESCHED = IPT_VEC_RESCHED, C_CALL_SINGLE = IPT_VEC_CALL_SINGLE, C_CALL = IPT_VEC_CALL,
+	C_IRQ_WORK = IPT_VEC_IRQ_WORK, C_X86_COUNT = IPT_VEC__X86
 };
 
 /*
@@ -262,18 +258,17 @@ static int setup_events(struct rpt *r, struct priv *p)
 		return -1;
 	for (int i = 0; i < t->nevents; i++) {
 		const struct ipt_event *ev = &t->events[i];
+		const struct ipt_ipi_event_info *info;
 		struct recv_ev *e;
 
 		if (ev->id < 0 || ev->id >= p->nev)
 			continue;
 		e = &p->ev[ev->id];
-		if (!strcmp(ev->system, "irq_vectors")) {
-			for (size_t k = 0; k < ARRAY_SIZE(x86_vectors); k++)
-				if (!strcmp(ev->name, x86_vectors[k].name)) {
-					e->kind = x86_vectors[k].entry ? RK_ENTRY : RK_EXIT;
-					e->cls = x86_vectors[k].cls;
-					r->have_receive = true;
-				}
+		info = ipt_ipi_event_info(ev->system, ev->name);
+		if (info && info->arch == IPT_ARCH_X86 && info->vector != IPT_VEC_NONE) {
+			e->kind = info->role == IPT_ROLE_VEC_ENTRY ? RK_ENTRY : RK_EXIT;
+			e->cls = info->vector;
+			r->have_receive = true;
 		} else if (!strcmp(ev->system, "ipi") &&
 			   (!strcmp(ev->name, "ipi_entry") || !strcmp(ev->name, "ipi_exit"))) {
 			e->f1 = ipt_event_field(ev, "reason");
