@@ -135,6 +135,13 @@ bool ipt_trace_big_endian(const struct ipt_trace *t);
 /* Per-CPU stats text from the file ("" if none) and parsed counters. */
 const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu);
 bool ipt_trace_ts_in_ns(const struct ipt_trace *t);	/* timestamps are nanoseconds */
+/*
+ * The isolated and nohz_full CPUs of the recording machine, as `ipitrace
+ * record` stores them (sets are cleared first; nohz_full may be NULL).
+ * false when the trace does not say, or says it unreadably.
+ */
+bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,
+			     struct ipt_cpuset *nohz_full);
 
 /* Event types. */
 int ipt_trace_nevents(const struct ipt_trace *t);
@@ -404,6 +411,26 @@ int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads);
 int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row);
 const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it);
 void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
+
+/* ------------------------------------------------------------------ */
+/* Output: rows as tables, Parquet, trace.dat, explode, counting       */
+/* ------------------------------------------------------------------ */
+
+/* (end of the output section) */
+
+
+/* ------------------------------------------------------------------ */
+/* Reports: counts, matching, distributions                            */
+/* ------------------------------------------------------------------ */
+
+/* (end of the report section) */
+
+
+/* ------------------------------------------------------------------ */
+/* Recording from the live kernel                                      */
+/* ------------------------------------------------------------------ */
+
+/* (end of the recording section) */
 
 #ifdef __cplusplus
 }

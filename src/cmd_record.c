@@ -1059,29 +1059,22 @@ static int add_metadata(struct recorder *r, struct ipt_tdw *w)
 	return add_global_file(w, path, ipt_tdw_set_cmdlines);
 }
 
-/* add_isolation - the private option "isolated=LIST\nnohz_full=LIST\n" */
+/* add_isolation - the private option with the isolated and nohz_full CPUs */
 static int add_isolation(struct ipt_tdw *w)
 {
 	struct ipt_cpuset iso = IPT_CPUSET_INIT, nohz = IPT_CPUSET_INIT;
-	char *a = NULL, *b = NULL, *text = NULL;
-	int ret = -1, n;
+	struct ipt_strbuf text = IPT_STRBUF_INIT;
+	int ret = -1;
 
 	ipt_cpuset_init(&iso);
 	ipt_cpuset_init(&nohz);
 	if (ipt_sysfs_cpulist("isolated", &iso) || ipt_sysfs_cpulist("nohz_full", &nohz))
 		goto out;
-	a = cpuset_text(&iso);
-	b = cpuset_text(&nohz);
-	if (!a || !b || (n = asprintf(&text, "isolated=%s\nnohz_full=%s\n", a, b)) < 0) {
-		text = NULL;
-		ipt_err("out of memory");
+	if (ipt_cpu_isolation_format(&iso, &nohz, &text))
 		goto out;
-	}
-	ret = ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, text, (uint32_t)n + 1);
+	ret = ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, text.buf, (uint32_t)text.len + 1);
 out:
-	free(a);
-	free(b);
-	free(text);
+	ipt_strbuf_free(&text);
 	ipt_cpuset_free(&iso);
 	ipt_cpuset_free(&nohz);
 	return ret;

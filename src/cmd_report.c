@@ -479,19 +479,7 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 /* stored_isolated - the isolated CPUs `ipitrace record` stored in the file */
 static bool stored_isolated(struct ipt_trace *t, struct ipt_cpuset *set)
 {
-	const char *s = t->isolated_text, *p, *e;
-
-	if (!s || !*s)
-		return false;
-	if (!(p = strstr(s, "isolated=")))
-		return false;
-	p += 9;
-	e = strchr(p, '\n');
-	if (!e)
-		e = p + strlen(p);
-	if (ipt_cpuset_parse_list(set, p, (size_t)(e - p)) || ipt_cpuset_empty(set))
-		return false;
-	return true;
+	return ipt_trace_cpu_isolation(t, set, NULL) && !ipt_cpuset_empty(set);
 }
 
 int cmd_report(int argc, char **argv)

@@ -268,5 +268,8 @@ struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu);
 
 /* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
 #define IPT_OPTION_CPU_ISOLATION	64
+/* Its text, as ipt_trace_cpu_isolation() reads it. */
+int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt_cpuset *nohz_full,
+			     struct ipt_strbuf *out);
 
 #endif /* IPT_CORE_H */

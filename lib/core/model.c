@@ -380,3 +380,61 @@ const char *ipt_trace_printk_string(const struct ipt_trace *t, uint64_t addr)
 
 	return s ? s->name : NULL;
 }
+
+/*
+ * The private option IPT_OPTION_CPU_ISOLATION: "isolated=LIST\nnohz_full=LIST\n"
+ * (CPU lists as in sysfs, empty for none).  Written and read here only.
+ */
+int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt_cpuset *nohz_full,
+			     struct ipt_strbuf *out)
+{
+	size_t n;
+
+	for (int k = 0; k < 2; k++) {
+		const struct ipt_cpuset *set = k ? nohz_full : isolated;
+
+		if (sb_adds(out, k ? "nohz_full=" : "isolated="))
+			return -1;
+		n = ipt_cpuset_format_list(set, NULL, 0);
+		if (sb_grow(out, n + 1))
+			return -1;
+		ipt_cpuset_format_list(set, out->buf + out->len, n + 1);
+		out->len += n;
+		if (sb_addc(out, '\n'))
+			return -1;
+	}
+	return 0;
+}
+
+/* one "key=LIST" line of the option text into set; false if absent or bad */
+static bool isolation_line(const char *s, const char *key, struct ipt_cpuset *set)
+{
+	size_t klen = strlen(key);
+	const char *p = s, *e;
+
+	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, key, klen) || p[klen] != '=')
+			continue;
+		p += klen + 1;
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		ipt_cpuset_clear(set);
+		return !ipt_cpuset_parse_list(set, p, (size_t)(e - p));
+	}
+	return false;
+}
+
+bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,
+			     struct ipt_cpuset *nohz_full)
+{
+	const char *s = t->isolated_text;
+	bool a, b = true;
+
+	if (!s || !*s)
+		return false;
+	a = isolation_line(s, "isolated", isolated);
+	if (nohz_full)
+		b = isolation_line(s, "nohz_full", nohz_full);
+	return a && b;
+}
