@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""layers.py BUILD [EXTRA.o ...]: the dependency rules of lib/README.md, on objects.
+
+Edges come from nm: a symbol undefined in object A and defined (global) in
+object B is an edge A -> B.  Checked over every object of BUILD/lib and
+BUILD/src (plus EXTRA objects, named by their path below a lib/ or src/
+folder, for the negative tests):
+  1. no cycle between files;
+  2. a lib/ file calls only its own folder and folders of lower rank;
+  3. a src/ file calls into lib/ only through functions declared in
+     include/ipitrace.h.
+Prints one line per violation and "layers: N files, N edges, N violations".
+Exit 1 on any violation.
+"""
+import os, re, subprocess, sys
+
+RANK = {'core': 0, 'ringbuf': 1, 'input': 2, 'render': 3, 'filter': 4,
+        'ipi': 5, 'output': 6, 'live': 7}
+
+def rel(path):
+    """'lib/core/model' or 'src/main' from any path of an object"""
+    p = path.replace(os.sep, '/')
+    m = re.search(r'(?:^|/)((?:lib/[^/]+|src)/[^/]+)\.o$', p)
+    return m.group(1) if m else None
+
+def objects(build):
+    out = []
+    for top in ('lib', 'src'):
+        for dirpath, _, files in os.walk(os.path.join(build, top)):
+            out += [os.path.join(dirpath, f) for f in files if f.endswith('.o')]
+    return sorted(out)
+
+def nm(obj):
+    r = subprocess.run(['nm', obj], capture_output=True, text=True, check=True)
+    d, u = set(), set()
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == 'U':
+            u.add(f[1])
+        elif len(f) == 3 and f[1] in 'TDBRCVWG':
+            d.add(f[2])
+    return d, u
+
+def public_functions(header):
+    text = open(header).read()
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    return set(re.findall(r'\b(ipt_[A-Za-z0-9_]+)\s*\(', text))
+
+def main():
+    build, extra = sys.argv[1], sys.argv[2:]
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    objs = objects(build) + extra
+    names, defs, undef = {}, {}, {}
+    for o in objs:
+        n = rel(o)
+        if not n:
+            continue
+        names[o] = n
+        d, u = nm(o)
+        undef[n] = u
+        for s in d:
+            defs[s] = n
+    public = public_functions(os.path.join(top, 'include', 'ipitrace.h'))
+    edges = {}
+    bad = []
+    for n, u in undef.items():
+        e = edges.setdefault(n, {})
+        for s in u:
+            t = defs.get(s)
+            if t and t != n:
+                e.setdefault(t, set()).add(s)
+    nedges = sum(len(e) for e in edges.values())
+    for a, e in sorted(edges.items()):
+        for b, syms in sorted(e.items()):
+            sy = ', '.join(sorted(syms)[:4])
+            if a.startswith('lib/'):
+                fa, fb = a.split('/')[1], b.split('/')[1] if b.startswith('lib/') else None
+                if fb is None:
+                    bad.append('%s calls %s (%s): the library calls the CLI' % (a, b, sy))
+                elif fa not in RANK or fb not in RANK:
+                    bad.append('%s -> %s: folder not in lib/README.md' % (a, b))
+                elif RANK[fb] > RANK[fa]:
+                    bad.append('%s calls %s (%s): %s/ (rank %d) calls up to %s/ (rank %d)'
+                               % (a, b, sy, fa, RANK[fa], fb, RANK[fb]))
+            elif b.startswith('lib/'):
+                private = sorted(s for s in syms if s not in public)
+                if private:
+                    bad.append('%s calls %s (%s): not declared in include/ipitrace.h'
+                               % (a, b, ', '.join(private[:6])))
+    # cycles: Tarjan's strongly connected components
+    index, low, stack, on, sccs = {}, {}, [], set(), []
+    sys.setrecursionlimit(10000)
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v); on.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                visit(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    for c in sccs:
+        bad.append('call circle: ' + ' <-> '.join(c))
+    for b in bad:
+        print('layers: ' + b)
+    print('layers: %d files, %d edges, %d violations' % (len(edges), nedges, len(bad)))
+    return 1 if bad else 0
+
+sys.exit(main())
