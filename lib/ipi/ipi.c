@@ -11,6 +11,7 @@
  * call that needed no IPI, never as an IPI.
  */
 #include "ipi/ipi.h"
+#include "ipi/catalogue.h"
 #include "input/lanes.h"
 
 #include <stdlib.h>
@@ -78,23 +79,24 @@ static int classify_events(struct ipt_ipi_decoder *d)
 		return -1;
 	for (int i = 0; i < t->nevents; i++) {
 		const struct ipt_event *ev = &t->events[i];
+		const struct ipt_ipi_event_info *info;
 		struct src_event *s;
 
 		if (ev->id < 0 || ev->id >= d->nids)
 			continue;
 		s = &d->by_id[ev->id];
-		if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpu")) {
-			s->cpu = fld(ev, "cpu");
+		info = ipt_ipi_event_info(ev->system, ev->name);
+		if (info && info->role == IPT_ROLE_SEND && !strcmp(info->target, "cpu")) {
+			s->cpu = fld(ev, info->target);
 			s->kind = s->cpu ? SRC_SEND_CPU : SRC_NONE;
-		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_send_cpumask")) {
-			s->mask = fld(ev, "cpumask");
-			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_SEND_MASK : SRC_NONE;
-		} else if (!strcmp(ev->system, "ipi") && !strcmp(ev->name, "ipi_raise")) {
-			s->mask = fld(ev, "target_cpus");
-			s->reason = fld(ev, "reason");
-			s->kind = s->mask && (s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_RAISE : SRC_NONE;
-		} else if (!strcmp(ev->system, "csd") && !strcmp(ev->name, "csd_queue_cpu")) {
-			s->cpu = fld(ev, "cpu");
+		} else if (info && info->role == IPT_ROLE_SEND) {
+			/* a mask of targets: ipi_send_cpumask, arm64 ipi_raise with its reason */
+			s->mask = fld(ev, info->target);
+			s->reason = info->arch == IPT_ARCH_ARM ? fld(ev, "reason") : NULL;
+			s->kind = !s->mask || !(s->mask->flags & IPT_FIELD_CPUMASK) ? SRC_NONE :
+				  info->arch == IPT_ARCH_ARM ? SRC_RAISE : SRC_SEND_MASK;
+		} else if (info && info->role == IPT_ROLE_QUEUE) {
+			s->cpu = fld(ev, info->target);
 			s->func = fld(ev, "func");
 			s->kind = s->cpu && s->func ? SRC_CSD_QUEUE : SRC_NONE;
 		} else if (!strcmp(ev->name, "sched_switch")) {
