@@ -1,6 +1,8 @@
 # ipitrace - who interrupts my CPUs?
 #
-#   make            build/ipitrace, build/libipitrace.a, build/libipitrace.so
+#   make            build/ipitrace, build/libipitrace.a, build/libipitrace.so*, man pages
+#   make install    PREFIX=/usr/local DESTDIR= : binary, library, header, ipitrace.pc,
+#                   man pages, bash completion  (make uninstall removes them)
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
 #   make bench      benchmarks against trace-cmd and perf
@@ -10,10 +12,28 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
 LDLIBS  := -lzstd -lz -lpthread -lm
 B       ?= build
+# src/ sees only include/ (until every command is on the public API: -Ilib)
+SRC_CPPFLAGS := -Ilib
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
+# The version is the header's (IPT_VERSION_MAJOR/MINOR/PATCH): one place.
+V_MAJOR := $(shell sed -n 's/^\#define IPT_VERSION_MAJOR //p' include/ipitrace.h)
+V_MINOR := $(shell sed -n 's/^\#define IPT_VERSION_MINOR //p' include/ipitrace.h)
+V_PATCH := $(shell sed -n 's/^\#define IPT_VERSION_PATCH //p' include/ipitrace.h)
+VERSION := $(V_MAJOR).$(V_MINOR).$(V_PATCH)
+SONAME  := libipitrace.so.$(V_MAJOR)
+SOFILE  := libipitrace.so.$(VERSION)
+
+# The one list of the library's sources: fuzz/run.sh asks `make print-lib-src`.
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
 CLI_SRC := $(sort $(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -24,34 +44,90 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(B)/tools/%)
 
-all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN)
+all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN) man
 
-$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h src/*.h)
+# lib/: everything hidden but what include/ipitrace.h declares (its
+# `#pragma GCC visibility push(default)`); src/: the public header only.
+$(B)/lib/%.o: lib/%.c $(wildcard include/*.h lib/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@$(CC) $(WARN) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -c -o $@ $<
+
+$(B)/src/%.o: src/%.c $(wildcard include/*.h src/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(WARN) $(CPPFLAGS) $(SRC_CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/pic/%.o: %.c $(wildcard include/*.h lib/*/*.h)
 	@mkdir -p $(dir $@)
-	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+	@$(CC) $(WARN) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -fPIC -c -o $@ $<
 
 $(B)/libipitrace.a: $(LIB_OBJ)
 	@rm -f $@
 	@ar rcs $@ $^
 
-$(B)/libipitrace.so: $(PIC_OBJ)
-	@$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+# The version script lists the functions the header declares (tools/api.py).
+$(B)/libipitrace.map: include/ipitrace.h tools/api.py
+	@mkdir -p $(dir $@)
+	@python3 tools/api.py include/ipitrace.h --map $(V_MAJOR) > $@.tmp && mv $@.tmp $@
+
+$(B)/$(SOFILE): $(PIC_OBJ) $(B)/libipitrace.map
+	@$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(B)/libipitrace.map \
+		-o $@ $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
+
+$(B)/libipitrace.so: $(B)/$(SOFILE)
+	@ln -sf $(SOFILE) $(B)/$(SONAME)
+	@ln -sf $(SOFILE) $@
+
+$(B)/ipitrace.pc: tools/ipitrace.pc.in Makefile include/ipitrace.h
+	@sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(LDLIBS)|' $< > $@
+
+# Man pages and bash completion, made from the binary's --help and the
+# header's comments (tools/mkman.py), so that they cannot disagree.
+MAN_PAGES := $(B)/man/ipitrace.1 $(B)/man/ipitrace-filter.7 $(B)/man/libipitrace.3
+man: $(MAN_PAGES) $(B)/ipitrace.bash-completion
+$(MAN_PAGES) $(B)/ipitrace.bash-completion &: $(B)/ipitrace include/ipitrace.h tools/mkman.py tools/api.py
+	@mkdir -p $(B)/man
+	@python3 tools/mkman.py $(B)/ipitrace include/ipitrace.h $(B)/man $(B)/ipitrace.bash-completion
+
+install: all $(B)/ipitrace.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(B)/ipitrace $(DESTDIR)$(BINDIR)/ipitrace
+	install -m 644 $(B)/libipitrace.a $(DESTDIR)$(LIBDIR)/libipitrace.a
+	install -m 755 $(B)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SOFILE)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SOFILE) $(DESTDIR)$(LIBDIR)/libipitrace.so
+	install -m 644 include/ipitrace.h $(DESTDIR)$(INCDIR)/ipitrace.h
+	install -m 644 $(B)/ipitrace.pc $(DESTDIR)$(LIBDIR)/pkgconfig/ipitrace.pc
+	install -m 644 $(B)/man/ipitrace.1 $(DESTDIR)$(MANDIR)/man1/ipitrace.1
+	install -m 644 $(B)/man/libipitrace.3 $(DESTDIR)$(MANDIR)/man3/libipitrace.3
+	install -m 644 $(B)/man/ipitrace-filter.7 $(DESTDIR)$(MANDIR)/man7/ipitrace-filter.7
+	install -m 644 $(B)/ipitrace.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ipitrace
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ipitrace $(DESTDIR)$(LIBDIR)/libipitrace.a \
+		$(DESTDIR)$(LIBDIR)/$(SOFILE) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+		$(DESTDIR)$(LIBDIR)/libipitrace.so $(DESTDIR)$(INCDIR)/ipitrace.h \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/ipitrace.pc $(DESTDIR)$(MANDIR)/man1/ipitrace.1 \
+		$(DESTDIR)$(MANDIR)/man3/libipitrace.3 $(DESTDIR)$(MANDIR)/man7/ipitrace-filter.7 \
+		$(DESTDIR)$(BASHCOMPDIR)/ipitrace
+
+print-lib-src:
+	@echo $(LIB_SRC)
 
 $(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(B)/tests/%: tests/%.c tests/testlib.h $(B)/libipitrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(WARN) $(CPPFLAGS) -Ilib -Itests $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
 $(B)/tools/%: tools/%.c $(B)/libipitrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(WARN) $(CPPFLAGS) -Ilib $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
 # ASan+UBSan build of everything, in build/asan
 asan:
@@ -83,4 +159,4 @@ fuzz: all
 clean:
 	rm -rf build
 
-.PHONY: all asan deps demo check test bench fuzz clean
+.PHONY: all asan deps demo check test bench fuzz clean man install uninstall print-lib-src

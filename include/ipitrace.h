@@ -30,7 +30,20 @@
 extern "C" {
 #endif
 
-#define IPT_VERSION "0.1.0"
+/* Every function declared here is exported from libipitrace.so, and no other. */
+#pragma GCC visibility push(default)
+
+#define IPT_VERSION_MAJOR 0
+#define IPT_VERSION_MINOR 1
+#define IPT_VERSION_PATCH 0
+#define IPT_STR_(x) #x
+#define IPT_STR(x) IPT_STR_(x)
+/* "M.m.p" of this header */
+#define IPT_VERSION IPT_STR(IPT_VERSION_MAJOR) "." IPT_STR(IPT_VERSION_MINOR) "." \
+	IPT_STR(IPT_VERSION_PATCH)
+
+/* The version of the library linked ("M.m.p"), as `ipitrace --version` prints it. */
+const char *ipt_version(void);
 
 /* The last error message of this thread ("" when none). */
 const char *ipt_errmsg(void);
@@ -108,7 +121,12 @@ enum ipt_input_kind {
 	IPT_INPUT_TRACEFS_TEXT,	/* tracefs `trace` / `trace_pipe` text */
 };
 
-/* One decoded event.  data/size stay valid until the trace is closed. */
+/*
+ * One decoded event.  data/size stay valid until the next call on the
+ * iterator (or reader) that produced the record: compressed traces
+ * decompress each chunk into a buffer that the next chunk reuses.  Copy
+ * what must outlive that.
+ */
 struct ipt_record {
 	uint64_t ts;			/* trace clock units (ns for ns clocks) */
 	const uint8_t *data;		/* the event, common_type at offset 0 */
@@ -431,6 +449,8 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
 /* ------------------------------------------------------------------ */
 
 /* (end of the recording section) */
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,33 @@ static const struct command commands[] = {
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
 };
 
+/* The filter language: `ipitrace help filters`, and the FILTERS sections of the man pages. */
+static const char filters_help[] =
+	"Filters use the kernel's event-filter syntax, plus CPU sets and symbols:\n"
+	"\n"
+	"  cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"\n"
+	"  target_cpu == 5 || (kind == \"tlb\" && !(src_cpu & CPUS{0,1}))\n"
+	"  func == \"sched_ttwu_pending\" && comm ~ \"fx-*\"\n"
+	"\n"
+	"Operators: == != < <= > >=; & (bitwise and; between a mask and a CPU set it\n"
+	"means \"intersects\", between a scalar CPU and a set \"is a member\"); ~ (glob,\n"
+	"kernel rules: x*, *x, *x*, or a full glob); && || ! and parentheses.\n"
+	"\n"
+	"Literals: decimal, 0x hex and kernel-style octal numbers, \"quoted strings\",\n"
+	"and CPUS{list}.  Address fields (callsite, callback, func) compare as numbers\n"
+	"against numbers and by symbol name against strings.\n"
+	"\n"
+	"Row columns (convert, report, the library's IPI rows): ts id src_cpu\n"
+	"target_cpu cpu ntargets pid comm event kind callsite callback func reason\n"
+	"cpumask.  cpu is the target CPU, as in the kernel's ipi_send_cpu.cpu;\n"
+	"cpumask is the event's whole target set.\n"
+	"\n"
+	"Event fields (dump --filter): each event's own fields, as the kernel filters\n"
+	"them, plus CPU (the recording CPU), COMM (the task) and FIELD.function (a\n"
+	"pointer field's symbol).  An event that lacks a named field does not match.\n"
+	"\n"
+	"Errors point at the column: filter: column 10: expected ')'.\n";
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -35,7 +62,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fprintf(f,
 		"\n"
-		"`ipitrace COMMAND --help` describes each.  Inputs: trace.dat v6/v7\n"
+		"`ipitrace COMMAND --help` describes each, `ipitrace help filters` the filter\n"
+		"language.  Inputs: trace.dat v6/v7\n"
 		"(uncompressed, zstd, zlib), `trace-cmd report` text, tracefs `trace` text.\n"
 		"\n"
 		"  -h, --help     this text\n"
@@ -46,12 +74,26 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return cmd_default(argc, argv);
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char help_opt[] = "--help";
+		char *help_argv[] = { argv[2], help_opt, NULL };
+
+		if (!strcmp(argv[2], "filters") || !strcmp(argv[2], "filter")) {
+			fputs(filters_help, stdout);
+			return 0;
+		}
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].fn(2, help_argv);
+		err_msg("no help on '%s' (commands, or 'filters'; see ipitrace --help)", argv[2]);
+		return 2;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("ipitrace %s\n", IPT_VERSION);
+		printf("ipitrace %s\n", ipt_version());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

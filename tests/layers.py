@@ -42,9 +42,9 @@ def nm(obj):
     return d, u
 
 def public_functions(header):
-    text = open(header).read()
-    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
-    return set(re.findall(r'\b(ipt_[A-Za-z0-9_]+)\s*\(', text))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(header))), 'tools'))
+    import api
+    return set(api.declared(header))
 
 def main():
     build, extra = sys.argv[1], sys.argv[2:]
