@@ -55,7 +55,7 @@ newest_h=$(ls -t include/*.h lib/*/*.h 2>/dev/null | head -n 1)
 build_failed=0
 objs=""
 pids=""
-for src in lib/*/*.c; do
+for src in $(make -s --no-print-directory print-lib-src); do
 	o="$F/obj/$(echo "${src#lib/}" | tr / _ | sed 's/\.c$//').o"
 	objs="$objs $o"
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then

@@ -3,7 +3,7 @@
 # benchmarks need (only those missing).  Needs root for apt-get; without it,
 # says which packages to install.
 set -e
-pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas clang libclang-rt-14-dev"
+pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas clang libclang-rt-14-dev pkg-config man-db"
 [ "${IPITRACE_DEPS:-}" = "bench" ] && pkgs="$pkgs hyperfine linux-perf valgrind"
 missing=""
 for p in $pkgs; do
