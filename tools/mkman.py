@@ -130,6 +130,7 @@ def page_lib(version, header):
         o.append('.SH "%s"' % esc(parts[k].upper()))
         o += ['.nf'] + [esc(l) for l in parts[k + 1].strip('\n').split('\n')] + ['.fi']
     o.append('.SH FUNCTIONS')
+    o.append('.nh\n.ad l')
     o.append('Every function the library exports, each declared and described above:')
     o.append('.PP')
     o.append(', '.join('\\fB%s\\fP()' % esc(n) for n in api.declared(header)) + '.')
