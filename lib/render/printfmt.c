@@ -1944,14 +1944,26 @@ static struct pf_cache *pf_cache_of(struct ipt_trace *t)
 	return c;
 }
 
+/* event_index - ev's index in t->events, -1 if ev is not one of them
+ * (compared as addresses: ev may be any event, a unit test's own) */
+static ptrdiff_t event_index(const struct ipt_trace *t, const struct ipt_event *ev)
+{
+	uintptr_t a = (uintptr_t)ev, lo = (uintptr_t)t->events;
+
+	if (!t->events || a < lo || a >= lo + (uintptr_t)t->nevents * sizeof(*ev) ||
+	    (a - lo) % sizeof(*ev))
+		return -1;
+	return (ptrdiff_t)((a - lo) / sizeof(*ev));
+}
+
 /* get_prog - ev's program, parsed on first use (thread-safe) */
 static const struct pf_prog *get_prog(struct ipt_trace *t, const struct ipt_event *ev)
 {
 	struct pf_cache *c = __atomic_load_n(&t->slots[IPT_SLOT_PRINTFMT].data, __ATOMIC_ACQUIRE);
-	ptrdiff_t i = ev - t->events;
+	ptrdiff_t i = event_index(t, ev);
 	const struct pf_prog *prog;
 
-	if (i < 0 || i >= t->nevents)
+	if (i < 0)
 		return NULL;	/* not one of t's events: the caller parses it */
 	if (!c || i >= c->n || !__atomic_load_n(&c->tried[i], __ATOMIC_ACQUIRE)) {
 		pthread_mutex_lock(&prog_lock);
@@ -2914,14 +2926,14 @@ int ipt_printfmt_render(struct ipt_trace *t, const struct ipt_event *ev,
 			const struct ipt_record *rec, unsigned int flags,
 			struct ipt_strbuf *out)
 {
-	ptrdiff_t i = ev - t->events;
+	ptrdiff_t i = event_index(t, ev);
 	struct pf_prog *own = NULL;	/* an event not of t (unit tests): parsed for this call */
 	const struct pf_prog *prog;
 	struct rctx c = { t, NULL, rec->data, rec->size, flags, false };
 	size_t start = out->len;
 	int ret = 0;
 
-	if (i >= 0 && i < t->nevents)
+	if (i >= 0)
 		prog = get_prog(t, ev);
 	else
 		prog = own = parse_prog(t, ev);
