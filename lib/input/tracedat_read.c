@@ -335,6 +335,7 @@ struct v7_refs {
 	uint64_t header_info, ftrace, events, kallsyms, printk, cmdlines;
 	struct buffer_opt buf;
 	bool have_buf;
+	bool traceclock;	/* a TRACECLOCK option was seen (v6: the clock follows the CPU table) */
 };
 
 /*
@@ -388,6 +389,7 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			}
 			break;
 		case 4:		/* TRACECLOCK */
+			refs->traceclock = true;
 			if (!*t->clock && set_clock(t, d, size))
 				return -1;
 			break;
@@ -483,6 +485,37 @@ static int load_v6(struct ipt_trace *t, struct rd *r)
 		s->data = t->map + off;
 		s->size = size;
 		s->file_offset = off;
+	}
+	/*
+	 * With a TRACECLOCK option, v6 files keep the trace_clock text after
+	 * the CPU table (u64 size, then the text); trace-cmd before 3.0
+	 * stored it only there, its option empty.  As trace-cmd does, a copy
+	 * that cannot be read means the local clock.
+	 */
+	if (refs.traceclock) {
+		uint64_t len;
+		const uint8_t *text = NULL;
+
+		r->what = "trace_clock after the CPU table";
+		if (!rd_u64(r, &len) && len <= 4096 && !rd_bytes(r, len, &text)) {
+			char *before = t->clock;
+
+			t->clock = NULL;
+			if (set_clock(t, text, (uint32_t)len)) {
+				t->clock = before;
+				return -1;
+			}
+			if (*t->clock)
+				free(before);
+			else {
+				free(t->clock);
+				t->clock = before;
+			}
+		} else if (!*t->clock) {
+			free(t->clock);
+			if (!(t->clock = ipt_strdup("local")))
+				return -1;
+		}
 	}
 	return 0;
 }
