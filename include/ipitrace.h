@@ -135,6 +135,7 @@ struct ipt_record {
 	const struct ipt_event *event;	/* NULL if the type id is unknown */
 	uint64_t missed;		/* events lost just before this one:
 					 * 0 none, UINT64_MAX unknown count */
+	int32_t buffer;			/* the buffer it was recorded in (0: the top one) */
 };
 
 /* Open a trace; the kind is detected from the content. */
@@ -160,6 +161,21 @@ bool ipt_trace_ts_in_ns(const struct ipt_trace *t);	/* timestamps are nanosecond
  */
 bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,
 			     struct ipt_cpuset *nohz_full);
+
+/*
+ * Buffers: a trace.dat made with `trace-cmd record -B NAME` or `extract -B`
+ * (and `trace-cmd report` text of one, lines prefixed "NAME:") holds the
+ * ring buffers of tracefs instances beside the top one.  Iterators read
+ * every buffer, merged in time order; ipt_trace_select_buffer() keeps one.
+ * Buffer 0 is the top buffer, named "".
+ */
+int ipt_trace_nbuffers(const struct ipt_trace *t);
+const char *ipt_trace_buffer_name(const struct ipt_trace *t, int i);	/* NULL if none */
+uint64_t ipt_trace_buffer_size(const struct ipt_trace *t, int i);	/* bytes of data */
+/* Keep only the buffer named name ("" or "top" for the top buffer); call
+ * before making iterators.  -1 (IPT_ERR_INVALID, naming the buffers there
+ * are) if the trace has none of that name. */
+int ipt_trace_select_buffer(struct ipt_trace *t, const char *name);
 
 /* Event types. */
 int ipt_trace_nevents(const struct ipt_trace *t);

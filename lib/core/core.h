@@ -174,6 +174,7 @@ void ipt_comms_free(struct ipt_comms *c);
  */
 struct ipt_cpu_stream {
 	int cpu;
+	int buffer;		/* index into the trace's buffers (0: the top buffer) */
 	const uint8_t *data;	/* flat pages, or NULL when chunked */
 	uint64_t size;		/* flat size, or total uncompressed size */
 	uint64_t file_offset;	/* where the data starts in the file */
@@ -233,8 +234,10 @@ struct ipt_trace {
 	int ncpustat;
 	int cpucount;		/* CPUCOUNT option (0 if absent) */
 
-	struct ipt_cpu_stream *streams;
+	struct ipt_cpu_stream *streams;	/* of every buffer, in the order they were added */
 	int nstreams;
+	char **buffers;		/* buffer names: [0] "" (the top buffer), then instances */
+	int nbuffers;
 
 	char *scratch;		/* misc owned text */
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
@@ -263,8 +266,13 @@ struct ipt_trace *ipt_trace_alloc(const char *path);
 int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev);
 /* Build by_id and other indexes once every event is added. */
 int ipt_trace_finish_events(struct ipt_trace *t);
-/* Add an empty stream for cpu; returns it, NULL on error. */
+/* Add an empty stream for cpu of the top buffer; returns it (valid until the
+ * next stream is added), NULL on error. */
 struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu);
+/* The same for buffer (an index from ipt_trace_add_buffer). */
+struct ipt_cpu_stream *ipt_trace_add_buffer_stream(struct ipt_trace *t, int buffer, int cpu);
+/* The index of the buffer named name ("" the top one), added if new; -1 on error. */
+int ipt_trace_add_buffer(struct ipt_trace *t, const char *name, size_t len);
 
 /* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
 #define IPT_OPTION_CPU_ISOLATION	64

@@ -27,6 +27,10 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 		ipt_trace_close(t);
 		return NULL;
 	}
+	if (ipt_trace_add_buffer(t, "", 0) < 0) {
+		ipt_trace_close(t);
+		return NULL;
+	}
 	t->long_size = 8;
 	t->kernel_long_size = 8;
 	t->page_size = 4096;
@@ -110,7 +114,25 @@ int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *t
 	return 0;
 }
 
-struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
+int ipt_trace_add_buffer(struct ipt_trace *t, const char *name, size_t len)
+{
+	char **n;
+
+	for (int i = 0; i < t->nbuffers; i++)
+		if (strlen(t->buffers[i]) == len && !memcmp(t->buffers[i], name, len))
+			return i;
+	if (t->nbuffers >= 4096)
+		return ipt_err_at(t->path, -1, "more than 4096 buffers");
+	n = ipt_realloc(t->buffers, (size_t)(t->nbuffers + 1) * sizeof(*n));
+	if (!n)
+		return -1;
+	t->buffers = n;
+	if (!(n[t->nbuffers] = ipt_strndup(name, len)))
+		return -1;
+	return t->nbuffers++;
+}
+
+struct ipt_cpu_stream *ipt_trace_add_buffer_stream(struct ipt_trace *t, int buffer, int cpu)
 {
 	struct ipt_cpu_stream *n;
 
@@ -118,9 +140,16 @@ struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
 		ipt_err_at(t->path, -1, "CPU number %d out of range", cpu);
 		return NULL;
 	}
+	if (buffer < 0 || buffer >= t->nbuffers) {
+		ipt_err_at(t->path, -1, "no buffer %d", buffer);
+		return NULL;
+	}
 	for (int i = 0; i < t->nstreams; i++)
-		if (t->streams[i].cpu == cpu) {
-			ipt_err_at(t->path, -1, "CPU %d given twice", cpu);
+		if (t->streams[i].cpu == cpu && t->streams[i].buffer == buffer) {
+			if (*t->buffers[buffer])
+				ipt_err_at(t->path, -1, "buffer %s: CPU %d given twice", t->buffers[buffer], cpu);
+			else
+				ipt_err_at(t->path, -1, "CPU %d given twice", cpu);
 			return NULL;
 		}
 	n = ipt_realloc(t->streams, (size_t)(t->nstreams + 1) * sizeof(*n));
@@ -129,7 +158,61 @@ struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
 	t->streams = n;
 	memset(&n[t->nstreams], 0, sizeof(*n));
 	n[t->nstreams].cpu = cpu;
+	n[t->nstreams].buffer = buffer;
 	return &n[t->nstreams++];
+}
+
+struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
+{
+	return ipt_trace_add_buffer_stream(t, 0, cpu);
+}
+
+int ipt_trace_nbuffers(const struct ipt_trace *t)
+{
+	return t->nbuffers;
+}
+
+const char *ipt_trace_buffer_name(const struct ipt_trace *t, int i)
+{
+	return i >= 0 && i < t->nbuffers ? t->buffers[i] : NULL;
+}
+
+/* ipt_trace_buffer_size - bytes of ring-buffer data of buffer i (all CPUs) */
+uint64_t ipt_trace_buffer_size(const struct ipt_trace *t, int i)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < t->nstreams; k++)
+		if (t->streams[k].buffer == i)
+			n += t->streams[k].size;
+	return n;
+}
+
+int ipt_trace_select_buffer(struct ipt_trace *t, const char *name)
+{
+	struct ipt_strbuf names = IPT_STRBUF_INIT;
+	int b = -1, k = 0;
+
+	for (int i = 0; i < t->nbuffers; i++)
+		if (!strcmp(t->buffers[i], name) || (!*t->buffers[i] && !strcmp(name, "top")))
+			b = i;
+	if (b < 0) {
+		for (int i = 0; i < t->nbuffers; i++)
+			if (sb_addf(&names, "%s%s", i ? ", " : "", *t->buffers[i] ? t->buffers[i] : "top"))
+				break;
+		ipt_err_code(IPT_ERR_INVALID, "%s: no buffer '%s' (the trace has: %s)", t->path, name,
+			     names.len ? names.buf : "none");
+		ipt_strbuf_free(&names);
+		return -1;
+	}
+	for (int i = 0; i < t->nstreams; i++) {
+		if (t->streams[i].buffer == b)
+			t->streams[k++] = t->streams[i];
+		else
+			free(t->streams[i].owned);
+	}
+	t->nstreams = k;
+	return 0;
 }
 
 void ipt_event_release(struct ipt_event *ev)
@@ -166,6 +249,9 @@ void ipt_trace_close(struct ipt_trace *t)
 		free(t->streams[i].owned);
 	}
 	free(t->streams);
+	for (int i = 0; i < t->nbuffers; i++)
+		free(t->buffers[i]);
+	free(t->buffers);
 	for (int i = 0; i < t->ncpustat; i++)
 		free(t->cpustat[i]);
 	free(t->cpustat);

@@ -375,6 +375,7 @@ struct line {
 	size_t comm_len;
 	int pid;
 	int cpu;
+	int buf;		/* the trace's buffer ("NAME: " before the line), 0 the top one */
 	uint8_t flags, pc;
 	bool has_flags, latency;
 	uint64_t ts;
@@ -1860,7 +1861,7 @@ static int event_line(struct tx *x, struct line *ln)
 	size_t nlen = ln->name_len;
 	const char *f = ln->f, *fe = ln->fe;
 	const struct einfo *ei;
-	int idx, r = 0;
+	int idx, r = 0, wid;
 
 	if (!x->first_seen) {
 		x->first_seen = true;
@@ -1868,6 +1869,7 @@ static int event_line(struct tx *x, struct line *ln)
 	}
 	if (ln->cpu > x->max_cpu)
 		x->max_cpu = ln->cpu;
+	wid = ln->buf * IPT_CPUSET_MAX + ln->cpu;
 	if (!name) {
 		if (starts(f, fe, "<stack trace")) {
 			name = "kernel_stack";
@@ -1909,7 +1911,7 @@ static int event_line(struct tx *x, struct line *ln)
 	case EK_STACK:
 	case EK_TEXT:
 		x->pending = true;
-		x->pend_cpu = ln->cpu;
+		x->pend_cpu = wid;
 		x->pend_ts = ln->ts;
 		x->pend_ei = idx;
 		x->pend_n = 0;
@@ -1928,7 +1930,33 @@ static int event_line(struct tx *x, struct line *ln)
 	}
 	if (r)
 		return -1;
-	return emit(x, ln->cpu, ln->ts);
+	return emit(x, wid, ln->ts);
+}
+
+#define MAX_TEXT_BUFFERS 64
+
+/*
+ * buffer_prefix - `trace-cmd report` of a file with instance buffers puts
+ * "NAME: " before their lines, at the start of the line.  LP_OK and ln
+ * filled (ln->buf its buffer) when p is such a line, 0 if not, -1 on error.
+ */
+static int buffer_prefix(struct tx *x, const char *p, const char *e, struct line *ln, bool *raw)
+{
+	const char *q = p, *why;
+	int b;
+
+	while (q < e && (isalnum((unsigned char)*q) || *q == '_' || *q == '-' || *q == '.'))
+		q++;
+	if (q == p || q + 1 >= e || *q != ':' || !is_blank(q[1]))
+		return 0;
+	if (parse_prefix(q + 1, e, ln, raw, &why) != LP_OK)
+		return 0;
+	if ((b = ipt_trace_add_buffer(x->t, p, (size_t)(q - p))) < 0)
+		return -1;
+	if (b >= MAX_TEXT_BUFFERS)
+		return ipt_err_at(x->t->path, x->line_off, "more than %d buffers", MAX_TEXT_BUFFERS);
+	ln->buf = b;
+	return LP_OK;
 }
 
 /* "CPU:N [EVENTS DROPPED]", "CPU:N [123 EVENTS DROPPED]", "CPU:N [LOST 123 EVENTS]" */
@@ -2049,7 +2077,11 @@ static int do_line(struct tx *x, const char *s, const char *e)
 	}
 	if (header_line(x, p, e))
 		return 0;
-	r = parse_prefix(p, e, &ln, &raw, &why);
+	r = buffer_prefix(x, p, e, &ln, &raw);
+	if (r < 0)
+		return -1;
+	if (!r)
+		r = parse_prefix(p, e, &ln, &raw, &why);
 	if (r == LP_BAD)
 		return ipt_err_at(x->t->path, x->line_off, "%s in '%.*s'", why,
 				  (int)(e - p > 80 ? 80 : e - p), p);
@@ -2080,8 +2112,9 @@ static int finish(struct tx *x)
 
 	if (flush_pending(x))
 		return -1;
-	for (int cpu = 0; cpu < x->ncw; cpu++) {
-		struct cpuw *w = x->cw[cpu];
+	for (int wid = 0; wid < x->ncw; wid++) {
+		struct cpuw *w = x->cw[wid];
+		int cpu = wid % IPT_CPUSET_MAX;
 		struct ipt_cpu_stream *s;
 
 		if (!w)
@@ -2094,7 +2127,7 @@ static int finish(struct tx *x)
 			uint8_t *pg;
 			uint64_t commit, used;
 
-			if (d->cpu != cpu || d->page_off + pl->page_size > w->pw.out.len)
+			if (d->cpu != wid || d->page_off + pl->page_size > w->pw.out.len)
 				continue;
 			pg = (uint8_t *)w->pw.out.buf + d->page_off;
 			commit = ipt_get_uint(pg + pl->commit_off, pl->commit_size, false);
@@ -2108,7 +2141,7 @@ static int finish(struct tx *x)
 		}
 		if (!w->pw.out.len)
 			continue;
-		s = ipt_trace_add_stream(t, cpu);
+		s = ipt_trace_add_buffer_stream(t, wid / IPT_CPUSET_MAX, cpu);
 		if (!s)
 			return -1;
 		s->owned = (uint8_t *)w->pw.out.buf;

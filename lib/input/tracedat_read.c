@@ -330,11 +330,13 @@ struct buffer_opt {
 	long long at;
 };
 
+#define MAX_BUFFERS 256
+
 /* the sections the v7 options point to */
 struct v7_refs {
 	uint64_t header_info, ftrace, events, kallsyms, printk, cmdlines;
-	struct buffer_opt buf;
-	bool have_buf;
+	struct buffer_opt buf[MAX_BUFFERS];	/* v6: only section (the offset) and name */
+	int nbuf;
 	bool traceclock;	/* a TRACECLOCK option was seen (v6: the clock follows the CPU table) */
 };
 
@@ -371,21 +373,27 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (add_cpustat(t, d, size, ncpustat++))
 				return -1;
 			break;
-		case 3:		/* BUFFER */
-			if (t->version >= 7 && !refs->have_buf) {
-				struct buffer_opt *b = &refs->buf;
+		case 3:		/* BUFFER: one per buffer, the top one ("") first in v7 */
+			if (refs->nbuf >= MAX_BUFFERS)
+				return ipt_err_at(t->path, at, "more than %d buffers", MAX_BUFFERS);
+			{
+				struct buffer_opt *b = &refs->buf[refs->nbuf];
 
 				o.what = "BUFFER option";
+				memset(b, 0, sizeof(*b));
 				b->at = at;
-				if (rd_u64(&o, &b->section) || rd_cstr(&o, &b->name) ||
-				    rd_cstr(&o, &b->clock) || rd_u32(&o, &b->page_size) ||
-				    rd_u32(&o, &b->ncpus))
+				if (rd_u64(&o, &b->section) || rd_cstr(&o, &b->name))
 					return -1;
-				if ((uint64_t)b->ncpus * 20 > o.n - o.pos)
-					return ipt_err_at(t->path, at, "BUFFER option lists %u CPUs in %u bytes",
-							  b->ncpus, size);
-				b->cpus = o.p + o.pos;
-				refs->have_buf = true;
+				if (t->version >= 7) {
+					if (rd_cstr(&o, &b->clock) || rd_u32(&o, &b->page_size) ||
+					    rd_u32(&o, &b->ncpus))
+						return -1;
+					if ((uint64_t)b->ncpus * 20 > o.n - o.pos)
+						return ipt_err_at(t->path, at, "BUFFER option lists %u CPUs in %u bytes",
+								  b->ncpus, size);
+					b->cpus = o.p + o.pos;
+				}
+				refs->nbuf++;
 			}
 			break;
 		case 4:		/* TRACECLOCK */
@@ -434,6 +442,84 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 
 /* ---- v6 ---- */
 
+/* v6_cpu_table - ncpus x (u64 offset, u64 size) of one buffer's data */
+static int v6_cpu_table(struct ipt_trace *t, struct rd *r, int buffer, uint32_t ncpus)
+{
+	r->what = "flyrecord CPU table";
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t off, size;
+		struct ipt_cpu_stream *s;
+
+		if (rd_u64(r, &off) || rd_u64(r, &size))
+			return -1;
+		if (off > t->map_size || size > t->map_size - off)
+			return ipt_err_at(t->path, r->base + (long long)r->pos - 16,
+					  "CPU %u data (offset %llu, %llu bytes) lies past the end of the file",
+					  cpu, (unsigned long long)off, (unsigned long long)size);
+		s = ipt_trace_add_buffer_stream(t, buffer, (int)cpu);
+		if (!s)
+			return -1;
+		s->data = t->map + off;
+		s->size = size;
+		s->file_offset = off;
+	}
+	return 0;
+}
+
+/*
+ * load_v6_buffers - the instance buffers of a v6 file: each BUFFER option
+ * gives the offset of its own "options"/"flyrecord" part, laid out as the
+ * top buffer's after the CPU count
+ */
+static int load_v6_buffers(struct ipt_trace *t, const struct rd *top, const struct v7_refs *refs,
+			   uint32_t ncpus)
+{
+	for (int i = 0; i < refs->nbuf; i++) {
+		const struct buffer_opt *b = &refs->buf[i];
+		struct v7_refs *inner;	/* options of a buffer: read, not used */
+		struct rd r = *top;
+		uint64_t next;
+		int idx;
+
+		if (!*b->name)
+			continue;
+		if (b->section >= t->map_size)
+			return ipt_err_at(t->path, b->at, "buffer %s: offset %llu lies past the end of the file",
+					  b->name, (unsigned long long)b->section);
+		r.p = t->map + b->section;
+		r.n = t->map_size - b->section;
+		r.pos = 0;
+		r.base = (long long)b->section;
+		if ((idx = ipt_trace_add_buffer(t, b->name, strlen(b->name))) < 0)
+			return -1;
+		for (;;) {
+			r.what = "buffer data kind";
+			if (r.n - r.pos < 10)
+				return rd_fail(&r, "10 bytes");
+			if (!memcmp(r.p + r.pos, "options  \0", 10)) {
+				int ret;
+
+				r.pos += 10;
+				if (!(inner = ipt_calloc(1, sizeof(*inner))))
+					return -1;
+				ret = read_options(t, &r, inner, &next);
+				free(inner);
+				if (ret)
+					return -1;
+				continue;
+			}
+			if (memcmp(r.p + r.pos, "flyrecord\0", 10))
+				return ipt_err_at(t->path, r.base + (long long)r.pos,
+						  "buffer %s: expected \"flyrecord\"", b->name);
+			r.pos += 10;
+			break;
+		}
+		if (v6_cpu_table(t, &r, idx, ncpus))
+			return -1;
+	}
+	return 0;
+}
+
 static int load_v6(struct ipt_trace *t, struct rd *r)
 {
 	struct v7_refs refs = { 0 };
@@ -468,24 +554,8 @@ static int load_v6(struct ipt_trace *t, struct rd *r)
 		r->pos += 10;
 		break;
 	}
-	r->what = "flyrecord CPU table";
-	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
-		uint64_t off, size;
-		struct ipt_cpu_stream *s;
-
-		if (rd_u64(r, &off) || rd_u64(r, &size))
-			return -1;
-		if (off > t->map_size || size > t->map_size - off)
-			return ipt_err_at(t->path, r->base + (long long)r->pos - 16,
-					  "CPU %u data (offset %llu, %llu bytes) lies past the end of the file",
-					  cpu, (unsigned long long)off, (unsigned long long)size);
-		s = ipt_trace_add_stream(t, (int)cpu);
-		if (!s)
-			return -1;
-		s->data = t->map + off;
-		s->size = size;
-		s->file_offset = off;
-	}
+	if (v6_cpu_table(t, r, 0, ncpus))
+		return -1;
 	/*
 	 * With a TRACECLOCK option, v6 files keep the trace_clock text after
 	 * the CPU table (u64 size, then the text); trace-cmd before 3.0
@@ -517,7 +587,7 @@ static int load_v6(struct ipt_trace *t, struct rd *r)
 				return -1;
 		}
 	}
-	return 0;
+	return refs.nbuf ? load_v6_buffers(t, r, &refs, ncpus) : 0;
 }
 
 /* ---- v7 ---- */
@@ -636,10 +706,14 @@ static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t of
 	return 0;
 }
 
-static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b)
+static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b, bool first)
 {
 	bool compressed;
 	const uint8_t *hdr;
+	int idx = ipt_trace_add_buffer(t, b->name, strlen(b->name));
+
+	if (idx < 0)
+		return -1;
 
 	/* the section header says whether the data is compressed */
 	if (b->section > t->map_size || t->map_size - b->section < 16)
@@ -648,11 +722,16 @@ static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b)
 	if (ipt_get_uint(hdr, 2, t->big_endian) != 3)
 		return ipt_err_at(t->path, (long long)b->section, "expected a flyrecord section (id 3)");
 	compressed = ipt_get_uint(hdr + 2, 2, t->big_endian) & 1;
-	if (*b->clock && set_clock(t, (const uint8_t *)b->clock, (uint32_t)strlen(b->clock)))
+	/* the top buffer's clock; an instance's only where the top one says none */
+	if (*b->clock && (!*b->name || !*t->clock) &&
+	    set_clock(t, (const uint8_t *)b->clock, (uint32_t)strlen(b->clock)))
 		return -1;
 	if (b->page_size) {
 		if (b->page_size < 64 || b->page_size > (1u << 24) || (b->page_size & 3))
 			return ipt_err_at(t->path, b->at, "bad buffer page size %u", b->page_size);
+		if (!first && b->page_size != t->layout.page_size)
+			return ipt_err_at(t->path, b->at, "buffer %s has %u-byte pages, another %u: buffers of different page sizes are not supported",
+					  b->name, b->page_size, t->layout.page_size);
 		t->layout.page_size = b->page_size;
 	}
 	for (uint32_t i = 0; i < b->ncpus; i++) {
@@ -665,7 +744,7 @@ static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b)
 		if (off > t->map_size || size > t->map_size - off)
 			return ipt_err_at(t->path, b->at, "CPU %u data (offset %llu, %llu bytes) lies past the end of the file",
 					  cpu, (unsigned long long)off, (unsigned long long)size);
-		s = ipt_trace_add_stream(t, (int)cpu);
+		s = ipt_trace_add_buffer_stream(t, idx, (int)cpu);
 		if (!s)
 			return -1;
 		s->file_offset = off;
@@ -722,8 +801,9 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 	    read_section(t, refs.printk, 20, "printk formats", read_printk, false) ||
 	    read_section(t, refs.cmdlines, 21, "saved cmdlines", read_cmdlines, false))
 		return -1;
-	if (refs.have_buf && load_buffer(t, &refs.buf))
-		return -1;
+	for (int i = 0; i < refs.nbuf; i++)
+		if (load_buffer(t, &refs.buf[i], i == 0))
+			return -1;
 	return 0;
 }
 

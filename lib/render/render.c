@@ -466,6 +466,10 @@ int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 	const char *comm = ipt_trace_comm(t, pid);
 	size_t start = out->len, clen = strlen(comm);
 
+	/* an instance buffer's records, as trace-cmd prints them: "NAME: " first */
+	if (r->buffer > 0 && r->buffer < t->nbuffers &&
+	    (sb_adds(out, t->buffers[r->buffer]) || sb_adds(out, ": ")))
+		return -1;
 	if (clen < 16 && sb_pad(out, out->len, 16 - clen))
 		return -1;
 	if (sb_add(out, comm, clen) || sb_addc(out, '-'))

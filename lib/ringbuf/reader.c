@@ -265,6 +265,7 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		rec->data = pr->cur + data;
 		rec->size = (uint32_t)dlen;
 		rec->cpu = pr->s->cpu;
+		rec->buffer = pr->s->buffer;
 		rec->missed = pr->missed;
 		pr->missed = 0;
 		rec->event = dlen >= 2 ?
