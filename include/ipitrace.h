@@ -464,6 +464,145 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
 /* Recording from the live kernel                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A recording session captures IPI events from the running kernel into a
+ * trace.dat (v7) that trace-cmd and KernelShark read.  It works in its own
+ * tracefs instance (instances/ipitrace-<pid>), never in the top-level
+ * buffer nor in another tool's instance, and removes it at the end.  Its
+ * per-CPU readers poll trace_pipe_raw by sleeping and never block on a ring
+ * buffer, so the kernel sends no wake-up IPIs on its behalf.  Needs root.
+ *
+ * The steps, in order: ipt_record_new(), ipt_record_probe() (the events of
+ * this kernel: ipt_record_event()), ipt_record_arm() (filters, triggers,
+ * events on), [the caller forks its command here: no trace_pipe_raw is open
+ * yet], ipt_record_start() (readers, tracing on), [the caller waits, with
+ * ipt_record_failed()], ipt_record_stop(), ipt_record_collect() (per-CPU
+ * results: ipt_record_cpu()), ipt_record_write(), ipt_record_close(),
+ * ipt_record_free().  Any step may fail (-1, ipt_errmsg(), and
+ * ipt_record_error() says which request it was about); then call
+ * ipt_record_close() and ipt_record_free().  Signals and the command are
+ * the caller's.
+ */
+#define IPT_TRACEFS_PATH	"/sys/kernel/tracing"
+
+enum ipt_tracefs_state {
+	IPT_TRACEFS_MOUNTED,	/* mounted: path says where */
+	IPT_TRACEFS_MOUNTABLE,	/* not mounted, IPT_TRACEFS_PATH exists (a recording mounts it) */
+	IPT_TRACEFS_MISSING,	/* this kernel has no tracefs */
+};
+/* Where tracefs is (IPT_TRACEFS_PATH, /proc/mounts, debugfs's tracing/);
+ * path (size >= 32) receives the directory, else IPT_TRACEFS_PATH. */
+enum ipt_tracefs_state ipt_tracefs_state(char *path, size_t size);
+
+/* Points where a session calls opts.checkpoint (tests stop the process there). */
+enum ipt_record_point {
+	IPT_RECORD_PROBED,	/* events chosen, none enabled yet (start of ipt_record_arm) */
+	IPT_RECORD_WRITING,	/* the file written under its temporary name, not yet renamed */
+};
+
+/* Which request of the options a failure or a note is about. */
+enum ipt_record_about {
+	IPT_RECORD_ABOUT_NONE,
+	IPT_RECORD_ABOUT_EVENTS,	/* opts.events */
+	IPT_RECORD_ABOUT_FILTER,	/* opts.filter */
+	IPT_RECORD_ABOUT_CLOCK,		/* opts.clock */
+	IPT_RECORD_ABOUT_STACKS,	/* opts.stacks */
+	IPT_RECORD_ABOUT_CPUS,		/* opts.cpus */
+};
+
+/* What a note to the caller says (opts.note). */
+enum ipt_record_note {
+	IPT_RECORD_NOTE_INFO,		/* informative: text is the whole line */
+	IPT_RECORD_NOTE_ERROR,		/* an error the session goes on after */
+	IPT_RECORD_NOTE_REJECTED,	/* the kernel rejected part of a request ('about'): text says why */
+};
+
+struct ipt_record_opts {
+	size_t sz;			/* sizeof(struct ipt_record_opts) */
+	const char *output;		/* trace.dat to write; "-": standard output */
+	const struct ipt_cpuset *cpus;	/* NULL, or only IPIs targeting these (kernel
+					   filters; needs Linux 6.6+ cpumask filters) */
+	const char *filter;		/* NULL, or a kernel filter ANDed to the send events */
+	bool stacks;			/* a stacktrace trigger on the send events */
+	const char *events;		/* NULL, or more events: "SYS:NAME,SYS:*,SYS" */
+	const char *clock;		/* NULL: mono if offered, else global */
+	unsigned long buffer_kb;	/* per-CPU ring buffer in KiB (0: 4096) */
+	const struct ipt_cpuset *housekeeping;	/* NULL: ipt_housekeeping_cpus() */
+	const char *compression;	/* "zstd" (NULL) or "none" */
+	/* Called with each informative line or note, in order (may be NULL). */
+	void (*note)(enum ipt_record_note kind, enum ipt_record_about about,
+		     const char *text, void *arg);
+	/* Called at each enum ipt_record_point (may be NULL). */
+	void (*checkpoint)(enum ipt_record_point point, void *arg);
+	void *arg;
+};
+
+struct ipt_recorder;
+
+/* A session (nothing touched yet); NULL if opts are invalid or out of memory. */
+struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts);
+/*
+ * Find (or mount) tracefs, remove instances of dead recorders, check the
+ * output's directory, pin the calling thread to the housekeeping CPUs,
+ * create the instance (tracing off), choose the clock and the events: the
+ * IPI events of the catalogue this kernel has, and opts.events.
+ */
+int ipt_record_probe(struct ipt_recorder *r);
+
+/* One IPI event of the catalogue as probed (those of other architectures
+ * that this kernel lacks are not listed). */
+struct ipt_record_event {
+	const char *system, *name;
+	bool present;			/* this kernel has it: it is recorded */
+	bool send;			/* a send event */
+	const char *since;		/* missing: the first Linux with it, or NULL */
+};
+int ipt_record_nevents(const struct ipt_recorder *r);
+const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i);
+
+/* Filters and triggers (parts the kernel rejects are noted and left out),
+ * then every chosen event on. */
+int ipt_record_arm(struct ipt_recorder *r);
+/* Start the per-CPU readers (they inherit the pinned affinity) and tracing. */
+int ipt_record_start(struct ipt_recorder *r);
+/* True once a reader failed (ipt_errmsg()-style text: ipt_record_failure()). */
+bool ipt_record_failed(const struct ipt_recorder *r);
+const char *ipt_record_failure(const struct ipt_recorder *r);
+/* Tracing off. */
+int ipt_record_stop(struct ipt_recorder *r);
+/* Let the readers drain the buffers, read the stats: ipt_record_cpu() is
+ * then valid; the file is prepared under a temporary name. */
+int ipt_record_collect(struct ipt_recorder *r);
+/* Remove the instance (a failure is noted as IPT_RECORD_NOTE_ERROR and
+ * makes ipt_record_close() return -1) and commit the file under its name. */
+int ipt_record_write(struct ipt_recorder *r);
+/* Tracing off, readers stopped, a file not written removed, the instance
+ * removed; -1 if the instance could not be removed (noted). */
+int ipt_record_close(struct ipt_recorder *r);
+void ipt_record_free(struct ipt_recorder *r);
+
+/* What the session runs with (after ipt_record_probe). */
+const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
+const struct ipt_cpuset *ipt_record_readers(const struct ipt_recorder *r); /* where readers run */
+const char *ipt_record_clock(const struct ipt_recorder *r);
+unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r);
+/* The request (opts) the last failure was about. */
+enum ipt_record_about ipt_record_error(const struct ipt_recorder *r);
+
+/* One CPU's result (after ipt_record_collect). */
+struct ipt_record_cpu {
+	int cpu;
+	uint64_t events;		/* events in the file */
+	uint64_t lost;			/* overrun + commit_overrun + dropped */
+	uint64_t overrun, commit_overrun, dropped;	/* the kernel's counters */
+	uint64_t read;			/* the kernel's count of events read */
+	uint64_t pages, missed_pages;	/* pages, pages flagged "events missed" */
+	bool missed_unknown;		/* a flagged page had no stored count */
+	uint64_t bytes;			/* bytes captured */
+};
+int ipt_record_ncpus(const struct ipt_recorder *r);
+const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i);
+
 /* (end of the recording section) */
 
 #pragma GCC visibility pop

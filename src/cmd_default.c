@@ -8,24 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-
-#define TRACEFS_MAGIC_NUM 0x74726163
 
 /* tracefs_usable - root, and tracefs mounted or mountable */
 static bool tracefs_usable(const char **why)
 {
-	struct statfs sf;
+	char path[4096];
 
 	if (geteuid() != 0) {
 		*why = "recording needs root (the kernel's tracefs is root-only)";
 		return false;
 	}
-	if (statfs("/sys/kernel/tracing", &sf) == 0 && (unsigned long)sf.f_type == TRACEFS_MAGIC_NUM)
-		return true;
-	if (access("/sys/kernel/tracing", F_OK) == 0)
+	if (ipt_tracefs_state(path, sizeof(path)) != IPT_TRACEFS_MISSING)
 		return true;	/* not mounted yet: record mounts it */
 	*why = "this kernel has no tracefs (/sys/kernel/tracing is missing)";
 	return false;

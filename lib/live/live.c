@@ -28,9 +28,6 @@
 #define TRACEFS_MAGIC 0x74726163
 #endif
 
-#define RB_MISSED_EVENTS	(1UL << 31)
-#define RB_MISSED_STORED	(1UL << 30)
-#define RB_COMMIT_MASK		((1UL << 27) - 1)
 #define PIPE_BYTES		(1024 * 1024)
 
 /* ------------------------------------------------------------------ */
@@ -155,25 +152,36 @@ static int mounted_tracefs(char *path, size_t size)
 	return found;
 }
 
-/* ipt_tracefs_find - locate (or mount) tracefs */
-int ipt_tracefs_find(char *path, size_t size, bool mount_it, bool *mounted)
+/* ipt_tracefs_state - where tracefs is mounted, or whether it can be */
+enum ipt_tracefs_state ipt_tracefs_state(char *path, size_t size)
 {
 	const char *alt = "/sys/kernel/debug/tracing";
 
-	if (mounted)
-		*mounted = false;
 	if (size <= strlen(alt))
-		return ipt_err("tracefs: path buffer too small");
+		return IPT_TRACEFS_MISSING;
 	if (is_tracefs(IPT_LIVE_TRACEFS)) {
 		strcpy(path, IPT_LIVE_TRACEFS);
-		return 0;
+		return IPT_TRACEFS_MOUNTED;
 	}
 	if (mounted_tracefs(path, size) == 0 && is_tracefs(path))
-		return 0;
+		return IPT_TRACEFS_MOUNTED;
 	if (is_tracefs(alt)) {
 		strcpy(path, alt);
-		return 0;
+		return IPT_TRACEFS_MOUNTED;
 	}
+	strcpy(path, IPT_LIVE_TRACEFS);
+	return access(IPT_LIVE_TRACEFS, F_OK) == 0 ? IPT_TRACEFS_MOUNTABLE : IPT_TRACEFS_MISSING;
+}
+
+/* ipt_tracefs_find - locate (or mount) tracefs */
+int ipt_tracefs_find(char *path, size_t size, bool mount_it, bool *mounted)
+{
+	if (mounted)
+		*mounted = false;
+	if (size <= strlen("/sys/kernel/debug/tracing"))
+		return ipt_err("tracefs: path buffer too small");
+	if (ipt_tracefs_state(path, size) == IPT_TRACEFS_MOUNTED)
+		return 0;
 	if (!mount_it)
 		return ipt_err("%s: tracefs is not mounted", IPT_LIVE_TRACEFS);
 	if (mount("nodev", IPT_LIVE_TRACEFS, "tracefs", 0, NULL))
@@ -551,95 +559,12 @@ int ipt_stats_parse(const char *text, struct ipt_cpu_stats *st)
 	return 0;
 }
 
-/* field_at - offset and size of "field: ... NAME;" in header_page text */
-static int field_at(const char *text, const char *name, unsigned int *off, unsigned int *size)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s;", name);
-	p = strstr(text, pat);
-	if (!p)
-		return -1;
-	p = strstr(p, "offset:");
-	if (!p || sscanf(p, "offset:%u;%*[ \t]size:%u;", off, size) != 2)
-		return -1;
-	return 0;
-}
-
-/* ipt_page_geometry_parse - commit and data offsets from events/header_page */
-int ipt_page_geometry_parse(struct ipt_page_geometry *g, const char *header_page,
-			    size_t len, uint32_t page_size)
-{
-	unsigned int dsize;
-	char *text = ipt_strndup(header_page, len);
-	int ret = 0;
-
-	if (!text)
-		return -1;
-	g->page_size = page_size;
-	if (field_at(text, "commit", &g->commit_off, &g->commit_size) ||
-	    field_at(text, "data", &g->data_off, &dsize) ||
-	    (g->commit_size != 4 && g->commit_size != 8) || g->data_off >= page_size)
-		ret = ipt_err("events/header_page: unexpected layout");
-	free(text);
-	return ret;
-}
-
-/* le_uint - little/native-endian integer of size bytes */
-static uint64_t le_uint(const uint8_t *p, unsigned int size)
-{
-	return ipt_get_uint(p, size, false);
-}
-
-/* count_page - count the events of one page */
-static void count_page(const uint8_t *pg, const struct ipt_page_geometry *g,
-		       struct ipt_page_count *pc)
-{
-	uint64_t commit = le_uint(pg + g->commit_off, g->commit_size);
-	uint64_t len = commit & RB_COMMIT_MASK, p, end;
-
-	pc->pages++;
-	end = g->data_off + len;
-	if (end > g->page_size)
-		end = g->page_size;
-	if (commit & RB_MISSED_EVENTS) {
-		pc->missed_pages++;
-		if ((commit & RB_MISSED_STORED) && end + g->commit_size <= g->page_size)
-			pc->missed_events += le_uint(pg + end, g->commit_size);
-		else
-			pc->missed_unknown = true;
-	}
-	for (p = g->data_off; p + 4 <= end;) {
-		uint32_t h = (uint32_t)le_uint(pg + p, 4);
-		uint32_t type_len = h & 31, delta = h >> 5;
-		uint64_t size;
-
-		if (type_len == 29 && !delta)
-			break;			/* padding to the end of the page */
-		if (type_len >= 30) {
-			size = 8;		/* time extend / absolute stamp */
-		} else if (type_len == 29 || type_len == 0) {
-			if (p + 8 > end)
-				break;
-			size = 4 + ((le_uint(pg + p + 4, 4) + 3) & ~3ULL);
-			if (size < 8)
-				break;		/* corrupt: stop this page */
-			if (type_len == 0)
-				pc->events++;
-		} else {
-			size = 4 + 4ULL * type_len;
-			pc->events++;
-		}
-		p += size;
-	}
-}
-
 /* ipt_pages_count - count events and missed-event flags in a page file */
-int ipt_pages_count(int fd, const struct ipt_page_geometry *g, struct ipt_page_count *pc)
+int ipt_pages_count(int fd, const struct ipt_page_layout *pl, struct ipt_page_tally *pc)
 {
-	size_t chunk = (size_t)g->page_size * 64;
+	size_t chunk = (size_t)pl->page_size * 64;
 	uint8_t *buf = ipt_malloc(chunk);
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	off_t off = 0;
 	int ret = 0;
 
@@ -655,8 +580,8 @@ int ipt_pages_count(int fd, const struct ipt_page_geometry *g, struct ipt_page_c
 			ret = ipt_err("reading captured pages: %s", strerror(errno));
 			break;
 		}
-		for (ssize_t i = 0; i + (ssize_t)g->page_size <= n; i += g->page_size)
-			count_page(buf + i, g, pc);
+		for (ssize_t i = 0; i + (ssize_t)pl->page_size <= n; i += pl->page_size)
+			ipt_page_tally_add(pc, buf + i, pl, be);
 		if ((size_t)n < chunk)
 			break;
 		off += n;

@@ -16,11 +16,12 @@
 #define IPT_LIVE_H
 
 #include "core/core.h"
+#include "ringbuf/ringbuf.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define IPT_LIVE_TRACEFS	"/sys/kernel/tracing"
+#define IPT_LIVE_TRACEFS	IPT_TRACEFS_PATH
 #define IPT_LIVE_PREFIX		"ipitrace-"	/* instance name: PREFIX<pid> */
 
 /*
@@ -122,23 +123,9 @@ static inline uint64_t ipt_stats_lost(const struct ipt_cpu_stats *st)
 
 /* ---- ring-buffer pages ---- */
 
-struct ipt_page_geometry {
-	uint32_t page_size;		/* sub-buffer size, header included */
-	unsigned int commit_off, commit_size, data_off;
-};
-/* From the text of events/header_page. */
-int ipt_page_geometry_parse(struct ipt_page_geometry *g, const char *header_page,
-			    size_t len, uint32_t page_size);
-
-struct ipt_page_count {
-	uint64_t pages;
-	uint64_t events;		/* data events (padding and time records not counted) */
-	uint64_t missed_pages;		/* pages flagged "events missed before" */
-	uint64_t missed_events;		/* sum of the stored missed counts */
-	bool missed_unknown;		/* a flagged page had no stored count */
-};
-/* Walk the whole pages of fd (from offset 0) and count their events. */
-int ipt_pages_count(int fd, const struct ipt_page_geometry *g, struct ipt_page_count *pc);
+/* Walk the whole pages of fd (from offset 0, native byte order) and count
+ * their events. */
+int ipt_pages_count(int fd, const struct ipt_page_layout *pl, struct ipt_page_tally *pc);
 
 /* ---- capture ---- */
 

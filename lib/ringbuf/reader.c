@@ -283,3 +283,46 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		return 1;
 	}
 }
+
+/* ipt_page_tally_add - count the data events and the missed mark of one page */
+void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
+			const struct ipt_page_layout *pl, bool big_endian)
+{
+	uint64_t commit = ipt_get_uint(pg + pl->commit_off, pl->commit_size, big_endian);
+	uint64_t p, end = pl->data_off + (commit & RB_COMMIT_MASK);
+
+	tally->pages++;
+	if (end > pl->page_size)
+		end = pl->page_size;
+	if (commit & RB_MISSED_EVENTS) {
+		tally->missed_pages++;
+		if ((commit & RB_MISSED_STORED) && end + pl->commit_size <= pl->page_size)
+			tally->missed_events += ipt_get_uint(pg + end, pl->commit_size, big_endian);
+		else
+			tally->missed_unknown = true;
+	}
+	for (p = pl->data_off; p + 4 <= end;) {
+		uint32_t h = (uint32_t)ipt_get_uint(pg + p, 4, big_endian);
+		uint32_t type_len = big_endian ? h >> 27 : h & 31;
+		uint32_t delta = big_endian ? h & ((1u << 27) - 1) : h >> 5;
+		uint64_t size;
+
+		if (type_len == RB_PADDING && !delta)
+			break;			/* padding to the end of the page */
+		if (type_len >= RB_TIME_EXTEND) {
+			size = 8;
+		} else if (type_len == RB_PADDING || type_len == 0) {
+			if (p + 8 > end)
+				break;
+			size = 4 + ((ipt_get_uint(pg + p + 4, 4, big_endian) + 3) & ~3ULL);
+			if (size < 8)
+				break;		/* corrupt: stop this page */
+			if (type_len == 0)
+				tally->events++;
+		} else {
+			size = 4 + 4ULL * type_len;
+			tally->events++;
+		}
+		p += size;
+	}
+}

@@ -40,6 +40,19 @@ void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
 int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec);
 void ipt_page_reader_release(struct ipt_page_reader *pr);
 
+/* Counts of a series of pages (a recorder's per-CPU summary). */
+struct ipt_page_tally {
+	uint64_t pages;
+	uint64_t events;		/* data events (padding and time records not counted) */
+	uint64_t missed_pages;		/* pages flagged "events missed before" */
+	uint64_t missed_events;		/* sum of the stored missed counts */
+	bool missed_unknown;		/* a flagged page had no stored count */
+};
+/* Add one whole page (pl->page_size bytes at pg) to *tally.  Stops at the
+ * first malformed event of the page: counting never fails. */
+void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
+			const struct ipt_page_layout *pl, bool big_endian);
+
 /*
  * Page builder: the inverse of the reader.  Used by text.c (text traces
  * become pages), by the synthetic trace generator and by `explode`.

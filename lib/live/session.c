@@ -1,0 +1,910 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * session.c - the recording session of include/ipitrace.h: an instance
+ * set up with the IPI events of the catalogue, per-CPU capture, and the
+ * trace.dat written from it with the live system's metadata.
+ */
+#include "live/live.h"
+#include "input/input.h"
+#include "ipi/catalogue.h"
+#include "output/tracedat_write.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define DEFAULT_BUFFER_KB	4096
+
+/* One event the session enabled. */
+struct rec_event {
+	char *sys, *name;		/* name NULL: a whole system (opts.events SYS) */
+	bool send;
+	const char *target;
+	bool ipi;			/* from the catalogue (else opts.events) */
+	bool stack;			/* a stacktrace trigger is installed */
+};
+
+struct ipt_recorder {
+	struct ipt_record_opts o;
+	char tracefs[PATH_MAX];
+	char tmpdir[PATH_MAX];
+	struct ipt_live *live;
+	struct rec_event *ev;
+	int nev;
+	struct ipt_record_event *probed;	/* catalogue entries as probed */
+	int nprobed;
+	char **systems;			/* systems whose formats go in the file */
+	int nsys;
+	struct ipt_cpuset online;
+	struct ipt_cpuset pin;		/* where the session's threads run */
+	cpu_set_t orig_affinity;
+	bool pinned;
+	struct ipt_capture *cap;
+	struct ipt_page_layout layout;
+	char *header_page, *header_event;
+	size_t hp_len, he_len;
+	char *clock_text;
+	const char *clock;
+	struct ipt_tdw *w;
+	struct ipt_record_cpu *res;
+	int nres;
+	bool rm_failed;
+	enum ipt_record_about about;
+};
+
+/* note - pass a line to the caller */
+static void note(struct ipt_recorder *r, enum ipt_record_note kind, enum ipt_record_about about,
+		 const char *fmt, ...) IPT_PRINTF(4, 5);
+static void note(struct ipt_recorder *r, enum ipt_record_note kind, enum ipt_record_about about,
+		 const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	if (!r->o.note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->o.note(kind, about, buf, r->o.arg);
+}
+
+/* fail_about - a failure about one request of the options */
+static int fail_about(struct ipt_recorder *r, enum ipt_record_about about)
+{
+	r->about = about;
+	return -1;
+}
+
+/* ipt_record_new - a session with a copy of the options */
+struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
+{
+	struct ipt_recorder *r;
+
+	if (!opts || opts->sz < offsetof(struct ipt_record_opts, output) + sizeof(opts->output) ||
+	    !opts->output || !*opts->output) {
+		ipt_err_code(IPT_ERR_INVALID, "recording: no output file");
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
+	r->o.sz = sizeof(r->o);
+	if (!r->o.buffer_kb)
+		r->o.buffer_kb = DEFAULT_BUFFER_KB;
+	if (!r->o.compression)
+		r->o.compression = "zstd";
+	ipt_cpuset_init(&r->online);
+	ipt_cpuset_init(&r->pin);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* probing                                                             */
+/* ------------------------------------------------------------------ */
+
+/* report_stale - say that a stale instance was removed */
+static void report_stale(const char *dir, void *arg)
+{
+	note(arg, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+	     "removed %s, left by a recorder that no longer runs", dir);
+}
+
+/* find_tracefs - tracefs location, stale instances */
+static int find_tracefs(struct ipt_recorder *r)
+{
+	char path[PATH_MAX + 64];
+	bool mounted;
+
+	if (ipt_tracefs_find(r->tracefs, sizeof(r->tracefs), true, &mounted))
+		return -1;
+	if (mounted)
+		note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+		     "mounted tracefs at %s (left mounted)", r->tracefs);
+	snprintf(path, sizeof(path), "%s/instances", r->tracefs);
+	if (access(path, W_OK))
+		return ipt_err("%s: %s (tracefs instances are needed)", path, strerror(errno));
+	ipt_live_remove_stale(r->tracefs, report_stale, r);
+	return 0;
+}
+
+/* output_dir - the directory of the output file (TMPDIR for "-") */
+static int output_dir(struct ipt_recorder *r)
+{
+	const char *out = r->o.output, *slash = strrchr(out, '/');
+	const char *tmp = getenv("TMPDIR");
+
+	if (!strcmp(out, "-"))
+		snprintf(r->tmpdir, sizeof(r->tmpdir), "%s", tmp && *tmp ? tmp : "/tmp");
+	else if (!slash)
+		snprintf(r->tmpdir, sizeof(r->tmpdir), ".");
+	else if (slash == out)
+		snprintf(r->tmpdir, sizeof(r->tmpdir), "/");
+	else
+		snprintf(r->tmpdir, sizeof(r->tmpdir), "%.*s", (int)(slash - out), out);
+	if (slash && !slash[1])
+		return ipt_err("%s: is a directory name, not a file name", out);
+	if (access(r->tmpdir, W_OK | X_OK))
+		return ipt_err("%s: cannot write there: %s", r->tmpdir, strerror(errno));
+	return 0;
+}
+
+/* choose_pin - CPUs for the session's threads, and pin the caller there */
+static int choose_pin(struct ipt_recorder *r)
+{
+	struct ipt_cpuset allowed = IPT_CPUSET_INIT;
+	cpu_set_t set;
+	int ret = -1, c;
+
+	ipt_cpuset_init(&allowed);
+	if (sched_getaffinity(0, sizeof(r->orig_affinity), &r->orig_affinity)) {
+		ipt_err("sched_getaffinity: %s", strerror(errno));
+		goto out;
+	}
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &r->orig_affinity) && ipt_cpuset_add(&allowed, (unsigned int)c))
+			goto out;
+	if (r->o.housekeeping) {
+		if (ipt_cpuset_copy(&r->pin, r->o.housekeeping))
+			goto out;
+	} else if (ipt_housekeeping_cpus(&r->pin, &r->online, &allowed)) {
+		goto out;
+	}
+	CPU_ZERO(&set);
+	for (c = ipt_cpuset_next(&r->pin, 0); c >= 0 && c < CPU_SETSIZE;
+	     c = ipt_cpuset_next(&r->pin, (unsigned int)c + 1))
+		CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		char b[256];
+
+		ipt_cpuset_format_list(&r->pin, b, sizeof(b));
+		ipt_err("cannot run on CPUs %s: %s", b, strerror(errno));
+		goto out;
+	}
+	r->pinned = true;
+	ret = 0;
+out:
+	ipt_cpuset_free(&allowed);
+	return ret;
+}
+
+/* add_system - remember a system whose formats go in the file */
+static int add_system(struct ipt_recorder *r, const char *sys)
+{
+	char **ns;
+
+	for (int i = 0; i < r->nsys; i++)
+		if (!strcmp(r->systems[i], sys))
+			return 0;
+	ns = realloc(r->systems, (size_t)(r->nsys + 1) * sizeof(*ns));
+	if (!ns)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	r->systems = ns;
+	r->systems[r->nsys] = strdup(sys);
+	if (!r->systems[r->nsys])
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	r->nsys++;
+	return 0;
+}
+
+/* add_event - append an event to enable */
+static int add_event(struct ipt_recorder *r, const char *sys, const char *name, bool send,
+		     const char *target, bool ipi)
+{
+	struct rec_event *ne = realloc(r->ev, (size_t)(r->nev + 1) * sizeof(*ne));
+	struct rec_event *e;
+
+	if (!ne)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	r->ev = ne;
+	e = &r->ev[r->nev];
+	memset(e, 0, sizeof(*e));
+	e->sys = strdup(sys);
+	e->name = name ? strdup(name) : NULL;
+	if (!e->sys || (name && !e->name)) {
+		free(e->sys);
+		free(e->name);
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	}
+	e->send = send;
+	e->target = target;
+	e->ipi = ipi;
+	r->nev++;
+	return add_system(r, sys);
+}
+
+/* machine_arch - the catalogue's architecture of this machine (uname) */
+static enum ipt_ipi_arch machine_arch(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return IPT_ARCH_ANY;
+	if (strstr(u.machine, "86"))
+		return IPT_ARCH_X86;
+	if (!strncmp(u.machine, "arm", 3) || !strncmp(u.machine, "aarch64", 7))
+		return IPT_ARCH_ARM;
+	return IPT_ARCH_ANY;
+}
+
+/* probe_events - the catalogue's events this kernel has, and the missing ones */
+static int probe_events(struct ipt_recorder *r)
+{
+	enum ipt_ipi_arch arch = machine_arch();
+
+	r->probed = calloc(ipt_ipi_catalogue_len, sizeof(*r->probed));
+	if (!r->probed)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < ipt_ipi_catalogue_len; i++) {
+		const struct ipt_ipi_event_info *d = &ipt_ipi_catalogue[i];
+		struct ipt_record_event *pe = &r->probed[r->nprobed];
+		bool send = d->role == IPT_ROLE_SEND;
+
+		if (ipt_live_has_event(r->live, d->system, d->name)) {
+			if (add_event(r, d->system, d->name, send, d->target, true))
+				return -1;
+			pe->present = true;
+		} else if (d->arch != IPT_ARCH_ANY && d->arch != arch) {
+			continue;
+		}
+		pe->system = d->system;
+		pe->name = d->name;
+		pe->send = send;
+		pe->since = pe->present ? NULL : d->since;
+		r->nprobed++;
+	}
+	if (!r->nev)
+		return ipt_err("%s/events: this kernel has none of the IPI trace events", r->tracefs);
+	return 0;
+}
+
+/* add_extra_one - one opts.events item: SYS:NAME, SYS:* or SYS */
+static int add_extra_one(struct ipt_recorder *r, char *item)
+{
+	char *colon = strchr(item, ':');
+	const char *name = NULL;
+
+	if (colon) {
+		*colon = 0;
+		if (strcmp(colon + 1, "*"))
+			name = colon + 1;
+	}
+	if (!*item || (name && !*name) || strchr(item, '/') || (name && strchr(name, '/'))) {
+		ipt_err_code(IPT_ERR_INVALID, "bad event '%s'", item);
+		return fail_about(r, IPT_RECORD_ABOUT_EVENTS);
+	}
+	if (!ipt_live_has_event(r->live, item, name)) {
+		ipt_err("no event %s%s%s in this kernel (see %s/available_events)",
+			item, name ? ":" : "", name ? name : "", r->tracefs);
+		return fail_about(r, IPT_RECORD_ABOUT_EVENTS);
+	}
+	return add_event(r, item, name, false, NULL, false);
+}
+
+/* add_extra - the opts.events list */
+static int add_extra(struct ipt_recorder *r)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!r->o.events)
+		return 0;
+	copy = strdup(r->o.events);
+	if (!copy)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
+		ret = add_extra_one(r, tok);
+	free(copy);
+	return ret;
+}
+
+/* choose_clock - opts.clock, else mono, else global */
+static int choose_clock(struct ipt_recorder *r)
+{
+	const char *clock = r->o.clock;
+	size_t len;
+
+	/*
+	 * The default must order events across CPUs (a send on one CPU before
+	 * its handling on another): "local" is per-CPU and not ordered across
+	 * CPUs; "mono" is global and in nanoseconds; "global" is the fallback.
+	 */
+	if (!clock)
+		clock = ipt_live_clock_offered(r->live, "mono") ? "mono" : "global";
+	if (!ipt_live_clock_offered(r->live, clock)) {
+		char *text = NULL;
+
+		ipt_live_read(r->live, "trace_clock", &text, NULL);
+		if (text)
+			text[strcspn(text, "\n")] = 0;
+		ipt_err_code(IPT_ERR_INVALID, "'%s' is not offered (%s/trace_clock: %s)", clock,
+			     r->live->dir, text ? text : "?");
+		free(text);
+		return fail_about(r, IPT_RECORD_ABOUT_CLOCK);
+	}
+	if (ipt_live_set_clock(r->live, clock) ||
+	    ipt_live_read(r->live, "trace_clock", &r->clock_text, &len))
+		return -1;
+	r->clock = clock;
+	return 0;
+}
+
+/* read_headers - header_page/header_event and the page layout */
+static int read_headers(struct ipt_recorder *r)
+{
+	uint32_t ps;
+
+	if (ipt_live_page_size(r->live, &ps) ||
+	    ipt_live_read(r->live, "events/header_page", &r->header_page, &r->hp_len) ||
+	    ipt_live_read(r->live, "events/header_event", &r->header_event, &r->he_len))
+		return -1;
+	if (ipt_header_page_parse(&r->layout, r->header_page, r->hp_len, ps, (int)sizeof(long)))
+		return ipt_err("events/header_page: %s", ipt_errmsg());
+	return 0;
+}
+
+/* setup_instance - create and configure our instance (tracing stays off) */
+static int setup_instance(struct ipt_recorder *r)
+{
+	char name[32], path[PATH_MAX + 128];
+
+	snprintf(name, sizeof(name), IPT_LIVE_PREFIX "%d", (int)getpid());
+	/* one under our own pid is from a dead process that had this pid */
+	snprintf(path, sizeof(path), "%s/instances/%s", r->tracefs, name);
+	if (!rmdir(path))
+		report_stale(path, r);
+	r->live = ipt_live_create(r->tracefs, name);
+	if (!r->live)
+		return -1;
+	if (ipt_live_set_tracing(r->live, false) ||
+	    ipt_live_set_buffer_kb(r->live, r->o.buffer_kb))
+		return -1;
+	return 0;
+}
+
+/* ipt_record_probe - tracefs, pinning, the instance, clock and events */
+int ipt_record_probe(struct ipt_recorder *r)
+{
+	r->about = IPT_RECORD_ABOUT_NONE;
+	if (find_tracefs(r) || output_dir(r) || ipt_sysfs_cpulist("online", &r->online) ||
+	    choose_pin(r) || setup_instance(r))
+		return -1;
+	return read_headers(r) || choose_clock(r) || probe_events(r) || add_extra(r) ? -1 : 0;
+}
+
+/* ipt_record_nevents - how many catalogue events were probed */
+int ipt_record_nevents(const struct ipt_recorder *r)
+{
+	return r->nprobed;
+}
+
+/* ipt_record_event - one probed catalogue event */
+const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i)
+{
+	return i >= 0 && i < r->nprobed ? &r->probed[i] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* filters, triggers, events                                           */
+/* ------------------------------------------------------------------ */
+
+/* cpus_part - the opts.cpus filter of an event (empty when none applies) */
+static int cpus_part(const struct ipt_recorder *r, const struct rec_event *e,
+		     struct ipt_strbuf *sb)
+{
+	size_t n;
+	char *list;
+	int ret;
+
+	sb_reset(sb);
+	if (!r->o.cpus || !e->ipi)
+		return 0;
+	n = ipt_cpuset_format_list(r->o.cpus, NULL, 0);
+	list = malloc(n + 1);
+	if (!list)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	ipt_cpuset_format_list(r->o.cpus, list, n + 1);
+	ret = sb_addf(sb, "%s & CPUS{%s}", e->target ? e->target : "common_cpu", list);
+	free(list);
+	return ret;
+}
+
+/* try_filter - set expr on e; true if the kernel took it, else *why says why */
+static bool try_filter(struct ipt_recorder *r, const struct rec_event *e, const char *expr,
+		       struct ipt_strbuf *why)
+{
+	if (!ipt_live_set_filter(r->live, e->sys, e->name, expr))
+		return true;
+	sb_reset(why);
+	sb_adds(why, ipt_errmsg());
+	return false;
+}
+
+/* filter_event - install the opts.cpus and opts.filter parts the kernel accepts */
+static int filter_event(struct ipt_recorder *r, const struct rec_event *e,
+			struct ipt_strbuf *final, bool *user_ok)
+{
+	struct ipt_strbuf cpus = IPT_STRBUF_INIT, why = IPT_STRBUF_INIT;
+	bool want_user = r->o.filter && e->send;
+	bool cpus_ok = false;
+	int ret = -1;
+
+	sb_reset(final);
+	*user_ok = false;
+	if (cpus_part(r, e, &cpus))
+		goto out;
+	if (cpus.len) {
+		cpus_ok = try_filter(r, e, sb_str(&cpus), &why);
+		if (!cpus_ok)
+			note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_CPUS,
+			     "%s (cpumask filters need Linux 6.6+): recording all of %s:%s",
+			     sb_str(&why), e->sys, e->name);
+	}
+	if (want_user) {
+		*user_ok = try_filter(r, e, r->o.filter, &why);
+		if (!*user_ok)
+			note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_FILTER, "%s", sb_str(&why));
+	}
+	if ((cpus_ok && *user_ok && sb_addf(final, "(%s) && (%s)", sb_str(&cpus), r->o.filter)) ||
+	    (cpus_ok && !*user_ok && sb_adds(final, sb_str(&cpus))) ||
+	    (!cpus_ok && *user_ok && sb_adds(final, r->o.filter))) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (!ipt_live_set_filter(r->live, e->sys, e->name, sb_str(final)))
+		ret = 0;
+out:
+	ipt_strbuf_free(&cpus);
+	ipt_strbuf_free(&why);
+	return ret;
+}
+
+/* set_stack - the stacktrace trigger of a send event */
+static void set_stack(struct ipt_recorder *r, struct rec_event *e, const char *filter)
+{
+	char *trig;
+
+	if (asprintf(&trig, "stacktrace%s%s", *filter ? " if " : "", filter) < 0) {
+		note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_STACKS, "out of memory");
+		return;
+	}
+	if (ipt_live_set_trigger(r->live, e->sys, e->name, trig))
+		note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_STACKS, "no stacks for %s:%s: %s",
+		     e->sys, e->name, ipt_errmsg());
+	else
+		e->stack = true;
+	free(trig);
+}
+
+/* setup_filters - per-event filters and triggers */
+static int setup_filters(struct ipt_recorder *r)
+{
+	struct ipt_strbuf final = IPT_STRBUF_INIT;
+	int sends = 0, accepted = 0, ret = -1;
+	bool user_ok = false;
+
+	for (int i = 0; i < r->nev; i++) {
+		struct rec_event *e = &r->ev[i];
+
+		if (!e->name || !e->ipi)
+			continue;
+		sb_reset(&final);
+		if ((r->o.cpus || r->o.filter) && filter_event(r, e, &final, &user_ok))
+			goto out;
+		if (e->send) {
+			sends++;
+			accepted += user_ok;
+			if (r->o.stacks)
+				set_stack(r, e, sb_str(&final));
+		}
+	}
+	if (r->o.filter && sends && !accepted) {
+		ipt_err_code(IPT_ERR_INVALID, "'%s': rejected by the kernel for every send event",
+			     r->o.filter);
+		fail_about(r, IPT_RECORD_ABOUT_FILTER);
+		goto out;
+	}
+	if (r->o.stacks && add_system(r, "ftrace"))
+		goto out;
+	ret = 0;
+out:
+	ipt_strbuf_free(&final);
+	return ret;
+}
+
+/* enable_events - turn every chosen event on */
+static int enable_events(struct ipt_recorder *r)
+{
+	for (int i = 0; i < r->nev; i++) {
+		const struct rec_event *e = &r->ev[i];
+
+		if (!ipt_live_enable_event(r->live, e->sys, e->name, true))
+			continue;
+		if (!ipt_live_has_event(r->live, e->sys, e->name))
+			ipt_err("%s%s%s: the event was removed from the kernel after it was found (%s)",
+				e->sys, e->name ? ":" : "", e->name ? e->name : "", ipt_errmsg());
+		return -1;
+	}
+	return 0;
+}
+
+/* ipt_record_arm - filters, triggers, events on (tracing still off) */
+int ipt_record_arm(struct ipt_recorder *r)
+{
+	r->about = IPT_RECORD_ABOUT_NONE;
+	if (r->o.checkpoint)
+		r->o.checkpoint(IPT_RECORD_PROBED, r->o.arg);
+	return setup_filters(r) || enable_events(r) ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* running                                                             */
+/* ------------------------------------------------------------------ */
+
+/* ipt_record_start - readers for every online CPU, then tracing on */
+int ipt_record_start(struct ipt_recorder *r)
+{
+	struct ipt_capture_opts co = {
+		.cpus = &r->online,
+		.tmpdir = r->tmpdir,
+		.page_size = r->layout.page_size,
+		.poll_ms = 100,
+	};
+
+	r->cap = ipt_capture_start(r->live, &co);
+	if (!r->cap)
+		return -1;
+	return ipt_live_set_tracing(r->live, true);
+}
+
+/* ipt_record_failed - a reader failed */
+bool ipt_record_failed(const struct ipt_recorder *r)
+{
+	return r->cap && ipt_capture_failed(r->cap);
+}
+
+/* ipt_record_failure - the first reader failure */
+const char *ipt_record_failure(const struct ipt_recorder *r)
+{
+	return r->cap ? ipt_capture_error(r->cap) : "";
+}
+
+/* ipt_record_stop - tracing off */
+int ipt_record_stop(struct ipt_recorder *r)
+{
+	return r->live ? ipt_live_set_tracing(r->live, false) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the file                                                            */
+/* ------------------------------------------------------------------ */
+
+/* add_formats_of - every events/SYS/x/format of one system */
+static int add_formats_of(struct ipt_recorder *r, const char *sys)
+{
+	char dir[PATH_MAX], rel[PATH_MAX];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/events/%s", r->live->dir, sys);
+	d = opendir(dir);
+	if (!d)
+		return ipt_err("%s: %s", dir, strerror(errno));
+	while (!ret && (de = readdir(d))) {
+		char *text;
+		size_t len;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, de->d_name);
+		if (!ipt_live_exists(r->live, rel))
+			continue;
+		if (ipt_live_read(r->live, rel, &text, &len))
+			ret = -1;
+		else if (!strcmp(sys, "ftrace"))
+			ret = ipt_tdw_add_ftrace_format(r->w, text, len);
+		else
+			ret = ipt_tdw_add_event_format(r->w, sys, text, len);
+		free(text);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* add_global_file - a whole tracefs/proc file through a setter */
+static int add_global_file(struct ipt_tdw *w, const char *path,
+			   int (*set)(struct ipt_tdw *, const char *, size_t))
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	if (ipt_file_read(path, &text, &len))
+		return -1;
+	ret = set(w, text, len);
+	free(text);
+	return ret;
+}
+
+/* add_metadata - formats, symbols, strings, comms */
+static int add_metadata(struct ipt_recorder *r)
+{
+	char path[PATH_MAX + 64];
+
+	if (ipt_tdw_set_headers(r->w, r->header_page, r->hp_len, r->header_event, r->he_len))
+		return -1;
+	if (add_formats_of(r, "ftrace"))
+		return -1;
+	for (int i = 0; i < r->nsys; i++)
+		if (strcmp(r->systems[i], "ftrace") && add_formats_of(r, r->systems[i]))
+			return -1;
+	if (add_global_file(r->w, "/proc/kallsyms", ipt_tdw_set_kallsyms))
+		return -1;
+	snprintf(path, sizeof(path), "%s/printk_formats", r->tracefs);
+	if (add_global_file(r->w, path, ipt_tdw_set_printk))
+		return -1;
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", r->tracefs);
+	return add_global_file(r->w, path, ipt_tdw_set_cmdlines);
+}
+
+/* add_isolation - the private option with the isolated and nohz_full CPUs */
+static int add_isolation(struct ipt_tdw *w)
+{
+	struct ipt_cpuset iso = IPT_CPUSET_INIT, nohz = IPT_CPUSET_INIT;
+	struct ipt_strbuf text = IPT_STRBUF_INIT;
+	int ret = -1;
+
+	ipt_cpuset_init(&iso);
+	ipt_cpuset_init(&nohz);
+	if (ipt_sysfs_cpulist("isolated", &iso) || ipt_sysfs_cpulist("nohz_full", &nohz))
+		goto out;
+	if (ipt_cpu_isolation_format(&iso, &nohz, &text))
+		goto out;
+	ret = ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, text.buf, (uint32_t)text.len + 1);
+out:
+	ipt_strbuf_free(&text);
+	ipt_cpuset_free(&iso);
+	ipt_cpuset_free(&nohz);
+	return ret;
+}
+
+/* add_options - clock, uname, version, CPU count, isolation */
+static int add_options(struct ipt_recorder *r)
+{
+	char text[4 * 65 + 8];
+	struct utsname u;
+
+	if (ipt_tdw_set_clock(r->w, r->clock_text))
+		return -1;
+	if (!uname(&u)) {
+		snprintf(text, sizeof(text), "%s %s %s %s", u.sysname, u.nodename, u.release,
+			 u.machine);
+		if (ipt_tdw_set_uname(r->w, text))
+			return -1;
+	}
+	if (ipt_tdw_set_version(r->w, "ipitrace " IPT_VERSION) ||
+	    ipt_tdw_set_cpucount(r->w, ipt_cpuset_last(&r->online) + 1))
+		return -1;
+	return add_isolation(r->w);
+}
+
+/* cpu_stats - stats of one CPU: stored ("CPU: N\n" + text) and counted */
+static int cpu_stats(struct ipt_recorder *r, int i)
+{
+	struct ipt_record_cpu *res = &r->res[r->nres];
+	int cpu = ipt_capture_cpu(r->cap, i);
+	struct ipt_cpu_stats st;
+	struct ipt_page_tally pc;
+	char rel[64], *text = NULL, *full = NULL;
+	int ret = -1;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	if (ipt_live_read(r->live, rel, &text, NULL) || ipt_stats_parse(text, &st) ||
+	    ipt_pages_count(ipt_capture_fd(r->cap, i), &r->layout, &pc))
+		goto out;
+	if (asprintf(&full, "CPU: %d\n%s", cpu, text) < 0) {
+		full = NULL;
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	if (ipt_tdw_add_cpustat(r->w, cpu, full) ||
+	    ipt_tdw_set_cpu_fd(r->w, cpu, ipt_capture_fd(r->cap, i)))
+		goto out;
+	res->cpu = cpu;
+	res->events = pc.events;
+	res->lost = ipt_stats_lost(&st);
+	res->overrun = st.overrun;
+	res->commit_overrun = st.commit_overrun;
+	res->dropped = st.dropped;
+	res->read = st.read;
+	res->pages = pc.pages;
+	res->missed_pages = pc.missed_pages;
+	res->missed_unknown = pc.missed_unknown;
+	res->bytes = ipt_capture_bytes(r->cap, i);
+	r->nres++;
+	ret = 0;
+out:
+	free(text);
+	free(full);
+	return ret;
+}
+
+/* ipt_record_collect - drain the readers, prepare the file, read the stats */
+int ipt_record_collect(struct ipt_recorder *r)
+{
+	struct ipt_tdw_opts wo = {
+		.version = 7,
+		.compression = r->o.compression,
+		.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
+		.long_size = (int)sizeof(long),
+		.page_size = r->layout.page_size,
+	};
+	int n;
+
+	if (!r->cap || ipt_capture_finish(r->cap))
+		return -1;
+	n = ipt_capture_ncpus(r->cap);
+	r->res = calloc((size_t)(n > 0 ? n : 1), sizeof(*r->res));
+	if (!r->res)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	r->w = ipt_tdw_open(r->o.output, &wo);
+	if (!r->w)
+		return -1;
+	if (add_metadata(r) || add_options(r))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (cpu_stats(r, i))
+			return -1;
+	return 0;
+}
+
+/* remove_instance - triggers off, instance removed; -1 if it stays (noted) */
+static int remove_instance(struct ipt_recorder *r)
+{
+	int ret;
+
+	if (!r->live)
+		return 0;
+	ipt_live_set_tracing(r->live, false);
+	for (int i = 0; i < r->nev; i++)
+		if (r->ev[i].stack)
+			ipt_live_set_trigger(r->live, r->ev[i].sys, r->ev[i].name, "!stacktrace");
+	ret = ipt_live_destroy(r->live);
+	r->live = NULL;
+	if (ret) {
+		r->rm_failed = true;
+		note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+	}
+	return ret;
+}
+
+/* ipt_record_write - remove the instance, then commit the file */
+int ipt_record_write(struct ipt_recorder *r)
+{
+	struct ipt_tdw *w = r->w;
+
+	if (!w)
+		return ipt_err("recording: nothing collected");
+	remove_instance(r);
+	if (r->o.checkpoint)
+		r->o.checkpoint(IPT_RECORD_WRITING, r->o.arg);
+	r->w = NULL;
+	return ipt_tdw_commit(w);
+}
+
+/* ipt_record_close - undo everything still in place */
+int ipt_record_close(struct ipt_recorder *r)
+{
+	if (!r)
+		return 0;
+	ipt_tdw_abort(r->w);
+	r->w = NULL;
+	if (r->live)
+		ipt_live_set_tracing(r->live, false);
+	ipt_capture_free(r->cap);
+	r->cap = NULL;
+	remove_instance(r);
+	return r->rm_failed ? -1 : 0;
+}
+
+/* ipt_record_free - close and release, the caller's affinity restored */
+void ipt_record_free(struct ipt_recorder *r)
+{
+	if (!r)
+		return;
+	ipt_record_close(r);
+	if (r->pinned)
+		sched_setaffinity(0, sizeof(r->orig_affinity), &r->orig_affinity);
+	for (int i = 0; i < r->nev; i++) {
+		free(r->ev[i].sys);
+		free(r->ev[i].name);
+	}
+	free(r->ev);
+	for (int i = 0; i < r->nsys; i++)
+		free(r->systems[i]);
+	free(r->systems);
+	free(r->probed);
+	free(r->res);
+	free(r->header_page);
+	free(r->header_event);
+	free(r->clock_text);
+	ipt_cpuset_free(&r->online);
+	ipt_cpuset_free(&r->pin);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* accessors                                                           */
+/* ------------------------------------------------------------------ */
+
+/* ipt_record_cpus - the CPUs recorded (online) */
+const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r)
+{
+	return &r->online;
+}
+
+/* ipt_record_readers - the CPUs the readers run on */
+const struct ipt_cpuset *ipt_record_readers(const struct ipt_recorder *r)
+{
+	return &r->pin;
+}
+
+/* ipt_record_clock - the trace clock chosen */
+const char *ipt_record_clock(const struct ipt_recorder *r)
+{
+	return r->clock ? r->clock : "";
+}
+
+/* ipt_record_buffer_kb - the per-CPU buffer size */
+unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r)
+{
+	return r->o.buffer_kb;
+}
+
+/* ipt_record_error - what the last failure was about */
+enum ipt_record_about ipt_record_error(const struct ipt_recorder *r)
+{
+	return r->about;
+}
+
+/* ipt_record_ncpus - how many CPU results */
+int ipt_record_ncpus(const struct ipt_recorder *r)
+{
+	return r->nres;
+}
+
+/* ipt_record_cpu - one CPU's result */
+const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i)
+{
+	return i >= 0 && i < r->nres ? &r->res[i] : NULL;
+}
