@@ -9,7 +9,16 @@ TRACES="$TOP/../shared/traces"
 T_PASS=0
 T_FAIL=0
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+TFS=""		# tracefs mounted by this test (mount_tracefs), unmounted at the end
+trap 'rm -rf "$TMP"; [ -n "$TFS" ] && umount "$TFS" 2>/dev/null' EXIT
+# mount_tracefs: tracefs at /sys/kernel/tracing, mounted now if it is not
+# (as on a fresh machine; unmounted again at the end); false if it cannot be
+mount_tracefs() {
+	if [ ! -d /sys/kernel/tracing/instances ] && [ "$(id -u)" = 0 ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null && TFS=/sys/kernel/tracing
+	fi
+	[ -d /sys/kernel/tracing/instances ]
+}
 pass() { T_PASS=$((T_PASS + 1)); echo "PASS $1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }

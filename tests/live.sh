@@ -10,7 +10,6 @@ T=/sys/kernel/tracing
 PIDS=""
 MNT=""
 CNT=""
-TFS=""
 
 cleanup() {
 	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
@@ -27,12 +26,9 @@ if [ "$(id -u)" != 0 ]; then
 	skip "$LIVE_NAME" "needs root"
 	finish
 fi
-if [ ! -d $T/instances ]; then
-	mount -t tracefs nodev $T 2>/dev/null && TFS=$T	# unmounted at the end
-	if [ ! -d $T/instances ]; then
-		skip "$LIVE_NAME" "no tracefs at $T"
-		finish
-	fi
+if ! mount_tracefs; then
+	skip "$LIVE_NAME" "no tracefs at $T (and it cannot be mounted)"
+	finish
 fi
 if [ ! -d $T/events/ipi ]; then
 	skip "$LIVE_NAME" "this kernel has no ipi events"

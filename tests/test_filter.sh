@@ -44,7 +44,7 @@ TABLE
 
 # kernel filter vs userspace filter on the same run (two recorders at once)
 W="$TOP/$B/tools/ipi-workload"
-if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
+if [ "$(id -u)" -ne 0 ] || ! mount_tracefs || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
 	skip "kernel vs userspace filter" "needs root, tracefs with ipi events and $W"
 	finish
 fi
