@@ -177,6 +177,13 @@ uint64_t ipt_trace_buffer_size(const struct ipt_trace *t, int i);	/* bytes of da
  * are) if the trace has none of that name. */
 int ipt_trace_select_buffer(struct ipt_trace *t, const char *name);
 
+/*
+ * Text inputs: lines that were neither an event, nor a header, nor a mark
+ * ipitrace knows (prose around a pasted trace, trace-cmd's summary lines),
+ * and the file offset of the first (-1 when none).  0 for trace.dat.
+ */
+uint64_t ipt_trace_lines_skipped(const struct ipt_trace *t, long long *first_offset);
+
 /* Event types. */
 int ipt_trace_nevents(const struct ipt_trace *t);
 const struct ipt_event *ipt_trace_event_at(const struct ipt_trace *t, int i);

@@ -35,4 +35,72 @@ PY
 else
 	skip "v6 clock" "no $V6"
 fi
+
+# 8. text layouts.  (a) trace-cmd's own text back: dump of X.report.txt is
+# X.report.txt, line for line (lines of one microsecond keep the file's
+# order instead of being re-sorted by CPU)
+for txt in "$TRACES"/recorded/*.report.txt; do
+	[ -f "$txt" ] || continue
+	n=$(basename "$txt")
+	if "$IPT" dump "$txt" > "$TMP/d" 2>&1 && cmp -s "$TMP/d" "$txt"; then
+		pass "text: dump of $n is trace-cmd's text, line for line"
+	else
+		fail "text: dump of $n" "$(diff "$TMP/d" "$txt" | grep -c '^>') lines differ"
+	fi
+done
+# (b) trace-cmd report -R, --ts-diff and -w of each recorded trace: the same
+# report as its plain trace-cmd report text
+strip_file() { sed 's/"file":"[^"]*",//'; }
+for dat in "$TRACES"/recorded/*.dat; do
+	n=$(basename "$dat")
+	trace-cmd report "$dat" > "$TMP/plain.txt" 2>/dev/null || continue
+	"$IPT" report --format json "$TMP/plain.txt" 2>&1 | strip_file > "$TMP/plain.json"
+	for opt in -R --ts-diff -w; do
+		trace-cmd report $opt "$dat" > "$TMP/opt.txt" 2>/dev/null
+		"$IPT" report --format json "$TMP/opt.txt" 2>&1 | strip_file > "$TMP/opt.json"
+		if [ -s "$TMP/opt.json" ] && cmp -s "$TMP/plain.json" "$TMP/opt.json"; then
+			pass "text: trace-cmd report $opt of $n gives the report of its plain text"
+		else
+			fail "text: trace-cmd report $opt of $n" "$(head -c 200 "$TMP/opt.json")"
+		fi
+	done
+done
+# (c) tracefs text with the standard trace options, from one instance's buffer
+if [ "$(id -u)" = 0 ] && mount_tracefs && [ -d /sys/kernel/tracing/events/ipi ] && [ -x "$TOP/$B/tools/ipi-workload" ]; then
+	I=/sys/kernel/tracing/instances/ipt_trust_$$
+	mkdir "$I" && echo 1 > "$I/events/ipi/enable" && echo 1 > "$I/events/irq_vectors/enable" &&
+		echo 1 > "$I/tracing_on"
+	"$TOP/$B/tools/ipi-workload" pingpong 200 > /dev/null 2>&1
+	echo 0 > "$I/tracing_on"
+	cat "$I/trace" > "$TMP/default.txt"
+	for o in latency-format raw hex bin fields; do
+		echo 1 > "$I/options/$o" && cat "$I/trace" > "$TMP/$o.txt"
+		echo 0 > "$I/options/$o"
+	done
+	echo 0 > "$I/options/context-info" && cat "$I/trace" > "$TMP/context-info.txt"
+	echo 1 > "$I/options/context-info"
+	rmdir "$I"
+	sends=$(grep -c ': ipi_send_cpu: ' "$TMP/default.txt")
+	"$IPT" convert -o - "$TMP/default.txt" > "$TMP/default.csv" 2>&1
+	rows=$(($(wc -l < "$TMP/default.csv") - 1))
+	[ "$rows" = "$sends" ] && [ "$rows" -gt 0 ] && pass "tracefs text: $rows rows = the $sends ipi_send_cpu lines" ||
+		fail "tracefs text" "rows $rows, lines $sends"
+	"$IPT" convert -o - "$TMP/fields.txt" > "$TMP/fields.csv" 2>&1
+	cmp -s "$TMP/default.csv" "$TMP/fields.csv" && pass "tracefs text with fields on: the same rows" ||
+		fail "tracefs fields" "$(diff "$TMP/default.csv" "$TMP/fields.csv" | head -n 2 | tr '\n' ' ')"
+	# latency-format keeps 8 characters of a task name: compare without names
+	cut -d, -f1-6,8- "$TMP/default.csv" > "$TMP/a"
+	"$IPT" convert -o - "$TMP/latency-format.txt" 2>&1 | cut -d, -f1-6,8- > "$TMP/b"
+	cmp -s "$TMP/a" "$TMP/b" && pass "tracefs text in latency-format: the same rows (task names cut to 8 by the kernel)" ||
+		fail "tracefs latency-format" "$(diff "$TMP/a" "$TMP/b" | head -n 2 | tr '\n' ' ')"
+	for o in raw hex bin context-info; do
+		"$IPT" report "$TMP/$o.txt" > /dev/null 2> "$TMP/err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "trace option $o" "$TMP/err" &&
+			pass "tracefs text with $o: one line naming the layout, exit 1" ||
+			fail "tracefs text with $o" "exit $rc: $(cat "$TMP/err")"
+	done
+else
+	skip "tracefs text layouts" "needs root and tracefs with ipi events"
+fi
 finish

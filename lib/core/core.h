@@ -240,6 +240,8 @@ struct ipt_trace {
 	int nbuffers;
 
 	char *scratch;		/* misc owned text */
+	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
+	long long first_skipped;	/* ... the offset of the first, -1 none */
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
 
 	/* data of later stages kept with the trace, released by ipt_trace_close */

@@ -167,6 +167,13 @@ struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu)
 	return ipt_trace_add_buffer_stream(t, 0, cpu);
 }
 
+uint64_t ipt_trace_lines_skipped(const struct ipt_trace *t, long long *first_offset)
+{
+	if (first_offset)
+		*first_offset = t->lines_skipped ? t->first_skipped : -1;
+	return t->lines_skipped;
+}
+
 int ipt_trace_nbuffers(const struct ipt_trace *t)
 {
 	return t->nbuffers;

@@ -73,7 +73,11 @@ struct ipt_trace *ipt_trace_open(const char *path)
 	} else if (ipt_text_probe(t->map, t->map_size)) {
 		r = ipt_text_load(t);
 	} else {
-		ipt_err_at(path, 0, "not a trace.dat (bad magic) nor a text trace");
+		if (t->map_size > 9 && !memcmp(t->map, "# tracer:", 9) &&
+		    memchr(t->map, 0, t->map_size < 65536 ? t->map_size : 65536))
+			ipt_err_at(path, 0, "tracefs text written with the trace option bin on (binary records); write it with bin off");
+		else
+			ipt_err_at(path, 0, "not a trace.dat (bad magic) nor a text trace");
 		r = -1;
 	}
 	if (r) {

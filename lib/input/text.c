@@ -427,6 +427,10 @@ struct tx {
 	int max_cpu;
 	bool saw_tracer, saw_cpus, first_flags, first_seen, raw_ts;
 	uint64_t nevents, skipped, raised;
+	uint64_t prev_line_ts;	/* timestamp of the previous event line, as written */
+	const char *layout;	/* a layout this reader cannot use, seen on a skipped line */
+	long long layout_off;
+	uint32_t same_ts;	/* event lines since with that same timestamp */
 	long long first_skipped;
 };
 
@@ -572,6 +576,21 @@ static bool parse_ts(const char *p, const char *e, uint64_t *ns, bool *raw)
 	int nd;
 
 	*raw = false;
+	/* tracefs latency-format: microseconds, "3417894594us" and a delay mark */
+	if (e - p > 2 && !dot) {
+		const char *u = e;
+
+		if (u > p && strchr("+!#*@$ ", u[-1]) && u - p > 3 && u[-2] == 's')
+			u--;
+		if (u - p > 2 && u[-1] == 's' && u[-2] == 'u') {
+			uint64_t us;
+
+			if (!parse_dec(p, u - 2, &us) || us > UINT64_MAX / 1000)
+				return false;
+			*ns = us * 1000;
+			return true;
+		}
+	}
 	if (!dot) {
 		*raw = true;
 		return parse_dec(p, e, ns);
@@ -665,6 +684,13 @@ static const char *ts_token(const char *p, const char *e)
 		q++;
 	if (q == p)
 		return NULL;
+	/* tracefs latency-format: "3417894594us+:" (a delay mark, or none) */
+	if (e - q >= 3 && q[0] == 'u' && q[1] == 's') {
+		q += 2;
+		if (q < e && *q != ':' && strchr("+!#*@$ ", *q))
+			q++;
+		return q < e && *q == ':' ? q : NULL;
+	}
 	if (q < e && *q == '.') {
 		const char *d = ++q;
 
@@ -720,6 +746,15 @@ static int parse_rest(const char *p, const char *e, struct line *ln, bool *raw,
 		return LP_BAD;
 	}
 	n = skip_blanks(te + 1, e);
+	/* trace-cmd report --ts-diff: "(+71)", the ns since the previous event */
+	if (n + 3 < e && n[0] == '(' && n[1] == '+' && is_digit(n[2])) {
+		const char *c = n + 2;
+
+		while (c < e && is_digit(*c))
+			c++;
+		if (c < e && *c == ')')
+			n = skip_blanks(c + 1, e);
+	}
 	ln->name = NULL;
 	ln->name_len = 0;
 	ne = n;
@@ -829,7 +864,10 @@ static int parse_prefix(const char *p, const char *e, struct line *ln, bool *raw
 			te = tok;
 			while (te < e && !is_blank(*te))
 				te++;
-			if (prev1 && ts_token(tok, te) && ts_token(tok, te) == te - 1) {
+			const char *tt = ts_token(tok, e);
+
+			/* "ts:", or latency-format's "3417901526us :" (a blank delay mark) */
+			if (prev1 && tt && (tt == te - 1 || (tt == te + 1 && te[-1] == 's'))) {
 				/* prev1 must be CPU digits + flags, before it comm-pid */
 				const char *c = prev1;
 				uint64_t cpu;
@@ -1428,7 +1466,8 @@ static int put_value(struct tx *x, const struct einfo *ei, const struct finfo *f
 		put_field(x, f, v);
 		return 0;
 	case R_STATE:
-		if (!parse_state(p, te, false, &v))
+		/* letters as the print fmt shows them, or the number (report -R) */
+		if (!parse_dec(p, te, &v) && !parse_state(p, te, false, &v))
 			return bad_field(x, ei, f->name, p, e);
 		put_field(x, f, v);
 		return 0;
@@ -1570,6 +1609,13 @@ static int fields_switch(struct tx *x, const struct einfo *ei, const char *s, co
 
 	if (find(s, e, "prev_comm="))
 		return fields_kv(x, ei, s, e);
+	/* trace-cmd report -w appends " Latency: 5.962 usecs" */
+	{
+		const char *lat = find(s, e, " Latency: ");
+
+		if (lat && e - lat > 6 && !memcmp(e - 6, " usecs", 6))
+			e = lat;
+	}
 	arrow = find(s, e, " ==> ");
 	if (!arrow)
 		return bad_field(x, ei, "sched_switch text", s, e);
@@ -1870,6 +1916,19 @@ static int event_line(struct tx *x, struct line *ln)
 	if (ln->cpu > x->max_cpu)
 		x->max_cpu = ln->cpu;
 	wid = ln->buf * IPT_CPUSET_MAX + ln->cpu;
+	/*
+	 * Text keeps microseconds; trace-cmd printed the lines in nanosecond
+	 * order.  Lines with the same microsecond stay in the file's order
+	 * (across CPUs too): the n-th one after the first gets n ns more.
+	 */
+	if (ln->ts == x->prev_line_ts && ln->ts % 1000 == 0 && x->nevents) {
+		if (x->same_ts < 999)
+			x->same_ts++;
+		ln->ts += x->same_ts;
+	} else {
+		x->prev_line_ts = ln->ts;
+		x->same_ts = 0;
+	}
 	if (!name) {
 		if (starts(f, fe, "<stack trace")) {
 			name = "kernel_stack";
@@ -1934,6 +1993,45 @@ static int event_line(struct tx *x, struct line *ln)
 }
 
 #define MAX_TEXT_BUFFERS 64
+
+/*
+ * unreadable_layout - the tracefs trace_options layout a line is written
+ * in, when it is one that carries no task, CPU and time stamp or no
+ * fields as text (NULL for any other line):
+ *   raw           "19900 0 3417894593797 type: 354 ..." (pid cpu ts, fields as numbers)
+ *   hex           "00004dbc 00000000 0000031bca64a505 type: 354 ..."
+ *   context-info  "ipi_send_cpu: cpu=1 ..." (context-info off: no task, CPU or time)
+ */
+static const char *unreadable_layout(const char *p, const char *e)
+{
+	const char *q = p, *type = find(p, e, " type: ");
+	bool dec = true;
+	int words = 0;
+
+	if (type) {
+		while (q < type) {
+			const char *w = q;
+
+			while (q < type && isxdigit((unsigned char)*q)) {
+				dec = dec && is_digit(*q);
+				q++;
+			}
+			if (q == w || (q < type && *q != ' '))
+				return NULL;
+			words++;
+			q = skip_blanks(q, type);
+		}
+		if (words == 3)
+			return dec ? "raw" : "hex";
+		return NULL;
+	}
+	while (q < e && (isalnum((unsigned char)*q) || *q == '_'))
+		q++;
+	if (q > p && q + 1 < e && *q == ':' && q[1] == ' ' && isalpha((unsigned char)*p) &&
+	    memchr(p, '_', (size_t)(q - p)) && memchr(q, '=', (size_t)(e - q)))
+		return "context-info";
+	return NULL;
+}
 
 /*
  * buffer_prefix - `trace-cmd report` of a file with instance buffers puts
@@ -2085,8 +2183,11 @@ static int do_line(struct tx *x, const char *s, const char *e)
 	if (r == LP_BAD)
 		return ipt_err_at(x->t->path, x->line_off, "%s in '%.*s'", why,
 				  (int)(e - p > 80 ? 80 : e - p), p);
-	if (r == LP_NO)
+	if (r == LP_NO) {
+		if (!x->layout && (x->layout = unreadable_layout(p, e)))
+			x->layout_off = x->line_off;
 		goto skip;
+	}
 	if (raw)
 		x->raw_ts = true;
 	if (flush_pending(x))
@@ -2112,6 +2213,12 @@ static int finish(struct tx *x)
 
 	if (flush_pending(x))
 		return -1;
+	if (!x->nevents && x->layout)
+		return ipt_err_at(t->path, x->layout_off,
+				  !strcmp(x->layout, "context-info") ?
+				  "tracefs text written with the trace option context-info off: its lines name no task, CPU or time; write it with context-info on" :
+				  "tracefs text written with the trace option %s on: its records are not printed as fields; write it with %s off",
+				  x->layout, x->layout);
 	for (int wid = 0; wid < x->ncw; wid++) {
 		struct cpuw *w = x->cw[wid];
 		int cpu = wid % IPT_CPUSET_MAX;
@@ -2167,6 +2274,8 @@ static int finish(struct tx *x)
 	snprintf(note, sizeof(note), "%llu events, %llu lines skipped (first at offset %lld), %llu timestamps raised",
 		 (unsigned long long)x->nevents, (unsigned long long)x->skipped,
 		 x->skipped ? x->first_skipped : -1LL, (unsigned long long)x->raised);
+	t->lines_skipped = x->skipped;
+	t->first_skipped = x->skipped ? x->first_skipped : -1;
 	free(t->scratch);
 	t->scratch = ipt_strdup(note);
 	if (!t->scratch)
