@@ -464,6 +464,187 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
 /* Reports: counts, matching, distributions                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A distribution of durations in ns (latencies, handler times).  The
+ * first 4096 values are kept exactly, so small samples give exact
+ * quantiles; past that, values are counted in log-linear buckets (under 1%
+ * relative error).  Distributions belong to the report that made them.
+ * All accessors accept NULL (an empty distribution).
+ */
+struct ipt_dist;
+uint64_t ipt_dist_count(const struct ipt_dist *d);
+uint64_t ipt_dist_min(const struct ipt_dist *d);	/* 0 when empty */
+uint64_t ipt_dist_max(const struct ipt_dist *d);	/* 0 when empty */
+uint64_t ipt_dist_sum(const struct ipt_dist *d);
+/* The value at quantile q (0..1), nearest rank; 0 when empty. */
+uint64_t ipt_dist_quantile(const struct ipt_dist *d, double q);
+/*
+ * Log-scale bins, IPT_DIST_LOG_PER_DECADE per decade: bin 0 counts values
+ * under 10 ns, bin i (1 .. IPT_DIST_LOG_NBINS-2) values from
+ * ipt_dist_log_bin_low(i) to ipt_dist_log_bin_low(i+1), the last bin
+ * values of 10 s and more.  Only the per-kind distributions of a report
+ * (ipt_report_kind) keep these bins; the others give 0.
+ */
+#define IPT_DIST_LOG_PER_DECADE 5
+#define IPT_DIST_LOG_NBINS (9 * IPT_DIST_LOG_PER_DECADE + 2)
+uint64_t ipt_dist_log_bin(const struct ipt_dist *d, int i);
+/* Lower edge of log bin i in ns (10^(1 + (i-1)/5)); 0 for bin 0. */
+double ipt_dist_log_bin_low(int i);
+
+/*
+ * "Who interrupts my CPUs": one pass over a trace in time order.  Every
+ * IPI row (see ipt_ipi_iter_new) is counted per target CPU and kind, per
+ * sender, per (call site, function) and in a sender x target matrix, and
+ * queued on its target CPU until the interrupt that serves it (x86
+ * irq_vectors:<vector>_entry, arm64 ipi:ipi_entry with the same reason);
+ * one interrupt may serve several queued sends (coalesced).  csd calls are
+ * matched by csd pointer from csd_queue_cpu to csd_function_entry/exit.
+ * Cross-CPU latencies are only computed when the trace clock is comparable
+ * across CPUs (or assume_synced_clock says to).  Times are in ns.
+ */
+struct ipt_report;
+
+struct ipt_report_opts {
+	size_t sz;			/* sizeof(struct ipt_report_opts) */
+	const char *filter;		/* count only the rows matching this expression over
+					 * row columns (NULL or "": all); matching sees all */
+	const struct ipt_cpuset *isolated;	/* list every IPI to these CPUs (NULL: none);
+						 * read during ipt_report_run only */
+	bool assume_synced_clock;	/* compute cross-CPU latencies whatever the clock */
+	int threads;			/* > 1: decode the CPUs' streams in that many threads
+					 * (results are the same for any number) */
+	int time_bins;			/* > 0: also count the IPIs each CPU received in that
+					 * many bins of time (ipt_report_time_bins) */
+	bool kind_distributions;	/* also keep latency and handler-time distributions
+					 * per kind, with log bins (ipt_report_kind) */
+};
+
+/*
+ * Run the report over t (which must stay open while the report is used).
+ * NULL on error: IPT_ERR_INVALID for a bad filter or option, else the
+ * trace's decode error.
+ */
+struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_opts *opts);
+void ipt_report_free(struct ipt_report *r);
+
+/* The report's totals.  Read-only; fields may be added at the end. */
+struct ipt_report_summary {
+	int ncpus;			/* CPUs of the per-CPU table (0 .. ncpus-1) */
+	uint64_t first_ts, last_ts;	/* of the first and last event */
+	double duration_s;		/* last_ts - first_ts in s (0 for one event) */
+	uint64_t events;		/* records read */
+	uint64_t send_events;		/* IPI send events */
+	uint64_t ipis;			/* rows: one per (send, target CPU) */
+	uint64_t ipis_counted;		/* rows that matched the filter (all without one) */
+	bool filtered;			/* a filter was given */
+	uint64_t kinds[IPT_KIND__COUNT];	/* counted rows by kind */
+	uint64_t csd_queued, csd_with_ipi, csd_without_ipi;	/* see struct ipt_ipi_stats */
+	bool cross_cpu_latency;		/* latencies between CPUs were computed */
+	const char *cross_cpu_missing_because;	/* if not: why (one sentence, no period) */
+	/* matching */
+	bool receive_events;		/* the trace has IPI receive events */
+	uint64_t remote, remote_matched;	/* counted rows from another CPU; of those,
+						 * matched to a handler */
+	uint64_t handlers, handlers_unattributed;	/* IPI interrupts; of those, with no
+							 * queued send */
+	uint64_t coalesced;		/* sends served by an interrupt that served an earlier one */
+	uint64_t csd_runs;		/* csd calls matched by pointer */
+	/* counted sends that were never matched, by reason */
+	uint64_t unmatched_trace_ended, unmatched_no_receive_events, unmatched_lost_events,
+		 unmatched_no_handler;
+};
+const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
+
+/* One target CPU.  Read-only; fields may be added at the end. */
+struct ipt_report_cpu {
+	uint64_t ipis;			/* counted rows to this CPU */
+	uint64_t by_kind[IPT_KIND__COUNT];
+	uint64_t sent;			/* counted rows this CPU sent */
+	uint64_t remote;		/* counted rows to it from another CPU */
+	uint64_t matched, remote_matched, coalesced;
+	uint64_t handlers, handlers_unattributed;	/* IPI interrupts on this CPU */
+	uint64_t csd_runs;
+	uint64_t lost;			/* events lost (ring-buffer marks and the file's stats) */
+	bool lost_unknown;		/* and some more of unknown number */
+	const struct ipt_dist *latency;		/* send -> handler entry */
+	const struct ipt_dist *handler;		/* handler entry -> exit */
+	const struct ipt_dist *csd_queue_to_run;	/* csd queue -> function entry */
+	const struct ipt_dist *csd_run;		/* csd function entry -> exit */
+};
+/* CPU cpu of the table (0 <= cpu < ncpus), else NULL. */
+const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *r, int cpu);
+
+/* Per kind (with kind_distributions; else the distributions are empty). */
+struct ipt_report_kind {
+	uint64_t ipis;			/* counted rows of this kind */
+	const struct ipt_dist *latency;	/* send -> entry of the interrupt that served it */
+	const struct ipt_dist *handler;	/* that interrupt's entry -> exit; an interrupt
+					 * that served several kinds counts in each */
+};
+const struct ipt_report_kind *ipt_report_kind(const struct ipt_report *r, enum ipt_ipi_kind kind);
+
+/*
+ * The tables below are sorted by count, largest first, ties by target
+ * CPU and then by the other columns in order.  *n is set to the number of
+ * entries; the arrays belong to the report.
+ */
+struct ipt_report_sender {		/* a task sending from a CPU to a target CPU */
+	int32_t target_cpu;		/* -1 in ipt_report_sender_tasks() */
+	int32_t pid;
+	int32_t src_cpu;		/* -1 in ipt_report_sender_tasks() */
+	uint64_t count;
+};
+const struct ipt_report_sender *ipt_report_senders(const struct ipt_report *r, size_t *n);
+/* The same added up per task (over target and sending CPUs). */
+const struct ipt_report_sender *ipt_report_sender_tasks(const struct ipt_report *r, size_t *n);
+
+struct ipt_report_pair {		/* a call site and the function it made run */
+	int32_t target_cpu;		/* -1 in ipt_report_pairs_all() */
+	uint64_t callsite;		/* address, 0 if none */
+	uint64_t function;		/* the function really run, else the callback; 0 if none */
+	uint64_t count;
+};
+const struct ipt_report_pair *ipt_report_pairs(const struct ipt_report *r, size_t *n);
+/* The same added up over the target CPUs. */
+const struct ipt_report_pair *ipt_report_pairs_all(const struct ipt_report *r, size_t *n);
+
+struct ipt_report_cell {		/* the sender x target matrix, non-zero cells */
+	int32_t src_cpu, target_cpu;
+	uint64_t count;
+};
+const struct ipt_report_cell *ipt_report_matrix(const struct ipt_report *r, size_t *n);
+
+/* One IPI to an isolated CPU (opts.isolated), in time order. */
+struct ipt_report_isolated {
+	uint64_t ts, id;		/* as in struct ipt_ipi_row */
+	int32_t src_cpu, target_cpu, pid;
+	uint64_t callsite, callback, func;
+	enum ipt_ipi_kind kind;
+	const char *reason;
+	int64_t latency;		/* send -> handler entry, -1 unknown */
+	int64_t handler;		/* handler entry -> exit, -1 unknown */
+	const uint64_t *stack;		/* kernel stack recorded with the send, or NULL */
+	uint32_t nstack;
+	bool matched;			/* served by a handler */
+};
+const struct ipt_report_isolated *ipt_report_isolated(const struct ipt_report *r, size_t *n);
+
+/*
+ * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL
+ * without time bins or for a CPU outside the table.  Bin i covers
+ * [first_ts + i * span / time_bins, first_ts + (i+1) * span / time_bins)
+ * with span = last_ts - first_ts + 1: the bins add up to the CPU's ipis.
+ */
+const uint64_t *ipt_report_time_bins(const struct ipt_report *r, int cpu);
+
+/*
+ * A kernel address as the report tables show it: "sym+0xoff" (or "sym"
+ * without with_offset), "0x..." for an unknown address, "-" for 0.
+ * Written NUL-terminated into buf of size bytes (cut if too long).
+ */
+void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool with_offset,
+			     char *buf, size_t size);
+
 /* (end of the report section) */
 
 

@@ -2,17 +2,15 @@
 /*
  * cmd_report.c - `ipitrace report`: who interrupts my CPUs
  *
- * Renders the aggregation of lib/report.c as text (for people) or JSON
- * (for scripts; it carries every number the text shows).
+ * Renders the report of the library (ipt_report_run) as text (for people)
+ * or JSON (for scripts; it carries every number the text shows).
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
-#include "ipi/report.h"
 #include "report_html.h"
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void report_usage(FILE *f)
@@ -57,7 +55,8 @@ static void report_usage(FILE *f)
 }
 
 struct ctx {
-	struct rpt *r;
+	const struct ipt_report *r;
+	const struct ipt_report_summary *s;
 	struct ipt_trace *t;
 	int top;
 	bool json;
@@ -69,55 +68,53 @@ static double us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-static double duration_s(const struct rpt *r)
+/* print_hist3 - p50, p99 and max of a distribution in us, or dashes */
+static void print_hist3(const struct ipt_dist *h)
 {
-	return r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
-}
-
-static void print_hist3(struct hist *h, bool have)
-{
-	if (!have || !h->count)
+	if (!ipt_dist_count(h))
 		printf("  %8s %8s %8s", "-", "-", "-");
 	else
-		printf("  %8.1f %8.1f %8.1f", us(hist_quantile(h, 0.5)), us(hist_quantile(h, 0.99)),
-		       us(h->max));
+		printf("  %8.1f %8.1f %8.1f", us(ipt_dist_quantile(h, 0.5)), us(ipt_dist_quantile(h, 0.99)),
+		       us(ipt_dist_max(h)));
 }
 
 static void text_summary(struct ctx *x)
 {
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *s = x->s;
 	struct ipt_trace *t = x->t;
-	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 
 	printf("ipitrace report: %s\n", ipt_trace_path(t));
-	printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", duration_s(r), r->ncpus,
+	printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
 	       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
 	       *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
 	printf("  events %llu, IPI send events %llu, IPIs (one per target CPU) %llu",
-	       (unsigned long long)r->events, (unsigned long long)st->send_events,
-	       (unsigned long long)r->rows);
-	if (r->filter)
-		printf(", %llu matching the filter", (unsigned long long)r->rows_counted);
+	       (unsigned long long)s->events, (unsigned long long)s->send_events,
+	       (unsigned long long)s->ipis);
+	if (s->filtered)
+		printf(", %llu matching the filter", (unsigned long long)s->ipis_counted);
 	printf("\n  lost events:");
-	for (int c = 0; c < r->ncpus; c++)
-		printf(" cpu%d %llu%s", c, rpt_cpu_lost(t, &r->cpus[c], c), r->cpus[c].lost_unknown ? "+" : "");
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
+	}
 	printf("\n");
-	if (st->csd_queued)
+	if (s->csd_queued)
 		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
 		       "(target polling, or work already queued)\n",
-		       (unsigned long long)st->csd_queued, (unsigned long long)st->csd_joined,
-		       (unsigned long long)st->csd_no_ipi);
+		       (unsigned long long)s->csd_queued, (unsigned long long)s->csd_with_ipi,
+		       (unsigned long long)s->csd_without_ipi);
 	printf("  kinds:");
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
-		if (r->kinds[k])
-			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)r->kinds[k]);
+		if (s->kinds[k])
+			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)s->kinds[k]);
 	printf("\n");
 }
 
 static void text_per_cpu(struct ctx *x)
 {
-	struct rpt *r = x->r;
-	double d = duration_s(r);
+	const struct ipt_report_summary *r = x->s;
+	double d = r->duration_s;
 
 	printf("\nIPIs received per target CPU, by kind (lat: send -> handler entry, hdl: handler;"
 	       " times in us)\n");
@@ -127,7 +124,7 @@ static void text_per_cpu(struct ctx *x)
 			printf(" %*s", k == IPT_KIND_MEMBARRIER ? 10 : 8, ipt_kind_name(k));
 	printf("   lat_p50  lat_p99  lat_max   hdl_p50  hdl_p99  hdl_max\n");
 	for (int c = 0; c < r->ncpus; c++) {
-		struct rpt_cpu *cp = &r->cpus[c];
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
 		if (!cp->ipis && !cp->handlers)
 			continue;
@@ -136,74 +133,67 @@ static void text_per_cpu(struct ctx *x)
 			if (r->kinds[k])
 				printf(" %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
 				       (unsigned long long)cp->by_kind[k]);
-		print_hist3(&cp->lat, true);
+		print_hist3(cp->latency);
 		printf(" ");
-		print_hist3(&cp->handler, true);
+		print_hist3(cp->handler);
 		printf("\n");
 	}
-	if (!r->cross_ok)
+	if (!r->cross_cpu_latency)
 		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
-		       r->cross_why);
+		       r->cross_cpu_missing_because);
 }
 
 static void text_tops(struct ctx *x)
 {
-	struct rpt *r = x->r;
+	int ncpus = x->s->ncpus;
 	size_t n, m;
-	struct rpt_entry *s = rpt_sorted(&r->senders, &n), *p = rpt_sorted(&r->pairs, &m);
+	const struct ipt_report_sender *s = ipt_report_senders(x->r, &n);
+	const struct ipt_report_pair *p = ipt_report_pairs(x->r, &m);
 	char a[160], b[160];
 
 	printf("\nTop senders per target CPU (task, sending CPU)\n");
-	for (int c = 0; s && c < r->ncpus; c++) {
+	for (int c = 0; c < ncpus; c++) {
 		int shown = 0;
 
 		for (size_t i = 0; i < n && shown < x->top; i++) {
-			if ((int)s[i].key.c != c)
+			if (s[i].target_cpu != c)
 				continue;
-			printf("  cpu %-4d %9llu  %s-%d on cpu %llu\n", c, (unsigned long long)s[i].count,
-			       ipt_trace_comm(x->t, (int)(uint32_t)s[i].key.a), (int)(uint32_t)s[i].key.a,
-			       (unsigned long long)s[i].key.b);
+			printf("  cpu %-4d %9llu  %s-%d on cpu %d\n", c, (unsigned long long)s[i].count,
+			       ipt_trace_comm(x->t, s[i].pid), s[i].pid, s[i].src_cpu);
 			shown++;
 		}
 	}
 	printf("\nTop (call site, function) per target CPU\n");
-	for (int c = 0; p && c < r->ncpus; c++) {
+	for (int c = 0; c < ncpus; c++) {
 		int shown = 0;
 
 		for (size_t i = 0; i < m && shown < x->top; i++) {
-			if ((int)p[i].key.c != c)
+			if (p[i].target_cpu != c)
 				continue;
-			ipt_format_sym(x->t, p[i].key.a, true, a, sizeof(a));
-			ipt_format_sym(x->t, p[i].key.b, false, b, sizeof(b));
+			ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
+			ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
 			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
 			shown++;
 		}
 	}
-	free(s);
-	free(p);
 }
 
 /* text_matrix - sender x target counts; CPUs grouped when there are many */
 static void text_matrix(struct ctx *x)
 {
-	struct rpt *r = x->r;
-	int group = 1, ng;
+	int ncpus = x->s->ncpus, group = 1, ng;
 	size_t n;
-	struct rpt_entry *e = rpt_sorted(&r->matrix, &n);
+	const struct ipt_report_cell *e = ipt_report_matrix(x->r, &n);
 	uint64_t *cell;
 
-	if (!e)
-		return;
-	while (r->ncpus / group > 64)
+	while (ncpus / group > 64)
 		group *= 2;
-	ng = (r->ncpus + group - 1) / group;
+	ng = (ncpus + group - 1) / group;
 	cell = calloc((size_t)ng * (size_t)ng, sizeof(*cell));
-	if (!cell) {
-		free(e);
+	if (!cell)
 		return;
-	}
 	for (size_t i = 0; i < n; i++)
-		cell[(e[i].key.a / (uint64_t)group) * (uint64_t)ng + e[i].key.b / (uint64_t)group] += e[i].count;
+		cell[(size_t)(e[i].src_cpu / group) * (size_t)ng + (size_t)(e[i].target_cpu / group)] += e[i].count;
 	printf("\nSender x target matrix (rows: sending CPU%s, columns: target CPU%s)\n",
 	       group > 1 ? " group" : "", group > 1 ? " group" : "");
 	if (group > 1)
@@ -219,65 +209,58 @@ static void text_matrix(struct ctx *x)
 		printf("\n");
 	}
 	free(cell);
-	free(e);
 }
 
 static void text_matching(struct ctx *x)
 {
-	struct rpt *r = x->r;
-	const struct rpt_unmatched *u = &r->unmatched;
-	uint64_t handlers = 0, unattributed = 0, coalesced = 0, csd = 0;
+	const struct ipt_report_summary *r = x->s;
 
-	for (int c = 0; c < r->ncpus; c++) {
-		handlers += r->cpus[c].handlers;
-		unattributed += r->cpus[c].handlers_unattributed;
-		coalesced += r->cpus[c].coalesced;
-		csd += r->cpus[c].csd_runs;
-	}
 	printf("\nMatching sends to handlers\n");
-	if (!r->have_receive) {
+	if (!r->receive_events) {
 		printf("  no receive events in this trace (irq_vectors:*_entry or ipi:ipi_entry):"
 		       " nothing to match\n");
 		return;
 	}
 	printf("  remote IPIs matched to a handler: %llu of %llu (%.2f%%)\n",
-	       (unsigned long long)r->remote_matched, (unsigned long long)r->remote_total,
-	       r->remote_total ? 100.0 * (double)r->remote_matched / (double)r->remote_total : 100.0);
+	       (unsigned long long)r->remote_matched, (unsigned long long)r->remote,
+	       r->remote ? 100.0 * (double)r->remote_matched / (double)r->remote : 100.0);
 	printf("  IPIs served by an interrupt that served an earlier one (coalesced): %llu\n",
-	       (unsigned long long)coalesced);
+	       (unsigned long long)r->coalesced);
 	printf("  IPI interrupts %llu, with no traced send %llu; csd calls matched by pointer %llu\n",
-	       (unsigned long long)handlers, (unsigned long long)unattributed, (unsigned long long)csd);
+	       (unsigned long long)r->handlers, (unsigned long long)r->handlers_unattributed,
+	       (unsigned long long)r->csd_runs);
 	printf("  unmatched: trace ended %llu, receive events not recorded %llu, lost events %llu,"
 	       " no handler seen %llu\n",
-	       (unsigned long long)u->trace_ended, (unsigned long long)u->no_receive_events,
-	       (unsigned long long)u->lost_events, (unsigned long long)u->no_handler);
+	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
+	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
 	printf("  csd queue -> run (us):");
 	for (int c = 0; c < r->ncpus; c++) {
-		struct rpt_cpu *cp = &r->cpus[c];
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
 		if (!cp->csd_runs)
 			continue;
 		printf("  cpu%d", c);
-		print_hist3(&cp->csd_q2r, true);
+		print_hist3(cp->csd_queue_to_run);
 		printf(" run");
-		print_hist3(&cp->csd_run, true);
+		print_hist3(cp->csd_run);
 	}
 	printf("\n");
 }
 
 static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 {
-	struct rpt *r = x->r;
+	size_t niso;
+	const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
 	char list[256], a[160], b[160];
 
 	ipt_cpuset_format_list(iso, list, sizeof(list));
-	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, r->niso);
-	if (!r->niso)
+	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
+	if (!niso)
 		return;
 	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
 	       "call site", "function", "kind", "lat_us", "hdl_us");
-	for (size_t i = 0; i < r->niso; i++) {
-		struct rpt_iso *e = &r->iso[i];
+	for (size_t i = 0; i < niso; i++) {
+		const struct ipt_report_isolated *e = &v[i];
 		char task[64], ts[32], lat[24], hdl[24];
 		struct ipt_strbuf sb = IPT_STRBUF_INIT;
 
@@ -285,8 +268,8 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		snprintf(ts, sizeof(ts), "%s", ipt_strbuf_str(&sb));
 		ipt_strbuf_free(&sb);
 		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
-		ipt_format_sym(x->t, e->callsite, true, a, sizeof(a));
-		ipt_format_sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
 		if (e->latency >= 0)
 			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
 		else
@@ -298,7 +281,7 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		printf("  %-16s %4d %4d %-22s %-36s %-28s %-10s %9s %9s\n", ts, e->src_cpu, e->target_cpu,
 		       task, a, b, ipt_kind_name(e->kind), lat, hdl);
 		for (uint32_t k = 0; k < e->nstack; k++) {
-			ipt_format_sym(x->t, e->stack[k], true, a, sizeof(a));
+			ipt_trace_format_symbol(x->t, e->stack[k], true, a, sizeof(a));
 			printf("      => %s\n", a);
 		}
 	}
@@ -322,126 +305,124 @@ static void jstr(const char *s)
 	putchar('"');
 }
 
-static void jhist(const char *name, struct hist *h, bool have)
+/* jhist - "name":{count, p50, p99, max, min} or null */
+static void jhist(const char *name, const struct ipt_dist *h)
 {
 	printf("\"%s\":", name);
-	if (!have || !h->count)
+	if (!ipt_dist_count(h))
 		printf("null");
 	else
 		printf("{\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"min_ns\":%llu}",
-		       (unsigned long long)h->count, (unsigned long long)hist_quantile(h, 0.5),
-		       (unsigned long long)hist_quantile(h, 0.99), (unsigned long long)h->max,
-		       (unsigned long long)h->min);
+		       (unsigned long long)ipt_dist_count(h), (unsigned long long)ipt_dist_quantile(h, 0.5),
+		       (unsigned long long)ipt_dist_quantile(h, 0.99), (unsigned long long)ipt_dist_max(h),
+		       (unsigned long long)ipt_dist_min(h));
 }
 
 static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 {
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *r = x->s;
 	struct ipt_trace *t = x->t;
-	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 	size_t n;
-	struct rpt_entry *e;
+	const struct ipt_report_sender *se;
+	const struct ipt_report_pair *pa;
+	const struct ipt_report_cell *ce;
 	char a[160], b[160];
 	bool first;
 
 	printf("{\"file\":");
 	jstr(ipt_trace_path(t));
-	printf(",\"duration_s\":%.9f,\"cpus\":%d,\"clock\":", duration_s(r), r->ncpus);
+	printf(",\"duration_s\":%.9f,\"cpus\":%d,\"clock\":", r->duration_s, r->ncpus);
 	jstr(ipt_trace_clock(t));
 	printf(",\"kernel\":");
 	jstr(ipt_trace_uname(t));
 	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
-	       (unsigned long long)r->events, (unsigned long long)st->send_events,
-	       (unsigned long long)r->rows, (unsigned long long)r->rows_counted);
+	       (unsigned long long)r->events, (unsigned long long)r->send_events,
+	       (unsigned long long)r->ipis, (unsigned long long)r->ipis_counted);
 	printf(",\"csd\":{\"queued\":%llu,\"with_ipi\":%llu,\"without_ipi\":%llu}",
-	       (unsigned long long)st->csd_queued, (unsigned long long)st->csd_joined,
-	       (unsigned long long)st->csd_no_ipi);
-	printf(",\"cross_cpu_latency\":%s", r->cross_ok ? "true" : "false");
-	if (!r->cross_ok) {
+	       (unsigned long long)r->csd_queued, (unsigned long long)r->csd_with_ipi,
+	       (unsigned long long)r->csd_without_ipi);
+	printf(",\"cross_cpu_latency\":%s", r->cross_cpu_latency ? "true" : "false");
+	if (!r->cross_cpu_latency) {
 		printf(",\"cross_cpu_latency_missing_because\":");
-		jstr(r->cross_why);
+		jstr(r->cross_cpu_missing_because);
 	}
 	printf(",\"kinds\":{");
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)r->kinds[k]);
 	printf("},\"per_cpu\":[");
 	for (int c = 0; c < r->ncpus; c++) {
-		struct rpt_cpu *cp = &r->cpus[c];
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
 		printf("%s{\"cpu\":%d,\"ipis\":%llu,\"per_s\":%.3f,\"sent\":%llu,\"remote\":%llu,"
 		       "\"matched\":%llu,\"remote_matched\":%llu,\"coalesced\":%llu,\"handlers\":%llu,"
 		       "\"handlers_unattributed\":%llu,\"csd_runs\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"by_kind\":{",
 		       c ? "," : "", c, (unsigned long long)cp->ipis,
-		       duration_s(r) > 0 ? (double)cp->ipis / duration_s(r) : 0.0,
+		       r->duration_s > 0 ? (double)cp->ipis / r->duration_s : 0.0,
 		       (unsigned long long)cp->sent, (unsigned long long)cp->remote,
 		       (unsigned long long)cp->matched, (unsigned long long)cp->remote_matched,
 		       (unsigned long long)cp->coalesced, (unsigned long long)cp->handlers,
 		       (unsigned long long)cp->handlers_unattributed, (unsigned long long)cp->csd_runs,
-		       rpt_cpu_lost(t, cp, c), cp->lost_unknown ? "true" : "false");
+		       (unsigned long long)cp->lost, cp->lost_unknown ? "true" : "false");
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)cp->by_kind[k]);
 		printf("},");
-		jhist("latency", &cp->lat, true);
+		jhist("latency", cp->latency);
 		printf(",");
-		jhist("handler", &cp->handler, true);
+		jhist("handler", cp->handler);
 		printf(",");
-		jhist("csd_queue_to_run", &cp->csd_q2r, true);
+		jhist("csd_queue_to_run", cp->csd_queue_to_run);
 		printf(",");
-		jhist("csd_run", &cp->csd_run, true);
+		jhist("csd_run", cp->csd_run);
 		printf("}");
 	}
 	printf("],\"senders\":[");
-	e = rpt_sorted(&r->senders, &n);
-	for (size_t i = 0; e && i < n; i++) {
-		printf("%s{\"target_cpu\":%u,\"pid\":%d,\"comm\":", i ? "," : "", e[i].key.c,
-		       (int)(uint32_t)e[i].key.a);
-		jstr(ipt_trace_comm(t, (int)(uint32_t)e[i].key.a));
-		printf(",\"src_cpu\":%llu,\"count\":%llu}", (unsigned long long)e[i].key.b,
-		       (unsigned long long)e[i].count);
+	se = ipt_report_senders(x->r, &n);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"target_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "", se[i].target_cpu, se[i].pid);
+		jstr(ipt_trace_comm(t, se[i].pid));
+		printf(",\"src_cpu\":%d,\"count\":%llu}", se[i].src_cpu, (unsigned long long)se[i].count);
 	}
-	free(e);
 	printf("],\"pairs\":[");
-	e = rpt_sorted(&r->pairs, &n);
-	for (size_t i = 0; e && i < n; i++) {
-		ipt_format_sym(t, e[i].key.a, true, a, sizeof(a));
-		ipt_format_sym(t, e[i].key.b, false, b, sizeof(b));
-		printf("%s{\"target_cpu\":%u,\"callsite\":", i ? "," : "", e[i].key.c);
+	pa = ipt_report_pairs(x->r, &n);
+	for (size_t i = 0; i < n; i++) {
+		ipt_trace_format_symbol(t, pa[i].callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(t, pa[i].function, false, b, sizeof(b));
+		printf("%s{\"target_cpu\":%d,\"callsite\":", i ? "," : "", pa[i].target_cpu);
 		jstr(a);
 		printf(",\"function\":");
 		jstr(b);
-		printf(",\"count\":%llu}", (unsigned long long)e[i].count);
+		printf(",\"count\":%llu}", (unsigned long long)pa[i].count);
 	}
-	free(e);
 	printf("],\"matrix\":[");
-	e = rpt_sorted(&r->matrix, &n);
-	for (size_t i = 0; e && i < n; i++)
-		printf("%s{\"src_cpu\":%llu,\"target_cpu\":%llu,\"count\":%llu}", i ? "," : "",
-		       (unsigned long long)e[i].key.a, (unsigned long long)e[i].key.b,
-		       (unsigned long long)e[i].count);
-	free(e);
+	ce = ipt_report_matrix(x->r, &n);
+	for (size_t i = 0; i < n; i++)
+		printf("%s{\"src_cpu\":%d,\"target_cpu\":%d,\"count\":%llu}", i ? "," : "",
+		       ce[i].src_cpu, ce[i].target_cpu, (unsigned long long)ce[i].count);
 	printf("],\"matching\":{\"receive_events\":%s,\"remote\":%llu,\"remote_matched\":%llu,"
 	       "\"unmatched\":{\"trace_ended\":%llu,\"no_receive_events\":%llu,\"lost_events\":%llu,"
 	       "\"no_handler\":%llu}}",
-	       r->have_receive ? "true" : "false", (unsigned long long)r->remote_total,
-	       (unsigned long long)r->remote_matched, (unsigned long long)r->unmatched.trace_ended,
-	       (unsigned long long)r->unmatched.no_receive_events,
-	       (unsigned long long)r->unmatched.lost_events, (unsigned long long)r->unmatched.no_handler);
+	       r->receive_events ? "true" : "false", (unsigned long long)r->remote,
+	       (unsigned long long)r->remote_matched, (unsigned long long)r->unmatched_trace_ended,
+	       (unsigned long long)r->unmatched_no_receive_events,
+	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
 	printf(",\"isolated\":");
 	if (!iso) {
 		printf("null");
 	} else {
 		char list[256];
+		size_t niso;
+		const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
 
 		ipt_cpuset_format_list(iso, list, sizeof(list));
 		printf("{\"cpus\":");
 		jstr(list);
 		printf(",\"ipis\":[");
 		first = true;
-		for (size_t i = 0; i < r->niso; i++) {
-			struct rpt_iso *s = &r->iso[i];
+		for (size_t i = 0; i < niso; i++) {
+			const struct ipt_report_isolated *s = &v[i];
 
-			ipt_format_sym(t, s->callsite, true, a, sizeof(a));
-			ipt_format_sym(t, s->func ? s->func : s->callback, false, b, sizeof(b));
+			ipt_trace_format_symbol(t, s->callsite, true, a, sizeof(a));
+			ipt_trace_format_symbol(t, s->func ? s->func : s->callback, false, b, sizeof(b));
 			printf("%s{\"ts_ns\":%llu,\"id\":%llu,\"src_cpu\":%d,\"target_cpu\":%d,\"pid\":%d,\"comm\":",
 			       first ? "" : ",", (unsigned long long)s->ts, (unsigned long long)s->id,
 			       s->src_cpu, s->target_cpu, s->pid);
@@ -463,7 +444,7 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 				printf("null");
 			printf(",\"stack\":[");
 			for (uint32_t k = 0; k < s->nstack; k++) {
-				ipt_format_sym(t, s->stack[k], true, a, sizeof(a));
+				ipt_trace_format_symbol(t, s->stack[k], true, a, sizeof(a));
 				if (k)
 					putchar(',');
 				jstr(a);
@@ -496,8 +477,8 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ipt_cpuset iso = IPT_CPUSET_INIT;
-	struct rpt_opts ro = { 0 };
-	struct rpt r;
+	struct ipt_report_opts ro = { .sz = sizeof(ro) };
+	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
 	const char *path = "ipitrace.dat", *html = NULL;
 	bool have_iso = false;
@@ -567,14 +548,20 @@ int cmd_report(int argc, char **argv)
 	if (!have_iso)
 		have_iso = stored_isolated(x.t, &iso);
 	ro.isolated = have_iso ? &iso : NULL;
-	x.r = &r;
-	if (rpt_run(&r, x.t, &ro)) {
+	if (html) {	/* what only the charts show */
+		ro.time_bins = REPORT_HTML_TIME_BINS;
+		ro.kind_distributions = true;
+	}
+	r = ipt_report_run(x.t, &ro);
+	if (!r) {
 		err_msg("%s", ipt_errmsg());
 		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
 		goto out;
 	}
+	x.r = r;
+	x.s = ipt_report_summary(r);
 	if (html) {
-		ret = report_html(&r, x.t, ro.isolated, x.top, html);
+		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, html);
 		goto out;
 	}
 	if (x.json) {
@@ -594,7 +581,7 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	rpt_free(&r);
+	ipt_report_free(r);
 	ipt_trace_close(x.t);
 	ipt_cpuset_free(&iso);
 	return ret;

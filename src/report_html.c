@@ -10,67 +10,27 @@
  * with the number of events; only the isolated-CPU table is per IPI, and
  * it is cut at ISO_MAX rows.
  *
- * lib/report.c keeps per-CPU counts, the sender x target matrix and per-CPU
- * latency histograms.  IPIs per target CPU over time and the latency and
- * handler-time distributions per kind come from one more pass over the
- * trace here, with the matching rules of lib/report.c: each send is queued
- * on its target CPU under the interrupt class that serves it, and the next
- * handler entry of that class on that CPU serves every queued send.
+ * The numbers are those of the library's report (ipt_report_run, with
+ * time bins and per-kind distributions): this file only lays them out.
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
 #include "outfile.h"
 #include "report_html.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
-	TBINS = 240,		/* time bins */
+	TBINS = REPORT_HTML_TIME_BINS,	/* time bins */
 	MAXROWS = 64,		/* rows of the heatmap and the time chart */
-	HB_PER = 5,		/* histogram bins per decade */
-	HB_N = 9 * HB_PER + 2,	/* < 10 ns, 10 ns .. 10 s, >= 10 s */
+	HB_PER = IPT_DIST_LOG_PER_DECADE,	/* histogram bins per decade */
+	HB_N = IPT_DIST_LOG_NBINS,	/* < 10 ns, 10 ns .. 10 s, >= 10 s */
 	ISO_MAX = 1000,		/* rows of the isolated-CPU table */
 	CPU_ROWS_MAX = 512,	/* rows of the per-CPU table */
-	NCLS = 16,
-	QUEUE_MAX = 65536,	/* sends waiting on one CPU for one class, as lib/report.c */
-};
-
-/* ---- the extra pass ---- */
-
-struct kdist {
-	struct hist lat, hdl;
-	uint64_t latb[HB_N], hdlb[HB_N];
-};
-
-struct pend {
-	uint64_t ts;
-	int32_t src;
-	uint8_t kind;
-	bool counted;
-};
-
-struct pq {
-	struct pend *v;
-	size_t head, n, cap;
-};
-
-struct cpust {
-	struct pq q[NCLS];
-	int open;		/* class of the running handler, -1 none */
-	uint64_t open_ts;
-	uint32_t open_kinds;	/* kinds of the counted sends it served */
-};
-
-enum { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT };
-enum { C_RESCHED, C_CALL_SINGLE, C_CALL, C_IRQ_WORK, C_X86_COUNT };
-
-struct recv {
-	uint8_t kind;
-	uint8_t cls;
-	const struct ipt_field *reason;
 };
 
 struct axis {			/* CPUs -> chart rows */
@@ -82,276 +42,15 @@ struct axis {			/* CPUs -> chart rows */
 };
 
 struct hx {
-	struct rpt *r;
+	const struct ipt_report *r;
+	const struct ipt_report_summary *s;
 	struct ipt_trace *t;
-	struct recv *ev;
-	int nev;
-	const char *reasons[NCLS];
-	int nreasons;
-	bool servable[NCLS];	/* the trace has the entry event of that class */
-	struct cpust *cpu;
-	int ncpu;
+	const char *filter;
 	struct axis tax;	/* time chart rows */
 	uint64_t *tbins;	/* tax.n x TBINS */
-	uint64_t t0, span;
-	struct kdist k[IPT_KIND__COUNT];
+	uint64_t span;		/* of the time bins, ns */
 	FILE *f;
 };
-
-static int reason_class(struct hx *x, const char *reason)
-{
-	if (!reason)
-		return -1;
-	/* after the x86 classes, as in lib/report.c */
-	for (int i = 0; i < x->nreasons; i++)
-		if (!strcmp(x->reasons[i], reason))
-			return C_X86_COUNT + i;
-	if (C_X86_COUNT + x->nreasons >= NCLS)
-		return -1;
-	x->reasons[x->nreasons] = reason;
-	return C_X86_COUNT + x->nreasons++;
-}
-
-static int send_class(struct hx *x, const struct ipt_ipi_row *row)
-{
-	if (row->reason)
-		return reason_class(x, row->reason);
-	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
-		return C_IRQ_WORK;
-	if (!row->callback)
-		return C_RESCHED;
-	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
-}
-
-static int setup_events(struct hx *x)
-{
-	static const struct { const char *name; uint8_t cls; bool entry; } vec[] = {
-		{ "reschedule_entry", C_RESCHED, true }, { "reschedule_exit", C_RESCHED, false },
-		{ "call_function_single_entry", C_CALL_SINGLE, true },
-		{ "call_function_single_exit", C_CALL_SINGLE, false },
-		{ "call_function_entry", C_CALL, true }, { "call_function_exit", C_CALL, false },
-		{ "irq_work_entry", C_IRQ_WORK, true }, { "irq_work_exit", C_IRQ_WORK, false },
-	};
-	struct ipt_trace *t = x->t;
-
-	x->nev = 0;
-	for (int i = 0; i < ipt_trace_nevents(t); i++)
-		if (ipt_event_id(ipt_trace_event_at(t, i)) >= x->nev)
-			x->nev = ipt_event_id(ipt_trace_event_at(t, i)) + 1;
-	x->ev = calloc((size_t)x->nev + 1, sizeof(*x->ev));
-	if (!x->ev)
-		return -1;
-	for (int i = 0; i < ipt_trace_nevents(t); i++) {
-		const struct ipt_event *ev = ipt_trace_event_at(t, i);
-		const char *sys = ipt_event_system(ev), *name = ipt_event_name(ev);
-		int id = ipt_event_id(ev);
-
-		if (id < 0)
-			continue;
-		if (!strcmp(sys, "irq_vectors")) {
-			for (size_t k = 0; k < ARRAY_SIZE(vec); k++)
-				if (!strcmp(name, vec[k].name)) {
-					x->ev[id].kind = vec[k].entry ? RK_ENTRY : RK_EXIT;
-					x->ev[id].cls = vec[k].cls;
-					x->servable[vec[k].cls] |= vec[k].entry;
-				}
-		} else if (!strcmp(sys, "ipi") && (!strcmp(name, "ipi_entry") || !strcmp(name, "ipi_exit"))) {
-			x->ev[id].reason = ipt_event_field(ev, "reason");
-			if (x->ev[id].reason)
-				x->ev[id].kind = !strcmp(name, "ipi_entry") ? RK_ARM_ENTRY : RK_ARM_EXIT;
-			if (x->ev[id].kind == RK_ARM_ENTRY)	/* any reason can be served */
-				memset(x->servable, 1, sizeof(x->servable));
-		}
-	}
-	return 0;
-}
-
-static int ensure_cpu(struct hx *x, int cpu)
-{
-	int n = x->ncpu;
-	struct cpust *c;
-
-	if (cpu < x->ncpu)
-		return 0;
-	if (cpu >= IPT_CPUSET_MAX)
-		return -1;
-	while (n <= cpu)
-		n = n ? n * 2 : 8;
-	if (n > IPT_CPUSET_MAX)
-		n = IPT_CPUSET_MAX;
-	c = realloc(x->cpu, (size_t)n * sizeof(*c));
-	if (!c)
-		return -1;
-	memset(c + x->ncpu, 0, (size_t)(n - x->ncpu) * sizeof(*c));
-	for (int i = x->ncpu; i < n; i++)
-		c[i].open = -1;
-	x->cpu = c;
-	x->ncpu = n;
-	return 0;
-}
-
-static int q_push(struct pq *q, const struct pend *e)
-{
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 16;
-		struct pend *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		for (size_t i = 0; i < q->n; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
-	}
-	q->v[(q->head + q->n++) % q->cap] = *e;
-	return 0;
-}
-
-/* hbin - histogram bin of a duration in ns */
-static int hbin(uint64_t ns)
-{
-	int b;
-
-	if (ns < 10)
-		return 0;
-	b = (int)floor(log10((double)ns) * HB_PER) - HB_PER + 1;
-	return b < 1 ? 1 : b > HB_N - 1 ? HB_N - 1 : b;
-}
-
-/* hbin_lo - lower edge of bin b in ns (b >= 1) */
-static double hbin_lo(int b)
-{
-	return pow(10.0, 1.0 + (double)(b - 1) / HB_PER);
-}
-
-static int on_row(void *ctx, const struct ipt_ipi_row *row)
-{
-	struct hx *x = ctx;
-	struct rpt *r = x->r;
-	struct pend e = { row->ts, row->src_cpu, (uint8_t)row->kind, true };
-	struct pq *q;
-	int cls;
-
-	if (ensure_cpu(x, row->target_cpu))
-		return -1;
-	if (r->filter && !ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row))
-		e.counted = false;
-	if (e.counted && row->target_cpu < x->tax.ncpu && x->tax.map[row->target_cpu] >= 0) {
-		uint64_t d = row->ts > x->t0 ? row->ts - x->t0 : 0;
-		uint64_t b = x->span ? (uint64_t)((double)d / (double)x->span * TBINS) : 0;
-
-		if (b >= TBINS)
-			b = TBINS - 1;
-		x->tbins[(size_t)x->tax.map[row->target_cpu] * TBINS + b]++;
-	}
-	cls = send_class(x, row);
-	if (cls < 0 || cls >= NCLS || !x->servable[cls])
-		return 0;	/* no interrupt of the trace can serve it: do not keep it */
-	q = &x->cpu[row->target_cpu].q[cls];
-	if (q->n >= QUEUE_MAX) {	/* bounded memory: give up on the oldest */
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-	}
-	return q_push(q, &e);
-}
-
-static int handler_entry(struct hx *x, int cpu, int cls, uint64_t ts)
-{
-	struct cpust *s = &x->cpu[cpu];
-	struct pq *q = &s->q[cls];
-
-	s->open = cls;
-	s->open_ts = ts;
-	s->open_kinds = 0;
-	while (q->n) {
-		struct pend *e = &q->v[q->head];
-
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-		if (!e->counted)
-			continue;
-		s->open_kinds |= 1u << e->kind;
-		if (e->src == cpu || x->r->cross_ok) {
-			uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
-			struct kdist *k = &x->k[e->kind];
-
-			if (hist_add(&k->lat, lat))
-				return -1;
-			k->latb[hbin(lat)]++;
-		}
-	}
-	return 0;
-}
-
-static int handler_exit(struct hx *x, int cpu, int cls, uint64_t ts)
-{
-	struct cpust *s = &x->cpu[cpu];
-	uint64_t dur;
-
-	if (s->open != cls)
-		return 0;
-	s->open = -1;
-	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
-	for (int k = 0; k < IPT_KIND__COUNT; k++)
-		if (s->open_kinds & (1u << k)) {
-			if (hist_add(&x->k[k].hdl, dur))
-				return -1;
-			x->k[k].hdlb[hbin(dur)]++;
-		}
-	return 0;
-}
-
-static int on_record(struct hx *x, struct ipt_ipi_decoder *dec, const struct ipt_record *rec)
-{
-	const struct recv *e;
-	int id = rec->event ? ipt_event_id(rec->event) : -1;
-
-	if (ensure_cpu(x, rec->cpu) || ipt_ipi_decoder_feed(dec, rec, on_row, x) < 0)
-		return -1;
-	e = id >= 0 && id < x->nev ? &x->ev[id] : NULL;
-	if (!e || e->kind == RK_NONE)
-		return 0;
-	if (e->kind == RK_ENTRY)
-		return handler_entry(x, rec->cpu, e->cls, rec->ts);
-	if (e->kind == RK_EXIT)
-		return handler_exit(x, rec->cpu, e->cls, rec->ts);
-	{
-		uint64_t a = 0;
-		int cls;
-
-		if (ipt_field_u64(x->t, rec, e->reason, &a))
-			return 0;
-		cls = reason_class(x, a ? ipt_trace_printk_string(x->t, a) : NULL);
-		if (cls < 0)
-			return 0;
-		return e->kind == RK_ARM_ENTRY ? handler_entry(x, rec->cpu, cls, rec->ts) :
-						 handler_exit(x, rec->cpu, cls, rec->ts);
-	}
-}
-
-/* extra_pass - time bins per target CPU and per-kind distributions */
-static int extra_pass(struct hx *x)
-{
-	struct ipt_ipi_decoder *dec = ipt_ipi_decoder_new(x->t);
-	struct ipt_iter *it = ipt_iter_new(x->t, NULL);
-	struct ipt_record rec;
-	int k = -1;
-
-	if (dec && it && !setup_events(x)) {
-		while ((k = ipt_iter_next(it, &rec)) > 0)
-			if (on_record(x, dec, &rec)) {
-				k = -1;
-				break;
-			}
-		if (k == 0)
-			ipt_ipi_decoder_finish(dec);
-	}
-	ipt_iter_free(it);
-	ipt_ipi_decoder_free(dec);
-	return k < 0 ? -1 : 0;
-}
 
 /* ---- axes: which CPUs get a row ---- */
 
@@ -512,11 +211,6 @@ static double logscale(uint64_t v, uint64_t max)
 }
 
 
-static double duration_s(const struct rpt *r)
-{
-	return r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
-}
-
 /* nice_step - a 1/2/5 x 10^k step giving at most max ticks over span */
 static double nice_step(double span, int max)
 {
@@ -554,9 +248,8 @@ static const char *const css =
 static void head(struct hx *x)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *r = x->s;
 	struct ipt_trace *t = x->t;
-	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 	char a[32], b[32], c[32];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -566,16 +259,16 @@ static void head(struct hx *x)
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 	fputs("<h1>Who interrupts my CPUs?</h1>\n<p class=\"meta\">", f);
 	esc(f, ipt_trace_path(t));
-	fprintf(f, " &middot; %.6f s &middot; %d CPUs &middot; clock %s &middot; kernel ", duration_s(r),
+	fprintf(f, " &middot; %.6f s &middot; %d CPUs &middot; clock %s &middot; kernel ", r->duration_s,
 		r->ncpus, *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown");
 	esc(f, *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
 	fprintf(f, "</p>\n<p class=\"meta\">%s events &middot; %s IPI send events &middot; %s IPIs "
-		"(one per target CPU)", num(r->events, a), num(st->send_events, b), num(r->rows, c));
-	if (r->filter) {
+		"(one per target CPU)", num(r->events, a), num(r->send_events, b), num(r->ipis, c));
+	if (r->filtered) {
 		fputs(" &middot; ", f);
-		fputs(num(r->rows_counted, a), f);
+		fputs(num(r->ipis_counted, a), f);
 		fputs(" matching the filter <code>", f);
-		esc(f, r->opts.filter);
+		esc(f, x->filter);
 		fputs("</code>", f);
 	}
 	fputs("</p>\n<p>", f);
@@ -591,23 +284,23 @@ static void head(struct hx *x)
 static int heatmap(struct hx *x)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *r = x->s;
 	struct axis ra = { 0 }, ca = { 0 };	/* rows: senders, columns: targets */
 	bool *ws = calloc((size_t)r->ncpus + 1, 1), *wt = calloc((size_t)r->ncpus + 1, 1);
 	size_t n = 0;
-	struct rpt_entry *e = rpt_sorted(&r->matrix, &n);
+	const struct ipt_report_cell *e = ipt_report_matrix(x->r, &n);
 	uint64_t *cell = NULL, max = 0;
 	int cw, ch, L, T, W, H, cstep, rstep, ret = -1;
 	bool rot;
 	char col[8], a[32], b[32], c1[32], lab[32], lab2[32];
 
-	if (!ws || !wt || !e)
+	if (!ws || !wt)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		if (e[i].key.a < (uint64_t)r->ncpus)
-			ws[e[i].key.a] = true;
-		if (e[i].key.b < (uint64_t)r->ncpus)
-			wt[e[i].key.b] = true;
+		if (e[i].src_cpu >= 0 && e[i].src_cpu < r->ncpus)
+			ws[e[i].src_cpu] = true;
+		if (e[i].target_cpu >= 0 && e[i].target_cpu < r->ncpus)
+			wt[e[i].target_cpu] = true;
 	}
 	if (axis_build(&ra, r->ncpus, ws) || axis_build(&ca, r->ncpus, wt))
 		goto out;
@@ -621,8 +314,8 @@ static int heatmap(struct hx *x)
 	if (!cell)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		int s = e[i].key.a < (uint64_t)r->ncpus ? ra.map[e[i].key.a] : -1;
-		int d = e[i].key.b < (uint64_t)r->ncpus ? ca.map[e[i].key.b] : -1;
+		int s = e[i].src_cpu >= 0 && e[i].src_cpu < r->ncpus ? ra.map[e[i].src_cpu] : -1;
+		int d = e[i].target_cpu >= 0 && e[i].target_cpu < r->ncpus ? ca.map[e[i].target_cpu] : -1;
 		uint64_t *v;
 
 		if (s < 0 || d < 0)
@@ -716,7 +409,6 @@ out:
 	axis_free(&ca);
 	free(ws);
 	free(wt);
-	free(e);
 	return ret;
 }
 
@@ -801,15 +493,17 @@ static void time_chart(struct hx *x)
 }
 
 /* one histogram of a kind */
-static void hist_svg(struct hx *x, const char *id, const char *title, struct hist *h,
-		     const uint64_t *bins, const char *none)
+static void hist_svg(struct hx *x, const char *id, const char *title, const struct ipt_dist *h,
+		     const char *none)
 {
 	FILE *f = x->f;
 	const int W = 300, H = 150, L = 44, R = 8, T = 8, B = 30, PW = W - L - R, PH = H - T - B;
 	int b0 = -1, b1 = -1, nb;
-	uint64_t max = 0;
+	uint64_t max = 0, bins[HB_N];
 	char a[32], b[32], c[32], d[32];
 
+	for (int i = 0; i < HB_N; i++)
+		bins[i] = ipt_dist_log_bin(h, i);
 	for (int i = 0; i < HB_N; i++)
 		if (bins[i]) {
 			if (b0 < 0)
@@ -819,13 +513,13 @@ static void hist_svg(struct hx *x, const char *id, const char *title, struct his
 				max = bins[i];
 		}
 	fprintf(f, "<div class=\"h\"><h3>%s</h3>", title);
-	if (!h->count) {
+	if (!ipt_dist_count(h)) {
 		fprintf(f, "<p class=\"stat\">%s</p></div>\n", none);
 		return;
 	}
-	fprintf(f, "<p class=\"stat\">n %s &middot; p50 %s &middot; p99 %s &middot; max %s</p>", num(h->count, a),
-		dur((double)hist_quantile(h, 0.5), b), dur((double)hist_quantile(h, 0.99), c),
-		dur((double)h->max, d));
+	fprintf(f, "<p class=\"stat\">n %s &middot; p50 %s &middot; p99 %s &middot; max %s</p>", num(ipt_dist_count(h), a),
+		dur((double)ipt_dist_quantile(h, 0.5), b), dur((double)ipt_dist_quantile(h, 0.99), c),
+		dur((double)ipt_dist_max(h), d));
 	/* whole decades around the data */
 	if (b0 >= 1)
 		b0 = 1 + (b0 - 1) / HB_PER * HB_PER;
@@ -850,16 +544,16 @@ static void hist_svg(struct hx *x, const char *id, const char *title, struct his
 			else if (i == HB_N - 1)
 				snprintf(c, sizeof(c), "&#8805; 10 s");
 			else
-				snprintf(c, sizeof(c), "%s", dur(hbin_lo(i), d));
+				snprintf(c, sizeof(c), "%s", dur(ipt_dist_log_bin_low(i), d));
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4a72b8\">"
 				"<title>%s%s%s: %s</title></rect>", x0 + 0.5, T + PH - bh, bw > 2 ? bw - 1 : bw, bh,
 				c, i > 0 && i < HB_N - 1 ? " to " : "",
-				i > 0 && i < HB_N - 1 ? dur(hbin_lo(i + 1), d) : "", num(bins[i], a));
+				i > 0 && i < HB_N - 1 ? dur(ipt_dist_log_bin_low(i + 1), d) : "", num(bins[i], a));
 		}
 		if (i >= 1 && (i - 1) % HB_PER == 0 && i < HB_N - 1)
 			fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
 				"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x0, T + PH, x0, T + PH + 4,
-				x0, T + PH + 15, dur(hbin_lo(i), a));
+				x0, T + PH + 15, dur(ipt_dist_log_bin_low(i), a));
 	}
 	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time (log scale)</text>",
 		L + PW / 2, H - 2);
@@ -869,7 +563,7 @@ static void hist_svg(struct hx *x, const char *id, const char *title, struct his
 static void histograms(struct hx *x)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *r = x->s;
 	bool any = false;
 	char a[32], id[64], none[256];
 
@@ -877,29 +571,32 @@ static void histograms(struct hx *x)
 	fputs("<p class=\"note\">Latency: from the send to the entry of the interrupt that served it on the "
 	      "target CPU. Handler time: from that entry to its exit; a handler that served IPIs of several "
 	      "kinds counts in each. Bins: 5 per decade. Hover a bar for its range and count.</p>\n", f);
-	if (!r->have_receive)
+	if (!r->receive_events)
 		fputs("<p class=\"note\">This trace has no receive events (irq_vectors:*_entry, "
 		      "ipi:ipi_entry): nothing to match, so no latency or handler time.</p>\n", f);
-	else if (!r->cross_ok)
+	else if (!r->cross_cpu_latency)
 		fprintf(f, "<p class=\"note\">Cross-CPU latencies are left out: %s (use "
 			"--assume-synced-clock to compute them anyway). Only IPIs a CPU sent to itself "
-			"have a latency.</p>\n", r->cross_why);
+			"have a latency.</p>\n", r->cross_cpu_missing_because);
 	fputs("<div class=\"kinds\">\n", f);
 	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		const struct ipt_report_kind *kd = ipt_report_kind(x->r, k);
+
 		if (!r->kinds[k])
 			continue;
 		any = true;
 		fprintf(f, "<div class=\"kind\" data-kind=\"%s\" data-lat-n=\"%llu\" data-hdl-n=\"%llu\">"
 			"<h3>%s &middot; %s IPIs</h3><div class=\"pair\">\n", ipt_kind_name(k),
-			(unsigned long long)x->k[k].lat.count, (unsigned long long)x->k[k].hdl.count,
+			(unsigned long long)ipt_dist_count(kd->latency),
+			(unsigned long long)ipt_dist_count(kd->handler),
 			ipt_kind_name(k), num(r->kinds[k], a));
 		snprintf(id, sizeof(id), "lat-%s", ipt_kind_name(k));
-		snprintf(none, sizeof(none), "%s", !r->have_receive ? "no receive events" :
-			 !r->cross_ok ? "none measurable (cross-CPU latencies left out)" : "none matched");
-		hist_svg(x, id, "send &#8594; handler entry", &x->k[k].lat, x->k[k].latb, none);
+		snprintf(none, sizeof(none), "%s", !r->receive_events ? "no receive events" :
+			 !r->cross_cpu_latency ? "none measurable (cross-CPU latencies left out)" : "none matched");
+		hist_svg(x, id, "send &#8594; handler entry", kd->latency, none);
 		snprintf(id, sizeof(id), "hdl-%s", ipt_kind_name(k));
-		hist_svg(x, id, "handler time", &x->k[k].hdl, x->k[k].hdlb,
-			 r->have_receive ? "no handler seen" : "no receive events");
+		hist_svg(x, id, "handler time", kd->handler,
+			 r->receive_events ? "no handler seen" : "no receive events");
 		fputs("</div></div>\n", f);
 	}
 	if (!any)
@@ -907,20 +604,20 @@ static void histograms(struct hx *x)
 	fputs("</div>\n</section>\n", f);
 }
 
-static void td_hist(FILE *f, struct hist *h)
+static void td_hist(FILE *f, const struct ipt_dist *h)
 {
-	if (!h->count)
+	if (!ipt_dist_count(h))
 		fputs("<td>-</td><td>-</td><td>-</td>", f);
 	else
-		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)hist_quantile(h, 0.5) / 1e3,
-			(double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3);
+		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)ipt_dist_quantile(h, 0.5) / 1e3,
+			(double)ipt_dist_quantile(h, 0.99) / 1e3, (double)ipt_dist_max(h) / 1e3);
 }
 
 static void cpu_table(struct hx *x)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
-	double d = duration_s(r);
+	const struct ipt_report_summary *r = x->s;
+	double d = r->duration_s;
 	int shown = 0, more = 0;
 	char a[32];
 
@@ -932,7 +629,7 @@ static void cpu_table(struct hx *x)
 	fputs("<th>sent</th><th>lat p50 &#181;s</th><th>lat p99</th><th>lat max</th><th>hdl p50 &#181;s</th>"
 	      "<th>hdl p99</th><th>hdl max</th><th>lost events</th></tr>\n", f);
 	for (int c = 0; c < r->ncpus; c++) {
-		struct rpt_cpu *cp = &r->cpus[c];
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
 		if (!cp->ipis && !cp->handlers && !cp->sent)
 			continue;
@@ -947,70 +644,27 @@ static void cpu_table(struct hx *x)
 			if (r->kinds[k])
 				fprintf(f, "<td>%s</td>", num(cp->by_kind[k], a));
 		fprintf(f, "<td>%s</td>", num(cp->sent, a));
-		td_hist(f, &cp->lat);
-		td_hist(f, &cp->handler);
-		fprintf(f, "<td>%llu%s</td></tr>\n", rpt_cpu_lost(x->t, cp, c), cp->lost_unknown ? "+" : "");
+		td_hist(f, cp->latency);
+		td_hist(f, cp->handler);
+		fprintf(f, "<td>%llu%s</td></tr>\n", (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
 	}
 	fputs("</table>\n", f);
 	if (more)
 		fprintf(f, "<p class=\"note\">%d more CPUs: see <code>ipitrace report --format json</code>.</p>\n",
 			more);
-	if (!r->cross_ok)
-		fprintf(f, "<p class=\"note\">Cross-CPU latencies are missing: %s.</p>\n", r->cross_why);
+	if (!r->cross_cpu_latency)
+		fprintf(f, "<p class=\"note\">Cross-CPU latencies are missing: %s.</p>\n",
+			r->cross_cpu_missing_because);
 	fputs("</section>\n", f);
-}
-
-static int cmp_key(const void *p, const void *q)
-{
-	const struct rpt_entry *a = p, *b = q;
-
-	if (a->key.a != b->key.a)
-		return a->key.a < b->key.a ? -1 : 1;
-	return a->key.b < b->key.b ? -1 : a->key.b > b->key.b;
-}
-
-static int cmp_count(const void *p, const void *q)
-{
-	const struct rpt_entry *a = p, *b = q;
-
-	if (a->count != b->count)
-		return a->count < b->count ? 1 : -1;
-	return cmp_key(p, q);
-}
-
-/* sum_over_target - the entries of m added up over the target CPU (key.c),
- * largest count first; with by_a only key.a counts (key.b is dropped) */
-static struct rpt_entry *sum_over_target(const struct rpt_map *m, bool by_a, size_t *n)
-{
-	struct rpt_entry *e = rpt_sorted(m, n);
-	size_t k = 0;
-
-	if (!e)
-		return NULL;
-	for (size_t i = 0; i < *n; i++) {
-		e[i].key.c = 0;
-		if (by_a)
-			e[i].key.b = 0;
-	}
-	qsort(e, *n, sizeof(*e), cmp_key);
-	for (size_t i = 0; i < *n; i++) {
-		if (k && !cmp_key(&e[k - 1], &e[i]))
-			e[k - 1].count += e[i].count;
-		else
-			e[k++] = e[i];
-	}
-	*n = k;
-	qsort(e, k, sizeof(*e), cmp_count);
-	return e;
 }
 
 static void tops(struct hx *x, int top)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
+	const struct ipt_report_summary *r = x->s;
 	size_t n = 0, m = 0;
-	struct rpt_entry *s = sum_over_target(&r->senders, true, &n);
-	struct rpt_entry *p = sum_over_target(&r->pairs, false, &m);
+	const struct ipt_report_sender *s = ipt_report_sender_tasks(x->r, &n);
+	const struct ipt_report_pair *p = ipt_report_pairs_all(x->r, &m);
 	char a[160], b[160], c[32];
 
 	if (top < 10)
@@ -1018,71 +672,62 @@ static void tops(struct hx *x, int top)
 	fputs("<section id=\"tops\">\n<h2>Top senders and call sites</h2>\n<div class=\"kinds\">\n", f);
 	fputs("<div><h3>Tasks that send the most IPIs</h3><table><tr><th class=\"l\">task</th><th>pid</th>"
 	      "<th>IPIs</th><th>share</th></tr>\n", f);
-	for (size_t i = 0; s && i < n && i < (size_t)top; i++) {
-		int pid = (int)(uint32_t)s[i].key.a;
+	for (size_t i = 0; i < n && i < (size_t)top; i++) {
+		int pid = s[i].pid;
 
 		fputs("<tr><td class=\"l\">", f);
 		esc(f, ipt_trace_comm(x->t, pid));
 		fprintf(f, "</td><td>%d</td><td>%s</td><td>%.1f%%</td></tr>\n", pid, num(s[i].count, c),
-			r->rows_counted ? 100.0 * (double)s[i].count / (double)r->rows_counted : 0.0);
+			r->ipis_counted ? 100.0 * (double)s[i].count / (double)r->ipis_counted : 0.0);
 	}
 	fputs("</table></div>\n<div><h3>Call sites and the functions they run</h3><table><tr>"
 	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th>IPIs</th><th>share</th></tr>\n", f);
-	for (size_t i = 0; p && i < m && i < (size_t)top; i++) {
-		ipt_format_sym(x->t, p[i].key.a, true, a, sizeof(a));
-		ipt_format_sym(x->t, p[i].key.b, false, b, sizeof(b));
+	for (size_t i = 0; i < m && i < (size_t)top; i++) {
+		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
 		fputs("<tr><td class=\"l\">", f);
 		esc(f, a);
 		fputs("</td><td class=\"l\">", f);
 		esc(f, b);
 		fprintf(f, "</td><td>%s</td><td>%.1f%%</td></tr>\n", num(p[i].count, c),
-			r->rows_counted ? 100.0 * (double)p[i].count / (double)r->rows_counted : 0.0);
+			r->ipis_counted ? 100.0 * (double)p[i].count / (double)r->ipis_counted : 0.0);
 	}
 	fputs("</table></div>\n</div>\n</section>\n", f);
-	free(s);
-	free(p);
 }
 
 static void matching(struct hx *x)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
-	const struct rpt_unmatched *u = &r->unmatched;
-	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
-	uint64_t handlers = 0, unattributed = 0, coalesced = 0, csd = 0;
+	const struct ipt_report_summary *r = x->s;
 	char a[32], b[32], c[32], d[32];
 
-	for (int i = 0; i < r->ncpus; i++) {
-		handlers += r->cpus[i].handlers;
-		unattributed += r->cpus[i].handlers_unattributed;
-		coalesced += r->cpus[i].coalesced;
-		csd += r->cpus[i].csd_runs;
-	}
 	fputs("<section id=\"matching\">\n<h2>Matching sends to handlers</h2>\n", f);
-	if (st->csd_queued)
+	if (r->csd_queued)
 		fprintf(f, "<p class=\"meta\">csd calls queued %s: %s rode an IPI of their own, %s needed none.</p>\n",
-			num(st->csd_queued, a), num(st->csd_joined, b), num(st->csd_no_ipi, c));
-	if (!r->have_receive) {
+			num(r->csd_queued, a), num(r->csd_with_ipi, b), num(r->csd_without_ipi, c));
+	if (!r->receive_events) {
 		fputs("<p class=\"meta\">No receive events in this trace (irq_vectors:*_entry or ipi:ipi_entry): "
 		      "nothing to match.</p>\n</section>\n", f);
 		return;
 	}
 	fprintf(f, "<p class=\"meta\">Remote IPIs matched to a handler: %s of %s (%.2f%%); served by an interrupt "
 		"that served an earlier one (coalesced): %s.</p>\n", num(r->remote_matched, a),
-		num(r->remote_total, b),
-		r->remote_total ? 100.0 * (double)r->remote_matched / (double)r->remote_total : 100.0,
-		num(coalesced, c));
+		num(r->remote, b),
+		r->remote ? 100.0 * (double)r->remote_matched / (double)r->remote : 100.0,
+		num(r->coalesced, c));
 	fprintf(f, "<p class=\"meta\">IPI interrupts %s, with no traced send %s; csd calls matched by pointer "
-		"%s.</p>\n", num(handlers, a), num(unattributed, b), num(csd, c));
+		"%s.</p>\n", num(r->handlers, a), num(r->handlers_unattributed, b), num(r->csd_runs, c));
 	fprintf(f, "<p class=\"meta\">Unmatched: trace ended %s, receive events not recorded %s, lost events "
-		"%s, no handler seen %s.</p>\n</section>\n", num(u->trace_ended, a), num(u->no_receive_events, b),
-		num(u->lost_events, c), num(u->no_handler, d));
+		"%s, no handler seen %s.</p>\n</section>\n", num(r->unmatched_trace_ended, a),
+		num(r->unmatched_no_receive_events, b), num(r->unmatched_lost_events, c),
+		num(r->unmatched_no_handler, d));
 }
 
 static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 {
 	FILE *f = x->f;
-	struct rpt *r = x->r;
+	size_t niso;
+	const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
 	char list[256], a[160], b[160];
 
 	fputs("<section id=\"isolated\">\n<h2>IPIs that reached isolated CPUs</h2>\n", f);
@@ -1092,16 +737,16 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		return;
 	}
 	ipt_cpuset_format_list(iso, list, sizeof(list));
-	fprintf(f, "<p class=\"meta\">CPUs %s: %zu IPIs.</p>\n", list, r->niso);
-	if (!r->niso) {
+	fprintf(f, "<p class=\"meta\">CPUs %s: %zu IPIs.</p>\n", list, niso);
+	if (!niso) {
 		fputs("</section>\n", f);
 		return;
 	}
 	fputs("<table>\n<tr><th class=\"l\">time</th><th>from</th><th>to</th><th class=\"l\">task</th>"
 	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th class=\"l\">kind</th>"
 	      "<th>latency &#181;s</th><th>handler &#181;s</th><th class=\"l\">stack</th></tr>\n", f);
-	for (size_t i = 0; i < r->niso && i < ISO_MAX; i++) {
-		struct rpt_iso *e = &r->iso[i];
+	for (size_t i = 0; i < niso && i < ISO_MAX; i++) {
+		const struct ipt_report_isolated *e = &v[i];
 		struct ipt_strbuf sb = IPT_STRBUF_INIT;
 
 		ipt_render_ts(x->t, e->ts, &sb);
@@ -1111,10 +756,10 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		fprintf(f, "</td><td>%d</td><td>%d</td><td class=\"l\">", e->src_cpu, e->target_cpu);
 		esc(f, ipt_trace_comm(x->t, e->pid));
 		fprintf(f, "-%d</td><td class=\"l\">", e->pid);
-		ipt_format_sym(x->t, e->callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
 		esc(f, a);
 		fputs("</td><td class=\"l\">", f);
-		ipt_format_sym(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
 		esc(f, b);
 		fprintf(f, "</td><td class=\"l\">%s</td>", ipt_kind_name(e->kind));
 		if (e->latency >= 0)
@@ -1129,7 +774,7 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		if (e->nstack) {
 			fprintf(f, "<details><summary>%u frames</summary>", e->nstack);
 			for (uint32_t k = 0; k < e->nstack; k++) {
-				ipt_format_sym(x->t, e->stack[k], true, a, sizeof(a));
+				ipt_trace_format_symbol(x->t, e->stack[k], true, a, sizeof(a));
 				esc(f, a);
 				fputs("<br>", f);
 			}
@@ -1138,53 +783,63 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	if (r->niso > ISO_MAX)
+	if (niso > ISO_MAX)
 		fprintf(f, "<p class=\"note\">%zu more: see <code>ipitrace report --format json</code>.</p>\n",
-			r->niso - ISO_MAX);
+			niso - ISO_MAX);
 	fputs("</section>\n", f);
 }
 
 static void hx_free(struct hx *x)
 {
-	for (int c = 0; c < x->ncpu; c++)
-		for (int k = 0; k < NCLS; k++)
-			free(x->cpu[c].q[k].v);
-	free(x->cpu);
-	free(x->ev);
 	free(x->tbins);
 	axis_free(&x->tax);
-	for (int k = 0; k < IPT_KIND__COUNT; k++) {
-		hist_free(&x->k[k].lat);
-		hist_free(&x->k[k].hdl);
-	}
 }
 
-int report_html(struct rpt *r, struct ipt_trace *t, const struct ipt_cpuset *iso, int top,
-		const char *path)
+/* time_rows - the chart's rows: CPUs that received IPIs, their time bins
+ * added up per row */
+static int time_rows(struct hx *x)
+{
+	int ncpus = x->s->ncpus;
+	bool *want = calloc((size_t)ncpus + 1, 1);
+	int ret = -1;
+
+	if (!want)
+		return -1;
+	for (int c = 0; c < ncpus; c++)
+		want[c] = ipt_report_cpu(x->r, c)->ipis > 0;
+	if (axis_build(&x->tax, ncpus, want))
+		goto out;
+	x->tbins = calloc((size_t)(x->tax.n ? x->tax.n : 1) * TBINS, sizeof(*x->tbins));
+	if (!x->tbins)
+		goto out;
+	for (int c = 0; c < ncpus; c++) {
+		const uint64_t *b = ipt_report_time_bins(x->r, c);
+
+		if (!b || x->tax.map[c] < 0)
+			continue;
+		for (int k = 0; k < TBINS; k++)
+			x->tbins[(size_t)x->tax.map[c] * TBINS + (size_t)k] += b[k];
+	}
+	ret = 0;
+out:
+	free(want);
+	return ret;
+}
+
+int report_html(const struct ipt_report *r, struct ipt_trace *t, const char *filter,
+		const struct ipt_cpuset *iso, int top, const char *path)
 {
 	struct hx x = { 0 };
 	struct outfile of;
-	bool *want = NULL;
 	int ret = 1;
 
 	x.r = r;
+	x.s = ipt_report_summary(r);
 	x.t = t;
-	x.t0 = r->first_ts;
-	x.span = r->last_ts > r->first_ts ? r->last_ts - r->first_ts + 1 : 1;
-	want = calloc((size_t)r->ncpus + 1, 1);
-	if (!want || ensure_cpu(&x, r->ncpus > 0 ? r->ncpus - 1 : 0))
+	x.filter = filter;
+	x.span = x.s->last_ts > x.s->first_ts ? x.s->last_ts - x.s->first_ts + 1 : 1;
+	if (time_rows(&x))
 		goto oom;
-	for (int c = 0; c < r->ncpus; c++)
-		want[c] = r->cpus[c].ipis > 0;
-	if (axis_build(&x.tax, r->ncpus, want))
-		goto oom;
-	x.tbins = calloc((size_t)(x.tax.n ? x.tax.n : 1) * TBINS, sizeof(*x.tbins));
-	if (!x.tbins)
-		goto oom;
-	if (extra_pass(&x)) {
-		err_msg("%s", *ipt_errmsg() ? ipt_errmsg() : "out of memory");
-		goto out;
-	}
 	if (outfile_open(&of, path))
 		goto out;
 	x.f = of.f;
@@ -1208,7 +863,6 @@ int report_html(struct rpt *r, struct ipt_trace *t, const struct ipt_cpuset *iso
 oom:
 	err_msg("out of memory");
 out:
-	free(want);
 	hx_free(&x);
 	return ret;
 }

@@ -6,16 +6,19 @@
 #ifndef IPT_REPORT_HTML_H
 #define IPT_REPORT_HTML_H
 
-#include "ipi/report.h"
+#include "ipitrace.h"
+
+/* the time bins of the chart of IPIs over time (ipt_report_opts.time_bins) */
+#define REPORT_HTML_TIME_BINS 240
 
 /*
- * Write the HTML report of r (already run over t) to path ("-": standard
- * output).  iso: the isolated CPUs listed (NULL: none); top: rows of the
- * top-N tables.  Makes one more pass over t for what r does not keep (IPIs
- * per target CPU over time, latency and handler-time distributions per
- * kind).  Returns 0, or 1 after printing an error.
+ * Write the HTML report r (run over t with time_bins REPORT_HTML_TIME_BINS
+ * and kind_distributions) to path ("-": standard output).  filter: the
+ * filter expression given (NULL: none), shown as it is; iso: the isolated
+ * CPUs listed (NULL: none); top: rows of the top-N tables.  Returns 0, or
+ * 1 after printing an error.
  */
-int report_html(struct rpt *r, struct ipt_trace *t, const struct ipt_cpuset *iso, int top,
-		const char *path);
+int report_html(const struct ipt_report *r, struct ipt_trace *t, const char *filter,
+		const struct ipt_cpuset *iso, int top, const char *path);
 
 #endif

@@ -36,7 +36,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* spill - move the exact samples into buckets */
-static int spill(struct hist *h)
+static int spill(struct ipt_dist *h)
 {
 	h->buckets = ipt_calloc(58 * HIST_SUB, sizeof(*h->buckets));
 	if (!h->buckets)
@@ -48,8 +48,10 @@ static int spill(struct hist *h)
 	return 0;
 }
 
-int hist_add(struct hist *h, uint64_t v)
+/* hist_add - one more value */
+int hist_add(struct ipt_dist *h, uint64_t v)
 {
+	h->sorted = false;
 	if (!h->count || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -74,7 +76,38 @@ int hist_add(struct hist *h, uint64_t v)
 	return 0;
 }
 
-uint64_t hist_quantile(struct hist *h, double q)
+/* log_bin - the log-scale bin of a value: IPT_DIST_LOG_PER_DECADE per decade */
+static int log_bin(uint64_t v)
+{
+	int b;
+
+	if (v < 10)
+		return 0;
+	b = (int)floor(log10((double)v) * IPT_DIST_LOG_PER_DECADE) - IPT_DIST_LOG_PER_DECADE + 1;
+	return b < 1 ? 1 : b > IPT_DIST_LOG_NBINS - 1 ? IPT_DIST_LOG_NBINS - 1 : b;
+}
+
+/* hist_add_log - one more value, also counted in its log-scale bin */
+int hist_add_log(struct ipt_dist *h, uint64_t v)
+{
+	if (!h->logbins && !(h->logbins = ipt_calloc(IPT_DIST_LOG_NBINS, sizeof(*h->logbins))))
+		return -1;
+	if (hist_add(h, v))
+		return -1;
+	h->logbins[log_bin(v)]++;
+	return 0;
+}
+
+/* hist_finish - sort the exact samples once */
+void hist_finish(struct ipt_dist *h)
+{
+	if (h->exact && !h->sorted)
+		qsort(h->exact, h->count, sizeof(*h->exact), cmp_u64);
+	h->sorted = true;
+}
+
+/* hist_quantile - nearest-rank quantile (sorts the exact samples if needed) */
+uint64_t hist_quantile(struct ipt_dist *h, double q)
 {
 	uint64_t rank, seen = 0;
 
@@ -87,7 +120,7 @@ uint64_t hist_quantile(struct hist *h, double q)
 	if (rank > h->count)
 		rank = h->count;
 	if (h->exact) {
-		qsort(h->exact, h->count, sizeof(*h->exact), cmp_u64);
+		hist_finish(h);
 		return h->exact[rank - 1];
 	}
 	for (unsigned int b = 0; b < 58 * HIST_SUB; b++) {
@@ -101,10 +134,57 @@ uint64_t hist_quantile(struct hist *h, double q)
 	return h->max;
 }
 
-void hist_free(struct hist *h)
+/* hist_free - the memory of h (h itself is the caller's) */
+void hist_free(struct ipt_dist *h)
 {
 	free(h->exact);
 	free(h->buckets);
+	free(h->logbins);
 	h->exact = NULL;
 	h->buckets = NULL;
+	h->logbins = NULL;
+}
+
+/* ---- the public accessors ---- */
+
+uint64_t ipt_dist_count(const struct ipt_dist *d)
+{
+	return d ? d->count : 0;
+}
+
+uint64_t ipt_dist_min(const struct ipt_dist *d)
+{
+	return d && d->count ? d->min : 0;
+}
+
+uint64_t ipt_dist_max(const struct ipt_dist *d)
+{
+	return d && d->count ? d->max : 0;
+}
+
+uint64_t ipt_dist_sum(const struct ipt_dist *d)
+{
+	return d ? d->sum : 0;
+}
+
+/* ipt_dist_quantile - read only once hist_finish() ran (the report does) */
+uint64_t ipt_dist_quantile(const struct ipt_dist *d, double q)
+{
+	if (!d || !d->count)
+		return 0;
+	return hist_quantile((struct ipt_dist *)d, q);
+}
+
+uint64_t ipt_dist_log_bin(const struct ipt_dist *d, int i)
+{
+	if (!d || !d->logbins || i < 0 || i >= IPT_DIST_LOG_NBINS)
+		return 0;
+	return d->logbins[i];
+}
+
+double ipt_dist_log_bin_low(int i)
+{
+	if (i <= 0)
+		return 0;
+	return pow(10.0, 1.0 + (double)(i - 1) / IPT_DIST_LOG_PER_DECADE);
 }

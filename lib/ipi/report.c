@@ -157,6 +157,7 @@ struct pend {
 	int64_t iso;		/* index in r->iso or -1 */
 	int32_t src;
 	bool counted;
+	uint8_t kind;		/* enum ipt_ipi_kind */
 };
 
 struct queue {
@@ -174,6 +175,7 @@ struct cpu_state {
 	int open_class;			/* -1: no IPI handler running */
 	uint64_t open_ts;
 	bool open_counted;
+	uint32_t open_kinds;		/* kinds of the counted sends it served */
 	int64_t *open_iso;
 	size_t nopen_iso, capopen_iso;
 	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
@@ -459,11 +461,11 @@ struct pipe {
 
 static int add_iso(struct rpt *r, const struct item *it)
 {
-	struct rpt_iso *e;
+	struct ipt_report_isolated *e;
 
 	if (r->niso == r->capiso) {
 		size_t cap = r->capiso ? r->capiso * 2 : 64;
-		struct rpt_iso *n = ipt_realloc(r->iso, cap * sizeof(*n));
+		struct ipt_report_isolated *n = ipt_realloc(r->iso, cap * sizeof(*n));
 
 		if (!n)
 			return -1;
@@ -487,12 +489,61 @@ static int add_iso(struct rpt *r, const struct item *it)
 	return 0;
 }
 
+/* fine_coarsen - half the resolution of the time bins: pairs become one */
+static void fine_coarsen(struct rpt_fine *f)
+{
+	f->shift++;
+	for (int c = 0; c < f->ncpu; c++) {
+		uint64_t *b = f->bins[c];
+
+		if (!b)
+			continue;
+		for (int i = 0; i < RPT_FINE_BINS / 2; i++)
+			b[i] = b[2 * i] + b[2 * i + 1];
+		memset(b + RPT_FINE_BINS / 2, 0, RPT_FINE_BINS / 2 * sizeof(*b));
+	}
+}
+
+/* fine_add - one IPI to cpu at ts in the time bins */
+static int fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
+{
+	uint64_t j;
+
+	if (cpu >= f->ncpu) {
+		int n = f->ncpu ? f->ncpu : 8;
+		uint64_t **v;
+
+		while (n <= cpu)
+			n *= 2;
+		v = ipt_realloc(f->bins, (size_t)n * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + f->ncpu, 0, (size_t)(n - f->ncpu) * sizeof(*v));
+		f->bins = v;
+		f->ncpu = n;
+	}
+	if (!f->bins[cpu] && !(f->bins[cpu] = ipt_calloc(RPT_FINE_BINS, sizeof(**f->bins))))
+		return -1;
+	if (!f->started) {
+		f->origin = ts;
+		f->started = true;
+	}
+	/* time runs forward; a stamp from before the first falls in bin 0 */
+	j = ts > f->origin ? (ts - f->origin) >> f->shift : 0;
+	while (j >= RPT_FINE_BINS) {
+		fine_coarsen(f);
+		j >>= 1;
+	}
+	f->bins[cpu][j]++;
+	return 0;
+}
+
 /* c_row - count one IPI row and queue it on its target (consumer) */
 static int c_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	int src = it->k.cpu, target = it->u.row.target;
-	struct pend e = { it->k.ts, -1, src, it->counted };
+	struct pend e = { it->k.ts, -1, src, it->counted, (uint8_t)it->u.row.kind };
 
 	/* the counts are the producers' (p_row); here: isolation and matching */
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
@@ -511,6 +562,8 @@ static int c_row(struct rpt *r, const struct item *it)
 			}
 			s->stack_n++;
 		}
+		if (r->opts.time_bins > 0 && fine_add(&r->fine, target, it->k.ts))
+			return -1;
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
 		return 0;
@@ -554,6 +607,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->open_class = cls;
 	s->open_ts = ts;
 	s->open_counted = false;
+	s->open_kinds = 0;
 	s->nopen_iso = 0;
 	while ((e = q_pop(&s->q[cls]))) {
 		uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
@@ -567,10 +621,14 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 			c->remote_matched++;
 			r->remote_matched++;
 		}
+		s->open_kinds |= 1u << e->kind;
 		if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
 			return -1;
+		if (r->opts.kind_distributions && cross(r, e->src, cpu) &&
+		    hist_add_log(&r->kind_lat[e->kind], lat))
+			return -1;
 		if (e->iso >= 0) {
-			struct rpt_iso *iso = &r->iso[e->iso];
+			struct ipt_report_isolated *iso = &r->iso[e->iso];
 
 			iso->matched = true;
 			if (cross(r, e->src, cpu))
@@ -607,9 +665,12 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	for (size_t i = 0; i < s->nopen_iso; i++)
 		r->iso[s->open_iso[i]].handler = (int64_t)dur;
 	s->nopen_iso = 0;
-	if (s->open_counted)
-		return hist_add(&r->cpus[cpu].handler, dur);
-	return 0;
+	if (!s->open_counted)
+		return 0;
+	for (int k = 0; r->opts.kind_distributions && k < IPT_KIND__COUNT; k++)
+		if ((s->open_kinds & (1u << k)) && hist_add_log(&r->kind_hdl[k], dur))
+			return -1;
+	return hist_add(&r->cpus[cpu].handler, dur);
 }
 
 /* ---- csd calls by pointer ---- */
@@ -704,15 +765,17 @@ static int c_stack(struct rpt *r, const struct item *it)
 	if (s->stack_id != s->last_gid || !s->stack_n)
 		return 0;
 	for (size_t i = 0; i < s->stack_n; i++) {
-		struct rpt_iso *iso = &r->iso[s->stack_first + i];
+		struct ipt_report_isolated *iso = &r->iso[s->stack_first + i];
 		uint32_t n = it->u.stack->n;
 
 		if (iso->stack)
 			continue;
-		iso->stack = ipt_malloc((n ? n : 1) * sizeof(*iso->stack));
-		if (!iso->stack)
+		uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
+
+		if (!stack)
 			return -1;
-		memcpy(iso->stack, it->u.stack->addr, n * sizeof(*iso->stack));
+		memcpy(stack, it->u.stack->addr, n * sizeof(*stack));
+		iso->stack = stack;
 		iso->nstack = n;
 	}
 	return 0;
@@ -1334,9 +1397,341 @@ void rpt_free(struct rpt *r)
 	map_free(&r->pairs);
 	map_free(&r->matrix);
 	for (size_t i = 0; i < r->niso; i++)
-		free(r->iso[i].stack);
+		free((void *)r->iso[i].stack);
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		hist_free(&r->kind_lat[k]);
+		hist_free(&r->kind_hdl[k]);
+	}
+	for (int c = 0; c < r->fine.ncpu; c++)
+		free(r->fine.bins[c]);
+	free(r->fine.bins);
 	free(r->iso);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- the public report (ipitrace.h): read-only views of struct rpt ---- */
+
+struct ipt_report {
+	struct rpt r;
+	struct ipt_report_summary sum;
+	struct ipt_report_cpu *cpus;		/* sum.ncpus */
+	struct ipt_report_kind kinds[IPT_KIND__COUNT];
+	struct ipt_report_sender *senders, *tasks;
+	struct ipt_report_pair *pairs, *pairs_all;
+	struct ipt_report_cell *matrix;
+	size_t nsenders, ntasks, npairs, npairs_all, nmatrix;
+	uint64_t *tbins;			/* sum.ncpus x opts.time_bins */
+};
+
+static int cmp_ab(const void *a, const void *b)
+{
+	const struct rpt_entry *x = a, *y = b;
+
+	if (x->key.a != y->key.a)
+		return x->key.a < y->key.a ? -1 : 1;
+	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
+}
+
+static int cmp_count_ab(const void *a, const void *b)
+{
+	const struct rpt_entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return cmp_ab(a, b);
+}
+
+/* sum_over_target - m's entries added up over key.c (and key.b unless
+ * keep_b), largest count first, ties by key */
+static struct rpt_entry *sum_over_target(const struct rpt_map *m, bool keep_b, size_t *n)
+{
+	struct rpt_entry *e = rpt_sorted(m, n);
+	size_t k = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < *n; i++) {
+		e[i].key.c = 0;
+		if (!keep_b)
+			e[i].key.b = 0;
+	}
+	qsort(e, *n, sizeof(*e), cmp_ab);
+	for (size_t i = 0; i < *n; i++) {
+		if (k && !cmp_ab(&e[k - 1], &e[i]))
+			e[k - 1].count += e[i].count;
+		else
+			e[k++] = e[i];
+	}
+	*n = k;
+	qsort(e, k, sizeof(*e), cmp_count_ab);
+	return e;
+}
+
+/* tables - the sorted tables of the report */
+static int tables(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	struct rpt_entry *e;
+	size_t n;
+
+	if (!(e = rpt_sorted(&r->senders, &n)) ||
+	    !(rep->senders = ipt_malloc((n ? n : 1) * sizeof(*rep->senders))))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		rep->senders[i] = (struct ipt_report_sender){ (int32_t)e[i].key.c, (int32_t)(uint32_t)e[i].key.a,
+							      (int32_t)e[i].key.b, e[i].count };
+	rep->nsenders = n;
+	free(e);
+	if (!(e = sum_over_target(&r->senders, false, &n)) ||
+	    !(rep->tasks = ipt_malloc((n ? n : 1) * sizeof(*rep->tasks))))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		rep->tasks[i] = (struct ipt_report_sender){ -1, (int32_t)(uint32_t)e[i].key.a, -1, e[i].count };
+	rep->ntasks = n;
+	free(e);
+	if (!(e = rpt_sorted(&r->pairs, &n)) ||
+	    !(rep->pairs = ipt_malloc((n ? n : 1) * sizeof(*rep->pairs))))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		rep->pairs[i] = (struct ipt_report_pair){ (int32_t)e[i].key.c, e[i].key.a, e[i].key.b, e[i].count };
+	rep->npairs = n;
+	free(e);
+	if (!(e = sum_over_target(&r->pairs, true, &n)) ||
+	    !(rep->pairs_all = ipt_malloc((n ? n : 1) * sizeof(*rep->pairs_all))))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		rep->pairs_all[i] = (struct ipt_report_pair){ -1, e[i].key.a, e[i].key.b, e[i].count };
+	rep->npairs_all = n;
+	free(e);
+	if (!(e = rpt_sorted(&r->matrix, &n)) ||
+	    !(rep->matrix = ipt_malloc((n ? n : 1) * sizeof(*rep->matrix))))
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		rep->matrix[i] = (struct ipt_report_cell){ (int32_t)e[i].key.a, (int32_t)e[i].key.b, e[i].count };
+	rep->nmatrix = n;
+	free(e);
+	return 0;
+fail:
+	free(e);
+	return -1;
+}
+
+/* time_bins - the fine bins spread on opts.time_bins bins over the trace's
+ * time span: each fine bin goes whole to the bin of its middle (exact while
+ * the span is under RPT_FINE_BINS ns; else within a fine bin's width) */
+static int time_bins(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	const struct rpt_fine *f = &r->fine;
+	uint64_t nb = (uint64_t)r->opts.time_bins, t0 = r->first_ts;
+	uint64_t span = r->last_ts > r->first_ts ? r->last_ts - r->first_ts + 1 : 1;
+	uint64_t half = f->shift ? 1ULL << (f->shift - 1) : 0;
+
+	rep->tbins = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1) * nb, sizeof(*rep->tbins));
+	if (!rep->tbins)
+		return -1;
+	for (int c = 0; c < f->ncpu && c < r->ncpus; c++) {
+		for (uint64_t j = 0; f->bins[c] && j < RPT_FINE_BINS; j++) {
+			uint64_t mid, d, b;
+
+			if (!f->bins[c][j])
+				continue;
+			mid = f->origin + (j << f->shift) + half;
+			if (mid < f->origin || mid > r->last_ts)	/* wrapped, or past the end */
+				mid = r->last_ts;
+			d = mid > t0 ? mid - t0 : 0;
+			b = (uint64_t)((double)d / (double)span * (double)nb);
+			if (b >= nb)
+				b = nb - 1;
+			rep->tbins[(size_t)c * nb + b] += f->bins[c][j];
+		}
+	}
+	return 0;
+}
+
+/* finish - the public views once the pass is done */
+static int finish(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	struct ipt_report_summary *s = &rep->sum;
+	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+
+	s->ncpus = r->ncpus;
+	s->first_ts = r->first_ts;
+	s->last_ts = r->last_ts;
+	s->duration_s = r->last_ts > r->first_ts ? (double)(r->last_ts - r->first_ts) / 1e9 : 0.0;
+	s->events = r->events;
+	s->send_events = st->send_events;
+	s->ipis = r->rows;
+	s->ipis_counted = r->rows_counted;
+	s->filtered = r->filter != NULL;
+	memcpy(s->kinds, r->kinds, sizeof(s->kinds));
+	s->csd_queued = st->csd_queued;
+	s->csd_with_ipi = st->csd_joined;
+	s->csd_without_ipi = st->csd_no_ipi;
+	s->cross_cpu_latency = r->cross_ok;
+	s->cross_cpu_missing_because = r->cross_ok ? NULL : r->cross_why;
+	s->receive_events = r->have_receive;
+	s->remote = r->remote_total;
+	s->remote_matched = r->remote_matched;
+	s->unmatched_trace_ended = r->unmatched.trace_ended;
+	s->unmatched_no_receive_events = r->unmatched.no_receive_events;
+	s->unmatched_lost_events = r->unmatched.lost_events;
+	s->unmatched_no_handler = r->unmatched.no_handler;
+	rep->cpus = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1), sizeof(*rep->cpus));
+	if (!rep->cpus)
+		return -1;
+	for (int c = 0; c < r->ncpus; c++) {
+		struct rpt_cpu *rc = &r->cpus[c];
+		struct ipt_report_cpu *pc = &rep->cpus[c];
+
+		hist_finish(&rc->lat);
+		hist_finish(&rc->handler);
+		hist_finish(&rc->csd_q2r);
+		hist_finish(&rc->csd_run);
+		pc->ipis = rc->ipis;
+		memcpy(pc->by_kind, rc->by_kind, sizeof(pc->by_kind));
+		pc->sent = rc->sent;
+		pc->remote = rc->remote;
+		pc->matched = rc->matched;
+		pc->remote_matched = rc->remote_matched;
+		pc->coalesced = rc->coalesced;
+		pc->handlers = rc->handlers;
+		pc->handlers_unattributed = rc->handlers_unattributed;
+		pc->csd_runs = rc->csd_runs;
+		pc->lost = rpt_cpu_lost(r->t, rc, c);
+		pc->lost_unknown = rc->lost_unknown;
+		pc->latency = &rc->lat;
+		pc->handler = &rc->handler;
+		pc->csd_queue_to_run = &rc->csd_q2r;
+		pc->csd_run = &rc->csd_run;
+		s->handlers += rc->handlers;
+		s->handlers_unattributed += rc->handlers_unattributed;
+		s->coalesced += rc->coalesced;
+		s->csd_runs += rc->csd_runs;
+	}
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		hist_finish(&r->kind_lat[k]);
+		hist_finish(&r->kind_hdl[k]);
+		rep->kinds[k].ipis = r->kinds[k];
+		rep->kinds[k].latency = &r->kind_lat[k];
+		rep->kinds[k].handler = &r->kind_hdl[k];
+	}
+	if (tables(rep))
+		return -1;
+	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
+}
+
+/* ipt_report_run - run the report engine over t, with the options that fit in opts->sz */
+struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_opts *opts)
+{
+	struct ipt_report_opts o = { sizeof(o), NULL, NULL, false, 0, 0, false };
+	struct rpt_opts ro = { 0 };
+	struct ipt_report *rep;
+
+	if (!t) {
+		ipt_err_code(IPT_ERR_INVALID, "report: no trace");
+		return NULL;
+	}
+	if (opts) {
+		if (opts->sz < sizeof(size_t)) {
+			ipt_err_code(IPT_ERR_INVALID, "report: options of size %zu", opts->sz);
+			return NULL;
+		}
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	}
+	if (o.time_bins < 0 || o.time_bins > 1000000) {
+		ipt_err_code(IPT_ERR_INVALID, "report: %d time bins (0 to 1000000)", o.time_bins);
+		return NULL;
+	}
+	ro.filter = o.filter;
+	ro.isolated = o.isolated;
+	ro.assume_synced_clock = o.assume_synced_clock;
+	ro.threads = o.threads;
+	ro.time_bins = o.time_bins;
+	ro.kind_distributions = o.kind_distributions;
+	rep = ipt_calloc(1, sizeof(*rep));
+	if (!rep)
+		return NULL;
+	if (rpt_run(&rep->r, t, &ro) || finish(rep)) {
+		ipt_report_free(rep);
+		return NULL;
+	}
+	rep->r.opts.isolated = NULL;	/* the caller's: not kept */
+	return rep;
+}
+
+void ipt_report_free(struct ipt_report *rep)
+{
+	if (!rep)
+		return;
+	rpt_free(&rep->r);
+	free(rep->cpus);
+	free(rep->senders);
+	free(rep->tasks);
+	free(rep->pairs);
+	free(rep->pairs_all);
+	free(rep->matrix);
+	free(rep->tbins);
+	free(rep);
+}
+
+const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *rep)
+{
+	return &rep->sum;
+}
+
+const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *rep, int cpu)
+{
+	return cpu >= 0 && cpu < rep->sum.ncpus ? &rep->cpus[cpu] : NULL;
+}
+
+const struct ipt_report_kind *ipt_report_kind(const struct ipt_report *rep, enum ipt_ipi_kind kind)
+{
+	return (int)kind >= 0 && kind < IPT_KIND__COUNT ? &rep->kinds[kind] : NULL;
+}
+
+const struct ipt_report_sender *ipt_report_senders(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nsenders;
+	return rep->senders;
+}
+
+const struct ipt_report_sender *ipt_report_sender_tasks(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->ntasks;
+	return rep->tasks;
+}
+
+const struct ipt_report_pair *ipt_report_pairs(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->npairs;
+	return rep->pairs;
+}
+
+const struct ipt_report_pair *ipt_report_pairs_all(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->npairs_all;
+	return rep->pairs_all;
+}
+
+const struct ipt_report_cell *ipt_report_matrix(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nmatrix;
+	return rep->matrix;
+}
+
+const struct ipt_report_isolated *ipt_report_isolated(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->r.niso;
+	return rep->r.iso;
+}
+
+const uint64_t *ipt_report_time_bins(const struct ipt_report *rep, int cpu)
+{
+	if (!rep->tbins || cpu < 0 || cpu >= rep->sum.ncpus)
+		return NULL;
+	return rep->tbins + (size_t)cpu * (size_t)rep->r.opts.time_bins;
 }

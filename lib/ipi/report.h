@@ -42,27 +42,14 @@ struct rpt_cpu {			/* per target CPU */
 	uint64_t handlers;		/* IPI interrupt entries on this CPU */
 	uint64_t handlers_unattributed;	/* entries with no queued send */
 	uint64_t csd_runs;		/* csd_function_entry with a queued csd */
-	struct hist lat;		/* send -> handler entry, ns */
-	struct hist handler;		/* handler entry -> exit, ns */
-	struct hist csd_q2r;		/* csd queue -> function entry, ns */
-	struct hist csd_run;		/* csd function entry -> exit, ns */
+	struct ipt_dist lat;		/* send -> handler entry, ns */
+	struct ipt_dist handler;	/* handler entry -> exit, ns */
+	struct ipt_dist csd_q2r;	/* csd queue -> function entry, ns */
+	struct ipt_dist csd_run;	/* csd function entry -> exit, ns */
 	uint64_t lost;			/* events lost on this CPU (known) */
 	bool lost_unknown;
 };
 
-/* one IPI to an isolated CPU, listed individually */
-struct rpt_iso {
-	uint64_t ts, id;
-	int32_t src_cpu, target_cpu, pid;
-	uint64_t callsite, callback, func;
-	enum ipt_ipi_kind kind;
-	const char *reason;
-	int64_t latency;		/* -1 unknown */
-	int64_t handler;		/* -1 unknown */
-	uint64_t *stack;		/* kernel stack of the send, or NULL */
-	uint32_t nstack;
-	bool matched;
-};
 
 struct rpt_unmatched {			/* reasons sends stayed unmatched */
 	uint64_t trace_ended, no_receive_events, lost_events, no_handler;
@@ -73,6 +60,20 @@ struct rpt_opts {
 	const struct ipt_cpuset *isolated;	/* list IPIs to these CPUs */
 	bool assume_synced_clock;	/* compute cross-CPU latencies anyway */
 	int threads;			/* > 1: that many decoding threads (lanes.h) */
+	int time_bins;			/* > 0: IPIs per target CPU over time (fine[]) */
+	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
+};
+
+/* IPIs per target CPU over time: FINE_BINS bins of 2^shift ns from origin
+ * (the first counted row), halved in resolution when time runs past them;
+ * the public report spreads them on the bins asked for */
+#define RPT_FINE_BINS 2048
+struct rpt_fine {
+	uint64_t **bins;		/* per CPU: RPT_FINE_BINS counts, or NULL */
+	int ncpu;
+	uint64_t origin;
+	unsigned int shift;
+	bool started;
 };
 
 struct rpt {
@@ -93,8 +94,11 @@ struct rpt {
 	bool have_receive;		/* receive events exist in the trace */
 	struct rpt_unmatched unmatched;
 	uint64_t remote_total, remote_matched;
-	struct rpt_iso *iso;
+	struct ipt_report_isolated *iso;	/* IPIs to isolated CPUs (stacks owned) */
 	size_t niso, capiso;
+	struct ipt_dist kind_lat[IPT_KIND__COUNT];	/* opts.kind_distributions */
+	struct ipt_dist kind_hdl[IPT_KIND__COUNT];
+	struct rpt_fine fine;		/* opts.time_bins */
 	void *priv;			/* matching state (report.c) */
 };
 

@@ -35,8 +35,8 @@ int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 	return 0;
 }
 
-/* ipt_format_sym - a symbol for tables: "sym+0xoff", "sym", "0x..." or "-" */
-void ipt_format_sym(const struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
+/* ipt_trace_format_symbol - a symbol for tables: "sym+0xoff", "sym", "0x..." or "-" */
+void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n)
 {
 	uint64_t o = 0;
 	const char *s = addr ? ipt_trace_symbol(t, addr, &o) : NULL;

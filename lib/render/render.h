@@ -21,8 +21,6 @@ int ipt_printfmt_render(struct ipt_trace *t, const struct ipt_event *ev,
 /* render.c: name=value rendering of every non-common field. */
 int ipt_render_raw_fields(struct ipt_trace *t, const struct ipt_record *r,
 			  unsigned int flags, struct ipt_strbuf *out);
-/* "sym+0xoff" (off) or "sym" for addr into buf; "0x..." unknown; "-" for 0. */
-void ipt_format_sym(const struct ipt_trace *t, uint64_t addr, bool off, char *buf, size_t n);
 /* Print %pS-style "sym+0xoff" (or "0x..." when unknown) for addr. */
 int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 		   struct ipt_strbuf *out);
