@@ -634,6 +634,9 @@ const struct ipt_report_isolated *ipt_report_isolated(const struct ipt_report *r
  * without time bins or for a CPU outside the table.  Bin i covers
  * [first_ts + i * span / time_bins, first_ts + (i+1) * span / time_bins)
  * with span = last_ts - first_ts + 1: the bins add up to the CPU's ipis.
+ * Exact for the first 4M IPIs counted; past that, the report keeps 4096
+ * finer bins per CPU instead (memory stays bounded) and gives each to the
+ * bin of its middle.
  */
 const uint64_t *ipt_report_time_bins(const struct ipt_report *r, int cpu);
 

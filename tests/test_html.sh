@@ -4,10 +4,13 @@
 # For a real trace (with --isolated) and synthetic ones (x86, arm64, 256
 # CPUs): the report is written, has no script, no external resource and no
 # http(s) URL (xmlns attributes aside), its SVG blocks are well-formed XML,
-# and its numbers agree with `ipitrace report --format json` (IPIs per CPU
-# over time add up to the IPIs counted; per-kind latency samples add up to
-# the per-CPU ones of lib/report.c, an independent implementation of the
-# matching).  Headless Chromium (Debian's; installed if missing) then loads
+# and its numbers agree with `ipitrace report --format json`: the kinds,
+# the per-CPU table (IPIs, kinds, sent, latency and handler p50/p99/max,
+# lost events), the heatmap's cells, the matching section, IPIs per CPU
+# over time adding up to the IPIs counted, per-kind latency samples adding
+# up to the per-CPU ones.  Both printers read one result of the library's
+# report, so this checks the HTML printer against the JSON one, on every
+# trace under traces/recorded and tests/data too.  Headless Chromium (Debian's; installed if missing) then loads
 # the page: no console error, and the heatmap, the time chart and the
 # histograms are laid out with a non-zero size; a screenshot is kept in
 # BUILD_DIR/html-report/.  A 2M-event trace's report must stay under 2 MB.
@@ -29,7 +32,8 @@ fi
 mkdir -p "$TMP/h" "$SHOTS"
 
 # ---- reports: NAME TRACE [OPTIONS] ----
-REPORTS=""
+REPORTS=""	# all: checked statically and against the JSON
+SHOWN=""	# these also in Chromium
 add_report() {	# add_report NAME TRACE OPTIONS...
 	name=$1 trace=$2
 	shift 2
@@ -37,6 +41,7 @@ add_report() {	# add_report NAME TRACE OPTIONS...
 	   [ -s "$TMP/h/$name.html" ]; then
 		pass "report-$name"
 		REPORTS="$REPORTS $name"
+		case "$name" in all-*) ;; *) SHOWN="$SHOWN $name" ;; esac
 		echo "$trace" > "$TMP/h/$name.trace"
 		"$IPT" report --format json "$@" "$trace" > "$TMP/h/$name.json" 2> /dev/null
 	else
@@ -62,6 +67,11 @@ if [ -x "$GEN" ]; then
 else
 	skip gen-synth "$GEN is missing: synthetic reports not checked"
 fi
+# every shared trace, and the text trace of tests/data
+for f in "$TRACES"/recorded/* "$TOP/tests/data/latency.report.txt"; do
+	[ -f "$f" ] || continue
+	add_report "all-$(basename "$f" | tr -c 'A-Za-z0-9\n' '-')" "$f"
+done
 
 # option handling
 if "$IPT" report --help | grep -q -- '--html'; then
@@ -127,7 +137,41 @@ for k, v in rep['kinds'].items():
         assert ('data-kind="%s"' % k) in html, 'no histogram panel for kind ' + k
         if jh:
             assert ('id="hdl-%s"' % k) in html or 'data-hdl-n="0"' in html, 'no handler histogram for ' + k
-print('%d svgs, %d IPIs, %d latency samples' % (len(svgs), tot, lat))
+def n(s):
+    return int(s.replace(',', ''))
+# the kinds
+pills = {k: n(v) for k, v in re.findall(r'<span class="pill">(\w+) ([\d,]+)</span>', html)}
+assert pills == {k: v for k, v in rep['kinds'].items() if v}, 'kinds %s, JSON %s' % (pills, rep['kinds'])
+# the per-CPU table, row by row
+def us3(h):
+    return ['-'] * 3 if not h else ['%.1f' % (h[q] / 1e3) for q in ('p50_ns', 'p99_ns', 'max_ns')]
+kinds = [k for k, v in rep['kinds'].items() if v]
+sec = html[html.index('<section id="cpus">'):]
+sec = sec[:sec.index('</section>')]
+rows = [re.findall(r'<td>([^<]*)</td>', r) for r in re.findall(r'<tr><td>.*?</tr>', sec)]
+want = []
+for c in rep['per_cpu']:
+    if not (c['ipis'] or c['handlers'] or c['sent']):
+        continue
+    want.append([str(c['cpu']), '{:,}'.format(c['ipis'])] + ['{:,}'.format(c['by_kind'][k]) for k in kinds] +
+                ['{:,}'.format(c['sent'])] + us3(c['latency']) + us3(c['handler']) +
+                ['%d%s' % (c['lost'], '+' if c['lost_unknown'] else '')])
+got = [r[:2] + r[3:] for r in rows]	# per s: rounded differently
+assert got == want[:512], 'per-CPU table %s, JSON %s' % (got[:3], want[:3])
+# the heatmap's cells add up to the matrix
+cells = sum(n(x) for x in re.findall(r': ([\d,]+) IPIs</title></rect>', html))
+assert cells == sum(e['count'] for e in rep['matrix']), 'heatmap %d, matrix %d' % (cells, sum(e['count'] for e in rep['matrix']))
+# the matching section
+m = rep['matching']
+if m['receive_events']:
+    got = re.search(r'Remote IPIs matched to a handler: ([\d,]+) of ([\d,]+)', html)
+    assert got and (n(got.group(1)), n(got.group(2))) == (m['remote_matched'], m['remote']), 'remote matched'
+    got = re.search(r'Unmatched: trace ended ([\d,]+), receive events not recorded ([\d,]+), lost events ([\d,]+), no handler seen ([\d,]+)', html)
+    u = m['unmatched']
+    assert got and [n(x) for x in got.groups()] == [u['trace_ended'], u['no_receive_events'], u['lost_events'], u['no_handler']], 'unmatched %s, JSON %s' % (got and got.groups(), u)
+else:
+    assert 'No receive events in this trace' in html, 'receive events'
+print('%d svgs, %d IPIs, %d latency samples, %d CPU rows' % (len(svgs), tot, lat, len(rows)))
 EOF
 	); then
 		pass "content-$n ($msg)"
@@ -143,7 +187,7 @@ if [ -x "$GEN" ]; then
 	sz=$(wc -c < "$TMP/h/big.html" 2> /dev/null || echo 0)
 	if [ "$sz" -gt 0 ] && [ "$sz" -lt $MAX_BYTES ]; then
 		pass "size-2M-events ($sz bytes)"
-		REPORTS="$REPORTS big"
+		SHOWN="$SHOWN big"
 	else
 		fail size-2M-events "$sz bytes (limit $MAX_BYTES) $(head -n 1 "$TMP/err")"
 	fi
@@ -194,7 +238,7 @@ cat > "$TMP/measure.js" <<'EOF'
 })();
 </script>
 EOF
-for n in $REPORTS; do
+for n in $SHOWN; do
 	f="$TMP/h/$n.html"
 	sed '/<\/body>/{
 r '"$TMP/measure.js"'
@@ -229,7 +273,7 @@ r '"$TMP/measure.js"'
 done
 
 # screenshots of the real pages (they have no script: see self-contained-*)
-for n in $REPORTS; do
+for n in $SHOWN; do
 	case "$n" in pingpong|synth-x86|big) ;; *) continue ;; esac
 	rm -f "$SHOTS/$n.png"
 	chrome --window-size=1400,3000 \

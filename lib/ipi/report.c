@@ -489,12 +489,12 @@ static int add_iso(struct rpt *r, const struct item *it)
 	return 0;
 }
 
-/* fine_coarsen - half the resolution of the time bins: pairs become one */
+/* fine_coarsen - half the resolution of the fine bins: pairs become one */
 static void fine_coarsen(struct rpt_fine *f)
 {
 	f->shift++;
 	for (int c = 0; c < f->ncpu; c++) {
-		uint64_t *b = f->bins[c];
+		uint64_t *b = f->cpu[c].bins;
 
 		if (!b)
 			continue;
@@ -504,37 +504,78 @@ static void fine_coarsen(struct rpt_fine *f)
 	}
 }
 
-/* fine_add - one IPI to cpu at ts in the time bins */
-static int fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
+/* fine_put - one IPI at ts in cpu's fine bins */
+static int fine_put(struct rpt_fine *f, int cpu, uint64_t ts)
 {
+	struct rpt_fine_cpu *fc = &f->cpu[cpu];
 	uint64_t j;
 
-	if (cpu >= f->ncpu) {
-		int n = f->ncpu ? f->ncpu : 8;
-		uint64_t **v;
-
-		while (n <= cpu)
-			n *= 2;
-		v = ipt_realloc(f->bins, (size_t)n * sizeof(*v));
-		if (!v)
-			return -1;
-		memset(v + f->ncpu, 0, (size_t)(n - f->ncpu) * sizeof(*v));
-		f->bins = v;
-		f->ncpu = n;
-	}
-	if (!f->bins[cpu] && !(f->bins[cpu] = ipt_calloc(RPT_FINE_BINS, sizeof(**f->bins))))
+	if (!fc->bins && !(fc->bins = ipt_calloc(RPT_FINE_BINS, sizeof(*fc->bins))))
 		return -1;
-	if (!f->started) {
-		f->origin = ts;
-		f->started = true;
-	}
 	/* time runs forward; a stamp from before the first falls in bin 0 */
 	j = ts > f->origin ? (ts - f->origin) >> f->shift : 0;
 	while (j >= RPT_FINE_BINS) {
 		fine_coarsen(f);
 		j >>= 1;
 	}
-	f->bins[cpu][j]++;
+	fc->bins[j]++;
+	return 0;
+}
+
+/* fine_go_coarse - too many stamps kept: into fine bins with them */
+static int fine_go_coarse(struct rpt_fine *f)
+{
+	f->coarse = true;
+	for (int c = 0; c < f->ncpu; c++) {
+		struct rpt_fine_cpu *fc = &f->cpu[c];
+
+		for (size_t i = 0; i < fc->n; i++)
+			if (fine_put(f, c, fc->ts[i]))
+				return -1;
+		free(fc->ts);
+		fc->ts = NULL;
+		fc->n = fc->cap = 0;
+	}
+	return 0;
+}
+
+/* fine_add - one IPI counted to cpu at ts, for the time bins */
+static int fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
+{
+	struct rpt_fine_cpu *fc;
+
+	if (cpu >= f->ncpu) {
+		int n = f->ncpu ? f->ncpu : 8;
+		struct rpt_fine_cpu *v;
+
+		while (n <= cpu)
+			n *= 2;
+		v = ipt_realloc(f->cpu, (size_t)n * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + f->ncpu, 0, (size_t)(n - f->ncpu) * sizeof(*v));
+		f->cpu = v;
+		f->ncpu = n;
+	}
+	if (!f->started) {
+		f->origin = ts;
+		f->started = true;
+	}
+	if (f->coarse)
+		return fine_put(f, cpu, ts);
+	fc = &f->cpu[cpu];
+	if (fc->n == fc->cap) {
+		size_t cap = fc->cap ? fc->cap * 2 : 256;
+		uint64_t *v = ipt_realloc(fc->ts, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		fc->ts = v;
+		fc->cap = cap;
+	}
+	fc->ts[fc->n++] = ts;
+	if (++f->nexact > RPT_EXACT_MAX)
+		return fine_go_coarse(f);
 	return 0;
 }
 
@@ -1402,9 +1443,11 @@ void rpt_free(struct rpt *r)
 		hist_free(&r->kind_lat[k]);
 		hist_free(&r->kind_hdl[k]);
 	}
-	for (int c = 0; c < r->fine.ncpu; c++)
-		free(r->fine.bins[c]);
-	free(r->fine.bins);
+	for (int c = 0; c < r->fine.ncpu; c++) {
+		free(r->fine.cpu[c].ts);
+		free(r->fine.cpu[c].bins);
+	}
+	free(r->fine.cpu);
 	free(r->iso);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
@@ -1518,9 +1561,18 @@ fail:
 	return -1;
 }
 
-/* time_bins - the fine bins spread on opts.time_bins bins over the trace's
- * time span: each fine bin goes whole to the bin of its middle (exact while
- * the span is under RPT_FINE_BINS ns; else within a fine bin's width) */
+/* time_bin - the bin of ts among nb over [t0, t0 + span) */
+static size_t time_bin(uint64_t ts, uint64_t t0, uint64_t span, uint64_t nb)
+{
+	uint64_t d = ts > t0 ? ts - t0 : 0;
+	uint64_t b = (uint64_t)((double)d / (double)span * (double)nb);
+
+	return (size_t)(b >= nb ? nb - 1 : b);
+}
+
+/* time_bins - the IPIs per target CPU on opts.time_bins bins over the
+ * trace's time span: exact from the stamps kept; from fine bins, each goes
+ * whole to the bin of its middle */
 static int time_bins(struct ipt_report *rep)
 {
 	struct rpt *r = &rep->r;
@@ -1533,19 +1585,20 @@ static int time_bins(struct ipt_report *rep)
 	if (!rep->tbins)
 		return -1;
 	for (int c = 0; c < f->ncpu && c < r->ncpus; c++) {
-		for (uint64_t j = 0; f->bins[c] && j < RPT_FINE_BINS; j++) {
-			uint64_t mid, d, b;
+		const struct rpt_fine_cpu *fc = &f->cpu[c];
+		uint64_t *out = rep->tbins + (size_t)c * nb;
 
-			if (!f->bins[c][j])
+		for (size_t i = 0; i < fc->n; i++)
+			out[time_bin(fc->ts[i], t0, span, nb)]++;
+		for (uint64_t j = 0; fc->bins && j < RPT_FINE_BINS; j++) {
+			uint64_t mid;
+
+			if (!fc->bins[j])
 				continue;
 			mid = f->origin + (j << f->shift) + half;
 			if (mid < f->origin || mid > r->last_ts)	/* wrapped, or past the end */
 				mid = r->last_ts;
-			d = mid > t0 ? mid - t0 : 0;
-			b = (uint64_t)((double)d / (double)span * (double)nb);
-			if (b >= nb)
-				b = nb - 1;
-			rep->tbins[(size_t)c * nb + b] += f->bins[c][j];
+			out[time_bin(mid, t0, span, nb)] += fc->bins[j];
 		}
 	}
 	return 0;

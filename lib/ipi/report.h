@@ -64,16 +64,27 @@ struct rpt_opts {
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 };
 
-/* IPIs per target CPU over time: FINE_BINS bins of 2^shift ns from origin
- * (the first counted row), halved in resolution when time runs past them;
- * the public report spreads them on the bins asked for */
-#define RPT_FINE_BINS 2048
+/* IPIs per target CPU over time.  The span of the bins is known only at
+ * the end: the time stamps of the first RPT_EXACT_MAX counted rows are
+ * kept as they are (bins exact); past that, they go into RPT_FINE_BINS
+ * bins of 2^shift ns from origin (the first row), halved in resolution
+ * whenever time runs past them, and each fine bin goes to the bin of its
+ * middle at the end */
+#define RPT_EXACT_MAX (1u << 22)
+#define RPT_FINE_BINS 4096
+struct rpt_fine_cpu {
+	uint64_t *ts;			/* exact stamps (until coarse) */
+	size_t n, cap;
+	uint64_t *bins;			/* RPT_FINE_BINS counts (coarse), or NULL */
+};
 struct rpt_fine {
-	uint64_t **bins;		/* per CPU: RPT_FINE_BINS counts, or NULL */
+	struct rpt_fine_cpu *cpu;
 	int ncpu;
+	size_t nexact;			/* stamps kept */
+	bool coarse;			/* past RPT_EXACT_MAX: fine bins */
+	bool started;
 	uint64_t origin;
 	unsigned int shift;
-	bool started;
 };
 
 struct rpt {
