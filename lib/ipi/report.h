@@ -70,7 +70,9 @@ struct rpt_opts {
  * bins of 2^shift ns from origin (the first row), halved in resolution
  * whenever time runs past them, and each fine bin goes to the bin of its
  * middle at the end */
+#ifndef RPT_EXACT_MAX		/* (tests may build with a small one) */
 #define RPT_EXACT_MAX (1u << 22)
+#endif
 #define RPT_FINE_BINS 4096
 struct rpt_fine_cpu {
 	uint64_t *ts;			/* exact stamps (until coarse) */
