@@ -101,7 +101,9 @@ int hist_add_log(struct ipt_dist *h, uint64_t v)
 /* hist_finish - sort the exact samples once */
 void hist_finish(struct ipt_dist *h)
 {
-	if (h->exact && !h->sorted)
+	if (h->sorted)
+		return;		/* read only from here on */
+	if (h->exact)
 		qsort(h->exact, h->count, sizeof(*h->exact), cmp_u64);
 	h->sorted = true;
 }

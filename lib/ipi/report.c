@@ -1694,6 +1694,12 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 			return NULL;
 		}
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		/* a newer caller's fields that this library does not know must be unset */
+		for (size_t i = sizeof(o); i < opts->sz; i++)
+			if (((const unsigned char *)opts)[i]) {
+				ipt_err_code(IPT_ERR_INVALID, "report: an option this library does not know is set");
+				return NULL;
+			}
 	}
 	if (o.time_bins < 0 || o.time_bins > 1000000) {
 		ipt_err_code(IPT_ERR_INVALID, "report: %d time bins (0 to 1000000)", o.time_bins);
