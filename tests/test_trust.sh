@@ -36,6 +36,31 @@ else
 	skip "v6 clock" "no $V6"
 fi
 
+# 4. every "[LOST N EVENTS]" mark of a text keeps its count: 40 marks put
+# into pingpong.report.txt (some back to back, which add up), counted by hand
+PP="$TRACES/recorded/pingpong.report.txt"
+if [ -f "$PP" ]; then
+	$PY - "$PP" "$TMP/lost.txt" > "$TMP/lost.want" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split('\n')
+out, want, k = [], {0: 0, 1: 0}, 0
+for i, l in enumerate(lines):
+    out.append(l)
+    if i > 10 and i % 400 == 0 and k < 40:
+        cpu = k % 2
+        n = 3 + k
+        out.append('CPU:%d [LOST %d EVENTS]' % (cpu, n)); want[cpu] += n
+        if k % 5 == 0:                      # a second mark right after
+            out.append('CPU:%d [LOST 2 EVENTS]' % cpu); want[cpu] += 2
+        k += 1
+open(sys.argv[2], 'w').write('\n'.join(out))
+print('%d %d' % (want[0], want[1]))
+PY
+	got=$("$IPT" report --format json "$TMP/lost.txt" | $PY -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(str(c["lost"]) + ("?" if c["lost_unknown"] else "") for c in d["per_cpu"]))')
+	[ "$got" = "$(cat "$TMP/lost.want")" ] && pass "text: 40 LOST marks keep their counts (lost per CPU $got, by hand)" ||
+		fail "text: LOST counts" "got '$got', want '$(cat "$TMP/lost.want")'"
+fi
+
 # 8. text layouts.  (a) trace-cmd's own text back: dump of X.report.txt is
 # X.report.txt, line for line (lines of one microsecond keep the file's
 # order instead of being re-sorted by CPU)

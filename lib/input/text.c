@@ -363,11 +363,6 @@ struct cpuw {
 	bool used;
 };
 
-struct dropmark {
-	int cpu;
-	size_t page_off;	/* offset in the CPU's pages of the page to mark */
-	uint64_t count;		/* 0: unknown */
-};
 
 /* a parsed event line */
 struct line {
@@ -406,8 +401,6 @@ struct tx {
 
 	struct cpuw **cw;
 	int ncw;
-	struct dropmark *drops;
-	int ndrops, capdrops;
 
 	uint8_t *rec;		/* the record being built */
 	uint32_t rlen, rcap;
@@ -2094,18 +2087,8 @@ static int dropped_line(struct tx *x, const char *p, const char *e, bool *handle
 	if (flush_pending(x))
 		return -1;
 	w = cpu_writer(x, (int)cpu);
-	if (!w || ipt_page_writer_finish(&w->pw))
+	if (!w || ipt_page_writer_mark_missed(&w->pw, count))
 		return -1;
-	if (x->ndrops == x->capdrops) {
-		int cap = x->capdrops ? x->capdrops * 2 : 16;
-		struct dropmark *nd = ipt_realloc(x->drops, (size_t)cap * sizeof(*nd));
-
-		if (!nd)
-			return -1;
-		x->drops = nd;
-		x->capdrops = cap;
-	}
-	x->drops[x->ndrops++] = (struct dropmark){ (int)cpu, w->pw.out.len, count };
 	return 0;
 }
 
@@ -2228,24 +2211,6 @@ static int finish(struct tx *x)
 			continue;
 		if (ipt_page_writer_finish(&w->pw))
 			return -1;
-		for (int i = 0; i < x->ndrops; i++) {
-			const struct dropmark *d = &x->drops[i];
-			const struct ipt_page_layout *pl = &t->layout;
-			uint8_t *pg;
-			uint64_t commit, used;
-
-			if (d->cpu != wid || d->page_off + pl->page_size > w->pw.out.len)
-				continue;
-			pg = (uint8_t *)w->pw.out.buf + d->page_off;
-			commit = ipt_get_uint(pg + pl->commit_off, pl->commit_size, false);
-			used = commit & ((1ULL << 27) - 1);
-			commit |= 1ULL << 31;
-			if (d->count && pl->data_off + used + pl->commit_size <= pl->page_size) {
-				commit |= 1ULL << 30;
-				ipt_put_uint(pg + pl->data_off + used, pl->commit_size, false, d->count);
-			}
-			ipt_put_uint(pg + pl->commit_off, pl->commit_size, false, commit);
-		}
 		if (!w->pw.out.len)
 			continue;
 		s = ipt_trace_add_buffer_stream(t, wid / IPT_CPUSET_MAX, cpu);
@@ -2292,7 +2257,6 @@ static void release(struct tx *x)
 		free(x->cw[i]);
 	}
 	free(x->cw);
-	free(x->drops);
 	free(x->ei);
 	free(x->evmap.e);
 	free(x->symmap.e);

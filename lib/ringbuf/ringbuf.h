@@ -69,12 +69,22 @@ struct ipt_page_writer {
 	uint64_t page_ts;	/* timestamp in the current page header */
 	uint64_t last_ts;
 	bool open;
+	/* events lost before the next event (ipt_page_writer_mark_missed) */
+	bool missed_pending, page_missed;
+	uint64_t missed_next, page_missed_count;	/* 0: unknown */
 };
 int ipt_page_writer_init(struct ipt_page_writer *pw, const struct ipt_page_layout *pl,
 			 bool big_endian);
 /* Append one event (payload starts with common_type). */
 int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *payload,
 			uint32_t len);
+/*
+ * count events (0: an unknown number) were lost before the next event: the
+ * page that event starts is flagged as the kernel flags it (commit bit 31,
+ * and bit 30 with the count stored after the data).  Marks with no event
+ * between them add up.
+ */
+int ipt_page_writer_mark_missed(struct ipt_page_writer *pw, uint64_t count);
 /* Close the last page; out then holds whole pages. */
 int ipt_page_writer_finish(struct ipt_page_writer *pw);
 void ipt_page_writer_free(struct ipt_page_writer *pw);

@@ -35,6 +35,8 @@
 #define RB_DELTA_BITS		27u
 #define RB_DELTA_MASK		((1u << RB_DELTA_BITS) - 1u)
 #define RB_LEN_TIME_EXTEND	8u
+#define RB_MISSED_EVENTS	(UINT64_C(1) << 31)	/* commit flags */
+#define RB_MISSED_STORED	(UINT64_C(1) << 30)
 /* A delta beyond 27 + 32 bits cannot be expressed by a time extend. */
 #define RB_MAX_EXTEND_DELTA	((UINT64_C(1) << (RB_DELTA_BITS + 32)) - 1)
 
@@ -56,10 +58,16 @@ static inline void put32(const struct ipt_page_writer *pw, uint32_t off, uint32_
 	ipt_put_uint(pw->page + pw->layout.data_off + off, 4, pw->big_endian, v);
 }
 
-/* Bytes available for events in one page. */
+/* Bytes available for events in one page: less the stored missed count
+ * in a page that carries one */
 static uint32_t page_capacity(const struct ipt_page_writer *pw)
 {
-	return pw->layout.page_size - pw->layout.data_off;
+	uint32_t n = pw->layout.page_size - pw->layout.data_off;
+
+	if ((pw->open && pw->page_missed && pw->page_missed_count) ||
+	    (!pw->open && pw->missed_pending && pw->missed_next))
+		n -= pw->layout.commit_size;
+	return n;
 }
 
 /* ipt_page_writer_init - start an empty writer for pages of layout pl */
@@ -89,10 +97,21 @@ static int close_page(struct ipt_page_writer *pw)
 {
 	const struct ipt_page_layout *l = &pw->layout;
 
+	uint64_t commit = pw->used;
+
 	if (!pw->open)
 		return 0;
+	if (pw->page_missed) {
+		commit |= RB_MISSED_EVENTS;
+		if (pw->page_missed_count) {
+			/* room was kept for it (page_capacity) */
+			commit |= RB_MISSED_STORED;
+			ipt_put_uint(pw->page + l->data_off + pw->used, l->commit_size, pw->big_endian,
+				     pw->page_missed_count);
+		}
+	}
 	ipt_put_uint(pw->page + l->ts_off, l->ts_size, pw->big_endian, pw->page_ts);
-	ipt_put_uint(pw->page + l->commit_off, l->commit_size, pw->big_endian, pw->used);
+	ipt_put_uint(pw->page + l->commit_off, l->commit_size, pw->big_endian, commit);
 	if (sb_add(&pw->out, (const char *)pw->page, l->page_size))
 		return -1;
 	pw->open = false;
@@ -102,6 +121,10 @@ static int close_page(struct ipt_page_writer *pw)
 static void open_page(struct ipt_page_writer *pw, uint64_t ts)
 {
 	memset(pw->page, 0, pw->layout.page_size);
+	pw->page_missed = pw->missed_pending;
+	pw->page_missed_count = pw->missed_next;
+	pw->missed_pending = false;
+	pw->missed_next = 0;
 	pw->used = 0;
 	pw->page_ts = ts;
 	pw->last_ts = ts;
@@ -118,7 +141,7 @@ int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *pay
 
 	if (!pw->page)
 		return ipt_err("page writer not initialised");
-	if (n > page_capacity(pw))
+	if (n > pw->layout.page_size - pw->layout.data_off)
 		return ipt_err("event of %u bytes does not fit a %u-byte page",
 			       len, pw->layout.page_size);
 	if (n <= RB_MAX_SMALL_DATA) {
@@ -129,7 +152,7 @@ int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *pay
 		hdr = 8;
 	}
 	evsize = hdr + align4(n);
-	if (evsize > page_capacity(pw))
+	if (evsize > pw->layout.page_size - pw->layout.data_off)
 		return ipt_err("event of %u bytes does not fit a %u-byte page",
 			       len, pw->layout.page_size);
 
@@ -151,6 +174,9 @@ int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *pay
 		open_page(pw, ts);
 		delta = 0;
 		extend = 0;
+		if (evsize > page_capacity(pw))
+			return ipt_err("event of %u bytes does not fit a %u-byte page with a lost-events count",
+				       len, pw->layout.page_size);
 	}
 
 	if (extend) {
@@ -167,6 +193,20 @@ int ipt_page_writer_add(struct ipt_page_writer *pw, uint64_t ts, const void *pay
 		memcpy(pw->page + pw->layout.data_off + pw->used + hdr, payload, len);
 	pw->used += evsize;
 	pw->last_ts = ts;
+	return 0;
+}
+
+/* ipt_page_writer_mark_missed - events were lost before the next event */
+int ipt_page_writer_mark_missed(struct ipt_page_writer *pw, uint64_t count)
+{
+	if (!pw->page)
+		return ipt_err("page writer not initialised");
+	if (close_page(pw))
+		return -1;
+	if (pw->missed_pending)	/* two marks, no event between: one mark */
+		count = pw->missed_next && count ? pw->missed_next + count : 0;
+	pw->missed_pending = true;
+	pw->missed_next = count;
 	return 0;
 }
 
