@@ -61,6 +61,22 @@ PY
 		fail "text: LOST counts" "got '$got', want '$(cat "$TMP/lost.want")'"
 fi
 
+# 11. a filter value that names nothing real is a usage error naming the valid ones
+FIX="$TOP/tests/data/latency.report.txt"
+for e in 'kind == "tbl"' 'kind != "nope"' 'event == "ipi_send_cpumak"'; do
+	for cmd in report convert; do
+		out=""
+		[ $cmd = convert ] && out="-o -"
+		"$IPT" $cmd -F "$e" "$FIX" $out > /dev/null 2> "$TMP/err" || rc=$?
+		[ "${rc:-0}" = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q 'resched, wakeup\|ipi_send_cpu, ipi_send_cpumask' "$TMP/err" &&
+			pass "$cmd -F '$e': exit 2, one line naming the valid values" ||
+			fail "$cmd -F '$e'" "exit ${rc:-0}: $(cat "$TMP/err")"
+		rc=0
+	done
+done
+n=$("$IPT" convert -F 'kind ~ "wake*"' "$FIX" -o - | tail -n +2 | wc -l)
+[ "$n" = 1 ] && pass "a kind pattern still selects rows (kind ~ \"wake*\": 1, by hand)" || fail "kind filter" "got $n rows, want 1"
+
 # 8. text layouts.  (a) trace-cmd's own text back: dump of X.report.txt is
 # X.report.txt, line for line (lines of one microsecond keep the file's
 # order instead of being re-sorted by CPU)

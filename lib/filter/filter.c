@@ -33,7 +33,7 @@
  * name gets a slot; its value is looked up at most once per evaluation, on
  * first use.
  */
-#include "core/core.h"
+#include "filter/filter.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -901,6 +901,23 @@ static bool str_match(const struct flt_insn *in, const char *s, size_t n)
 	default:
 		return glob_match(in->pat, s, n);
 	}
+}
+
+const char *ipt_filter_unmatched_literal(const struct ipt_filter *f, int id,
+					 const char *const *values, size_t n)
+{
+	for (int i = 0; f && i < f->ninsns; i++) {
+		const struct flt_insn *in = &f->insns[i];
+		bool any = false;
+
+		if (in->lit != LIT_STR || in->slot >= f->nslots || f->ids[in->slot] != id)
+			continue;
+		for (size_t k = 0; k < n && !any; k++)
+			any = str_match(in, values[k], strlen(values[k]));
+		if (!any)
+			return in->pat;
+	}
+	return NULL;
 }
 
 static bool num_match(const struct flt_insn *in, uint64_t x, bool is_signed)

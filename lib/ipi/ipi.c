@@ -12,6 +12,7 @@
  */
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
+#include "filter/filter.h"
 #include "input/lanes.h"
 
 #include <stdlib.h>
@@ -446,6 +447,38 @@ int ipt_row_resolve(void *ctx, const char *name)
 	return -1;
 }
 
+/*
+ * ipt_row_filter_parse - a filter over row columns; a kind or event name
+ * that names no kind or IPI event is a usage error naming the valid ones
+ */
+struct ipt_filter *ipt_row_filter_parse(const char *expr, ipt_filter_resolve_fn resolve, void *ctx)
+{
+	static const char *const events[] = { "ipi_send_cpu", "ipi_send_cpumask", "ipi_raise" };
+	const char *kinds[IPT_KIND__COUNT], *bad;
+	struct ipt_filter *f = ipt_filter_parse(expr, resolve, ctx);
+
+	if (!f)
+		return NULL;
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		kinds[k] = ipt_kind_name((enum ipt_ipi_kind)k);
+	for (int c = 0; c < 2; c++) {
+		const char *const *vals = c ? events : kinds;
+		size_t n = c ? ARRAY_SIZE(events) : IPT_KIND__COUNT;
+		struct ipt_strbuf list = IPT_STRBUF_INIT;
+
+		if (!(bad = ipt_filter_unmatched_literal(f, c ? COL_EVENT : COL_KIND, vals, n)))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			sb_addf(&list, "%s%s", k ? ", " : "", vals[k]);
+		ipt_err_code(IPT_ERR_INVALID, "filter: %s '%s' matches no %s (%s)", c ? "event" : "kind", bad,
+			     c ? "IPI send event" : "kind", sb_str(&list));
+		ipt_strbuf_free(&list);
+		ipt_filter_free(f);
+		return NULL;
+	}
+	return f;
+}
+
 static void str_val(struct ipt_value *v, const char *s)
 {
 	if (!s) {
@@ -551,7 +584,7 @@ struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
 		return NULL;
 	it->t = t;
 	if (filter && *filter) {
-		it->filter = ipt_filter_parse(filter, resolve_noting_id, &it->filter_uses_id);
+		it->filter = ipt_row_filter_parse(filter, resolve_noting_id, &it->filter_uses_id);
 		if (!it->filter)
 			goto fail;
 	}

@@ -42,6 +42,8 @@ enum ipt_row_col {
 };
 /* filter resolve/lookup over rows (ctx: unused / the row) */
 int ipt_row_resolve(void *ctx, const char *name);
+/* A filter over rows (ipt_filter_parse), with kind and event names checked. */
+struct ipt_filter *ipt_row_filter_parse(const char *expr, ipt_filter_resolve_fn resolve, void *ctx);
 void ipt_row_lookup(void *ctx, int id, struct ipt_value *v);
 
 #endif

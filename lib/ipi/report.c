@@ -1357,7 +1357,7 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
 	if (r->opts.filter && *r->opts.filter &&
-	    !(r->filter = ipt_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+	    !(r->filter = ipt_row_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
 		return -1;
 	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
