@@ -552,6 +552,8 @@ struct ipt_report_summary {
 	/* counted sends that were never matched, by reason */
 	uint64_t unmatched_trace_ended, unmatched_no_receive_events, unmatched_lost_events,
 		 unmatched_no_handler;
+	uint64_t csd_set_aside;		/* csd runs not paired with their queueing: events
+					 * were lost on the target in between */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 

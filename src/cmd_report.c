@@ -43,9 +43,16 @@ static void report_usage(FILE *f)
 		"\n"
 		"Matching: each IPI is queued on its target CPU until the interrupt that serves\n"
 		"it (x86 irq_vectors:reschedule/call_function/call_function_single/irq_work\n"
-		"entry, arm64 ipi:ipi_entry with the same reason); one interrupt may serve\n"
-		"several queued IPIs (coalesced).  csd calls are matched by csd pointer from\n"
-		"csd_queue_cpu to csd_function_entry.  Unmatched IPIs are counted with a reason.\n"
+		"entry, arm64 ipi:ipi_entry with the same reason).  A vector is pending at most\n"
+		"once per CPU and a send is traced before it is written to the interrupt\n"
+		"controller, so an interrupt serves the oldest waiting IPI: send, send,\n"
+		"interrupt, interrupt is one interrupt each.  IPIs still waiting that were sent\n"
+		"before the previous interrupt of their vector coalesced into this one (and\n"
+		"those left at the end, into the last one): coalescing is counted only where\n"
+		"interrupts are fewer than sends.  A drop mark on the target sets the IPIs\n"
+		"waiting there aside (unmatched: lost events).  csd calls are matched by\n"
+		"target CPU and csd pointer from csd_queue_cpu to csd_function_entry, never\n"
+		"across a drop.  Unmatched IPIs are counted with a reason.\n"
 		"\n"
 		"LATENCIES from a send on one CPU to its handler on another compare timestamps\n"
 		"of two CPUs; they are shown only when the trace clock is comparable across\n"
@@ -229,6 +236,9 @@ static void text_matching(struct ctx *x)
 	printf("  IPI interrupts %llu, with no traced send %llu; csd calls matched by pointer %llu\n",
 	       (unsigned long long)r->handlers, (unsigned long long)r->handlers_unattributed,
 	       (unsigned long long)r->csd_runs);
+	if (r->csd_set_aside)
+		printf("  csd calls not paired, events lost on the target in between: %llu\n",
+		       (unsigned long long)r->csd_set_aside);
 	printf("  unmatched: trace ended %llu, receive events not recorded %llu, lost events %llu,"
 	       " no handler seen %llu\n",
 	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
@@ -400,11 +410,12 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		       ce[i].src_cpu, ce[i].target_cpu, (unsigned long long)ce[i].count);
 	printf("],\"matching\":{\"receive_events\":%s,\"remote\":%llu,\"remote_matched\":%llu,"
 	       "\"unmatched\":{\"trace_ended\":%llu,\"no_receive_events\":%llu,\"lost_events\":%llu,"
-	       "\"no_handler\":%llu}}",
+	       "\"no_handler\":%llu},\"csd_set_aside\":%llu}",
 	       r->receive_events ? "true" : "false", (unsigned long long)r->remote,
 	       (unsigned long long)r->remote_matched, (unsigned long long)r->unmatched_trace_ended,
 	       (unsigned long long)r->unmatched_no_receive_events,
-	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
+	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler,
+	       (unsigned long long)r->csd_set_aside);
 	printf(",\"isolated\":");
 	if (!iso) {
 		printf("null");

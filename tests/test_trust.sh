@@ -77,6 +77,59 @@ done
 n=$("$IPT" convert -F 'kind ~ "wake*"' "$FIX" -o - | tail -n +2 | wc -l)
 [ "$n" = 1 ] && pass "a kind pattern still selects rows (kind ~ \"wake*\": 1, by hand)" || fail "kind filter" "got $n rows, want 1"
 
+# 3, 5, 7. matching, on hand-made texts whose answers are worked out here
+# (times in us; R = reschedule send to CPU 1 from CPU 0, E/X = its entry/exit)
+mk() {	# mk FILE NCPUS LINES...: a trace-cmd report text of these events
+	f=$1; n=$2; shift 2
+	$PY - "$f" "$n" "$@" <<'PY'
+import sys
+f, n, ev = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out = ['cpus=%d' % n]
+for e in ev:
+    kind, us, *a = e.split(':')
+    ts = '100.%06d' % int(us)
+    if kind == 'R':     # resched send from a[0] to a[1]
+        out.append('%16s-%-5d [%03d] %s: %-21s cpu=%s callsite=wakeup_preempt+0x92 callback=0x0' % ('send', 100, int(a[0]), ts, 'ipi_send_cpu:', a[1]))
+    elif kind in 'EX':  # reschedule entry / exit on a[0]
+        out.append('%16s-%-5d [%03d] %s: %-21s vector=253' % ('recv', 200, int(a[0]), ts, 'reschedule_entry:' if kind == 'E' else 'reschedule_exit:'))
+    elif kind == 'Q':   # csd queued from a[0] for a[1], pointer a[2]
+        out.append('%16s-%-5d [%03d] %s: %-21s cpu=%s callsite=ttwu_queue_wakelist+0x11d func=sched_ttwu_pending csd=%s' % ('send', 100, int(a[0]), ts, 'csd_queue_cpu:', a[1], a[2]))
+    elif kind in 'BF':  # csd run begins / finishes on a[0], pointer a[1]
+        out.append('%16s-%-5d [%03d] %s: %-21s func=sched_ttwu_pending, csd=%s' % ('recv', 200, int(a[0]), ts, 'csd_function_entry:' if kind == 'B' else 'csd_function_exit:', a[1]))
+    elif kind == 'L':   # a drop mark on a[0]
+        out.append('CPU:%s [LOST %s EVENTS]' % (a[0], a[1]))
+open(f, 'w').write('\n'.join(out) + '\n')
+PY
+}
+m() {	# m FILE EXPR: a value of the JSON report (assume-synced clock)
+	"$IPT" report --assume-synced-clock -f json "$1" | $PY -c "import json,sys; d=json.load(sys.stdin); c=d['per_cpu']; print(($2))"
+}
+# send, send, interrupt, interrupt: one interrupt each, latencies 10 and 12 us
+mk "$TMP/m1.txt" 2 R:10:0:1 R:12:0:1 E:20:1 X:21:1 E:24:1 X:25:1
+got=$(m "$TMP/m1.txt" "c[1]['matched'], c[1]['coalesced'], c[1]['handlers_unattributed'], c[1]['latency']['max_ns']")
+[ "$got" = "(2, 0, 0, 12000)" ] && pass "send, send, interrupt, interrupt: two IPIs, none coalesced" ||
+	fail "send send int int" "got $got, want (2, 0, 0, 12000)"
+# three sends, two interrupts, then the trace ends: one coalesced
+mk "$TMP/m2.txt" 2 R:10:0:1 R:11:0:1 R:12:0:1 E:20:1 X:21:1 E:24:1 X:25:1
+got=$(m "$TMP/m2.txt" "c[1]['matched'], c[1]['coalesced'], c[1]['handlers_unattributed']")
+[ "$got" = "(3, 1, 0)" ] && pass "three sends, two interrupts: one coalesced" ||
+	fail "3 sends 2 ints" "got $got, want (3, 1, 0)"
+# an interrupt with no send left: unattributed, and no send invented
+mk "$TMP/m3.txt" 2 R:10:0:1 E:20:1 X:21:1 E:30:1 X:31:1
+got=$(m "$TMP/m3.txt" "c[1]['matched'], c[1]['coalesced'], c[1]['handlers_unattributed']")
+[ "$got" = "(1, 0, 1)" ] && pass "two interrupts, one send: one unattributed interrupt" ||
+	fail "2 ints 1 send" "got $got, want (1, 0, 1)"
+# events lost on the target between send and interrupt: not matched across
+mk "$TMP/m4.txt" 2 R:10:0:1 L:0:1:5 E:500:1 X:501:1 R:600:0:1 E:610:1 X:611:1
+got=$(m "$TMP/m4.txt" "c[1]['matched'], c[1]['latency']['max_ns'], d['matching']['unmatched']['lost_events']")
+[ "$got" = "(1, 10000, 1)" ] && pass "a drop on the target between send and interrupt: set aside, not a 490 us latency" ||
+	fail "drop between send and interrupt" "got $got, want (1, 10000, 1)"
+# csd runs matched by (target, pointer): one pointer queued for CPUs 1 and 2
+mk "$TMP/m5.txt" 3 Q:10:0:1:0xffff888100001000 Q:11:0:2:0xffff888100001000 B:30:2:0xffff888100001000 F:31:2:0xffff888100001000 B:50:1:0xffff888100001000 F:52:1:0xffff888100001000
+got=$(m "$TMP/m5.txt" "c[1]['csd_runs'], c[1]['csd_queue_to_run']['max_ns'], c[2]['csd_runs'], c[2]['csd_queue_to_run']['max_ns']")
+[ "$got" = "(1, 40000, 1, 19000)" ] && pass "csd: one pointer for two targets, each run paired with its own queueing (40, 19 us)" ||
+	fail "csd by target and pointer" "got $got, want (1, 40000, 1, 19000)"
+
 # 8. text layouts.  (a) trace-cmd's own text back: dump of X.report.txt is
 # X.report.txt, line for line (lines of one microsecond keep the file's
 # order instead of being re-sorted by CPU)

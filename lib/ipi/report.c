@@ -184,6 +184,9 @@ struct cpu_state {
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
 	uint64_t last_ts;
+	uint32_t drops;			/* losses seen on this CPU so far */
+	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
+	bool had_entry[NCLASS];
 };
 
 enum rk { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT, RK_CSD_QUEUE, RK_CSD_ENTRY,
@@ -197,7 +200,8 @@ struct recv_ev {
 
 struct csd_pend {
 	uint64_t csd, ts;
-	int32_t src;
+	int32_t src, target;
+	uint32_t epoch;		/* the target's drop count when it was queued */
 	bool used;
 };
 
@@ -372,6 +376,11 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
 		return C_IRQ_WORK;
 	if (!row->callback)
 		return C_RESCHED;
+	/* the callback names the vector (an exploded mask send keeps it) */
+	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_interrupt"))
+		return C_CALL;
+	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_single_interrupt"))
+		return C_CALL_SINGLE;
 	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
 }
 
@@ -393,7 +402,7 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
  * and the consumer in a second thread instead.
  */
 enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT,
-		 IT_STACK };
+		 IT_STACK, IT_DROP };
 
 #define STACK_MAX 64
 
@@ -634,14 +643,69 @@ static bool cross(const struct rpt *r, int a, int b)
 	return a == b || r->cross_ok;
 }
 
-/* handler_entry - an IPI interrupt starts on cpu: it serves the queued sends */
+/* serve - the interrupt at ts on cpu serves send e (open: it is the running one) */
+static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool open)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+	struct rpt_cpu *c = &r->cpus[cpu];
+	uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
+
+	c->matched++;
+	if (e->src != cpu) {
+		c->remote_matched++;
+		r->remote_matched++;
+	}
+	if (open) {
+		s->open_counted = true;
+		s->open_kinds |= 1u << e->kind;
+	}
+	if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
+		return -1;
+	if (r->opts.kind_distributions && cross(r, e->src, cpu) &&
+	    hist_add_log(&r->kind_lat[e->kind], lat))
+		return -1;
+	if (e->iso >= 0) {
+		struct ipt_report_isolated *iso = &r->iso[e->iso];
+
+		iso->matched = true;
+		if (cross(r, e->src, cpu))
+			iso->latency = (int64_t)lat;
+		if (!open)
+			return 0;
+		if (s->nopen_iso == s->capopen_iso) {
+			size_t cap = s->capopen_iso ? s->capopen_iso * 2 : 8;
+			int64_t *n = ipt_realloc(s->open_iso, cap * sizeof(*n));
+
+			if (!n)
+				return -1;
+			s->open_iso = n;
+			s->capopen_iso = cap;
+		}
+		s->open_iso[s->nopen_iso++] = e->iso;
+	}
+	return 0;
+}
+
+/*
+ * handler_entry - an IPI interrupt starts on cpu.  A vector is pending at
+ * most once per CPU, and a send is traced before its APIC (GIC) write, so
+ * "send, send, interrupt, interrupt" is normally one interrupt per send:
+ * an interrupt serves the oldest waiting send.  Sends traced before the
+ * previous interrupt of the vector that are still waiting cannot be
+ * waiting for a later one: the oldest of them raised this interrupt and
+ * the others coalesced with it.  Sends left when the trace ends that were
+ * traced before the last interrupt coalesced into it (settle).
+ */
 static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
 	struct rpt_cpu *c = &r->cpus[cpu];
+	struct queue *q = &s->q[cls];
+	bool had = s->had_entry[cls], first = true;
+	uint64_t prev = s->last_entry_ts[cls], served = 0;
 	struct pend *e;
-	uint64_t served = 0;
 
 	p->class_seen[cls] = true;
 	c->handlers++;
@@ -650,46 +714,26 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->open_counted = false;
 	s->open_kinds = 0;
 	s->nopen_iso = 0;
-	while ((e = q_pop(&s->q[cls]))) {
-		uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
-
-		if (!e->counted)
-			continue;
+	s->had_entry[cls] = true;
+	s->last_entry_ts[cls] = ts;
+	while (had && q->n && q->v[q->head].ts <= prev) {
+		e = q_pop(q);
+		if (e->counted) {
+			if (serve(r, cpu, e, ts, true))
+				return -1;
+			served++;
+			if (!first)
+				c->coalesced++;
+		}
+		first = false;
+	}
+	if (first && (e = q_pop(q)) && e->counted) {
+		if (serve(r, cpu, e, ts, true))
+			return -1;
 		served++;
-		s->open_counted = true;
-		c->matched++;
-		if (e->src != cpu) {
-			c->remote_matched++;
-			r->remote_matched++;
-		}
-		s->open_kinds |= 1u << e->kind;
-		if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
-			return -1;
-		if (r->opts.kind_distributions && cross(r, e->src, cpu) &&
-		    hist_add_log(&r->kind_lat[e->kind], lat))
-			return -1;
-		if (e->iso >= 0) {
-			struct ipt_report_isolated *iso = &r->iso[e->iso];
-
-			iso->matched = true;
-			if (cross(r, e->src, cpu))
-				iso->latency = (int64_t)lat;
-			if (s->nopen_iso == s->capopen_iso) {
-				size_t cap = s->capopen_iso ? s->capopen_iso * 2 : 8;
-				int64_t *n = ipt_realloc(s->open_iso, cap * sizeof(*n));
-
-				if (!n)
-					return -1;
-				s->open_iso = n;
-				s->capopen_iso = cap;
-			}
-			s->open_iso[s->nopen_iso++] = e->iso;
-		}
 	}
 	if (!served)
 		c->handlers_unattributed++;
-	else
-		c->coalesced += served - 1;
 	return 0;
 }
 
@@ -716,16 +760,22 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 
 /* ---- csd calls by pointer ---- */
 
-static struct csd_pend *csd_slot(struct priv *p, uint64_t csd)
+static size_t csd_home(const struct priv *p, uint64_t csd, int target)
 {
-	size_t i = (csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+	return ((csd ^ ((uint64_t)(uint32_t)target << 48)) * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+}
 
-	while (p->csd[i].used && p->csd[i].csd != csd)
+/* csd_slot - the slot of the call queued for target with this csd pointer */
+static struct csd_pend *csd_slot(struct priv *p, uint64_t csd, int target)
+{
+	size_t i = csd_home(p, csd, target);
+
+	while (p->csd[i].used && (p->csd[i].csd != csd || p->csd[i].target != target))
 		i = (i + 1) & (p->capcsd - 1);
 	return &p->csd[i];
 }
 
-static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src)
+static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src, int target, uint32_t epoch)
 {
 	struct csd_pend *s;
 
@@ -749,28 +799,30 @@ static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src)
 		}
 		for (size_t i = 0; i < oldcap; i++)
 			if (old[i].used)
-				*csd_slot(p, old[i].csd) = old[i];
+				*csd_slot(p, old[i].csd, old[i].target) = old[i];
 		free(old);
 	}
-	s = csd_slot(p, csd);
+	s = csd_slot(p, csd, target);
 	if (!s->used)
 		p->ncsd++;
 	s->used = true;
 	s->csd = csd;
 	s->ts = ts;
 	s->src = src;
+	s->target = target;
+	s->epoch = epoch;
 	return 0;
 }
 
-/* csd_take - the queued call with this csd pointer, removed */
-static bool csd_take(struct priv *p, uint64_t csd, struct csd_pend *out)
+/* csd_take - the call queued for target with this csd pointer, removed */
+static bool csd_take(struct priv *p, uint64_t csd, int target, struct csd_pend *out)
 {
 	struct csd_pend *s;
 	size_t i, j;
 
 	if (!p->ncsd)
 		return false;
-	s = csd_slot(p, csd);
+	s = csd_slot(p, csd, target);
 	if (!s->used)
 		return false;
 	*out = *s;
@@ -784,7 +836,7 @@ static bool csd_take(struct priv *p, uint64_t csd, struct csd_pend *out)
 		j = (j + 1) & (p->capcsd - 1);
 		if (!p->csd[j].used)
 			break;
-		home = (p->csd[j].csd * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+		home = csd_home(p, p->csd[j].csd, p->csd[j].target);
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
 			p->csd[i] = p->csd[j];
 			p->csd[j].used = false;
@@ -822,6 +874,33 @@ static int c_stack(struct rpt *r, const struct item *it)
 	return 0;
 }
 
+/*
+ * dropped - events were lost on cpu just before its next record: a send
+ * waiting there may have had its interrupt in the gap, so it is not
+ * matched to a later one (unmatched: lost events); a handler or csd run
+ * open there may have ended in the gap; csd calls queued for it before
+ * are not paired with runs after (their drop epoch differs)
+ */
+static int dropped(struct rpt *r, int cpu)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s = &p->cpu[cpu];
+
+	s->drops++;
+	for (int k = 0; k < NCLASS; k++) {
+		struct pend *e;
+
+		while ((e = q_pop(&s->q[k])))
+			if (e->counted)
+				r->unmatched.lost_events++;
+		s->had_entry[k] = false;
+	}
+	s->open_class = -1;
+	s->nopen_iso = 0;
+	s->ncsd = 0;
+	return 0;
+}
+
 /* number_send - send events are numbered in the consumer's order */
 static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 {
@@ -853,7 +932,10 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_EXIT:
 		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
 	case IT_CSD_QUEUE:
-		return csd_put(p, it->u.csd, it->k.ts, it->k.cpu);
+		/* cls carries the target CPU */
+		if (ensure_cpu(r, it->cls))
+			return -1;
+		return csd_put(p, it->u.csd, it->k.ts, it->k.cpu, it->cls, p->cpu[it->cls].drops);
 	case IT_CSD_ENTRY: {
 		struct cpu_state *s;
 		struct csd_pend q;
@@ -862,7 +944,11 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 		if (ensure_cpu(r, it->k.cpu))
 			return -1;
 		s = &p->cpu[it->k.cpu];
-		m = it->u.csd && csd_take(p, it->u.csd, &q);
+		m = it->u.csd && csd_take(p, it->u.csd, it->k.cpu, &q);
+		if (m && q.epoch != s->drops) {
+			m = false;	/* queued before events were lost here: not paired */
+			r->csd_set_aside++;
+		}
 		if (m) {
 			r->cpus[it->k.cpu].csd_runs++;
 			if (cross(r, q.src, it->k.cpu) &&
@@ -888,6 +974,8 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	}
 	case IT_STACK:
 		return c_stack(r, it);
+	case IT_DROP:
+		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu);
 	}
 	return 0;
 }
@@ -1118,6 +1206,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 		pc->lost_unknown = true;
 	else
 		pc->lost += rec->missed;
+	if (rec->missed && p_simple(pd, IT_DROP, rec, 0, 0))
+		return -1;
 	if (!ln->events++)
 		ln->first_ts = rec->ts;
 	if (rec->ts > ln->last_ts)
@@ -1164,9 +1254,11 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls, 0);
 	}
 	case RK_CSD_QUEUE: {
-		uint64_t csd = fval(r, rec, e->f2);
+		uint64_t csd = fval(r, rec, e->f2), target = fval(r, rec, e->f1);
 
-		return csd ? p_simple(pd, IT_CSD_QUEUE, rec, 0, csd) : 0;
+		if (!csd || target >= IPT_CPUSET_MAX)
+			return 0;
+		return p_simple(pd, IT_CSD_QUEUE, rec, (int)target, csd);
 	}
 	case RK_CSD_ENTRY:
 		return p_simple(pd, IT_CSD_ENTRY, rec, 0, fval(r, rec, e->f2));
@@ -1230,7 +1322,7 @@ static int consume_lanes(struct rpt *r, struct pipe *pp)
 }
 
 /* settle - sends left in the queues: why they were not matched */
-static void settle(struct rpt *r)
+static int settle(struct rpt *r)
 {
 	struct priv *p = r->priv;
 	struct pipe *pp = p->pipe;
@@ -1245,6 +1337,13 @@ static void settle(struct rpt *r)
 			while ((e = q_pop(&s->q[k]))) {
 				if (!e->counted)
 					continue;
+				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k]) {
+					/* coalesced into the last interrupt of the vector */
+					if (serve(r, c, e, s->last_entry_ts[k], false))
+						return -1;
+					r->cpus[c].coalesced++;
+					continue;
+				}
 				if (!r->have_receive || !p->class_seen[k])
 					r->unmatched.no_receive_events++;
 				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
@@ -1256,6 +1355,7 @@ static void settle(struct rpt *r)
 			}
 		}
 	}
+	return 0;
 }
 
 /* run_stages - one thread, or producer threads and this thread consuming */
@@ -1377,7 +1477,8 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		r->cpus[c].lost = pp->pc[c].lost;
 		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
 	}
-	settle(r);
+	if (settle(r))
+		goto out;
 	for (int i = 0; i < DENSE * DENSE; i++)
 		if (p->dense[i] && map_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
 					     p->dense[i]))
@@ -1632,6 +1733,7 @@ static int finish(struct ipt_report *rep)
 	s->unmatched_trace_ended = r->unmatched.trace_ended;
 	s->unmatched_no_receive_events = r->unmatched.no_receive_events;
 	s->unmatched_lost_events = r->unmatched.lost_events;
+	s->csd_set_aside = r->csd_set_aside;
 	s->unmatched_no_handler = r->unmatched.no_handler;
 	rep->cpus = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1), sizeof(*rep->cpus));
 	if (!rep->cpus)

@@ -106,6 +106,7 @@ struct rpt {
 	const char *cross_why;		/* why not */
 	bool have_receive;		/* receive events exist in the trace */
 	struct rpt_unmatched unmatched;
+	uint64_t csd_set_aside;		/* csd runs not paired: events lost on the target between */
 	uint64_t remote_total, remote_matched;
 	struct ipt_report_isolated *iso;	/* IPIs to isolated CPUs (stacks owned) */
 	size_t niso, capiso;
