@@ -103,7 +103,10 @@ static void text_summary(struct ctx *x)
 	for (int c = 0; c < s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
-		printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
+		if (cp->lost_unknown && !cp->lost)
+			printf(" cpu%d unknown", c);
+		else
+			printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
 	}
 	printf("\n");
 	if (s->csd_queued)

@@ -194,7 +194,40 @@ if [ "$(id -u)" = 0 ] && mount_tracefs && [ -d /sys/kernel/tracing/events/ipi ] 
 			pass "tracefs text with $o: one line naming the layout, exit 1" ||
 			fail "tracefs text with $o" "exit $rc: $(cat "$TMP/err")"
 	done
+	# 3, 4. forced loss: lost counted once (= what the recorder itself said
+	# from the kernel's stats), and no latency measured across the drops
+	"$IPT" record --buffer-kb 4 -o "$TMP/lossy.dat" -- "$TOP/$B/tools/ipi-workload" pingpong 20000 \
+		> /dev/null 2> "$TMP/rec.err"
+	want=$(sed -n 's/^ipitrace: *cpu\([0-9]*\): [0-9]* events, \([0-9]*\) lost.*/\1:\2/p' "$TMP/rec.err" | tr '\n' ' ')
+	got=$("$IPT" report --format json "$TMP/lossy.dat" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join("%d:%d%s" % (c["cpu"], c["lost"], "?" if c["lost_unknown"] else "") for c in d["per_cpu"]), end=" ")')
+	[ -n "$want" ] && [ "$got" = "$want" ] && pass "forced loss: lost per CPU = the recorder's own count ($got)" ||
+		fail "forced loss: lost" "report '$got', recorder '$want'"
+	maxlat=$("$IPT" report --format json "$TMP/lossy.dat" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+print(max([c["latency"]["max_ns"] for c in d["per_cpu"] if c["latency"]] + [0]))')
+	set_aside=$("$IPT" report --format json "$TMP/lossy.dat" | $PY -c 'import json,sys; print(json.load(sys.stdin)["matching"]["unmatched"]["lost_events"])')
+	[ "$maxlat" -lt 1000000 ] && [ "$set_aside" -gt 0 ] &&
+		pass "forced loss: sends waiting across a drop set aside ($set_aside), max latency $maxlat ns (< 1 ms)" ||
+		fail "forced loss: latencies" "max $maxlat ns, set aside $set_aside"
 else
 	skip "tracefs text layouts" "needs root and tracefs with ipi events"
+fi
+# 4. a file with neither stats nor drop marks: lost is unknown, not 0;
+# tracefs text whose header says every entry written is there: 0
+LISA="$TRACES/public/lisa/trace.dat"
+if [ -f "$LISA" ] && [ "$(trace-cmd dump --options "$LISA" 2>/dev/null | grep -c CPUSTAT)" = 0 ]; then
+	got=$("$IPT" report --format json "$LISA" | $PY -c 'import json,sys; print(all(c["lost_unknown"] for c in json.load(sys.stdin)["per_cpu"]))')
+	[ "$got" = True ] && pass "no stats, no marks (LISA's trace.dat): lost unknown on every CPU" ||
+		fail "lost unknown" "got $got"
+fi
+TT="$TRACES/recorded/tracefs-text.trace"
+if [ -f "$TT" ] && grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "$TT"; then
+	got=$("$IPT" report --format json "$TT" | $PY -c 'import json,sys; print([(c["lost"], c["lost_unknown"]) for c in json.load(sys.stdin)["per_cpu"]])')
+	[ "$got" = "[(0, False), (0, False)]" ] && pass "tracefs text, entries-in-buffer = entries-written: 0 lost, known" ||
+		fail "tracefs header entries" "got $got"
 fi
 finish

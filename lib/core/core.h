@@ -240,6 +240,7 @@ struct ipt_trace {
 	int nbuffers;
 
 	char *scratch;		/* misc owned text */
+	int64_t entries_in_buffer, entries_written;	/* tracefs text header, -1 if none */
 	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
 	long long first_skipped;	/* ... the offset of the first, -1 none */
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */

@@ -31,6 +31,7 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 		ipt_trace_close(t);
 		return NULL;
 	}
+	t->entries_in_buffer = t->entries_written = -1;
 	t->long_size = 8;
 	t->kernel_long_size = 8;
 	t->page_size = 4096;

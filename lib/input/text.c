@@ -2098,8 +2098,27 @@ static bool header_line(struct tx *x, const char *p, const char *e)
 	if (*p == '#') {
 		const char *np = find(p, e, "#P:");
 
+		const char *ew = find(p, e, "entries-in-buffer/entries-written: ");
+
 		if (starts(p, e, "# tracer:"))
 			x->saw_tracer = true;
+		if (ew) {
+			/* "# entries-in-buffer/entries-written: 318/318   #P:2" */
+			const char *a = ew + 35, *ae = a, *b, *be;
+			uint64_t in, wr;
+
+			while (ae < e && is_digit(*ae))
+				ae++;
+			b = ae + 1;
+			be = b;
+			while (be < e && is_digit(*be))
+				be++;
+			if (ae < e && *ae == '/' && parse_dec(a, ae, &in) && parse_dec(b, be, &wr) &&
+			    in <= INT64_MAX && wr <= INT64_MAX) {
+				x->t->entries_in_buffer = (int64_t)in;
+				x->t->entries_written = (int64_t)wr;
+			}
+		}
 		if (np) {
 			const char *d = np + 3, *de = d;
 			uint64_t n;

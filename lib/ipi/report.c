@@ -113,17 +113,55 @@ struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
 	return e;
 }
 
-/* rpt_cpu_lost - events lost on cpu: page marks plus the stats of the file */
-unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu)
+/* stat_value - "key: N" of a per-CPU stats text; false if absent */
+static bool stat_value(const char *st, const char *key, unsigned long long *v)
 {
-	const char *st = ipt_trace_cpustat(t, cpu), *p;
-	unsigned long long n = c->lost;
+	const char *p = strstr(st, key);
 
-	if ((p = strstr(st, "overrun: ")))
-		n += strtoull(p + 9, NULL, 10);
-	if ((p = strstr(st, "dropped events: ")))
-		n += strtoull(p + 16, NULL, 10);
-	return n;
+	if (!p)
+		return false;
+	*v = strtoull(p + strlen(key), NULL, 10);
+	return true;
+}
+
+/*
+ * rpt_cpu_lost - events lost on cpu, counted once: the kernel's per-CPU
+ * stats in the file (overrun, commit overrun, dropped) where it has them,
+ * else the ring buffer's drop marks.  *unknown when the number cannot be
+ * known: a mark of unknown size, or a file with neither stats nor marks
+ * (tracefs text: unless its header says every entry written is there).
+ */
+unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu,
+				bool file_has_marks, bool *unknown)
+{
+	const char *st = ipt_trace_cpustat(t, cpu);
+	unsigned long long n = 0, v;
+	bool stats = false;
+
+	*unknown = c->lost_unknown;
+	if (stat_value(st, "\noverrun: ", &v)) {	/* not "commit overrun: " */
+		n += v;
+		stats = true;
+	}
+	if (stat_value(st, "commit overrun: ", &v)) {
+		n += v;
+		stats = true;
+	}
+	if (stat_value(st, "dropped events: ", &v)) {
+		n += v;
+		stats = true;
+	}
+	if (stats) {
+		*unknown = false;
+		return n;
+	}
+	if (!file_has_marks) {
+		if (t->entries_written >= 0)
+			*unknown = t->entries_written > t->entries_in_buffer;
+		else
+			*unknown = true;
+	}
+	return c->lost;
 }
 
 /* ---- clocks ---- */
@@ -1711,6 +1749,7 @@ static int finish(struct ipt_report *rep)
 	struct rpt *r = &rep->r;
 	struct ipt_report_summary *s = &rep->sum;
 	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	bool file_has_marks = false;
 
 	s->ncpus = r->ncpus;
 	s->first_ts = r->first_ts;
@@ -1738,6 +1777,8 @@ static int finish(struct ipt_report *rep)
 	rep->cpus = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1), sizeof(*rep->cpus));
 	if (!rep->cpus)
 		return -1;
+	for (int c = 0; c < r->ncpus; c++)
+		file_has_marks = file_has_marks || r->cpus[c].lost || r->cpus[c].lost_unknown;
 	for (int c = 0; c < r->ncpus; c++) {
 		struct rpt_cpu *rc = &r->cpus[c];
 		struct ipt_report_cpu *pc = &rep->cpus[c];
@@ -1756,8 +1797,7 @@ static int finish(struct ipt_report *rep)
 		pc->handlers = rc->handlers;
 		pc->handlers_unattributed = rc->handlers_unattributed;
 		pc->csd_runs = rc->csd_runs;
-		pc->lost = rpt_cpu_lost(r->t, rc, c);
-		pc->lost_unknown = rc->lost_unknown;
+		pc->lost = rpt_cpu_lost(r->t, rc, c, file_has_marks, &pc->lost_unknown);
 		pc->latency = &rc->lat;
 		pc->handler = &rc->handler;
 		pc->csd_queue_to_run = &rc->csd_q2r;

@@ -126,8 +126,8 @@ struct rpt_entry {
 struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n);
 /* Whether a clock's timestamps compare across CPUs, and if not why. */
 bool rpt_clock_cross_cpu(const char *clock, const char **why);
-/* Events lost on cpu: the ring buffer's marks (c->lost) plus the overrun and
- * dropped counts of the file's per-CPU stats. */
-unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu);
+/* Events lost on cpu, counted once (report.c); *unknown when it cannot be known. */
+unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu,
+				bool file_has_marks, bool *unknown);
 
 #endif
