@@ -153,7 +153,15 @@ int ipt_trace_long_size(const struct ipt_trace *t);
 bool ipt_trace_big_endian(const struct ipt_trace *t);
 /* Per-CPU stats text from the file ("" if none) and parsed counters. */
 const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu);
-bool ipt_trace_ts_in_ns(const struct ipt_trace *t);	/* timestamps are nanoseconds */
+/*
+ * Timestamps are nanoseconds: the clock counts them, or the file says how
+ * to convert its TSC cycles (trace-cmd's TSC2NSEC option; `ipitrace record
+ * -C x86-tsc` stores the rate it measured), and records come converted.
+ */
+bool ipt_trace_ts_in_ns(const struct ipt_trace *t);
+/* The unit of timestamps: "ns", "cycles" (x86-tsc with no conversion) or
+ * "counts" (the counter clock). */
+const char *ipt_trace_time_unit(const struct ipt_trace *t);
 /*
  * The isolated and nohz_full CPUs of the recording machine, as `ipitrace
  * record` stores them (sets are cleared first; nohz_full may be NULL).

@@ -67,6 +67,7 @@ struct ctx {
 	struct ipt_trace *t;
 	int top;
 	bool json;
+	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
 };
 
 
@@ -76,9 +77,9 @@ static double us(uint64_t ns)
 }
 
 /* print_hist3 - p50, p99 and max of a distribution in us, or dashes */
-static void print_hist3(const struct ipt_dist *h)
+static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 {
-	if (!ipt_dist_count(h))
+	if (!ipt_dist_count(h) || !x->ns)
 		printf("  %8s %8s %8s", "-", "-", "-");
 	else
 		printf("  %8.1f %8.1f %8.1f", us(ipt_dist_quantile(h, 0.5)), us(ipt_dist_quantile(h, 0.99)),
@@ -91,9 +92,14 @@ static void text_summary(struct ctx *x)
 	struct ipt_trace *t = x->t;
 
 	printf("ipitrace report: %s\n", ipt_trace_path(t));
-	printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
-	       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
-	       *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	if (x->ns)
+		printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
+		       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
+		       *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	else
+		printf("  duration %.0f %s (%s, not ns: no times, rates or latencies), %d CPUs, clock %s, kernel %s\n",
+		       s->duration_s * 1e9, ipt_trace_time_unit(t), ipt_trace_time_unit(t), s->ncpus,
+		       ipt_trace_clock(t), *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
 	printf("  events %llu, IPI send events %llu, IPIs (one per target CPU) %llu",
 	       (unsigned long long)s->events, (unsigned long long)s->send_events,
 	       (unsigned long long)s->ipis);
@@ -138,17 +144,20 @@ static void text_per_cpu(struct ctx *x)
 
 		if (!cp->ipis && !cp->handlers)
 			continue;
-		printf("  %4d %9llu %10.1f", c, (unsigned long long)cp->ipis, d > 0 ? (double)cp->ipis / d : 0.0);
+		if (x->ns)
+			printf("  %4d %9llu %10.1f", c, (unsigned long long)cp->ipis, d > 0 ? (double)cp->ipis / d : 0.0);
+		else
+			printf("  %4d %9llu %10s", c, (unsigned long long)cp->ipis, "-");
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			if (r->kinds[k])
 				printf(" %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
 				       (unsigned long long)cp->by_kind[k]);
-		print_hist3(cp->latency);
+		print_hist3(x, cp->latency);
 		printf(" ");
-		print_hist3(cp->handler);
+		print_hist3(x, cp->handler);
 		printf("\n");
 	}
-	if (!r->cross_cpu_latency)
+	if (!r->cross_cpu_latency && x->ns)
 		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
 		       r->cross_cpu_missing_because);
 }
@@ -253,9 +262,9 @@ static void text_matching(struct ctx *x)
 		if (!cp->csd_runs)
 			continue;
 		printf("  cpu%d", c);
-		print_hist3(cp->csd_queue_to_run);
+		print_hist3(x, cp->csd_queue_to_run);
 		printf(" run");
-		print_hist3(cp->csd_run);
+		print_hist3(x, cp->csd_run);
 	}
 	printf("\n");
 }
@@ -283,11 +292,13 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
 		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
 		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
-		if (e->latency >= 0)
+		if (e->latency >= 0 && x->ns)
 			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
+		else if (e->matched && !x->ns)
+			snprintf(lat, sizeof(lat), "-");
 		else
 			snprintf(lat, sizeof(lat), e->matched ? "n/a" : "unmatched");
-		if (e->handler >= 0)
+		if (e->handler >= 0 && x->ns)
 			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)e->handler));
 		else
 			snprintf(hdl, sizeof(hdl), "-");
@@ -319,10 +330,10 @@ static void jstr(const char *s)
 }
 
 /* jhist - "name":{count, p50, p99, max, min} or null */
-static void jhist(const char *name, const struct ipt_dist *h)
+static void jhist(const struct ctx *x, const char *name, const struct ipt_dist *h)
 {
 	printf("\"%s\":", name);
-	if (!ipt_dist_count(h))
+	if (!ipt_dist_count(h) || !x->ns)
 		printf("null");
 	else
 		printf("{\"count\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu,\"max_ns\":%llu,\"min_ns\":%llu}",
@@ -344,10 +355,15 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 
 	printf("{\"file\":");
 	jstr(ipt_trace_path(t));
-	printf(",\"duration_s\":%.9f,\"cpus\":%d,\"clock\":", r->duration_s, r->ncpus);
+	if (x->ns)
+		printf(",\"duration_s\":%.9f", r->duration_s);
+	else
+		printf(",\"duration_s\":null");
+	printf(",\"cpus\":%d,\"clock\":", r->ncpus);
 	jstr(ipt_trace_clock(t));
 	printf(",\"kernel\":");
 	jstr(ipt_trace_uname(t));
+	printf(",\"time_unit\":\"%s\"", ipt_trace_time_unit(t));
 	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
 	       (unsigned long long)r->events, (unsigned long long)r->send_events,
 	       (unsigned long long)r->ipis, (unsigned long long)r->ipis_counted);
@@ -365,12 +381,15 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	printf("},\"per_cpu\":[");
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		char per_s[32] = "null";
 
-		printf("%s{\"cpu\":%d,\"ipis\":%llu,\"per_s\":%.3f,\"sent\":%llu,\"remote\":%llu,"
+		if (x->ns)
+			snprintf(per_s, sizeof(per_s), "%.3f",
+				 r->duration_s > 0 ? (double)cp->ipis / r->duration_s : 0.0);
+		printf("%s{\"cpu\":%d,\"ipis\":%llu,\"per_s\":%s,\"sent\":%llu,\"remote\":%llu,"
 		       "\"matched\":%llu,\"remote_matched\":%llu,\"coalesced\":%llu,\"handlers\":%llu,"
 		       "\"handlers_unattributed\":%llu,\"csd_runs\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"by_kind\":{",
-		       c ? "," : "", c, (unsigned long long)cp->ipis,
-		       r->duration_s > 0 ? (double)cp->ipis / r->duration_s : 0.0,
+		       c ? "," : "", c, (unsigned long long)cp->ipis, per_s,
 		       (unsigned long long)cp->sent, (unsigned long long)cp->remote,
 		       (unsigned long long)cp->matched, (unsigned long long)cp->remote_matched,
 		       (unsigned long long)cp->coalesced, (unsigned long long)cp->handlers,
@@ -379,13 +398,13 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			printf("%s\"%s\":%llu", k ? "," : "", ipt_kind_name(k), (unsigned long long)cp->by_kind[k]);
 		printf("},");
-		jhist("latency", cp->latency);
+		jhist(x, "latency", cp->latency);
 		printf(",");
-		jhist("handler", cp->handler);
+		jhist(x, "handler", cp->handler);
 		printf(",");
-		jhist("csd_queue_to_run", cp->csd_queue_to_run);
+		jhist(x, "csd_queue_to_run", cp->csd_queue_to_run);
 		printf(",");
-		jhist("csd_run", cp->csd_run);
+		jhist(x, "csd_run", cp->csd_run);
 		printf("}");
 	}
 	printf("],\"senders\":[");
@@ -447,12 +466,12 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 			jstr(b);
 			printf(",\"kind\":\"%s\",\"matched\":%s,\"latency_ns\":", ipt_kind_name(s->kind),
 			       s->matched ? "true" : "false");
-			if (s->latency >= 0)
+			if (s->latency >= 0 && x->ns)
 				printf("%lld", (long long)s->latency);
 			else
 				printf("null");
 			printf(",\"handler_ns\":");
-			if (s->handler >= 0)
+			if (s->handler >= 0 && x->ns)
 				printf("%lld", (long long)s->handler);
 			else
 				printf("null");
@@ -554,6 +573,7 @@ int cmd_report(int argc, char **argv)
 	if (optind == argc - 1)
 		path = argv[optind];
 	x.t = ipt_trace_open(path);
+	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
 		err_msg("%s", ipt_errmsg());
 		ipt_cpuset_free(&iso);

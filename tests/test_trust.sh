@@ -213,6 +213,41 @@ print(max([c["latency"]["max_ns"] for c in d["per_cpu"] if c["latency"]] + [0]))
 	[ "$maxlat" -lt 1000000 ] && [ "$set_aside" -gt 0 ] &&
 		pass "forced loss: sends waiting across a drop set aside ($set_aside), max latency $maxlat ns (< 1 ms)" ||
 		fail "forced loss: latencies" "max $maxlat ns, set aside $set_aside"
+	# 2. clocks that count cycles: x86-tsc recorded with the measured
+	# TSC2NSEC factors (trace-cmd converts with them: same lines as dump);
+	# events 1 s apart by the wall clock are 1 s apart in the report
+	W="$TOP/$B/tools/ipi-workload"
+	if grep -q 'x86-tsc' /sys/kernel/tracing/trace_clock; then
+		"$IPT" record -q -Z none -C x86-tsc -o "$TMP/tsc.dat" -- sh -c "'$W' pingpong 100; sleep 1; '$W' pingpong 100" \
+			> /dev/null 2>&1
+		d=$("$IPT" report --format json "$TMP/tsc.dat" | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["time_unit"], d["duration_s"] is not None and 0.95 < d["duration_s"] < 1.6)')
+		[ "$d" = "ns True" ] && pass "x86-tsc with TSC2NSEC: ns, a 1 s pause spans about 1 s" ||
+			fail "x86-tsc duration" "got '$d'"
+		trace-cmd report "$TMP/tsc.dat" 2>/dev/null > "$TMP/tsc.tc"
+		"$IPT" dump "$TMP/tsc.dat" > "$TMP/tsc.ipt" 2>&1
+		cmp -s "$TMP/tsc.tc" "$TMP/tsc.ipt" && pass "x86-tsc: dump = trace-cmd report (both convert with TSC2NSEC)" ||
+			fail "x86-tsc dump" "$(diff "$TMP/tsc.tc" "$TMP/tsc.ipt" | head -n 2 | tr '\n' ' ')"
+		# without the option (its id changed to an unknown one): cycles, said so
+		$PY - "$TMP/tsc.dat" "$TMP/tsc-raw.dat" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(b'\x0e\x00\x10\x00\x00\x00')
+assert i > 0 and d.find(b'\x0e\x00\x10\x00\x00\x00', i + 1) < 0
+d[i] = 0x63
+open(sys.argv[2], 'wb').write(d)
+PY
+		got=$("$IPT" report --format json "$TMP/tsc-raw.dat" | $PY -c '
+import json,sys
+d = json.load(sys.stdin)
+c = [c for c in d["per_cpu"] if c["ipis"]]
+print(d["time_unit"], d["duration_s"], all(x["per_s"] is None and x["latency"] is None and x["handler"] is None for x in c))')
+		[ "$got" = "cycles None True" ] && pass "x86-tsc without a conversion: time_unit cycles, durations, rates, latencies null" ||
+			fail "x86-tsc raw" "got '$got'"
+		"$IPT" report "$TMP/tsc-raw.dat" | grep -q 'cycles, not ns' && pass "x86-tsc without a conversion: the text says 'cycles, not ns'" ||
+			fail "x86-tsc raw text" "no 'cycles, not ns'"
+	else
+		skip "x86-tsc" "this kernel offers no x86-tsc clock"
+	fi
 else
 	skip "tracefs text layouts" "needs root and tracefs with ipi events"
 fi

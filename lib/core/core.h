@@ -241,6 +241,7 @@ struct ipt_trace {
 
 	char *scratch;		/* misc owned text */
 	int64_t entries_in_buffer, entries_written;	/* tracefs text header, -1 if none */
+	uint32_t tsc_mult, tsc_shift;	/* TSC2NSEC: ns = (cycles * mult) >> shift; mult 0: none */
 	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
 	long long first_skipped;	/* ... the offset of the first, -1 none */
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
@@ -276,6 +277,17 @@ struct ipt_cpu_stream *ipt_trace_add_stream(struct ipt_trace *t, int cpu);
 struct ipt_cpu_stream *ipt_trace_add_buffer_stream(struct ipt_trace *t, int buffer, int cpu);
 /* The index of the buffer named name ("" the top one), added if new; -1 on error. */
 int ipt_trace_add_buffer(struct ipt_trace *t, const char *name, size_t len);
+
+/* TSC cycles to ns with the file's TSC2NSEC factors, as trace-cmd computes it */
+static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
+{
+	uint64_t lo = (uint32_t)ts, hi = ts >> 32, ns;
+
+	ns = (lo * t->tsc_mult) >> t->tsc_shift;
+	if (hi)
+		ns += (hi * t->tsc_mult) << (32 - t->tsc_shift);
+	return ns;
+}
 
 /* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
 #define IPT_OPTION_CPU_ISOLATION	64

@@ -314,7 +314,15 @@ const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu)
 /* ipt_trace_ts_in_ns - whether the clock counts nanoseconds */
 bool ipt_trace_ts_in_ns(const struct ipt_trace *t)
 {
-	return strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc");
+	return t->tsc_mult || (strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc"));
+}
+
+/* ipt_trace_time_unit - "ns", or "cycles" (x86-tsc with no conversion), "counts" (counter) */
+const char *ipt_trace_time_unit(const struct ipt_trace *t)
+{
+	if (ipt_trace_ts_in_ns(t))
+		return "ns";
+	return strcmp(t->clock, "counter") ? "cycles" : "counts";
 }
 
 int ipt_trace_nevents(const struct ipt_trace *t) { return t->nevents; }

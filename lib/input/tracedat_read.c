@@ -405,6 +405,17 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (set_str(&t->uname, d, size))
 				return -1;
 			break;
+		case 14:	/* TSC2NSEC: u32 mult, u32 shift, u64 offset */
+			if (size >= 16) {
+				uint32_t mult = (uint32_t)ipt_get_uint(d, 4, t->big_endian);
+				uint32_t shift = (uint32_t)ipt_get_uint(d + 4, 4, t->big_endian);
+
+				if (mult && shift <= 32) {
+					t->tsc_mult = mult;
+					t->tsc_shift = shift;
+				}
+			}
+			break;
 		case 8:		/* CPUCOUNT */
 			if (size >= 4) {
 				uint32_t c = (uint32_t)ipt_get_uint(d, 4, t->big_endian);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_BUFFER_KB	4096
@@ -30,8 +31,16 @@ struct rec_event {
 	bool stack;			/* a stacktrace trigger is installed */
 };
 
+/* A (TSC, CLOCK_MONOTONIC_RAW) pair: the x86-tsc clock's rate is measured
+ * between tracing on and off, for the file's TSC2NSEC option. */
+struct tsc_sample {
+	uint64_t tsc, ns;
+	bool taken;
+};
+
 struct ipt_recorder {
 	struct ipt_record_opts o;
+	struct tsc_sample tsc_on, tsc_off;
 	char tracefs[PATH_MAX];
 	char tmpdir[PATH_MAX];
 	struct ipt_live *live;
@@ -570,6 +579,46 @@ int ipt_record_arm(struct ipt_recorder *r)
 /* running                                                             */
 /* ------------------------------------------------------------------ */
 
+/* tsc_sample - now, in TSC cycles and ns (x86 only) */
+static void tsc_sample(struct tsc_sample *s)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	struct timespec ts;
+
+	s->tsc = __builtin_ia32_rdtsc();
+	if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts))
+		return;
+	s->ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s->taken = true;
+#else
+	(void)s;
+#endif
+}
+
+/*
+ * add_tsc2nsec - with the x86-tsc clock, the TSC2NSEC option trace-cmd
+ * reads (u32 mult, u32 shift, u64 offset): ns = cycles * mult >> shift,
+ * from the rate measured over the recording (at least 50 ms of it)
+ */
+static int add_tsc2nsec(struct ipt_recorder *r)
+{
+	const unsigned int shift = 24;
+	uint8_t opt[16];
+	double mult;
+
+	if (!r->clock || strcmp(r->clock, "x86-tsc") || !r->tsc_on.taken || !r->tsc_off.taken ||
+	    r->tsc_off.tsc <= r->tsc_on.tsc || r->tsc_off.ns <= r->tsc_on.ns)
+		return 0;
+	mult = (double)(r->tsc_off.ns - r->tsc_on.ns) / (double)(r->tsc_off.tsc - r->tsc_on.tsc) *
+	       (double)(1u << shift);
+	if (mult < 1 || mult > 4294967295.0)
+		return 0;
+	ipt_put_uint(opt, 4, false, (uint64_t)(mult + 0.5));
+	ipt_put_uint(opt + 4, 4, false, shift);
+	ipt_put_uint(opt + 8, 8, false, 0);
+	return ipt_tdw_add_option(r->w, 14, opt, sizeof(opt));
+}
+
 /* ipt_record_start - readers for every online CPU, then tracing on */
 int ipt_record_start(struct ipt_recorder *r)
 {
@@ -583,6 +632,7 @@ int ipt_record_start(struct ipt_recorder *r)
 	r->cap = ipt_capture_start(r->live, &co);
 	if (!r->cap)
 		return -1;
+	tsc_sample(&r->tsc_on);
 	return ipt_live_set_tracing(r->live, true);
 }
 
@@ -601,6 +651,16 @@ const char *ipt_record_failure(const struct ipt_recorder *r)
 /* ipt_record_stop - tracing off */
 int ipt_record_stop(struct ipt_recorder *r)
 {
+	if (r->tsc_on.taken) {
+		tsc_sample(&r->tsc_off);
+		/* a rate measured over less than 50 ms would be too coarse */
+		if (r->tsc_off.taken && r->tsc_off.ns - r->tsc_on.ns < 50000000ULL) {
+			struct timespec w = { 0, (long)(50000000ULL - (r->tsc_off.ns - r->tsc_on.ns)) };
+
+			nanosleep(&w, NULL);
+			tsc_sample(&r->tsc_off);
+		}
+	}
 	return r->live ? ipt_live_set_tracing(r->live, false) : 0;
 }
 
@@ -713,7 +773,7 @@ static int add_options(struct ipt_recorder *r)
 			return -1;
 	}
 	if (ipt_tdw_set_version(r->w, "ipitrace " IPT_VERSION) ||
-	    ipt_tdw_set_cpucount(r->w, ipt_cpuset_last(&r->online) + 1))
+	    ipt_tdw_set_cpucount(r->w, ipt_cpuset_last(&r->online) + 1) || add_tsc2nsec(r))
 		return -1;
 	return add_isolation(r->w);
 }
