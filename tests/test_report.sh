@@ -100,7 +100,7 @@ grep -q 'cross-CPU latencies are missing' "$TMP/t.txt" && pass "clock without cr
 [ $? -eq 2 ] && grep -q 'column' "$TMP/err" && pass "bad filter: exit 2, column named" || fail "bad filter" "$(cat "$TMP/err")"
 # --isolated on a live recording of the generator, with --stacks
 W="$TOP/$B/tools/ipi-workload"
-if [ "$(id -u)" -ne 0 ] || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
+if [ "$(id -u)" -ne 0 ] || ! mount_tracefs || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
 	skip "isolated list on a live recording" "needs root, tracefs with ipi events and $W"
 	finish
 fi
