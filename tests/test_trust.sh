@@ -61,6 +61,17 @@ PY
 		fail "text: LOST counts" "got '$got', want '$(cat "$TMP/lost.want")'"
 fi
 
+# 10. dump -R prints what trace-cmd report -R prints, sched_wakeup's
+# target_cpu as %03d included (kernel_stack aside: trace-cmd prints the
+# bytes past a short record's end there)
+for dat in "$TRACES"/recorded/*.dat; do
+	n=$(basename "$dat")
+	trace-cmd report -R "$dat" 2>/dev/null | grep -v ': kernel_stack: ' > "$TMP/tcR"
+	"$IPT" dump -R "$dat" 2>&1 | grep -v ': kernel_stack: ' > "$TMP/iR"
+	cmp -s "$TMP/tcR" "$TMP/iR" && pass "dump -R of $n = trace-cmd report -R ($(wc -l < "$TMP/iR") lines)" ||
+		fail "dump -R of $n" "$(diff "$TMP/iR" "$TMP/tcR" | grep -c '^<') lines differ: $(diff "$TMP/iR" "$TMP/tcR" | sed -n 2p)"
+done
+
 # 11. a filter value that names nothing real is a usage error naming the valid ones
 FIX="$TOP/tests/data/latency.report.txt"
 for e in 'kind == "tbl"' 'kind != "nope"' 'event == "ipi_send_cpumak"'; do

@@ -303,6 +303,9 @@ int ipt_render_raw_fields(struct ipt_trace *t, const struct ipt_record *r,
 {
 	const struct ipt_event *ev = r->event;
 	bool first = true;
+	bool is_wakeup = !strcmp(ev->system, "sched") &&
+			 (!strcmp(ev->name, "sched_waking") || !strcmp(ev->name, "sched_wakeup") ||
+			  !strcmp(ev->name, "sched_wakeup_new"));
 
 	for (int i = 0; i < ev->nfields; i++) {
 		const struct ipt_field *f = &ev->fields[i];
@@ -312,6 +315,14 @@ int ipt_render_raw_fields(struct ipt_trace *t, const struct ipt_record *r,
 		if ((!first && sb_addc(out, ' ')) || sb_adds(out, f->name) || sb_addc(out, '='))
 			return -1;
 		first = false;
+		if (is_wakeup && !strcmp(f->name, "target_cpu")) {
+			uint64_t v;
+
+			/* trace-cmd report -R prints it as the print fmt does: %03d */
+			if (ipt_field_u64(t, r, f, &v) || sb_addf(out, "%03d", (int)(int32_t)v))
+				return -1;
+			continue;
+		}
 		if (render_value(t, r, ev, f, flags, out))
 			return -1;
 	}
@@ -489,8 +500,10 @@ int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 	if (sb_adds(out, "] ") || ipt_render_ts(t, r->ts, out) || sb_adds(out, ": "))
 		return -1;
 	start = out->len;
+	/* raw fields each follow a blank in trace-cmd report -R, also after a
+	 * name longer than the column */
 	if (sb_adds(out, r->event ? r->event->name : "unknown") || sb_addc(out, ':') ||
-	    sb_pad(out, start, (flags & IPT_RENDER_RAW) ? 22 : 21) || sb_addc(out, ' '))
+	    sb_pad(out, start, 21) || sb_adds(out, (flags & IPT_RENDER_RAW) ? "  " : " "))
 		return -1;
 	if (ipt_render_fields(t, r, flags, out))
 		return -1;
