@@ -35,6 +35,7 @@ struct rec_opts {
 	const char *output;
 	double duration;		/* seconds; 0 = until COMMAND ends or a signal */
 	struct ipt_cpuset cpus;		/* --cpus: only IPIs targeting these */
+	const char *cpus_arg;		/* ... as given */
 	bool have_cpus;
 	const char *filter;		/* --filter: ANDed to the send events */
 	bool stacks;
@@ -59,6 +60,7 @@ struct recorder {
 	int go_fd, err_fd;		/* COMMAND's start and exec-error pipes */
 	int stop_signal;
 	double t_start, t_stop;
+	bool usage_error;		/* setup failed on an option: exit 2 */
 };
 
 /* record_usage - the --help text */
@@ -193,6 +195,7 @@ static int parse_opt(struct rec_opts *o, int c)
 		return 0;
 	case 'c':
 		o->have_cpus = true;
+		o->cpus_arg = optarg;
 		return parse_cpus_opt(&o->cpus, "--cpus", optarg) ? 2 : 0;
 	case 'f':
 		if (strchr(optarg, '\n') || !*optarg) {
@@ -390,6 +393,11 @@ static int setup(struct recorder *r)
 	r->rec = ipt_record_new(&ro);
 	if (!r->rec || ipt_record_probe(r->rec)) {
 		rec_error(r);
+		return -1;
+	}
+	if (r->o.have_cpus && cpus_within("--cpus", r->o.cpus_arg, &r->o.cpus, ipt_record_cpus(r->rec),
+					  "this machine")) {
+		r->usage_error = true;
 		return -1;
 	}
 	print_events(r);
@@ -657,7 +665,7 @@ out:
 		kill(r->child, SIGTERM);
 		wait_child_bounded(r);
 	}
-	return rc;
+	return r->usage_error ? 2 : rc;
 }
 
 /* cmd_record - `ipitrace record` */

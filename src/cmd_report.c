@@ -515,6 +515,7 @@ int cmd_report(int argc, char **argv)
 	struct ctx x = { 0 };
 	const char *path = "ipitrace.dat", *html = NULL;
 	bool have_iso = false;
+	const char *iso_arg = NULL;
 	int c, ret = 1;
 
 	ipt_cpuset_init(&iso);
@@ -533,6 +534,7 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			have_iso = true;
+			iso_arg = optarg;
 			break;
 		case 'n': {
 			char *end;
@@ -578,6 +580,21 @@ int cmd_report(int argc, char **argv)
 		err_msg("%s", ipt_errmsg());
 		ipt_cpuset_free(&iso);
 		return 1;
+	}
+	if (iso_arg) {
+		struct ipt_cpuset all = IPT_CPUSET_INIT;
+		int bad;
+
+		ipt_cpuset_init(&all);
+		for (int k = 0; k < ipt_trace_ncpus(x.t); k++)
+			ipt_cpuset_add(&all, (unsigned int)k);
+		bad = cpus_within("--isolated", iso_arg, &iso, &all, "the trace");
+		ipt_cpuset_free(&all);
+		if (bad) {
+			ipt_trace_close(x.t);
+			ipt_cpuset_free(&iso);
+			return 2;
+		}
 	}
 	if (!have_iso)
 		have_iso = stored_isolated(x.t, &iso);

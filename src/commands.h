@@ -22,6 +22,14 @@ int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */
 
 /* err_msg - print "ipitrace: <message>" on stderr */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * cpus_within - keep the CPUs of set (given as opt ARG) that are in valid
+ * (where: "this machine", "the trace").  None left: one line naming the
+ * valid CPUs, -1 (a usage error); some dropped: a warning naming those
+ * kept.  0 otherwise.
+ */
+int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
+		const struct ipt_cpuset *valid, const char *where);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -85,6 +85,21 @@ for e in 'kind == "tbl"' 'kind != "nope"' 'event == "ipi_send_cpumak"'; do
 		rc=0
 	done
 done
+# ... and so is a CPU list naming no CPU of the trace; a partly valid one warns
+IDLE="$TRACES/recorded/idle.dat"
+"$IPT" report --isolated 5 "$IDLE" > /dev/null 2> "$TMP/err"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q 'CPUs 0-1' "$TMP/err" &&
+	pass "report --isolated 5 on a 2-CPU trace: exit 2, one line naming CPUs 0-1" ||
+	fail "report --isolated 5" "exit $rc: $(cat "$TMP/err")"
+"$IPT" report --isolated 1,5 --format json "$IDLE" > "$TMP/o.json" 2> "$TMP/err"; rc=$?
+[ $rc = 0 ] && grep -q 'keeping 1' "$TMP/err" && [ "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["isolated"]["cpus"])' "$TMP/o.json" 2>&1)" = 1 ] &&
+	pass "report --isolated 1,5: warns, keeps CPU 1" || fail "report --isolated 1,5" "exit $rc: $(cat "$TMP/err") $(head -c 100 "$TMP/o.json")"
+if [ "$(id -u)" = 0 ] && mount_tracefs && [ "$(nproc)" -lt 8 ]; then
+	"$IPT" record --cpus 7 -d 0.2 -o "$TMP/c7.dat" > /dev/null 2> "$TMP/err"; rc=$?
+	[ $rc = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && [ ! -e "$TMP/c7.dat" ] && grep -q 'no such CPU' "$TMP/err" &&
+		pass "record --cpus 7 on a $(nproc)-CPU machine: exit 2, one line, no file" ||
+		fail "record --cpus 7" "exit $rc: $(head -n 3 "$TMP/err" | tr '\n' ' ')"
+fi
 n=$("$IPT" convert -F 'kind ~ "wake*"' "$FIX" -o - | tail -n +2 | wc -l)
 [ "$n" = 1 ] && pass "a kind pattern still selects rows (kind ~ \"wake*\": 1, by hand)" || fail "kind filter" "got $n rows, want 1"
 
