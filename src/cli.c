@@ -55,3 +55,57 @@ int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
 	ipt_cpuset_free(&keep);
 	return ret;
 }
+
+void buffers_read(struct ipt_trace *t, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = 0;
+	for (int i = 0; i < ipt_trace_nbuffers(t) && n < size; i++) {
+		const char *name = ipt_trace_buffer_name(t, i);
+
+		if (!ipt_trace_buffer_size(t, i))
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", *name ? name : "top");
+	}
+}
+
+struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc)
+{
+	struct ipt_trace *t = ipt_trace_open(path);
+	long long first;
+	uint64_t skipped;
+	int with_data = 0;
+
+	*rc = 1;
+	if (!t) {
+		err_msg("%s", ipt_errmsg());
+		return NULL;
+	}
+	if (buffer && ipt_trace_select_buffer(t, buffer)) {
+		err_msg("%s", ipt_errmsg());
+		*rc = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		ipt_trace_close(t);
+		return NULL;
+	}
+	for (int i = 0; i < ipt_trace_nbuffers(t); i++)
+		with_data += ipt_trace_buffer_size(t, i) > 0;
+	if (one_buffer && with_data > 1) {
+		char names[512];
+
+		buffers_read(t, names, sizeof(names));
+		err_msg("%s: data in %d buffers (%s): an IPI count over them would count each IPI "
+			"once per buffer; choose one with --buffer NAME", path, with_data, names);
+		*rc = 2;
+		ipt_trace_close(t);
+		return NULL;
+	}
+	skipped = ipt_trace_lines_skipped(t, &first);
+	if (skipped)
+		err_msg("%s: %llu line%s that %s no event skipped (the first at offset %lld)", path,
+			(unsigned long long)skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are",
+			first);
+	*rc = 0;
+	return t;
+}

@@ -27,6 +27,9 @@ static void report_usage(FILE *f)
 		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
 		"  -n, --top N          rows in the top-N tables (default 5)\n"
+		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
+		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
+		"                       top one.  A trace with data in several needs it\n"
 		"  -f, --format FMT     text (default) or json\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead\n"
@@ -100,6 +103,12 @@ static void text_summary(struct ctx *x)
 		printf("  duration %.0f %s (%s, not ns: no times, rates or latencies), %d CPUs, clock %s, kernel %s\n",
 		       s->duration_s * 1e9, ipt_trace_time_unit(t), ipt_trace_time_unit(t), s->ncpus,
 		       ipt_trace_clock(t), *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	if (ipt_trace_nbuffers(t) > 1) {
+		char names[512];
+
+		buffers_read(t, names, sizeof(names));
+		printf("  buffer read: %s\n", *names ? names : "none has data");
+	}
 	printf("  events %llu, IPI send events %llu, IPIs (one per target CPU) %llu",
 	       (unsigned long long)s->events, (unsigned long long)s->send_events,
 	       (unsigned long long)s->ipis);
@@ -364,6 +373,13 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	printf(",\"kernel\":");
 	jstr(ipt_trace_uname(t));
 	printf(",\"time_unit\":\"%s\"", ipt_trace_time_unit(t));
+	if (ipt_trace_nbuffers(t) > 1) {
+		char names[512];
+
+		buffers_read(t, names, sizeof(names));
+		printf(",\"buffers\":");
+		jstr(names);
+	}
 	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
 	       (unsigned long long)r->events, (unsigned long long)r->send_events,
 	       (unsigned long long)r->ipis, (unsigned long long)r->ipis_counted);
@@ -506,6 +522,7 @@ int cmd_report(int argc, char **argv)
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -513,7 +530,7 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report_opts ro = { .sz = sizeof(ro) };
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat", *html = NULL;
+	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL;
 	bool have_iso = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
@@ -528,6 +545,7 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': ro.filter = optarg; break;
+		case 'B': buffer = optarg; break;
 		case 'i':
 			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
 				err_msg("--isolated: %s", ipt_errmsg());
@@ -574,13 +592,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind == argc - 1)
 		path = argv[optind];
-	x.t = ipt_trace_open(path);
+	x.t = open_trace(path, buffer, true, &ret);
 	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
-		err_msg("%s", ipt_errmsg());
 		ipt_cpuset_free(&iso);
-		return 1;
+		return ret;
 	}
+	ret = 1;
 	if (iso_arg) {
 		struct ipt_cpuset all = IPT_CPUSET_INIT;
 		int bad;
