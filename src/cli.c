@@ -74,8 +74,6 @@ void buffers_read(struct ipt_trace *t, char *buf, size_t size)
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc)
 {
 	struct ipt_trace *t = ipt_trace_open(path);
-	long long first;
-	uint64_t skipped;
 	int with_data = 0;
 
 	*rc = 1;
@@ -101,11 +99,17 @@ struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buff
 		ipt_trace_close(t);
 		return NULL;
 	}
-	skipped = ipt_trace_lines_skipped(t, &first);
-	if (skipped)
-		err_msg("%s: %llu line%s that %s no event skipped (the first at offset %lld)", path,
-			(unsigned long long)skipped, skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are",
-			first);
 	*rc = 0;
 	return t;
+}
+
+void note_skipped(struct ipt_trace *t)
+{
+	long long first;
+	uint64_t skipped = ipt_trace_lines_skipped(t, &first);
+
+	if (skipped)
+		err_msg("%s: %llu line%s that %s no event skipped (the first at offset %lld)",
+			ipt_trace_path(t), (unsigned long long)skipped, skipped == 1 ? "" : "s",
+			skipped == 1 ? "is" : "are", first);
 }

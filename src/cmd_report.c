@@ -650,6 +650,8 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	if (!ret)
+		note_skipped(x.t);
 	ipt_report_free(r);
 	ipt_trace_close(x.t);
 	ipt_cpuset_free(&iso);

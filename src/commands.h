@@ -34,10 +34,11 @@ int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
  * open_trace - open path for a command: with buffer, keep only that buffer;
  * one_buffer: a trace with data in several buffers is refused (an IPI
  * count over them would count every IPI once per buffer), naming them.
- * Lines a text trace skipped are counted on stderr.  NULL with *rc the
- * exit code (1, or 2 for a usage error) on failure.
+ * NULL with *rc the exit code (1, or 2 for a usage error) on failure.
  */
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc);
+/* note_skipped - after a command's success: the lines a text trace skipped */
+void note_skipped(struct ipt_trace *t);
 /* buffers_read - the names of the buffers with data ("top" for the top one) */
 void buffers_read(struct ipt_trace *t, char *buf, size_t size);
 /* debug_msg - print only when IPITRACE_DEBUG is set */

@@ -18,8 +18,8 @@ for i in $I0 $I1 $I2; do
 	echo 1 > "$T/instances/$i/events/ipi/enable"
 	echo 1 > "$T/instances/$i/events/irq_vectors/reschedule_entry/enable" 2>/dev/null
 done
-# the second instance sees only the reschedule sends (callback == 0)
-echo 'callback == 0' > "$T/instances/$I2/events/ipi/ipi_send_cpu/filter"
+# the second instance sees only the sends to CPU 1
+echo 'cpu == 1' > "$T/instances/$I2/events/ipi/ipi_send_cpu/filter"
 for i in $I0 $I1 $I2; do echo 1 > "$T/instances/$i/tracing_on"; done
 "$WL" pingpong 300 > /dev/null 2>&1
 for i in $I0 $I1 $I2; do echo 0 > "$T/instances/$i/tracing_on"; done

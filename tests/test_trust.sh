@@ -174,14 +174,14 @@ strip_file() { sed 's/"file":"[^"]*",//'; }
 for dat in "$TRACES"/recorded/*.dat; do
 	n=$(basename "$dat")
 	trace-cmd report "$dat" > "$TMP/plain.txt" 2>/dev/null || continue
-	"$IPT" report --format json "$TMP/plain.txt" 2>&1 | strip_file > "$TMP/plain.json"
+	"$IPT" report --format json "$TMP/plain.txt" 2>/dev/null | strip_file > "$TMP/plain.json"
 	for opt in -R --ts-diff -w; do
 		trace-cmd report $opt "$dat" > "$TMP/opt.txt" 2>/dev/null
-		"$IPT" report --format json "$TMP/opt.txt" 2>&1 | strip_file > "$TMP/opt.json"
+		"$IPT" report --format json "$TMP/opt.txt" 2>"$TMP/opt.err" | strip_file > "$TMP/opt.json"
 		if [ -s "$TMP/opt.json" ] && cmp -s "$TMP/plain.json" "$TMP/opt.json"; then
 			pass "text: trace-cmd report $opt of $n gives the report of its plain text"
 		else
-			fail "text: trace-cmd report $opt of $n" "$(head -c 200 "$TMP/opt.json")"
+			fail "text: trace-cmd report $opt of $n" "$(head -c 200 "$TMP/opt.err") $(head -c 200 "$TMP/opt.json")"
 		fi
 	done
 done
@@ -231,14 +231,11 @@ d = json.load(sys.stdin)
 print(" ".join("%d:%d%s" % (c["cpu"], c["lost"], "?" if c["lost_unknown"] else "") for c in d["per_cpu"]), end=" ")')
 	[ -n "$want" ] && [ "$got" = "$want" ] && pass "forced loss: lost per CPU = the recorder's own count ($got)" ||
 		fail "forced loss: lost" "report '$got', recorder '$want'"
-	maxlat=$("$IPT" report --format json "$TMP/lossy.dat" | $PY -c '
-import json, sys
-d = json.load(sys.stdin)
-print(max([c["latency"]["max_ns"] for c in d["per_cpu"] if c["latency"]] + [0]))')
+	# (that no latency spans a drop is checked against a second
+	# implementation of the rule on such recordings: test_oracle.sh)
 	set_aside=$("$IPT" report --format json "$TMP/lossy.dat" | $PY -c 'import json,sys; print(json.load(sys.stdin)["matching"]["unmatched"]["lost_events"])')
-	[ "$maxlat" -lt 1000000 ] && [ "$set_aside" -gt 0 ] &&
-		pass "forced loss: sends waiting across a drop set aside ($set_aside), max latency $maxlat ns (< 1 ms)" ||
-		fail "forced loss: latencies" "max $maxlat ns, set aside $set_aside"
+	[ "$set_aside" -gt 0 ] && pass "forced loss: $set_aside sends waiting across a drop set aside (unmatched: lost events)" ||
+		fail "forced loss: set aside" "none set aside"
 	# 2. clocks that count cycles: x86-tsc recorded with the measured
 	# TSC2NSEC factors (trace-cmd converts with them: same lines as dump);
 	# events 1 s apart by the wall clock are 1 s apart in the report

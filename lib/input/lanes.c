@@ -97,11 +97,16 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 				big = i;
 		if (big < 0)
 			break;
-		taken[big] = true;
 		for (int i = 1; i < want; i++)
 			if (load[i] < load[low])
 				low = i;
-		load[low] += t->streams[big].size;
+		/* a lane reads CPUs: the streams of one CPU in every buffer go
+		 * to the same lane, or two lanes would read them both */
+		for (int i = 0; i < t->nstreams; i++)
+			if (!taken[i] && t->streams[i].cpu == t->streams[big].cpu) {
+				taken[i] = true;
+				load[low] += t->streams[i].size;
+			}
 		if (ipt_cpuset_add(&l->lane[low].cpus, (unsigned int)t->streams[big].cpu))
 			goto fail;
 	}

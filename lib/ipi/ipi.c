@@ -222,6 +222,39 @@ static int pend_put(struct ipt_ipi_decoder *d, int src, int target, uint64_t fun
 	return 0;
 }
 
+/*
+ * pend_forget_src - events were lost on src: its queued calls are
+ * forgotten (the send or the queueing that went with each may be among
+ * the lost), so that no send after the gap takes a function from before
+ * it; like calls left at the end, they count as having had no IPI seen
+ */
+static int pend_forget_src(struct ipt_ipi_decoder *d, int src)
+{
+	struct pending *old = d->pend;
+	size_t cap = d->cappend;
+
+	if (!d->npend)
+		return 0;
+	d->pend = ipt_calloc(cap, sizeof(*d->pend));
+	if (!d->pend) {
+		d->pend = old;
+		return -1;
+	}
+	d->npend = 0;
+	for (size_t i = 0; i < cap; i++) {
+		if (!old[i].key)
+			continue;
+		if ((old[i].key - 1) / IPT_CPUSET_MAX == (uint32_t)src) {
+			d->stats.csd_no_ipi++;	/* as a call left at the end: no IPI seen */
+			continue;
+		}
+		*pslot(d, old[i].key) = old[i];
+		d->npend++;
+	}
+	free(old);
+	return 0;
+}
+
 /* pend_take - the queued call for (src, target), removed; false if none */
 static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *func)
 {
@@ -352,6 +385,8 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		d->stats.lost_unknown++;
 	else
 		d->stats.lost_events += rec->missed;
+	if (rec->missed && pend_forget_src(d, rec->cpu))
+		return -1;
 	if (!rec->event)
 		return 0;
 	id = rec->event->id;
