@@ -6,15 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ipitrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("ipitrace: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void debug_msg(const char *fmt, ...)
@@ -23,11 +28,9 @@ void debug_msg(const char *fmt, ...)
 
 	if (!getenv("IPITRACE_DEBUG"))
 		return;
-	fputs("ipitrace: debug: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("ipitrace: debug: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,

@@ -146,11 +146,9 @@ static void info(const struct recorder *r, const char *fmt, ...)
 
 	if (r->o.quiet)
 		return;
-	fputs("ipitrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("ipitrace: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* now_s - monotonic seconds */

@@ -20,6 +20,10 @@ int cmd_convert(int argc, char **argv);
 int cmd_explode(int argc, char **argv);
 int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */
 
+#include <stdarg.h>
+
+/* vmsg - print prefix, the message and a newline on stderr */
+void vmsg(const char *prefix, const char *fmt, va_list ap);
 /* err_msg - print "ipitrace: <message>" on stderr */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*

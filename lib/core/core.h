@@ -51,6 +51,18 @@ char *ipt_strdup(const char *s);
 #define sb_str ipt_strbuf_str
 #define sb_reset ipt_strbuf_reset
 
+/* The value of a hex digit, -1 for any other character. */
+static inline int ipt_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* ---- byte order ---- */
 static inline uint64_t ipt_get_uint(const uint8_t *p, unsigned int size, bool be)
 {

@@ -277,16 +277,6 @@ int ipt_cpuset_parse_list(struct ipt_cpuset *set, const char *s, size_t len)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * ipt_cpuset_parse_hex - parse comma-separated 32-bit hex words, most
@@ -319,7 +309,7 @@ int ipt_cpuset_parse_hex(struct ipt_cpuset *set, const char *s, size_t len)
 			return ipt_err("bad hex CPU mask '%.*s' at column %zu",
 				       (int)len, s, start + 1);
 		for (size_t k = end; k > start; k--) {
-			int v = hexval(s[k - 1]);
+			int v = ipt_hex_digit(s[k - 1]);
 
 			if (v < 0)
 				return ipt_err("bad hex digit in CPU mask '%.*s' at column %zu",

@@ -434,16 +434,7 @@ struct tx {
 static inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static inline int hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#define hexv ipt_hex_digit
 
 static const char *skip_blanks(const char *p, const char *e)
 {
