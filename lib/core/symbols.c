@@ -6,6 +6,7 @@
  * the closest symbol at or below an address; printk lookups are exact.
  */
 #include "core/core.h"
+#include "core/hash.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -251,7 +252,7 @@ void ipt_symtab_free(struct ipt_symtab *st)
 
 static size_t slot_of(const struct ipt_comms *c, int pid)
 {
-	size_t h = (size_t)(uint32_t)pid * 0x9e3779b1u;
+	size_t h = (size_t)ipt_hash64((uint32_t)pid);
 
 	return h & (c->cap - 1);
 }

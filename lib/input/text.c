@@ -41,6 +41,7 @@
  * "text" holding the rest of the line in one string field.
  */
 #include "input/input.h"
+#include "core/hash.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -202,12 +203,11 @@ static const struct builtin builtins[] = {
 /* Small hash tables                                                   */
 /* ------------------------------------------------------------------ */
 
+/* hash_bytes - never 0 (0 marks an empty slot) */
 static uint32_t hash_bytes(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = (uint32_t)ipt_hash_bytes(s, n);
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	return h ? h : 1;
 }
 
@@ -284,7 +284,7 @@ struct aset {
 
 static size_t aslot(uint64_t v, size_t cap)
 {
-	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+	return ipt_hash_slot(ipt_hash64(v), cap);
 }
 
 static bool aset_has(const struct aset *s, uint64_t v)

@@ -12,6 +12,7 @@
  */
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
+#include "core/hash.h"
 #include "filter/filter.h"
 #include "input/lanes.h"
 
@@ -180,7 +181,7 @@ static uint32_t pkey(int src, int target)
 
 static struct pending *pslot(struct ipt_ipi_decoder *d, uint32_t key)
 {
-	size_t i = (key * 0x9e3779b1u) & (d->cappend - 1);
+	size_t i = ipt_hash_slot(ipt_hash64(key), d->cappend);
 
 	while (d->pend[i].key && d->pend[i].key != key)
 		i = (i + 1) & (d->cappend - 1);
@@ -278,7 +279,7 @@ static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *
 		j = (j + 1) & (d->cappend - 1);
 		if (!d->pend[j].key)
 			break;
-		home = (d->pend[j].key * 0x9e3779b1u) & (d->cappend - 1);
+		home = ipt_hash_slot(ipt_hash64(d->pend[j].key), d->cappend);
 		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
 			d->pend[i] = d->pend[j];
 			d->pend[j].key = 0;

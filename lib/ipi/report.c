@@ -4,6 +4,7 @@
  */
 #include "ipi/report.h"
 #include "ipi/catalogue.h"
+#include "core/hash.h"
 #include "input/lanes.h"
 
 #include <pthread.h>
@@ -13,11 +14,7 @@
 
 static uint64_t key_hash(const struct rpt_key *k)
 {
-	uint64_t h = k->a * 0x9e3779b97f4a7c15ULL;
-
-	h ^= (k->b + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2)) * 0xbf58476d1ce4e5b9ULL;
-	h ^= ((uint64_t)k->c + (h << 6) + (h >> 2)) * 0x94d049bb133111ebULL;
-	return h ^ (h >> 31);
+	return ipt_hash_combine(ipt_hash_combine(ipt_hash64(k->a), k->b), k->c);
 }
 
 static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
@@ -37,7 +34,7 @@ static int map_grow(struct rpt_map *m)
 
 		if (!m->slot[i].used)
 			continue;
-		j = key_hash(&m->slot[i].key) & (cap - 1);
+		j = ipt_hash_slot(key_hash(&m->slot[i].key), cap);
 		while (ns[j].used)
 			j = (j + 1) & (cap - 1);
 		ns[j] = m->slot[i];
@@ -57,7 +54,7 @@ static int map_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint
 
 	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
 		return -1;
-	j = key_hash(&k) & (m->cap - 1);
+	j = ipt_hash_slot(key_hash(&k), m->cap);
 	while (m->slot[j].used && !key_eq(&m->slot[j].key, &k))
 		j = (j + 1) & (m->cap - 1);
 	sl = &m->slot[j];
@@ -800,7 +797,7 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 
 static size_t csd_home(const struct priv *p, uint64_t csd, int target)
 {
-	return ((csd ^ ((uint64_t)(uint32_t)target << 48)) * 0x9e3779b97f4a7c15ULL >> 20) & (p->capcsd - 1);
+	return ipt_hash_slot(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target), p->capcsd);
 }
 
 /* csd_slot - the slot of the call queued for target with this csd pointer */
