@@ -4,12 +4,11 @@
  * each in `trace-cmd report`'s layout, CPU masks as CPU lists.
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
 
 #include <getopt.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void dump_usage(FILE *f)
 {
