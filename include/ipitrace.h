@@ -465,6 +465,122 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
 /* Output: rows as tables, Parquet, trace.dat, explode, counting       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * IPI rows as text tables.  explode: one line per row (a target_cpu
+ * column); !explode: the row stands for its whole send event, and its
+ * targets (row->targets) take target_cpu's place: a CPU list string in CSV
+ * ("0-3,8"), an array of integers in JSON lines.  Columns, in order:
+ * ts_ns, id, src_cpu, target_cpu (or targets), ntargets, pid, comm, event,
+ * kind, callsite, callsite_sym, callback, callback_sym, func, func_sym,
+ * reason; addresses are "0x..." strings, unknown symbols empty (CSV) or
+ * null (JSON).
+ */
+enum ipt_row_format {
+	IPT_ROWS_CSV,		/* RFC 4180 CSV with a header line */
+	IPT_ROWS_JSONL,		/* one JSON object per line */
+};
+/* Append the header line (CSV; nothing for JSON lines).  -1 out of memory. */
+int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb);
+/* Append one row as a line, newline included.  -1 out of memory. */
+int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
+		    struct ipt_strbuf *sb);
+
+/*
+ * Files that appear under their name only when complete.  The data goes to
+ * an unnamed file in the target directory (O_TMPFILE), so that a process
+ * killed at any moment leaves nothing behind; publishing fsyncs it and
+ * gives it its name.  Where O_TMPFILE is not offered, a hidden
+ * ".NAME.tmpXXXXXX" file beside it is used (left behind only by SIGKILL).
+ */
+struct ipt_afile {
+	int fd;			/* the caller writes it, and closes it (after publish) */
+	char *path;		/* the final name */
+	char *tmp;		/* (private) the named temporary, if one is used */
+};
+/* A new file for path, in path's directory, with mode (less the umask). */
+int ipt_afile_open(struct ipt_afile *a, const char *path, unsigned int mode);
+/*
+ * fsync the data and give it the name `name` (NULL: a->path), replacing
+ * what has that name if replace; else 1 is returned when the name is taken.
+ * 0 on success, -1 on error (ipt_errmsg() names the file).
+ */
+int ipt_afile_publish(struct ipt_afile *a, const char *name, bool replace);
+/* Forget the file (a named temporary is removed); fd is left to the caller. */
+void ipt_afile_discard(struct ipt_afile *a);
+
+/*
+ * IPI rows as Apache Parquet files, written as a stream: rows go into
+ * column pages as they come, a row group is written out when it holds
+ * row_group_rows rows or row_group_bytes encoded bytes, so memory stays
+ * bounded by one row group.  The file appears only when complete.
+ * Columns are the CSV's (see ipt_rows_format): ts_ns INT64 (a
+ * TIMESTAMP(NANOS) of the trace clock when it counts nanoseconds), id
+ * INT64, src_cpu, target_cpu, ntargets, pid INT32 (!explode: targets, a
+ * LIST<INT32>, in target_cpu's place), comm, event, kind and the "0x..."
+ * addresses STRING, the symbols and reason STRING, NULL when unknown.
+ */
+enum ipt_pq_codec {
+	IPT_PQ_UNCOMPRESSED = 0,	/* Parquet CompressionCodec values */
+	IPT_PQ_ZSTD = 6,
+};
+
+struct ipt_parquet_opts {
+	size_t sz;			/* sizeof(struct ipt_parquet_opts) */
+	bool explode;			/* target_cpu (true) or a targets list */
+	enum ipt_pq_codec codec;	/* default IPT_PQ_UNCOMPRESSED (0) */
+	int zstd_level;			/* 0: 3 */
+	uint64_t row_group_rows;	/* 0: 1048576 */
+	uint64_t row_group_bytes;	/* encoded bytes; 0: 64 MiB */
+	uint32_t page_rows;		/* rows per data page; 0: 32768 */
+	bool ts_is_ns;			/* annotate ts_ns as TIMESTAMP(NANOS) */
+	bool numbered;			/* path is a directory (created if needed):
+					 * the file becomes path/part-<n>.parquet
+					 * with the lowest n not yet taken */
+	/* key/value metadata stored in the footer (NULL: left out) */
+	const char *source, *clock, *kernel;
+	/* ipt_parquet_convert only: partition keys ("host", "date",
+	 * "host,date"; NULL: none), see ipt_parquet_partition_dir() */
+	const char *partition_by;
+};
+
+struct ipt_parquet_writer;
+
+/* path "-": standard output.  NULL on error (ipt_errmsg). */
+struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_parquet_opts *opts);
+/* Add one row (rows of one trace: symbol strings are cached by address).
+ * With !explode the row stands for its whole send event (row->targets). */
+int ipt_parquet_add(struct ipt_parquet_writer *w, const struct ipt_ipi_row *row);
+/* Finish the file and move it into place; frees w.  -1 on error (the
+ * partial file is removed). */
+int ipt_parquet_close(struct ipt_parquet_writer *w);
+/* Drop the partial file; frees w (NULL accepted). */
+void ipt_parquet_abort(struct ipt_parquet_writer *w);
+/* Rows added so far. */
+uint64_t ipt_parquet_rows(const struct ipt_parquet_writer *w);
+
+/*
+ * Whether by is a valid list of partition keys: host and/or date, comma
+ * separated, each at most once.  0, or -1 (IPT_ERR_INVALID) with a message
+ * that names the problem, such as "empty key".
+ */
+int ipt_parquet_check_partition(const char *by);
+/*
+ * The partition directory of trace t under base for keys by ("host",
+ * "host,date", ...): base/host=<uname nodename>/date=<YYYY-MM-DD>.  host is
+ * the second word of the trace's uname ("unknown" if none); date is the
+ * trace file's modification time in UTC (trace.dat files hold no wall-clock
+ * date).  Values are escaped as Hive does (%XX).  Caller frees.
+ */
+char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const char *by);
+/*
+ * Every row of it into the Parquet file out (one row per send event when
+ * !opts->explode).  ts_is_ns, source, clock and kernel are taken from t;
+ * with opts->partition_by, out is the dataset's root directory and the
+ * file goes to out/<partition>/part-<n>.parquet.  opts may be NULL.
+ */
+int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char *out,
+			const struct ipt_parquet_opts *opts);
+
 /* (end of the output section) */
 
 

@@ -3,15 +3,12 @@
  * cmd_convert.c - `ipitrace convert`: IPI rows as tables for other tools
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
-#include "output/parquet.h"
-#include "output/rows.h"
 #include "outfile.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void convert_usage(FILE *f)
@@ -50,6 +47,59 @@ static void convert_usage(FILE *f)
 		"irq_work, membarrier, timer, stop, other.  Parquet: ts_ns is a TIMESTAMP(NANOS)\n"
 		"of the trace clock (not wall-clock time), cpus and pid INT32, addresses \"0x...\"\n"
 		"strings as in the CSV, unknown symbols NULL.\n");
+}
+
+/*
+ * parquet_wanted - whether the options ask for Parquet: --format parquet, an
+ * OUT ending in .parquet, or --partition-by.  1 yes, 0 no, -1 when they
+ * contradict each other or are invalid (message printed): compression must
+ * be none or zstd, partition keys host and/or date.
+ */
+static int parquet_wanted(const char *fmt, const char *out, const char *compression,
+			  const char *partition_by)
+{
+	const char *dot = out ? strrchr(out, '.') : NULL;
+	bool pq;
+
+	if (fmt)
+		pq = !strcmp(fmt, "parquet");
+	else
+		pq = partition_by || (dot && !strcmp(dot, ".parquet"));
+	if (!pq && (compression || partition_by)) {
+		err_msg("--compression and --partition-by apply to Parquet output only");
+		return -1;
+	}
+	if (compression && strcmp(compression, "none") && strcmp(compression, "zstd")) {
+		err_msg("--compression: none or zstd, not '%s'", compression);
+		return -1;
+	}
+	if (partition_by && ipt_parquet_check_partition(partition_by)) {
+		err_msg("--partition-by: %s", ipt_errmsg());
+		return -1;
+	}
+	if (partition_by && out && !strcmp(out, "-")) {
+		err_msg("--partition-by writes a directory: give one with -o DIR");
+		return -1;
+	}
+	return pq ? 1 : 0;
+}
+
+/* parquet_opts - the writer's options from the command line and the environment */
+static void parquet_opts(struct ipt_parquet_opts *o, bool explode, const char *compression,
+			 const char *partition_by)
+{
+	const char *env;
+
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	o->explode = explode;
+	o->codec = compression && !strcmp(compression, "none") ? IPT_PQ_UNCOMPRESSED : IPT_PQ_ZSTD;
+	o->partition_by = partition_by;
+	/* tuning knobs (the tests use small values to get many groups and pages) */
+	if ((env = getenv("IPITRACE_PARQUET_ROW_GROUP_ROWS")))
+		o->row_group_rows = strtoull(env, NULL, 10);
+	if ((env = getenv("IPITRACE_PARQUET_PAGE_ROWS")))
+		o->page_rows = (uint32_t)strtoul(env, NULL, 10);
 }
 
 static int pick_format(const char *fmt, const char *out, enum ipt_row_format *f)
@@ -124,11 +174,9 @@ int cmd_convert(int argc, char **argv)
 		convert_usage(stderr);
 		return 2;
 	}
-	pq = ipt_parquet_wanted(fmt, out, compression, partition);
-	if (pq < 0) {
-		err_msg("%s", ipt_errmsg());
+	pq = parquet_wanted(fmt, out, compression, partition);
+	if (pq < 0)
 		return 2;
-	}
 	if (!pq && pick_format(fmt, out, &rf)) {
 		err_msg("unknown output format %s (use --format csv, jsonl or parquet)", fmt ? fmt : out);
 		return 2;
@@ -148,7 +196,10 @@ int cmd_convert(int argc, char **argv)
 	if (explode && threads > 1)
 		ipt_ipi_iter_set_threads(it, threads > 8 ? 8 : (int)threads);
 	if (pq) {
-		if (ipt_parquet_convert(t, it, out, explode, compression, partition))
+		struct ipt_parquet_opts po;
+
+		parquet_opts(&po, explode, compression, partition);
+		if (ipt_parquet_convert(t, it, out, &po))
 			err_msg("%s", ipt_errmsg());
 		else
 			ret = 0;

@@ -2,8 +2,6 @@
 /* outfile.c - output files that appear only when complete */
 #include "outfile.h"
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * outfile.h - output files that appear only when complete (an unnamed file
- * in the target directory, named at the end: lib/afile.h); "-" is standard
+ * in the target directory, named at the end: ipt_afile); "-" is standard
  * output; a device or FIFO is written in place.
  */
 #ifndef IPT_OUTFILE_H
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "output/afile.h"
+#include "ipitrace.h"
 
 struct outfile {
 	FILE *f;

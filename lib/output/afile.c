@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* afile.c - output files that appear only when complete (see afile.h) */
-#include "output/afile.h"
+/*
+ * afile.c - output files that appear under their name only when complete
+ * (declared in ipitrace.h)
+ *
+ * The data goes to an unnamed file in the target directory (O_TMPFILE), so
+ * that a process killed at any moment, SIGKILL included, leaves nothing
+ * behind; it gets its name when complete (fsync, link, rename over the old
+ * file).  Where O_TMPFILE is not offered, a hidden ".NAME.tmpXXXXXX" file
+ * is used instead (left behind only by a SIGKILL).
+ */
 #include "core/core.h"
 
 #include <errno.h>
@@ -36,7 +44,7 @@ static char *hidden_name(const char *path, const char *suffix)
 	return s;
 }
 
-int ipt_afile_open(struct ipt_afile *a, const char *path, mode_t mode)
+int ipt_afile_open(struct ipt_afile *a, const char *path, unsigned int mode)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir;

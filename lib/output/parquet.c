@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * out_parquet.c - IPI rows as Apache Parquet files (out_parquet.h)
+ * parquet.c - IPI rows as Apache Parquet files (declared in ipitrace.h)
  *
  * Written from the Parquet format specification (parquet.thrift,
  * Encodings.md): file = "PAR1", column chunks, FileMetaData in the Thrift
@@ -12,10 +12,10 @@
  * every page starts at a row boundary.  At the end of a row group each
  * column chunk is written as [dictionary page] data pages..., and its
  * metadata is kept for the footer (a few hundred bytes per row group).
+ * Strings are dictionary encoded (PLAIN_DICTIONARY), integers PLAIN, levels
+ * RLE; data pages are v1; every column chunk has min/max/null_count.
  */
-#include "output/afile.h"
 #include "core/core.h"
-#include "output/parquet.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1219,7 +1219,10 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 
 	if (!w)
 		return NULL;
-	w->o = *opts;
+	/* the fields the caller's struct has (opts->sz); the others stay 0 */
+	if (opts)
+		memcpy(&w->o, opts, opts->sz < sizeof(w->o) ? opts->sz : sizeof(w->o));
+	w->o.sz = sizeof(w->o);
 	if (!w->o.row_group_rows)
 		w->o.row_group_rows = 1 << 20;
 	if (!w->o.row_group_bytes)
@@ -1365,13 +1368,14 @@ fail:
 
 /* ---- convert ---- */
 
-static int check_partition_keys(const char *by)
+/* ipt_parquet_check_partition - partition keys: host and/or date, once each */
+int ipt_parquet_check_partition(const char *by)
 {
 	const char *p = by;
 	bool host = false, date = false;
 
-	if (!*by)
-		return ipt_err("--partition-by: expected host, date or host,date");
+	if (!by || !*by)
+		return ipt_err_code(IPT_ERR_INVALID, "expected host, date or host,date");
 	while (*p) {
 		size_t n = strcspn(p, ",");
 
@@ -1380,34 +1384,14 @@ static int check_partition_keys(const char *by)
 		else if (n == 4 && !strncmp(p, "date", 4) && !date)
 			date = true;
 		else
-			return ipt_err("--partition-by: unknown or repeated key '%.*s' (keys: host, date)",
-				       (int)n, p);
+			return ipt_err_code(IPT_ERR_INVALID,
+					    "unknown or repeated key '%.*s' (keys: host, date)",
+					    (int)n, p);
 		p += n;
 		if (*p == ',' && *++p == 0)
-			return ipt_err("--partition-by: empty key");
+			return ipt_err_code(IPT_ERR_INVALID, "empty key");
 	}
 	return 0;
-}
-
-int ipt_parquet_wanted(const char *fmt, const char *out, const char *compression,
-		       const char *partition_by)
-{
-	const char *dot = out ? strrchr(out, '.') : NULL;
-	bool pq;
-
-	if (fmt)
-		pq = !strcmp(fmt, "parquet");
-	else
-		pq = partition_by || (dot && !strcmp(dot, ".parquet"));
-	if (!pq && (compression || partition_by))
-		return ipt_err("--compression and --partition-by apply to Parquet output only");
-	if (compression && strcmp(compression, "none") && strcmp(compression, "zstd"))
-		return ipt_err("--compression: none or zstd, not '%s'", compression);
-	if (partition_by && check_partition_keys(partition_by))
-		return -1;
-	if (partition_by && out && !strcmp(out, "-"))
-		return ipt_err("--partition-by writes a directory: give one with -o DIR");
-	return pq ? 1 : 0;
 }
 
 /* hive_escape - a partition value as Hive writes it: %XX for unsafe bytes */
@@ -1437,8 +1421,13 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
 	size_t blen = strlen(base);
 	const char *p = by;
 
-	if (check_partition_keys(by))
+	if (ipt_parquet_check_partition(by)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+		ipt_err_code(IPT_ERR_INVALID, "partition keys '%s': %s", by, msg);
 		return NULL;
+	}
 	while (blen > 1 && base[blen - 1] == '/')
 		blen--;
 	if (sb_add(&sb, base, blen))
@@ -1485,31 +1474,28 @@ fail:
 	return NULL;
 }
 
+/* ipt_parquet_convert - the rows of it into one Parquet file (or dataset part) */
 int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char *out,
-			bool explode, const char *compression, const char *partition_by)
+			const struct ipt_parquet_opts *opts)
 {
 	struct ipt_parquet_opts o = { 0 };
 	struct ipt_parquet_writer *w;
 	struct ipt_ipi_row row;
 	char *dir = NULL;
-	const char *env;
 	uint64_t last_id = 0;
 	bool have_last = false;
 	int r;
 
-	o.explode = explode;
-	o.codec = compression && !strcmp(compression, "none") ? IPT_PQ_UNCOMPRESSED : IPT_PQ_ZSTD;
+	if (opts)
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.sz = sizeof(o);
 	o.ts_is_ns = ipt_trace_ts_in_ns(t);
 	o.source = ipt_trace_path(t);
 	o.clock = ipt_trace_clock(t);
 	o.kernel = ipt_trace_uname(t);
-	/* tuning knobs (the tests use small values to get many groups and pages) */
-	if ((env = getenv("IPITRACE_PARQUET_ROW_GROUP_ROWS")))
-		o.row_group_rows = strtoull(env, NULL, 10);
-	if ((env = getenv("IPITRACE_PARQUET_PAGE_ROWS")))
-		o.page_rows = (uint32_t)strtoul(env, NULL, 10);
-	if (partition_by) {
-		dir = ipt_parquet_partition_dir(t, out, partition_by);
+	o.numbered = false;
+	if (o.partition_by) {
+		dir = ipt_parquet_partition_dir(t, out, o.partition_by);
 		if (!dir)
 			return -1;
 		o.numbered = true;
@@ -1520,7 +1506,7 @@ int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char
 	if (!w)
 		return -1;
 	while ((r = ipt_ipi_next(it, &row)) > 0) {
-		if (!explode) {
+		if (!o.explode) {
 			if (have_last && row.id == last_id)
 				continue;
 			last_id = row.id;

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * out_rows.c - IPI rows as CSV and JSON lines
+ * rows.c - IPI rows as CSV and JSON lines (declared in ipitrace.h)
  *
  * Columns (exploded: one row per target CPU):
  *   ts_ns,id,src_cpu,target_cpu,ntargets,pid,comm,event,kind,
  *   callsite,callsite_sym,callback,callback_sym,func,func_sym,reason
- * With --no-explode the target_cpu column becomes targets: a CPU list
+ * Not exploded (one row per send event), the target_cpu column becomes targets: a CPU list
  * string in CSV ("0-3,8") and an array of integers in JSON.
  * Addresses are "0x..." strings; unknown symbols are empty (CSV) or null.
  */
 #include "core/core.h"
-#include "output/rows.h"
 
 #include <stdlib.h>
 
@@ -220,6 +219,7 @@ static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf 
 	return 0;
 }
 
+/* ipt_rows_header - the CSV header line (nothing for JSON lines) */
 int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
 {
 	if (fmt != IPT_ROWS_CSV)

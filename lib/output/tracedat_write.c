@@ -25,7 +25,6 @@
  *   options section with the BUFFER option, and last the strings section.
  */
 #include "output/tracedat_write.h"
-#include "output/afile.h"
 
 #include <errno.h>
 #include <fcntl.h>
