@@ -581,6 +581,39 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
 int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char *out,
 			const struct ipt_parquet_opts *opts);
 
+/*
+ * Counting: decode every record of every CPU stream, CPU streams in
+ * parallel, and count them per CPU and per event type; what reading a
+ * trace costs before any analysis.
+ */
+struct ipt_count_opts {
+	size_t sz;			/* sizeof(struct ipt_count_opts) */
+	int threads;			/* decoding threads; 0: the online CPUs.
+					 * At most one per CPU stream. */
+};
+struct ipt_count_cpu {
+	int cpu;
+	uint64_t records;
+	uint64_t lost_events;		/* events the kernel dropped (known counts) */
+	uint64_t lost_unknown;		/* drops of unknown size */
+};
+struct ipt_count_event {
+	const struct ipt_event *event;
+	uint64_t records;
+};
+struct ipt_counts {
+	int ncpus;			/* CPU streams, in the order of the file */
+	struct ipt_count_cpu *cpus;
+	int nevents;			/* event types with records, by id */
+	struct ipt_count_event *events;
+	uint64_t unknown;		/* records of an unknown event type */
+	uint64_t records;		/* all records */
+	uint64_t lost_events, lost_unknown;	/* summed over the CPUs */
+};
+/* The counts of t, or NULL on error (ipt_errmsg).  opts may be NULL. */
+struct ipt_counts *ipt_trace_count(struct ipt_trace *t, const struct ipt_count_opts *opts);
+void ipt_counts_free(struct ipt_counts *c);
+
 /* (end of the output section) */
 
 

@@ -5,47 +5,9 @@
  * decode-only path: what reading a trace costs before any analysis.
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
 
 #include <getopt.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
-
-struct worker {
-	struct ipt_trace *t;
-	int first, step;		/* streams first, first+step, ... */
-	uint64_t *per_id;		/* records per event id (max_id + 2; last: unknown) */
-	uint64_t *per_stream;
-	int failed;
-	char err[512];
-};
-
-static void *count_streams(void *arg)
-{
-	struct worker *w = arg;
-	struct ipt_trace *t = w->t;
-
-	for (int i = w->first; i < t->nstreams; i += w->step) {
-		struct ipt_page_reader pr;
-		struct ipt_record r;
-		int k;
-
-		ipt_page_reader_init(&pr, t, &t->streams[i]);
-		while ((k = ipt_page_reader_next(&pr, &r)) > 0) {
-			w->per_stream[i]++;
-			w->per_id[r.event ? r.event->id : t->max_id + 1]++;
-		}
-		ipt_page_reader_release(&pr);
-		if (k < 0) {
-			w->failed = 1;
-			snprintf(w->err, sizeof(w->err), "%s", ipt_errmsg());
-			break;
-		}
-	}
-	return NULL;
-}
 
 static void count_usage(FILE *f)
 {
@@ -66,23 +28,22 @@ int cmd_count(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct ipt_count_opts co = { .sz = sizeof(co) };
 	struct ipt_trace *t;
-	struct worker *w = NULL;
-	pthread_t *th = NULL;
-	long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t total = 0;
-	int c, ret = 1, nid;
+	struct ipt_counts *n;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': {
 			char *end;
+			long v = strtol(optarg, &end, 10);
 
-			nthreads = strtol(optarg, &end, 10);
-			if (*end || nthreads < 1 || nthreads > 1024) {
+			if (*end || v < 1 || v > 1024) {
 				err_msg("--threads: a number from 1 to 1024, not '%s'", optarg);
 				return 2;
 			}
+			co.threads = (int)v;
 			break;
 		}
 		case 'h': count_usage(stdout); return 0;
@@ -98,68 +59,21 @@ int cmd_count(int argc, char **argv)
 		err_msg("%s", ipt_errmsg());
 		return 1;
 	}
-	if (nthreads > t->nstreams)
-		nthreads = t->nstreams > 0 ? t->nstreams : 1;
-	nid = t->max_id + 2;
-	w = calloc((size_t)nthreads, sizeof(*w));
-	th = calloc((size_t)nthreads, sizeof(*th));
-	if (!w || !th)
-		goto oom;
-	for (long i = 0; i < nthreads; i++) {
-		w[i].t = t;
-		w[i].first = (int)i;
-		w[i].step = (int)nthreads;
-		w[i].per_id = calloc((size_t)nid, sizeof(uint64_t));
-		w[i].per_stream = calloc((size_t)t->nstreams + 1, sizeof(uint64_t));
-		if (!w[i].per_id || !w[i].per_stream)
-			goto oom;
+	n = ipt_trace_count(t, &co);
+	if (!n) {
+		err_msg("%s", ipt_errmsg());
+		ipt_trace_close(t);
+		return 1;
 	}
-	for (long i = 1; i < nthreads; i++)
-		if (pthread_create(&th[i], NULL, count_streams, &w[i])) {
-			err_msg("cannot start a thread");
-			nthreads = i;
-			break;
-		}
-	count_streams(&w[0]);
-	for (long i = 1; i < nthreads; i++)
-		pthread_join(th[i], NULL);
-	for (long i = 0; i < nthreads; i++)
-		if (w[i].failed) {
-			err_msg("%s", w[i].err);
-			goto out;
-		}
-	for (long i = 1; i < nthreads; i++) {
-		for (int k = 0; k < nid; k++)
-			w[0].per_id[k] += w[i].per_id[k];
-		for (int k = 0; k < t->nstreams; k++)
-			w[0].per_stream[k] += w[i].per_stream[k];
-	}
-	for (int k = 0; k < t->nstreams; k++) {
-		printf("cpu %d: %llu events\n", t->streams[k].cpu, (unsigned long long)w[0].per_stream[k]);
-		total += w[0].per_stream[k];
-	}
-	for (int k = 0; k < nid; k++) {
-		const struct ipt_event *ev = k < nid - 1 ? ipt_trace_event_by_id(t, k) : NULL;
-
-		if (!w[0].per_id[k])
-			continue;
-		if (ev)
-			printf("%s:%s: %llu\n", ev->system, ev->name, (unsigned long long)w[0].per_id[k]);
-		else
-			printf("unknown event types: %llu\n", (unsigned long long)w[0].per_id[k]);
-	}
-	printf("total: %llu events\n", (unsigned long long)total);
-	ret = 0;
-	goto out;
-oom:
-	err_msg("out of memory");
-out:
-	for (long i = 0; w && i < nthreads; i++) {
-		free(w[i].per_id);
-		free(w[i].per_stream);
-	}
-	free(w);
-	free(th);
+	for (int k = 0; k < n->ncpus; k++)
+		printf("cpu %d: %llu events\n", n->cpus[k].cpu, (unsigned long long)n->cpus[k].records);
+	for (int k = 0; k < n->nevents; k++)
+		printf("%s:%s: %llu\n", ipt_event_system(n->events[k].event),
+		       ipt_event_name(n->events[k].event), (unsigned long long)n->events[k].records);
+	if (n->unknown)
+		printf("unknown event types: %llu\n", (unsigned long long)n->unknown);
+	printf("total: %llu events\n", (unsigned long long)n->records);
+	ipt_counts_free(n);
 	ipt_trace_close(t);
-	return ret;
+	return 0;
 }
