@@ -581,6 +581,37 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
 int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char *out,
 			const struct ipt_parquet_opts *opts);
 
+/* Whether algo is a trace.dat compression this library reads and writes:
+ * "none", "zstd" or "zlib". */
+bool ipt_compression_supported(const char *algo);
+
+/*
+ * Explode: write trace.dat t (IPT_INPUT_TRACEDAT) again as out, with every
+ * ipi:ipi_send_cpumask event become one ipi:ipi_send_cpu event per CPU of
+ * its mask (same timestamp, common fields, call site and callback), and
+ * every arm64 ipi:ipi_raise event one ipi_raise event per target, its mask
+ * holding that CPU alone.  All other events are copied as they are, and so
+ * are the headers, formats, symbols, task names, clock, uname and per-CPU
+ * stats; lost-event marks are not carried over, and only the top-level
+ * buffer is written.  out appears only when complete ("-": standard output).
+ */
+struct ipt_explode_opts {
+	size_t sz;			/* sizeof(struct ipt_explode_opts) */
+	const char *compression;	/* "none", "zstd", "zlib"; NULL: as t, else zstd */
+	int version;			/* trace.dat version 6 (always uncompressed) or 7; 0: 7 */
+	const char *creator;		/* the file's version option; NULL: "libipitrace <version>" */
+};
+struct ipt_explode_stats {
+	uint64_t events_in;		/* records read */
+	uint64_t events_out;		/* records written */
+	uint64_t masks;			/* mask events exploded */
+	uint64_t singles;		/* single-CPU events they became */
+};
+/* 0, or -1 on error (IPT_ERR_INVALID for a text trace or a bad option).
+ * opts and stats may be NULL. */
+int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_opts *opts,
+		struct ipt_explode_stats *stats);
+
 /*
  * Counting: decode every record of every CPU stream, CPU streams in
  * parallel, and count them per CPU and per event type; what reading a

@@ -2,17 +2,13 @@
 /*
  * cmd_explode.c - `ipitrace explode`: the seed thread's post-processing step
  *
- * Rewrites a trace.dat so that every ipi:ipi_send_cpumask event becomes one
- * ipi:ipi_send_cpu event per CPU in its mask (same time, common fields,
- * call site and callback), and every arm64 ipi:ipi_raise event becomes one
- * ipi_raise event per target whose mask holds only that CPU.  Everything
- * else is copied unchanged.  trace-cmd then filters on single CPUs:
+ * Rewrites a trace.dat with one event per IPI target (ipt_explode): every
+ * ipi:ipi_send_cpumask event becomes one ipi:ipi_send_cpu event per CPU in
+ * its mask, every arm64 ipi:ipi_raise event one ipi_raise per target.
+ * trace-cmd then filters on single CPUs:
  *   trace-cmd report -F 'ipi_send_cpu: cpu == 5' OUT.dat
  */
 #include "commands.h"
-#include "input/input.h"
-#include "render/render.h"
-#include "output/tracedat_write.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -39,189 +35,6 @@ static void explode_usage(FILE *f)
 		"in the per-CPU stats); only the top-level buffer of IN is written.\n");
 }
 
-struct exploder {
-	struct ipt_trace *t;
-	const struct ipt_event *mask_ev, *cpu_ev, *raise_ev;
-	const struct ipt_field *m_mask, *m_callsite, *m_callback;
-	const struct ipt_field *c_cpu, *c_callsite, *c_callback;
-	const struct ipt_field *r_mask;
-	uint8_t *buf;
-	size_t cap;
-	uint64_t in, out, masks, weights;
-};
-
-static uint8_t *scratch(struct exploder *x, size_t n)
-{
-	if (n > x->cap) {
-		uint8_t *b = realloc(x->buf, n);
-
-		if (!b)
-			return NULL;
-		x->buf = b;
-		x->cap = n;
-	}
-	memset(x->buf, 0, n);
-	return x->buf;
-}
-
-/* payload_size - bytes an event of ev needs (fields end, 4-aligned) */
-static size_t payload_size(const struct ipt_event *ev)
-{
-	size_t end = 8;
-
-	for (int i = 0; i < ev->nfields; i++) {
-		size_t e = ev->fields[i].offset + ev->fields[i].size;
-
-		if (e > end)
-			end = e;
-	}
-	return (end + 3) & ~(size_t)3;
-}
-
-static void put_field(const struct ipt_trace *t, uint8_t *p, const struct ipt_field *f, uint64_t v)
-{
-	ipt_put_uint(p + f->offset, f->size, t->big_endian, v);
-}
-
-/* explode_mask - one ipi_send_cpu payload per CPU of an ipi_send_cpumask */
-static int explode_mask(struct exploder *x, struct ipt_page_writer *pw, const struct ipt_record *r)
-{
-	struct ipt_cpuset set = IPT_CPUSET_INIT;
-	size_t n = payload_size(x->cpu_ev);
-	uint64_t callsite = 0, callback = 0;
-	int ret = 0;
-
-	if (ipt_field_cpuset(x->t, r, x->m_mask, &set)) {
-		ipt_cpuset_free(&set);
-		return -1;
-	}
-	if (x->m_callsite)
-		ipt_field_u64(x->t, r, x->m_callsite, &callsite);
-	if (x->m_callback)
-		ipt_field_u64(x->t, r, x->m_callback, &callback);
-	x->masks++;
-	for (int c = ipt_cpuset_next(&set, 0); c >= 0 && !ret; c = ipt_cpuset_next(&set, (unsigned int)c + 1)) {
-		uint8_t *p = scratch(x, n);
-
-		if (!p) {
-			ret = ipt_err("out of memory");
-			break;
-		}
-		memcpy(p, r->data, 8);	/* common_type, flags, preempt_count, pid */
-		ipt_put_uint(p, 2, x->t->big_endian, (uint64_t)x->cpu_ev->id);
-		put_field(x->t, p, x->c_cpu, (uint64_t)c);
-		if (x->c_callsite)
-			put_field(x->t, p, x->c_callsite, callsite);
-		if (x->c_callback)
-			put_field(x->t, p, x->c_callback, callback);
-		ret = ipt_page_writer_add(pw, r->ts, p, (uint32_t)n);
-		x->weights++;
-		x->out++;
-	}
-	ipt_cpuset_free(&set);
-	return ret;
-}
-
-/* explode_raise - one ipi_raise per target, its bitmask holding that CPU only */
-static int explode_raise(struct exploder *x, struct ipt_page_writer *pw, const struct ipt_record *r)
-{
-	struct ipt_cpuset set = IPT_CPUSET_INIT;
-	const uint8_t *mask;
-	uint32_t mlen;
-	int ret = 0;
-
-	if (ipt_field_bytes(x->t, r, x->r_mask, &mask, &mlen) || ipt_field_cpuset(x->t, r, x->r_mask, &set)) {
-		ipt_cpuset_free(&set);
-		return -1;
-	}
-	x->masks++;
-	for (int c = ipt_cpuset_next(&set, 0); c >= 0 && !ret; c = ipt_cpuset_next(&set, (unsigned int)c + 1)) {
-		uint8_t *p = scratch(x, r->size);
-		size_t moff = (size_t)(mask - r->data);
-		unsigned int ws = (unsigned int)x->t->kernel_long_size;
-
-		if (!p) {
-			ret = ipt_err("out of memory");
-			break;
-		}
-		memcpy(p, r->data, r->size);
-		memset(p + moff, 0, mlen);
-		if ((size_t)c / 8 < mlen)
-			ipt_put_uint(p + moff + (size_t)c / (ws * 8) * ws, ws, x->t->big_endian,
-				     1ULL << (c % (ws * 8)));
-		ret = ipt_page_writer_add(pw, r->ts, p, r->size);
-		x->weights++;
-		x->out++;
-	}
-	ipt_cpuset_free(&set);
-	return ret;
-}
-
-/* explode_cpu - rewrite one CPU's stream into pages */
-static int explode_cpu(struct exploder *x, const struct ipt_cpu_stream *s, struct ipt_tdw *w)
-{
-	struct ipt_page_reader pr;
-	struct ipt_page_writer pw;
-	struct ipt_record r;
-	int ret;
-
-	if (ipt_page_writer_init(&pw, &x->t->layout, x->t->big_endian))
-		return -1;
-	ipt_page_reader_init(&pr, x->t, s);
-	while ((ret = ipt_page_reader_next(&pr, &r)) > 0) {
-		x->in++;
-		if (x->mask_ev && r.event == x->mask_ev && x->cpu_ev)
-			ret = explode_mask(x, &pw, &r);
-		else if (x->raise_ev && r.event == x->raise_ev)
-			ret = explode_raise(x, &pw, &r);
-		else {
-			ret = ipt_page_writer_add(&pw, r.ts, r.data, r.size);
-			x->out++;
-		}
-		if (ret)
-			break;
-	}
-	ipt_page_reader_release(&pr);
-	if (!ret)
-		ret = ipt_page_writer_finish(&pw);
-	if (!ret)
-		ret = ipt_tdw_set_cpu_data(w, s->cpu, pw.out.buf, pw.out.len);
-	ipt_page_writer_free(&pw);
-	return ret;
-}
-
-/* copy_meta - everything but the per-CPU data, as stored in IN */
-static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w)
-{
-	if (ipt_tdw_set_headers(w, t->raw_header_page.buf ? t->raw_header_page.buf : "",
-				t->raw_header_page.len,
-				t->raw_header_event.buf ? t->raw_header_event.buf : "",
-				t->raw_header_event.len))
-		return -1;
-	for (int i = 0; i < t->nraw_formats; i++) {
-		const struct ipt_raw_format *f = &t->raw_formats[i];
-		int r = !strcmp(f->system, "ftrace") ?
-			ipt_tdw_add_ftrace_format(w, f->text, f->len) :
-			ipt_tdw_add_event_format(w, f->system, f->text, f->len);
-
-		if (r)
-			return -1;
-	}
-	if ((t->raw_kallsyms.len && ipt_tdw_set_kallsyms(w, t->raw_kallsyms.buf, t->raw_kallsyms.len)) ||
-	    (t->raw_printk.len && ipt_tdw_set_printk(w, t->raw_printk.buf, t->raw_printk.len)) ||
-	    (t->raw_cmdlines.len && ipt_tdw_set_cmdlines(w, t->raw_cmdlines.buf, t->raw_cmdlines.len)))
-		return -1;
-	if ((*t->clock && ipt_tdw_set_clock(w, t->clock)) ||
-	    (*t->uname && ipt_tdw_set_uname(w, t->uname)) ||
-	    ipt_tdw_set_version(w, "ipitrace explode " IPT_VERSION) ||
-	    ipt_tdw_set_cpucount(w, ipt_trace_ncpus(t)))
-		return -1;
-	for (int c = 0; c < t->ncpustat; c++)
-		if (t->cpustat[c] && ipt_tdw_add_cpustat(w, c, t->cpustat[c]))
-			return -1;
-	return 0;
-}
-
 int cmd_explode(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -231,18 +44,21 @@ int cmd_explode(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ipt_tdw_opts wo = { 0 };
-	struct exploder x = { 0 };
-	struct ipt_tdw *w = NULL;
-	const char *out = NULL, *comp = NULL;
+	struct ipt_explode_opts eo = {
+		.sz = sizeof(eo),
+		.version = 7,
+		.creator = "ipitrace explode " IPT_VERSION,
+	};
+	struct ipt_explode_stats st = { 0 };
+	struct ipt_trace *t;
+	const char *out = NULL;
 	int c;
 
-	wo.version = 7;
 	while ((c = getopt_long(argc, argv, "o:C:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'C': comp = optarg; break;
-		case '6': wo.version = 6; break;
+		case 'C': eo.compression = optarg; break;
+		case '6': eo.version = 6; break;
 		case 'h': explode_usage(stdout); return 0;
 		default: explode_usage(stderr); return 2;
 		}
@@ -251,64 +67,28 @@ int cmd_explode(int argc, char **argv)
 		explode_usage(stderr);
 		return 2;
 	}
-	if (comp && !ipt_compression_supported(comp)) {
-		err_msg("unknown compression '%s' (none, zstd, zlib)", comp);
+	if (eo.compression && !ipt_compression_supported(eo.compression)) {
+		err_msg("unknown compression '%s' (none, zstd, zlib)", eo.compression);
 		return 2;
 	}
-	x.t = ipt_trace_open(argv[optind]);
-	if (!x.t)
-		goto fail;
-	if (x.t->kind != IPT_INPUT_TRACEDAT) {
+	t = ipt_trace_open(argv[optind]);
+	if (!t) {
+		err_msg("%s", ipt_errmsg());
+		return 1;
+	}
+	if (ipt_trace_kind(t) != IPT_INPUT_TRACEDAT) {
 		err_msg("%s: explode needs a trace.dat input (text traces: use convert)", argv[optind]);
-		goto out;
+		ipt_trace_close(t);
+		return 1;
 	}
-	x.mask_ev = ipt_trace_find_event(x.t, "ipi", "ipi_send_cpumask");
-	x.cpu_ev = ipt_trace_find_event(x.t, "ipi", "ipi_send_cpu");
-	x.raise_ev = ipt_trace_find_event(x.t, "ipi", "ipi_raise");
-	if (x.mask_ev) {
-		x.m_mask = ipt_event_field(x.mask_ev, "cpumask");
-		x.m_callsite = ipt_event_field(x.mask_ev, "callsite");
-		x.m_callback = ipt_event_field(x.mask_ev, "callback");
-		if (!x.m_mask)
-			x.mask_ev = NULL;
+	if (ipt_explode(t, out, &eo, &st)) {
+		err_msg("%s", ipt_errmsg());
+		ipt_trace_close(t);
+		return 1;
 	}
-	if (x.cpu_ev) {
-		x.c_cpu = ipt_event_field(x.cpu_ev, "cpu");
-		x.c_callsite = ipt_event_field(x.cpu_ev, "callsite");
-		x.c_callback = ipt_event_field(x.cpu_ev, "callback");
-		if (!x.c_cpu)
-			x.cpu_ev = NULL;
-	}
-	if (x.raise_ev && !(x.r_mask = ipt_event_field(x.raise_ev, "target_cpus")))
-		x.raise_ev = NULL;
-	wo.compression = comp ? comp : strcmp(x.t->compression, "none") ? x.t->compression : "zstd";
-	if (wo.version == 6)
-		wo.compression = "none";
-	wo.big_endian = x.t->big_endian;
-	wo.long_size = x.t->long_size;
-	wo.page_size = x.t->layout.page_size;
-	w = ipt_tdw_open(out, &wo);
-	if (!w || copy_meta(x.t, w))
-		goto fail;
-	for (int i = 0; i < x.t->nstreams; i++)
-		if (explode_cpu(&x, &x.t->streams[i], w))
-			goto fail;
-	if (ipt_tdw_commit(w)) {
-		w = NULL;
-		goto fail;
-	}
-	w = NULL;
 	fprintf(stderr, "ipitrace: %s: %llu events in, %llu out (%llu mask events -> %llu single-CPU events)\n",
-		out, (unsigned long long)x.in, (unsigned long long)x.out,
-		(unsigned long long)x.masks, (unsigned long long)x.weights);
-	ipt_trace_close(x.t);
-	free(x.buf);
+		out, (unsigned long long)st.events_in, (unsigned long long)st.events_out,
+		(unsigned long long)st.masks, (unsigned long long)st.singles);
+	ipt_trace_close(t);
 	return 0;
-fail:
-	err_msg("%s", ipt_errmsg());
-out:
-	ipt_tdw_abort(w);
-	ipt_trace_close(x.t);
-	free(x.buf);
-	return 1;
 }
