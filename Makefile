@@ -15,8 +15,6 @@ WARN    := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 CPPFLAGS += -Iinclude -D_GNU_SOURCE
 LDLIBS  := -lzstd -lz -lpthread -lm
 B       ?= build
-# src/ sees only include/ (until every command is on the public API: -Ilib)
-SRC_CPPFLAGS := -Ilib
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
@@ -56,7 +54,7 @@ $(B)/lib/%.o: lib/%.c $(wildcard include/*.h lib/*/*.h)
 $(B)/src/%.o: src/%.c $(wildcard include/*.h src/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(WARN) $(CPPFLAGS) $(SRC_CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/pic/%.o: %.c $(wildcard include/*.h lib/*/*.h)
 	@mkdir -p $(dir $@)
