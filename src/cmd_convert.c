@@ -33,7 +33,9 @@ static void convert_usage(FILE *f)
 		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
 		"                       or a list<int32> column (parquet)\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
-		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
+		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
+		"                       buffers ('top': the top one); needed when several hold data\n"
+		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
 		"                       the online CPUs), merged in time order: the same rows\n"
 		"                       and ids.  One thread with --no-explode, a filter on\n"
 		"                       id, or a trace with sched events (task names learnt\n"
@@ -134,10 +136,12 @@ int cmd_convert(int argc, char **argv)
 		{ "compression", required_argument, NULL, 'C' },
 		{ "partition-by", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *fmt = NULL, *filter = NULL, *compression = NULL, *partition = NULL;
+	const char *buffer = NULL;
 	enum ipt_row_format rf = IPT_ROWS_CSV;
 	bool explode = true;
 	struct ipt_trace *t = NULL;
@@ -159,6 +163,7 @@ int cmd_convert(int argc, char **argv)
 		case 'F': filter = optarg; break;
 		case 'C': compression = optarg; break;
 		case 'P': partition = optarg; break;
+		case 'B': buffer = optarg; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
 				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
@@ -181,11 +186,10 @@ int cmd_convert(int argc, char **argv)
 		err_msg("unknown output format %s (use --format csv, jsonl or parquet)", fmt ? fmt : out);
 		return 2;
 	}
-	t = ipt_trace_open(argv[optind]);
-	if (!t) {
-		err_msg("%s", ipt_errmsg());
-		return 1;
-	}
+	t = open_trace(argv[optind], buffer, true, &ret);
+	if (!t)
+		return ret;
+	ret = 1;
 	it = ipt_ipi_iter_new(t, filter);
 	if (!it) {
 		err_msg("%s", ipt_errmsg());
@@ -230,6 +234,7 @@ int cmd_convert(int argc, char **argv)
 	if (outfile_commit(&of))
 		goto out;
 	ret = 0;
+	note_skipped(t);
 	goto out;
 write_fail:
 	err_msg("%s: write error: %s", out, strerror(errno));

@@ -31,7 +31,7 @@ int cmd_count(int argc, char **argv)
 	struct ipt_count_opts co = { .sz = sizeof(co) };
 	struct ipt_trace *t;
 	struct ipt_counts *n;
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -54,11 +54,9 @@ int cmd_count(int argc, char **argv)
 		count_usage(stderr);
 		return 2;
 	}
-	t = ipt_trace_open(argv[optind]);
-	if (!t) {
-		err_msg("%s", ipt_errmsg());
-		return 1;
-	}
+	t = open_trace(argv[optind], NULL, false, &r);
+	if (!t)
+		return r;
 	n = ipt_trace_count(t, &co);
 	if (!n) {
 		err_msg("%s", ipt_errmsg());

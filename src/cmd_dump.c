@@ -34,6 +34,9 @@ static void dump_usage(FILE *f)
 		"                       field do not match\n"
 		"  -n, --count N        stop after N events\n"
 		"      --no-header      do not print the leading cpus=N line\n"
+		"      --buffer NAME    only this buffer of a trace with tracefs instance buffers\n"
+		"                       ('top': the top one); default: every buffer, its lines\n"
+		"                       prefixed 'NAME: ' as trace-cmd prints them\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 success, 1 unreadable or malformed input (one line on stderr\n"
@@ -82,6 +85,55 @@ fail:
 	return -1;
 }
 
+/* sel_known - whether selector i names an event of t */
+static bool sel_known(const struct event_sel *sel, int i, struct ipt_trace *t)
+{
+	for (int k = 0; k < ipt_trace_nevents(t); k++) {
+		const struct ipt_event *ev = ipt_trace_event_at(t, k);
+
+		if (sel->sys[i] && strcmp(sel->sys[i], ipt_event_system(ev)))
+			continue;
+		if (!strcmp(sel->name[i], "*") || !strcmp(sel->name[i], ipt_event_name(ev)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * sel_check - names that name no event of the trace: all of them, a usage
+ * error (-1); some, a warning naming them, and they are left out
+ */
+static int sel_check(struct event_sel *sel, struct ipt_trace *t, const char *arg)
+{
+	struct ipt_strbuf bad = IPT_STRBUF_INIT;
+	int kept = 0;
+
+	for (int i = 0; i < sel->n; i++) {
+		if (sel_known(sel, i, t)) {
+			sel->sys[kept] = sel->sys[i];
+			sel->name[kept++] = sel->name[i];
+			continue;
+		}
+		ipt_strbuf_addf(&bad, "%s%s%s%s", bad.len ? ", " : "", sel->sys[i] ? sel->sys[i] : "",
+				sel->sys[i] ? ":" : "", sel->name[i]);
+		free(sel->sys[i]);
+		free(sel->name[i]);
+	}
+	sel->n = kept;
+	if (bad.len && !kept) {
+		err_msg("--events %s: no such event in %s (it has %d event types: NAME, SYSTEM:NAME "
+			"or SYSTEM:*, e.g. ipi:*, csd:*, irq_vectors:*)", arg, ipt_trace_path(t),
+			ipt_trace_nevents(t));
+		ipt_strbuf_free(&bad);
+		return -1;
+	}
+	if (bad.len)
+		err_msg("warning: --events: %s: no such event in %s, left out", ipt_strbuf_str(&bad),
+			ipt_trace_path(t));
+	ipt_strbuf_free(&bad);
+	return 0;
+}
+
 static void sel_free(struct event_sel *sel)
 {
 	for (int i = 0; i < sel->n; i++) {
@@ -127,6 +179,7 @@ int cmd_dump(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "filter", required_argument, NULL, 'F' },
 		{ "no-header", no_argument, NULL, 'H' },
+		{ "buffer", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,6 +194,7 @@ int cmd_dump(int argc, char **argv)
 	unsigned long long limit = 0, count = 0;
 	struct ipt_event_filter *ef = NULL;
 	const char *filter = NULL;
+	const char *cpus_arg = NULL, *events_arg = NULL, *buffer = NULL;
 	int c, r, ret = 1;
 
 	ipt_cpuset_init(&cpus);
@@ -159,8 +213,13 @@ int cmd_dump(int argc, char **argv)
 				goto out;
 			}
 			have_cpus = true;
+			cpus_arg = optarg;
+			break;
+		case 'B':
+			buffer = optarg;
 			break;
 		case 'e':
+			events_arg = optarg;
 			if (sel_parse(&sel, optarg)) {
 				err_msg("out of memory");
 				goto out;
@@ -198,9 +257,26 @@ int cmd_dump(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	t = ipt_trace_open(argv[optind]);
-	if (!t) {
-		err_msg("%s", ipt_errmsg());
+	t = open_trace(argv[optind], buffer, false, &ret);
+	if (!t)
+		goto out;
+	ret = 1;
+	if (have_cpus) {
+		struct ipt_cpuset all = IPT_CPUSET_INIT;
+		int bad;
+
+		ipt_cpuset_init(&all);
+		for (int k = 0; k < ipt_trace_ncpus(t); k++)
+			ipt_cpuset_add(&all, (unsigned int)k);
+		bad = cpus_within("--cpus", cpus_arg, &cpus, &all, "the trace");
+		ipt_cpuset_free(&all);
+		if (bad) {
+			ret = 2;
+			goto out;
+		}
+	}
+	if (sel.n && sel_check(&sel, t, events_arg)) {
+		ret = 2;
 		goto out;
 	}
 	if (filter && !(ef = ipt_event_filter_new(t, filter))) {
@@ -243,6 +319,7 @@ int cmd_dump(int argc, char **argv)
 		goto out;
 	}
 	ret = 0;
+	note_skipped(t);
 out:
 	ipt_iter_free(it);
 	ipt_event_filter_free(ef);

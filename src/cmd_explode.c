@@ -52,7 +52,7 @@ int cmd_explode(int argc, char **argv)
 	struct ipt_explode_stats st = { 0 };
 	struct ipt_trace *t;
 	const char *out = NULL;
-	int c;
+	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "o:C:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -71,11 +71,9 @@ int cmd_explode(int argc, char **argv)
 		err_msg("unknown compression '%s' (none, zstd, zlib)", eo.compression);
 		return 2;
 	}
-	t = ipt_trace_open(argv[optind]);
-	if (!t) {
-		err_msg("%s", ipt_errmsg());
-		return 1;
-	}
+	t = open_trace(argv[optind], NULL, true, &ret);
+	if (!t)
+		return ret;
 	if (ipt_trace_kind(t) != IPT_INPUT_TRACEDAT) {
 		err_msg("%s: explode needs a trace.dat input (text traces: use convert)", argv[optind]);
 		ipt_trace_close(t);

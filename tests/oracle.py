@@ -332,8 +332,19 @@ def main():
         have_recv.add(cls)
         handlers[cpu] += 1
         key = (cpu, cls)
+        if cls in ("call", "call_single"):
+            # a function-call vector serves its own sends, else those of
+            # either vector ("call_any"), whose previous interrupt is the
+            # last of either
+            have_recv.add("call_any")
+            anykey = (cpu, "call_any")
+            if not waiting.get(key) and waiting.get(anykey):
+                key = anykey
+            prev_any = prev_entry.get(anykey)
+            prev_entry[anykey] = ts
+            last_entry[anykey] = ts
         w = waiting.get(key, [])
-        p = prev_entry.get(key)
+        p = prev_entry.get(key) if key[1] != "call_any" else prev_any
         old = [s for s in w if p is not None and s[0] <= p] if w else []
         if old:
             serve(cpu, old[0], ts, False)
@@ -348,9 +359,10 @@ def main():
         else:
             unattributed[cpu] += 1
             n = 0
-        prev_entry[key] = ts
-        last_entry[key] = ts
-        open_h[key] = [ts, n]
+        vkey = (cpu, cls)		# the interrupt's own vector
+        prev_entry[vkey] = ts
+        last_entry[vkey] = ts
+        open_h[vkey] = [ts, n]
 
     def exit_(cpu, cls, ts):
         key = (cpu, cls)
@@ -390,7 +402,9 @@ def main():
             elif callback == "generic_smp_call_function_single_interrupt":
                 cls = "call_single"
             else:
-                cls = "call" if ev == "ipi_send_cpumask" else "call_single"
+                # the callback is the function itself (6.4, or an exploded
+                # mask send): either function-call vector serves it
+                cls = "call_any"
             row = {"ts_ns": ts, "src_cpu": src, "target_cpu": t, "kind": k,
                    "function": func, "class": cls, "matched": False}
             rows.append(row)

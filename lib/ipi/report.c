@@ -262,7 +262,12 @@ struct priv {
 
 enum {
 	C_RESCHED = IPT_VEC_RESCHED, C_CALL_SINGLE = IPT_VEC_CALL_SINGLE, C_CALL = IPT_VEC_CALL,
-	C_IRQ_WORK = IPT_VEC_IRQ_WORK, C_X86_COUNT = IPT_VEC__X86
+	C_IRQ_WORK = IPT_VEC_IRQ_WORK,
+	/* a function call whose vector the send does not tell (its callback is
+	 * the function itself, as on 6.4, or an exploded mask send): served by
+	 * either function-call vector */
+	C_CALL_ANY = IPT_VEC__X86,
+	C_X86_COUNT
 };
 
 /*
@@ -416,7 +421,7 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
 		return C_CALL;
 	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_single_interrupt"))
 		return C_CALL_SINGLE;
-	return strcmp(row->event, "ipi_send_cpumask") ? C_CALL_SINGLE : C_CALL;
+	return C_CALL_ANY;
 }
 
 /*
@@ -737,12 +742,20 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
 	struct rpt_cpu *c = &r->cpus[cpu];
-	struct queue *q = &s->q[cls];
-	bool had = s->had_entry[cls], first = true;
-	uint64_t prev = s->last_entry_ts[cls], served = 0;
+	bool call = cls == C_CALL || cls == C_CALL_SINGLE;
+	/* a function-call vector serves its own sends, else those of either */
+	int qc = call && !s->q[cls].n && s->q[C_CALL_ANY].n ? C_CALL_ANY : cls;
+	struct queue *q = &s->q[qc];
+	bool had = s->had_entry[qc], first = true;
+	uint64_t prev = s->last_entry_ts[qc], served = 0;
 	struct pend *e;
 
 	p->class_seen[cls] = true;
+	if (call) {
+		p->class_seen[C_CALL_ANY] = true;
+		s->had_entry[C_CALL_ANY] = true;
+		s->last_entry_ts[C_CALL_ANY] = ts;
+	}
 	c->handlers++;
 	s->open_class = cls;
 	s->open_ts = ts;
