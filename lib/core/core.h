@@ -199,7 +199,7 @@ struct ipt_cpu_stream {
 /* compress.c: decompress exactly dlen bytes; errors name path and offset. */
 int ipt_decompress(const char *algo, const uint8_t *src, size_t slen, uint8_t *dst,
 		   size_t dlen, const char *path, long long off);
-bool ipt_compression_supported(const char *algo);
+/* ipt_compression_supported: public (ipitrace.h) */
 
 /*
  * Data that a later stage keeps with a trace (a cache built on first use):
