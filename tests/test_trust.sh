@@ -271,6 +271,12 @@ print(" ".join("%d:%d%s" % (c["cpu"], c["lost"], "?" if c["lost_unknown"] else "
 		"$IPT" dump "$TMP/tsc.dat" > "$TMP/tsc.ipt" 2>&1
 		cmp -s "$TMP/tsc.tc" "$TMP/tsc.ipt" && pass "x86-tsc: dump = trace-cmd report (both convert with TSC2NSEC)" ||
 			fail "x86-tsc dump" "$(diff "$TMP/tsc.tc" "$TMP/tsc.ipt" | head -n 2 | tr '\n' ' ')"
+		# explode keeps the clock and its conversion: trace-cmd reads the same times
+		"$IPT" explode "$TMP/tsc.dat" -o "$TMP/tscx.dat" 2>/dev/null
+		trace-cmd report "$TMP/tscx.dat" 2>/dev/null | tail -n +2 > "$TMP/tscx.tc"
+		tail -n +2 "$TMP/tsc.tc" | cmp -s - "$TMP/tscx.tc" &&
+			pass "x86-tsc: explode's output keeps TSC2NSEC (trace-cmd prints the same lines)" ||
+			fail "x86-tsc explode" "$(tail -n +2 "$TMP/tsc.tc" | diff - "$TMP/tscx.tc" | head -n 2 | tr '\n' ' ')"
 		# without the option (its id changed to an unknown one): cycles, said so
 		$PY - "$TMP/tsc.dat" "$TMP/tsc-raw.dat" <<'PY'
 import sys

@@ -149,6 +149,7 @@ static int explode_cpu(struct exploder *x, const struct ipt_cpu_stream *s, struc
 	if (ipt_page_writer_init(&pw, &x->t->layout, x->t->big_endian))
 		return -1;
 	ipt_page_reader_init(&pr, x->t, s);
+	pr.raw_ts = true;	/* the output keeps the input's clock and its TSC2NSEC */
 	while ((ret = ipt_page_reader_next(&pr, &r)) > 0) {
 		x->st.events_in++;
 		if (x->mask_ev && r.event == x->mask_ev && x->cpu_ev)
@@ -200,6 +201,19 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	for (int c = 0; c < t->ncpustat; c++)
 		if (t->cpustat[c] && ipt_tdw_add_cpustat(w, c, t->cpustat[c]))
 			return -1;
+	if (t->tsc_mult) {
+		uint8_t o[16];
+
+		ipt_put_uint(o, 4, t->big_endian, t->tsc_mult);
+		ipt_put_uint(o + 4, 4, t->big_endian, t->tsc_shift);
+		ipt_put_uint(o + 8, 8, t->big_endian, 0);
+		if (ipt_tdw_add_option(w, 14, o, sizeof(o)))	/* TSC2NSEC */
+			return -1;
+	}
+	if (t->isolated_text && *t->isolated_text &&
+	    ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, t->isolated_text,
+			       (uint32_t)strlen(t->isolated_text) + 1))
+		return -1;
 	return 0;
 }
 

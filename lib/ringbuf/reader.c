@@ -261,7 +261,7 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 			return bad(pr, pos, "event runs past the page's data");
 		pr->ts += delta;
 		pr->pos = data + dlen;
-		rec->ts = pr->t->tsc_mult ? ipt_tsc_to_ns(pr->t, pr->ts) : pr->ts;
+		rec->ts = pr->t->tsc_mult && !pr->raw_ts ? ipt_tsc_to_ns(pr->t, pr->ts) : pr->ts;
 		rec->data = pr->cur + data;
 		rec->size = (uint32_t)dlen;
 		rec->cpu = pr->s->cpu;

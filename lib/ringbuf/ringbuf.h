@@ -32,6 +32,7 @@ struct ipt_page_reader {
 	uint64_t missed;	/* pending "missed events" for the next record */
 	uint64_t drop_mark;	/* file offset up to which pages were dropped */
 	bool in_page;
+	bool raw_ts;		/* timestamps as stored, not converted (TSC2NSEC): for rewriting */
 };
 void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
 			  const struct ipt_cpu_stream *s);
