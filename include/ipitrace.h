@@ -705,6 +705,8 @@ struct ipt_report_opts {
 					 * many bins of time (ipt_report_time_bins) */
 	bool kind_distributions;	/* also keep latency and handler-time distributions
 					 * per kind, with log bins (ipt_report_kind) */
+	bool row_results;		/* keep what matching found for every counted
+					 * row, for ipt_report_row_match() (32 bytes a row) */
 };
 
 /*
@@ -760,6 +762,7 @@ struct ipt_report_cpu {
 	const struct ipt_dist *handler;		/* handler entry -> exit */
 	const struct ipt_dist *csd_queue_to_run;	/* csd queue -> function entry */
 	const struct ipt_dist *csd_run;		/* csd function entry -> exit */
+	uint64_t with_stack;		/* counted rows to it whose send has a kernel stack */
 };
 /* CPU cpu of the table (0 <= cpu < ncpus), else NULL. */
 const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *r, int cpu);
@@ -818,6 +821,109 @@ struct ipt_report_isolated {
 	bool matched;			/* served by a handler */
 };
 const struct ipt_report_isolated *ipt_report_isolated(const struct ipt_report *r, size_t *n);
+
+/*
+ * Grouping: the counted rows to one target CPU (or to all) added up by one
+ * key, as `ipitrace report --by` shows them.
+ */
+enum ipt_group_by {
+	IPT_BY_COMM,		/* the sending task's name (its pids: npids, top_pid) */
+	IPT_BY_PID,		/* the sending task */
+	IPT_BY_TASK,		/* the sending task on one sending CPU */
+	IPT_BY_CPU,		/* the sending CPU */
+	IPT_BY_CALLSITE,	/* the call site of the send */
+	IPT_BY_FUNCTION,	/* the function really run (csd), else the callback */
+	IPT_BY_KIND,
+	IPT_BY_STACK,		/* the sender's kernel stack, tracing frames trimmed */
+	IPT_BY__COUNT
+};
+/* "comm", "pid", "task", "cpu", "callsite", "function", "kind", "stack" */
+const char *ipt_group_by_name(enum ipt_group_by by);
+/* The key named name, or -1. */
+int ipt_group_by_from_name(const char *name);
+
+enum ipt_group_sort {
+	IPT_SORT_COUNT,		/* largest count first, ties by key */
+	IPT_SORT_KEY,		/* by key: names, numbers, addresses ascending */
+};
+
+/* A kernel stack: frames leaf first, the tracing frames on top trimmed. */
+struct ipt_report_stack {
+	const uint64_t *frames;
+	uint32_t nframes;
+	uint32_t trimmed;		/* tracing frames cut off the leaf side */
+};
+
+#define IPT_GROUP_TOP_PIDS 3
+struct ipt_report_group {
+	int32_t target_cpu;		/* -1: all target CPUs */
+	uint64_t count;
+	/* the key; the fields the key does not use are NULL, -1 or 0 */
+	const char *comm;		/* comm, pid, task */
+	int32_t pid;			/* pid, task */
+	int32_t src_cpu;		/* task, cpu */
+	uint64_t addr;			/* callsite, function (0: none) */
+	int kind;			/* kind (enum ipt_ipi_kind), else -1 */
+	const struct ipt_report_stack *stack;	/* stack: NULL for the rows sent
+						 * with no stack recorded */
+	/* comm: how many pids, and the largest of them (pid -1 past npids) */
+	uint32_t npids;
+	struct {
+		int32_t pid;
+		uint64_t count;
+	} top_pids[IPT_GROUP_TOP_PIDS];
+};
+/*
+ * The groups of the counted rows to target CPU cpu (-1: to every CPU), by
+ * key by, in sort order; *n set.  The array belongs to the report (made
+ * on first call, kept until ipt_report_free).  NULL on error
+ * (IPT_ERR_INVALID for a bad key or CPU); an empty table is not NULL.
+ */
+const struct ipt_report_group *ipt_report_groups(struct ipt_report *r, enum ipt_group_by by, int cpu,
+						 enum ipt_group_sort sort, size_t *n);
+
+/*
+ * Folded stacks ("comm;root;...;leaf COUNT" lines, as flamegraph.pl,
+ * inferno and speedscope read them) of the counted rows to cpu (-1: all)
+ * whose send has a kernel stack: frames are function names ("0x..." for an
+ * unknown address), tracing frames trimmed; equal lines are merged; sorted
+ * by count, largest first, then by text.  Appended to sb; *total (may be
+ * NULL) gets the sum of the counts.  -1 on error.
+ */
+int ipt_report_folded(struct ipt_report *r, int cpu, struct ipt_strbuf *sb, uint64_t *total);
+
+/*
+ * What matching found for a row (with opts.row_results).  Rows are asked
+ * for in the order an ipt_ipi_iter with the report's filter gives them; a
+ * row the report did not count (another filter, a CPU out of range) gets
+ * known = false and does not move the cursor.
+ */
+enum ipt_unmatched_reason {
+	IPT_UNMATCHED_NONE,		/* matched, or not known */
+	IPT_UNMATCHED_TRACE_ENDED,	/* sent at the end: its interrupt came after */
+	IPT_UNMATCHED_NO_RECEIVE_EVENTS,	/* the trace has no receive events for it */
+	IPT_UNMATCHED_LOST_EVENTS,	/* events were lost on the target meanwhile */
+	IPT_UNMATCHED_NO_HANDLER,	/* no interrupt served it */
+};
+/* "trace_ended", "no_receive_events", "lost_events", "no_handler"; NULL for NONE */
+const char *ipt_unmatched_reason_name(enum ipt_unmatched_reason why);
+
+struct ipt_row_match {
+	bool known;			/* the report counted and matched this row */
+	bool matched;			/* an interrupt on the target served it */
+	bool coalesced;			/* ... that had served an earlier send */
+	enum ipt_unmatched_reason unmatched;	/* why not, when !matched */
+	bool has_latency;		/* send -> entry in ns: matched, a ns clock, and
+					 * comparable across CPUs (or the same CPU) */
+	uint64_t latency_ns;
+	bool has_handler;		/* that interrupt's entry -> exit was seen */
+	uint64_t handler_ns;
+	bool has_handler_ts;		/* matched and a ns clock */
+	uint64_t handler_ts_ns;		/* the interrupt's entry */
+	const struct ipt_report_stack *stack;	/* the sender's stack, or NULL */
+};
+/* 0 and *m filled (see above), -1 on error (no row_results). */
+int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, struct ipt_row_match *m);
 
 /*
  * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL

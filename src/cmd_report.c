@@ -26,11 +26,21 @@ static void report_usage(FILE *f)
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
 		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
-		"  -n, --top N          rows in the top-N tables (default 5)\n"
+		"      --by KEY         group the senders per target CPU by KEY: comm\n"
+		"                       (default; with its number of pids and the top ones),\n"
+		"                       pid, task (pid on a sending CPU), cpu (sending CPU),\n"
+		"                       callsite, function (the function run, else the\n"
+		"                       callback), kind, or stack (the sender's kernel stack,\n"
+		"                       tracing frames trimmed; recorded with --stacks)\n"
+		"      --sort ORDER     count (default: largest first) or key (by the key)\n"
+		"  -n, --top N          rows in the top-N tables (default 5; 0: all)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
 		"                       top one.  A trace with data in several needs it\n"
-		"  -f, --format FMT     text (default) or json\n"
+		"  -f, --format FMT     text (default), json, or folded: the senders' stacks as\n"
+		"                       folded lines 'comm;root;...;leaf COUNT' for\n"
+		"                       flamegraph.pl, inferno or speedscope (all target\n"
+		"                       CPUs; restrict with -F 'target_cpu==N')\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead\n"
 		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
@@ -65,10 +75,12 @@ static void report_usage(FILE *f)
 }
 
 struct ctx {
-	const struct ipt_report *r;
+	struct ipt_report *r;
 	const struct ipt_report_summary *s;
 	struct ipt_trace *t;
-	int top;
+	int top;			/* 0: all */
+	enum ipt_group_by by;
+	enum ipt_group_sort sort;
 	bool json;
 	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
 };
@@ -171,39 +183,161 @@ static void text_per_cpu(struct ctx *x)
 		       r->cross_cpu_missing_because);
 }
 
-static void text_tops(struct ctx *x)
+/* shown - how many of n entries a top-N table shows */
+static size_t shown(const struct ctx *x, size_t n)
+{
+	return x->top && (size_t)x->top < n ? (size_t)x->top : n;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* text_stack - the frames of a stack, one per line, leaf first */
+static void text_stack(const struct ctx *x, const struct ipt_report_stack *st, const char *indent)
+{
+	char a[160];
+
+	if (!st) {
+		printf("%s(no stack recorded)\n", indent);
+		return;
+	}
+	for (uint32_t k = 0; k < st->nframes; k++) {
+		ipt_trace_format_symbol(x->t, st->frames[k], true, a, sizeof(a));
+		printf("%s%s\n", indent, a);
+	}
+	if (!st->nframes)
+		printf("%s(only tracing frames)\n", indent);
+}
+
+/* text_group_key - one group's key as the text report shows it */
+static void text_group_key(const struct ctx *x, const struct ipt_report_group *g)
+{
+	char a[160];
+
+	switch (x->by) {
+	case IPT_BY_COMM:
+		printf("%s (%u pid%s:", g->comm, g->npids, g->npids == 1 ? "" : "s");
+		for (int i = 0; i < IPT_GROUP_TOP_PIDS && g->top_pids[i].pid >= 0; i++)
+			printf("%s %d", i ? "," : "", g->top_pids[i].pid);
+		printf("%s)", g->npids > IPT_GROUP_TOP_PIDS ? ", ..." : "");
+		break;
+	case IPT_BY_PID:
+		printf("%s-%d", g->comm, g->pid);
+		break;
+	case IPT_BY_TASK:
+		printf("%s-%d on cpu %d", g->comm, g->pid, g->src_cpu);
+		break;
+	case IPT_BY_CPU:
+		printf("from cpu %d", g->src_cpu);
+		break;
+	case IPT_BY_CALLSITE:
+	case IPT_BY_FUNCTION:
+		ipt_trace_format_symbol(x->t, g->addr, x->by == IPT_BY_CALLSITE, a, sizeof(a));
+		printf("%s", a);
+		break;
+	case IPT_BY_KIND:
+		printf("%s", ipt_kind_name((enum ipt_ipi_kind)g->kind));
+		break;
+	default:
+		break;
+	}
+}
+
+/* text_groups - the senders per target CPU, grouped by x->by */
+static int text_groups(struct ctx *x)
+{
+	static const char *const what[IPT_BY__COUNT] = {
+		[IPT_BY_COMM] = "command (pids, the largest first)", [IPT_BY_PID] = "task",
+		[IPT_BY_TASK] = "task, sending CPU", [IPT_BY_CPU] = "sending CPU",
+		[IPT_BY_CALLSITE] = "call site", [IPT_BY_FUNCTION] = "function run (else callback)",
+		[IPT_BY_KIND] = "kind", [IPT_BY_STACK] = "kernel stack, tracing frames trimmed",
+	};
+
+	printf("\nTop senders per target CPU, by %s\n", what[x->by]);
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n;
+		const struct ipt_report_group *g;
+
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, x->by, c, x->sort, &n)))
+			return -1;
+		for (size_t i = 0; i < shown(x, n); i++) {
+			printf("  cpu %-4d %9llu %5.1f%%  ", c, (unsigned long long)g[i].count,
+			       share(g[i].count, cp->ipis));
+			if (x->by == IPT_BY_STACK) {
+				printf("stack %zu of %zu\n", i + 1, n);
+				text_stack(x, g[i].stack, "                             ");
+				continue;
+			}
+			text_group_key(x, &g[i]);
+			printf("\n");
+		}
+		if (shown(x, n) < n)
+			printf("  cpu %-4d (%zu more)\n", c, n - shown(x, n));
+	}
+	return 0;
+}
+
+/* text_stacks - the top sender stacks per target CPU (when recorded) */
+static int text_stacks(struct ctx *x)
+{
+	bool any = false;
+
+	for (int c = 0; c < x->s->ncpus; c++)
+		any = any || ipt_report_cpu(x->r, c)->with_stack;
+	if (!any || x->by == IPT_BY_STACK)
+		return 0;
+	printf("\nTop sender stacks per target CPU (tracing frames trimmed; share of the IPIs"
+	       " with a stack)\n");
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n, k = 0;
+		const struct ipt_report_group *g;
+
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n)))
+			return -1;
+		printf("  cpu %-4d %llu of %llu IPIs had a stack\n", c, (unsigned long long)cp->with_stack,
+		       (unsigned long long)cp->ipis);
+		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
+			if (!g[i].stack)
+				continue;
+			printf("  cpu %-4d %9llu %5.1f%%  stack %zu\n", c, (unsigned long long)g[i].count,
+			       share(g[i].count, cp->with_stack), ++k);
+			text_stack(x, g[i].stack, "                             ");
+		}
+	}
+	return 0;
+}
+
+static int text_tops(struct ctx *x)
 {
 	int ncpus = x->s->ncpus;
-	size_t n, m;
-	const struct ipt_report_sender *s = ipt_report_senders(x->r, &n);
+	size_t m;
 	const struct ipt_report_pair *p = ipt_report_pairs(x->r, &m);
 	char a[160], b[160];
 
-	printf("\nTop senders per target CPU (task, sending CPU)\n");
-	for (int c = 0; c < ncpus; c++) {
-		int shown = 0;
-
-		for (size_t i = 0; i < n && shown < x->top; i++) {
-			if (s[i].target_cpu != c)
-				continue;
-			printf("  cpu %-4d %9llu  %s-%d on cpu %d\n", c, (unsigned long long)s[i].count,
-			       ipt_trace_comm(x->t, s[i].pid), s[i].pid, s[i].src_cpu);
-			shown++;
-		}
-	}
+	if (text_groups(x))
+		return -1;
 	printf("\nTop (call site, function) per target CPU\n");
 	for (int c = 0; c < ncpus; c++) {
-		int shown = 0;
+		size_t shown_c = 0;
 
-		for (size_t i = 0; i < m && shown < x->top; i++) {
+		for (size_t i = 0; i < m && (!x->top || shown_c < (size_t)x->top); i++) {
 			if (p[i].target_cpu != c)
 				continue;
 			ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
 			ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
 			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
-			shown++;
+			shown_c++;
 		}
 	}
+	return text_stacks(x);
 }
 
 /* text_matrix - sender x target counts; CPUs grouped when there are many */
@@ -351,7 +485,170 @@ static void jhist(const struct ctx *x, const char *name, const struct ipt_dist *
 		       (unsigned long long)ipt_dist_min(h));
 }
 
-static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
+/* jaddr - ,"name":"0x..." or null for 0 */
+static void jaddr(const char *name, uint64_t addr)
+{
+	if (addr)
+		printf(",\"%s\":\"0x%llx\"", name, (unsigned long long)addr);
+	else
+		printf(",\"%s\":null", name);
+}
+
+/* jsym - ,"name":"sym+0xoff" (with_off) or "sym", null when unknown */
+static void jsym(const struct ctx *x, const char *name, uint64_t addr, bool with_off)
+{
+	uint64_t off;
+	const char *sym = addr ? ipt_trace_symbol(x->t, addr, &off) : NULL;
+
+	printf(",\"%s\":", name);
+	if (!sym) {
+		printf("null");
+		return;
+	}
+	if (!with_off) {
+		jstr(sym);
+		return;
+	}
+	{
+		char b[192];
+
+		snprintf(b, sizeof(b), "%s+0x%llx", sym, (unsigned long long)off);
+		jstr(b);
+	}
+}
+
+/* jframes - a stack's frames as a list of "sym+0xoff" ("0x..." unknown), or null */
+static void jframes(const struct ctx *x, const uint64_t *f, uint32_t n, bool have)
+{
+	char a[160];
+
+	if (!have) {
+		printf("null");
+		return;
+	}
+	putchar('[');
+	for (uint32_t k = 0; k < n; k++) {
+		ipt_trace_format_symbol(x->t, f[k], true, a, sizeof(a));
+		if (k)
+			putchar(',');
+		jstr(a);
+	}
+	putchar(']');
+}
+
+/* jgroup - one group: count, share and its key's fields */
+static void jgroup(const struct ctx *x, const struct ipt_report_group *g, uint64_t whole)
+{
+	printf("{\"count\":%llu,\"share\":%.6f", (unsigned long long)g->count,
+	       whole ? (double)g->count / (double)whole : 0.0);
+	switch (x->by) {
+	case IPT_BY_COMM:
+		printf(",\"comm\":");
+		jstr(g->comm);
+		printf(",\"npids\":%u,\"top_pids\":[", g->npids);
+		for (int i = 0; i < IPT_GROUP_TOP_PIDS && g->top_pids[i].pid >= 0; i++)
+			printf("%s{\"pid\":%d,\"count\":%llu}", i ? "," : "", g->top_pids[i].pid,
+			       (unsigned long long)g->top_pids[i].count);
+		printf("]");
+		break;
+	case IPT_BY_PID:
+	case IPT_BY_TASK:
+		printf(",\"pid\":%d,\"comm\":", g->pid);
+		jstr(g->comm);
+		if (x->by == IPT_BY_TASK)
+			printf(",\"src_cpu\":%d", g->src_cpu);
+		break;
+	case IPT_BY_CPU:
+		printf(",\"src_cpu\":%d", g->src_cpu);
+		break;
+	case IPT_BY_CALLSITE:
+		jaddr("callsite", g->addr);
+		jsym(x, "callsite_sym", g->addr, true);
+		jsym(x, "callsite_func", g->addr, false);
+		break;
+	case IPT_BY_FUNCTION:
+		jaddr("func", g->addr);
+		jsym(x, "func_name", g->addr, false);
+		break;
+	case IPT_BY_KIND:
+		printf(",\"kind\":\"%s\"", ipt_kind_name((enum ipt_ipi_kind)g->kind));
+		break;
+	case IPT_BY_STACK:
+		printf(",\"stack\":");
+		jframes(x, g->stack ? g->stack->frames : NULL, g->stack ? g->stack->nframes : 0, g->stack);
+		break;
+	default:
+		break;
+	}
+	putchar('}');
+}
+
+/* json_groups - ,"by":..,"groups":[..],"stacks":[..] or null */
+static int json_groups(struct ctx *x)
+{
+	bool first = true, any = false;
+	enum ipt_group_by by = x->by;
+
+	printf(",\"by\":\"%s\",\"groups\":[", ipt_group_by_name(x->by));
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n;
+		const struct ipt_report_group *g;
+
+		any = any || cp->with_stack;
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, x->by, c, x->sort, &n)))
+			return -1;
+		printf("%s{\"target_cpu\":%d,\"ipis\":%llu,\"groups\":[", first ? "" : ",", c,
+		       (unsigned long long)cp->ipis);
+		for (size_t i = 0; i < shown(x, n); i++) {
+			if (i)
+				putchar(',');
+			jgroup(x, &g[i], cp->ipis);
+		}
+		printf("]}");
+		first = false;
+	}
+	printf("],\"stacks\":");
+	if (!any) {
+		printf("null");
+		return 0;
+	}
+	putchar('[');
+	first = true;
+	x->by = IPT_BY_STACK;
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n, k = 0;
+		const struct ipt_report_group *g;
+
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n))) {
+			x->by = by;
+			return -1;
+		}
+		printf("%s{\"target_cpu\":%d,\"ipis\":%llu,\"with_stack\":%llu,\"stacks\":[", first ? "" : ",",
+		       c, (unsigned long long)cp->ipis, (unsigned long long)cp->with_stack);
+		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
+			if (!g[i].stack)
+				continue;
+			printf("%s{\"count\":%llu,\"share\":%.6f,\"frames\":", k++ ? "," : "",
+			       (unsigned long long)g[i].count,
+			       cp->with_stack ? (double)g[i].count / (double)cp->with_stack : 0.0);
+			jframes(x, g[i].stack->frames, g[i].stack->nframes, true);
+			putchar('}');
+		}
+		printf("]}");
+		first = false;
+	}
+	x->by = by;
+	putchar(']');
+	return 0;
+}
+
+static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 {
 	const struct ipt_report_summary *r = x->s;
 	struct ipt_trace *t = x->t;
@@ -454,6 +751,8 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	       (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler,
 	       (unsigned long long)r->csd_set_aside);
+	if (json_groups(x))
+		return -1;
 	printf(",\"isolated\":");
 	if (!iso) {
 		printf("null");
@@ -470,18 +769,20 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		for (size_t i = 0; i < niso; i++) {
 			const struct ipt_report_isolated *s = &v[i];
 
-			ipt_trace_format_symbol(t, s->callsite, true, a, sizeof(a));
-			ipt_trace_format_symbol(t, s->func ? s->func : s->callback, false, b, sizeof(b));
+			/* the names and nulls of `ipitrace convert` rows */
 			printf("%s{\"ts_ns\":%llu,\"id\":%llu,\"src_cpu\":%d,\"target_cpu\":%d,\"pid\":%d,\"comm\":",
 			       first ? "" : ",", (unsigned long long)s->ts, (unsigned long long)s->id,
 			       s->src_cpu, s->target_cpu, s->pid);
 			jstr(ipt_trace_comm(t, s->pid));
-			printf(",\"callsite\":");
-			jstr(a);
-			printf(",\"function\":");
-			jstr(b);
-			printf(",\"kind\":\"%s\",\"matched\":%s,\"latency_ns\":", ipt_kind_name(s->kind),
-			       s->matched ? "true" : "false");
+			printf(",\"kind\":\"%s\"", ipt_kind_name(s->kind));
+			jaddr("callsite", s->callsite);
+			jsym(x, "callsite_sym", s->callsite, true);
+			jsym(x, "callsite_func", s->callsite, false);
+			jaddr("callback", s->callback);
+			jsym(x, "callback_sym", s->callback, false);
+			jaddr("func", s->func ? s->func : s->callback);
+			jsym(x, "func_name", s->func ? s->func : s->callback, false);
+			printf(",\"matched\":%s,\"lat_ns\":", s->matched ? "true" : "false");
 			if (s->latency >= 0 && x->ns)
 				printf("%lld", (long long)s->latency);
 			else
@@ -491,19 +792,39 @@ static void json_report(struct ctx *x, const struct ipt_cpuset *iso)
 				printf("%lld", (long long)s->handler);
 			else
 				printf("null");
-			printf(",\"stack\":[");
-			for (uint32_t k = 0; k < s->nstack; k++) {
-				ipt_trace_format_symbol(t, s->stack[k], true, a, sizeof(a));
-				if (k)
-					putchar(',');
-				jstr(a);
-			}
-			printf("]}");
+			printf(",\"stack\":");
+			jframes(x, s->stack, s->nstack, s->stack != NULL);
+			printf("}");
 			first = false;
 		}
 		printf("]}");
 	}
 	printf("}\n");
+	return 0;
+}
+
+/* folded_report - the senders' stacks as folded lines, on stdout */
+static int folded_report(struct ctx *x)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	uint64_t total = 0;
+
+	if (ipt_report_folded(x->r, -1, &sb, &total)) {
+		ipt_strbuf_free(&sb);
+		return -1;
+	}
+	if (!total) {
+		ipt_strbuf_free(&sb);
+		if (!x->s->ipis_counted)
+			err_msg("%s: no IPI %sto fold", ipt_trace_path(x->t), x->s->filtered ? "matches the filter " : "");
+		else
+			err_msg("%s: none of its %llu IPIs has a kernel stack (record with --stacks, or"
+				" trace-cmd record -T)", ipt_trace_path(x->t), (unsigned long long)x->s->ipis_counted);
+		return -1;
+	}
+	fwrite(ipt_strbuf_str(&sb), 1, sb.len, stdout);
+	ipt_strbuf_free(&sb);
+	return 0;
 }
 
 /* stored_isolated - the isolated CPUs `ipitrace record` stored in the file */
@@ -523,6 +844,8 @@ int cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
+		{ "by", required_argument, NULL, 'G' },
+		{ "sort", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -531,7 +854,7 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
 	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL;
-	bool have_iso = false;
+	bool have_iso = false, folded = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
 
@@ -558,18 +881,39 @@ int cmd_report(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
-			if (*end || v < 1 || v > 100000) {
-				err_msg("--top: expected a number from 1, got '%s'", optarg);
+			if (*end || end == optarg || v < 0 || v > 100000) {
+				err_msg("--top: expected a number from 0 (all) to 100000, got '%s'", optarg);
 				return 2;
 			}
 			x.top = (int)v;
 			break;
 		}
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				x.json = true;
-			else if (strcmp(optarg, "text")) {
-				err_msg("--format: text or json, not '%s'", optarg);
+			x.json = !strcmp(optarg, "json");
+			folded = !strcmp(optarg, "folded");
+			if (!x.json && !folded && strcmp(optarg, "text")) {
+				err_msg("--format: text, json or folded, not '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'G': {
+			int by = ipt_group_by_from_name(optarg);
+
+			if (by < 0) {
+				err_msg("--by: comm, pid, task, cpu, callsite, function, kind or stack, not '%s'",
+					optarg);
+				return 2;
+			}
+			x.by = (enum ipt_group_by)by;
+			break;
+		}
+		case 'O':
+			if (!strcmp(optarg, "count"))
+				x.sort = IPT_SORT_COUNT;
+			else if (!strcmp(optarg, "key"))
+				x.sort = IPT_SORT_KEY;
+			else {
+				err_msg("--sort: count or key, not '%s'", optarg);
 				return 2;
 			}
 			break;
@@ -633,12 +977,21 @@ int cmd_report(int argc, char **argv)
 		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, html);
 		goto out;
 	}
-	if (x.json) {
-		json_report(&x, ro.isolated);
+	if (folded) {
+		if (folded_report(&x))
+			goto out;
+	} else if (x.json) {
+		if (json_report(&x, ro.isolated)) {
+			err_msg("%s", ipt_errmsg());
+			goto out;
+		}
 	} else {
 		text_summary(&x);
 		text_per_cpu(&x);
-		text_tops(&x);
+		if (text_tops(&x)) {
+			err_msg("%s", ipt_errmsg());
+			goto out;
+		}
 		text_matrix(&x);
 		text_matching(&x);
 		if (ro.isolated)

@@ -190,6 +190,7 @@ enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
 struct pend {
 	uint64_t ts;
 	int64_t iso;		/* index in r->iso or -1 */
+	int64_t res;		/* index in r->res or -1 */
 	int32_t src;
 	bool counted;
 	uint8_t kind;		/* enum ipt_ipi_kind */
@@ -211,10 +212,16 @@ struct cpu_state {
 	uint64_t open_ts;
 	bool open_counted;
 	uint32_t open_kinds;		/* kinds of the counted sends it served */
-	int64_t *open_iso;
-	size_t nopen_iso, capopen_iso;
-	size_t stack_first, stack_n;	/* iso entries of this CPU's last send */
-	uint64_t stack_id;		/* ... and its send event id */
+	struct open_ref {		/* the sends the running handler serves */
+		int64_t iso, res;
+	} *open;
+	size_t nopen, capopen;
+	struct cur_row {		/* the counted rows of this CPU's last send */
+		int32_t target, pid;
+		int64_t iso, res;
+	} *cur;
+	size_t ncur, capcur;
+	uint64_t cur_id;		/* ... and its send id */
 	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
@@ -538,6 +545,59 @@ static int add_iso(struct rpt *r, const struct item *it)
 	return 0;
 }
 
+/* add_res - a counted row's result, pending until matching decides */
+static int add_res(struct rpt *r, const struct item *it)
+{
+	if (r->nres == r->capres) {
+		size_t cap = r->capres ? r->capres * 2 : 1024;
+		struct rpt_result *n = ipt_realloc(r->res, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->res = n;
+		r->capres = cap;
+	}
+	r->res[r->nres++] = (struct rpt_result){ .id = it->u.row.id, .hdur = UINT64_MAX,
+						 .target = (uint16_t)it->u.row.target };
+	return 0;
+}
+
+/* cur_add - a counted row of the CPU's last send (its stack comes next) */
+static int cur_add(struct cpu_state *s, const struct item *it, const struct pend *e)
+{
+	if (s->cur_id != it->u.row.id) {
+		s->cur_id = it->u.row.id;
+		s->ncur = 0;
+	}
+	if (s->ncur == s->capcur) {
+		size_t cap = s->capcur ? s->capcur * 2 : 8;
+		struct cur_row *n = ipt_realloc(s->cur, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->cur = n;
+		s->capcur = cap;
+	}
+	s->cur[s->ncur++] = (struct cur_row){ it->u.row.target, it->u.row.pid, e->iso, e->res };
+	return 0;
+}
+
+/* unmatched - send e will not be matched, for this reason */
+static void unmatched(struct rpt *r, const struct pend *e, enum rpt_res_state why)
+{
+	if (!e->counted)
+		return;
+	if (e->res >= 0)
+		r->res[e->res].state = (uint8_t)why;
+	switch (why) {
+	case RES_TRACE_ENDED: r->unmatched.trace_ended++; break;
+	case RES_NO_RECEIVE_EVENTS: r->unmatched.no_receive_events++; break;
+	case RES_LOST_EVENTS: r->unmatched.lost_events++; break;
+	case RES_NO_HANDLER: r->unmatched.no_handler++; break;
+	default: break;
+	}
+}
+
 /* fine_coarsen - half the resolution of the fine bins: pairs become one */
 static void fine_coarsen(struct rpt_fine *f)
 {
@@ -633,34 +693,34 @@ static int c_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	int src = it->k.cpu, target = it->u.row.target;
-	struct pend e = { it->k.ts, -1, src, it->counted, (uint8_t)it->u.row.kind };
+	struct pend e = { it->k.ts, -1, -1, src, it->counted, (uint8_t)it->u.row.kind };
 
-	/* the counts are the producers' (p_row); here: isolation and matching */
+	/* the counts are the producers' (p_row); here: isolation, stacks, matching */
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
 		return -1;
 	if (e.counted) {
-		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
-			struct cpu_state *s = &p->cpu[src];
+		struct cpu_state *s = &p->cpu[src];
 
+		if (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)) {
 			if (add_iso(r, it))
 				return -1;
 			e.iso = (int64_t)r->niso - 1;
-			if (s->stack_id != it->u.row.id) {
-				s->stack_first = r->niso - 1;
-				s->stack_n = 0;
-				s->stack_id = it->u.row.id;
-			}
-			s->stack_n++;
 		}
+		if (r->opts.row_results) {
+			if (add_res(r, it))
+				return -1;
+			e.res = (int64_t)r->nres - 1;
+		}
+		if (cur_add(s, it, &e))
+			return -1;
 		if (r->opts.time_bins > 0 && fine_add(&r->fine, target, it->k.ts))
 			return -1;
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
-		return 0;
+		return 0;	/* no vector to match on (too many arm64 reasons): unknown */
 	if (!p->has_stream[target]) {
 		/* nothing was recorded on the target CPU: no handler can show up */
-		if (e.counted)
-			r->unmatched.no_receive_events++;
+		unmatched(r, &e, RES_NO_RECEIVE_EVENTS);
 		return 0;
 	}
 	{
@@ -669,10 +729,7 @@ static int c_row(struct rpt *r, const struct item *it)
 		/* memory stays bounded: the oldest of too many waiting sends are
 		 * given up on (a real handler serves them within microseconds) */
 		if (q->n >= QUEUE_MAX) {
-			struct pend *old = q_pop(q);
-
-			if (old->counted)
-				r->unmatched.no_handler++;
+			unmatched(r, q_pop(q), RES_NO_HANDLER);
 		}
 		return q_push(q, &e);
 	}
@@ -683,8 +740,25 @@ static bool cross(const struct rpt *r, int a, int b)
 	return a == b || r->cross_ok;
 }
 
-/* serve - the interrupt at ts on cpu serves send e (open: it is the running one) */
-static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool open)
+/* open_add - the running handler on s serves this send too */
+static int open_add(struct cpu_state *s, const struct pend *e)
+{
+	if (s->nopen == s->capopen) {
+		size_t cap = s->capopen ? s->capopen * 2 : 8;
+		struct open_ref *n = ipt_realloc(s->open, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->open = n;
+		s->capopen = cap;
+	}
+	s->open[s->nopen++] = (struct open_ref){ e->iso, e->res };
+	return 0;
+}
+
+/* serve - the interrupt at ts on cpu serves send e (open: it is the running
+ * one; coalesced: it served an earlier send) */
+static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool open, bool coalesced)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
@@ -705,26 +779,23 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
 	if (r->opts.kind_distributions && cross(r, e->src, cpu) &&
 	    hist_add_log(&r->kind_lat[e->kind], lat))
 		return -1;
+	if (coalesced)
+		c->coalesced++;
 	if (e->iso >= 0) {
 		struct ipt_report_isolated *iso = &r->iso[e->iso];
 
 		iso->matched = true;
 		if (cross(r, e->src, cpu))
 			iso->latency = (int64_t)lat;
-		if (!open)
-			return 0;
-		if (s->nopen_iso == s->capopen_iso) {
-			size_t cap = s->capopen_iso ? s->capopen_iso * 2 : 8;
-			int64_t *n = ipt_realloc(s->open_iso, cap * sizeof(*n));
-
-			if (!n)
-				return -1;
-			s->open_iso = n;
-			s->capopen_iso = cap;
-		}
-		s->open_iso[s->nopen_iso++] = e->iso;
 	}
-	return 0;
+	if (e->res >= 0) {
+		struct rpt_result *res = &r->res[e->res];
+
+		res->state = RES_MATCHED;
+		res->hts = ts;
+		res->coalesced = coalesced;
+	}
+	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
 }
 
 /*
@@ -761,22 +832,20 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->open_ts = ts;
 	s->open_counted = false;
 	s->open_kinds = 0;
-	s->nopen_iso = 0;
+	s->nopen = 0;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
 		if (e->counted) {
-			if (serve(r, cpu, e, ts, true))
+			if (serve(r, cpu, e, ts, true, !first))
 				return -1;
 			served++;
-			if (!first)
-				c->coalesced++;
 		}
 		first = false;
 	}
 	if (first && (e = q_pop(q)) && e->counted) {
-		if (serve(r, cpu, e, ts, true))
+		if (serve(r, cpu, e, ts, true, false))
 			return -1;
 		served++;
 	}
@@ -795,9 +864,13 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 		return 0;
 	s->open_class = -1;
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
-	for (size_t i = 0; i < s->nopen_iso; i++)
-		r->iso[s->open_iso[i]].handler = (int64_t)dur;
-	s->nopen_iso = 0;
+	for (size_t i = 0; i < s->nopen; i++) {
+		if (s->open[i].iso >= 0)
+			r->iso[s->open[i].iso].handler = (int64_t)dur;
+		if (s->open[i].res >= 0)
+			r->res[s->open[i].res].hdur = dur;
+	}
+	s->nopen = 0;
 	if (!s->open_counted)
 		return 0;
 	for (int k = 0; r->opts.kind_distributions && k < IPT_KIND__COUNT; k++)
@@ -899,26 +972,35 @@ static int c_stack(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s;
+	uint32_t sid, n;
 
 	if (ensure_cpu(r, it->k.cpu))
 		return -1;
 	s = &p->cpu[it->k.cpu];
-	if (s->stack_id != s->last_gid || !s->stack_n)
-		return 0;
-	for (size_t i = 0; i < s->stack_n; i++) {
-		struct ipt_report_isolated *iso = &r->iso[s->stack_first + i];
-		uint32_t n = it->u.stack->n;
+	n = it->u.stack->n;
+	if (s->cur_id != s->last_gid || !s->ncur || !n)
+		return 0;	/* not right after a counted send, or no frames (raw text) */
+	if (!(sid = stk_intern(&r->stacks, it->u.stack->addr, n)))
+		return -1;
+	for (size_t i = 0; i < s->ncur; i++) {
+		const struct cur_row *cr = &s->cur[i];
 
-		if (iso->stack)
-			continue;
-		uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
-
-		if (!stack)
+		if (map_add(&r->stackmap, sid, (uint64_t)(uint32_t)cr->pid, (uint32_t)cr->target))
 			return -1;
-		memcpy(stack, it->u.stack->addr, n * sizeof(*stack));
-		iso->stack = stack;
-		iso->nstack = n;
+		r->cpus[cr->target].with_stack++;
+		if (cr->res >= 0)
+			r->res[cr->res].stack = sid;
+		if (cr->iso >= 0 && !r->iso[cr->iso].stack) {
+			uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
+
+			if (!stack)
+				return -1;
+			memcpy(stack, it->u.stack->addr, n * sizeof(*stack));
+			r->iso[cr->iso].stack = stack;
+			r->iso[cr->iso].nstack = n;
+		}
 	}
+	s->ncur = 0;	/* one stack per send */
 	return 0;
 }
 
@@ -939,12 +1021,11 @@ static int dropped(struct rpt *r, int cpu)
 		struct pend *e;
 
 		while ((e = q_pop(&s->q[k])))
-			if (e->counted)
-				r->unmatched.lost_events++;
+			unmatched(r, e, RES_LOST_EVENTS);
 		s->had_entry[k] = false;
 	}
 	s->open_class = -1;
-	s->nopen_iso = 0;
+	s->nopen = 0;
 	s->ncsd = 0;
 	return 0;
 }
@@ -1387,19 +1468,18 @@ static int settle(struct rpt *r)
 					continue;
 				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k]) {
 					/* coalesced into the last interrupt of the vector */
-					if (serve(r, c, e, s->last_entry_ts[k], false))
+					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
-					r->cpus[c].coalesced++;
 					continue;
 				}
 				if (!r->have_receive || !p->class_seen[k])
-					r->unmatched.no_receive_events++;
+					unmatched(r, e, RES_NO_RECEIVE_EVENTS);
 				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
-					r->unmatched.lost_events++;
+					unmatched(r, e, RES_LOST_EVENTS);
 				else if (e->ts >= last)
-					r->unmatched.trace_ended++;
+					unmatched(r, e, RES_TRACE_ENDED);
 				else
-					r->unmatched.no_handler++;
+					unmatched(r, e, RES_NO_HANDLER);
 			}
 		}
 	}
@@ -1568,7 +1648,8 @@ void rpt_free(struct rpt *r)
 		for (int c = 0; c < p->ncpu; c++) {
 			for (int k = 0; k < NCLASS; k++)
 				free(p->cpu[c].q[k].v);
-			free(p->cpu[c].open_iso);
+			free(p->cpu[c].open);
+			free(p->cpu[c].cur);
 		}
 		free(p->cpu);
 		free(p->ev);
@@ -1598,6 +1679,9 @@ void rpt_free(struct rpt *r)
 	}
 	free(r->fine.cpu);
 	free(r->iso);
+	stk_free(&r->stacks);
+	map_free(&r->stackmap);
+	free(r->res);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
 	memset(r, 0, sizeof(*r));
@@ -1615,6 +1699,21 @@ struct ipt_report {
 	struct ipt_report_cell *matrix;
 	size_t nsenders, ntasks, npairs, npairs_all, nmatrix;
 	uint64_t *tbins;			/* sum.ncpus x opts.time_bins */
+	/* stacks with the tracing frames trimmed: trimmed id of each recorded
+	 * stack (tmap[id]), and their public views (tstk[trimmed id]) */
+	struct stk_table trimmed;
+	uint32_t *tmap;
+	struct ipt_report_stack *tstk;
+	struct group_cache {			/* tables made by ipt_report_groups */
+		struct group_cache *next;
+		enum ipt_group_by by;
+		int cpu;
+		enum ipt_group_sort sort;
+		struct ipt_report_group *g;
+		size_t n;
+	} *groups;
+	size_t rcur;				/* ipt_report_row_match's next result */
+	bool ns;				/* time stamps are ns */
 };
 
 static int cmp_ab(const void *a, const void *b)
@@ -1753,6 +1852,44 @@ static int time_bins(struct ipt_report *rep)
 	return 0;
 }
 
+/* trim_stacks - every recorded stack without its tracing frames, interned again */
+static int trim_stacks(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	size_t n = r->stacks.nent;
+	uint32_t *cut;
+
+	if (!n)
+		return 0;
+	rep->tmap = ipt_calloc(n + 1, sizeof(*rep->tmap));
+	cut = ipt_calloc(n + 1, sizeof(*cut));
+	if (!rep->tmap || !cut)
+		goto fail;
+	for (uint32_t id = 1; id <= n; id++) {
+		uint32_t k;
+		const uint64_t *a = stk_get(&r->stacks, id, &k);
+
+		cut[id] = stk_trim_count(r->t, a, k);
+		if (!(rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id])))
+			goto fail;
+	}
+	/* the views, once the table stopped growing */
+	rep->tstk = ipt_calloc(rep->trimmed.nent + 1, sizeof(*rep->tstk));
+	if (!rep->tstk)
+		goto fail;
+	for (uint32_t id = n; id >= 1; id--) {
+		struct ipt_report_stack *v = &rep->tstk[rep->tmap[id]];
+
+		v->frames = stk_get(&rep->trimmed, rep->tmap[id], &v->nframes);
+		v->trimmed = cut[id];	/* the first recorded stack's, in the end */
+	}
+	free(cut);
+	return 0;
+fail:
+	free(cut);
+	return -1;
+}
+
 /* finish - the public views once the pass is done */
 static int finish(struct ipt_report *rep)
 {
@@ -1824,7 +1961,10 @@ static int finish(struct ipt_report *rep)
 		rep->kinds[k].latency = &r->kind_lat[k];
 		rep->kinds[k].handler = &r->kind_hdl[k];
 	}
-	if (tables(rep))
+	for (int c = 0; c < r->ncpus; c++)
+		rep->cpus[c].with_stack = r->cpus[c].with_stack;
+	rep->ns = !strcmp(ipt_trace_time_unit(r->t), "ns");
+	if (tables(rep) || trim_stacks(rep))
 		return -1;
 	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
 }
@@ -1832,7 +1972,7 @@ static int finish(struct ipt_report *rep)
 /* ipt_report_run - run the report engine over t, with the options that fit in opts->sz */
 struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_opts *opts)
 {
-	struct ipt_report_opts o = { sizeof(o), NULL, NULL, false, 0, 0, false };
+	struct ipt_report_opts o = { .sz = sizeof(o) };
 	struct rpt_opts ro = { 0 };
 	struct ipt_report *rep;
 
@@ -1863,6 +2003,7 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.threads = o.threads;
 	ro.time_bins = o.time_bins;
 	ro.kind_distributions = o.kind_distributions;
+	ro.row_results = o.row_results;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;
@@ -1886,6 +2027,16 @@ void ipt_report_free(struct ipt_report *rep)
 	free(rep->pairs_all);
 	free(rep->matrix);
 	free(rep->tbins);
+	stk_free(&rep->trimmed);
+	free(rep->tmap);
+	free(rep->tstk);
+	while (rep->groups) {
+		struct group_cache *g = rep->groups;
+
+		rep->groups = g->next;
+		free(g->g);
+		free(g);
+	}
 	free(rep);
 }
 
@@ -1945,4 +2096,410 @@ const uint64_t *ipt_report_time_bins(const struct ipt_report *rep, int cpu)
 	if (!rep->tbins || cpu < 0 || cpu >= rep->sum.ncpus)
 		return NULL;
 	return rep->tbins + (size_t)cpu * (size_t)rep->r.opts.time_bins;
+}
+
+/* ---- grouping ---- */
+
+static const char *const by_names[IPT_BY__COUNT] = {
+	[IPT_BY_COMM] = "comm", [IPT_BY_PID] = "pid", [IPT_BY_TASK] = "task", [IPT_BY_CPU] = "cpu",
+	[IPT_BY_CALLSITE] = "callsite", [IPT_BY_FUNCTION] = "function", [IPT_BY_KIND] = "kind",
+	[IPT_BY_STACK] = "stack",
+};
+
+const char *ipt_group_by_name(enum ipt_group_by by)
+{
+	return (int)by >= 0 && by < IPT_BY__COUNT ? by_names[by] : NULL;
+}
+
+int ipt_group_by_from_name(const char *name)
+{
+	for (int i = 0; name && i < IPT_BY__COUNT; i++)
+		if (!strcmp(name, by_names[i]))
+			return i;
+	return -1;
+}
+
+static int cmp_stack(const struct ipt_report_stack *x, const struct ipt_report_stack *y)
+{
+	if (!x || !y)
+		return !x - !y ? (!x ? -1 : 1) : 0;
+	for (uint32_t i = 0; i < x->nframes && i < y->nframes; i++)
+		if (x->frames[i] != y->frames[i])
+			return x->frames[i] < y->frames[i] ? -1 : 1;
+	return x->nframes < y->nframes ? -1 : x->nframes > y->nframes;
+}
+
+static int cmp_int(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* cmp_key - order of two groups by the key of by (pid inside comm, to merge) */
+static int cmp_key(enum ipt_group_by by, const struct ipt_report_group *x, const struct ipt_report_group *y)
+{
+	int c;
+
+	switch (by) {
+	case IPT_BY_COMM:
+		return strcmp(x->comm, y->comm);
+	case IPT_BY_PID:
+		return cmp_int(x->pid, y->pid);
+	case IPT_BY_TASK:
+		return (c = cmp_int(x->pid, y->pid)) ? c : cmp_int(x->src_cpu, y->src_cpu);
+	case IPT_BY_CPU:
+		return cmp_int(x->src_cpu, y->src_cpu);
+	case IPT_BY_CALLSITE:
+	case IPT_BY_FUNCTION:
+		return x->addr < y->addr ? -1 : x->addr > y->addr;
+	case IPT_BY_KIND:
+		return cmp_int(x->kind, y->kind);
+	case IPT_BY_STACK:
+		return cmp_stack(x->stack, y->stack);
+	default:
+		return 0;
+	}
+}
+
+static _Thread_local enum ipt_group_by sort_by;
+
+static int cmp_group_key(const void *a, const void *b)
+{
+	const struct ipt_report_group *x = a, *y = b;
+	int c = cmp_key(sort_by, x, y);
+
+	/* comm: its pids next to each other, for npids and top_pids */
+	return c || sort_by != IPT_BY_COMM ? c : cmp_int(x->pid, y->pid);
+}
+
+static int cmp_group_count(const void *a, const void *b)
+{
+	const struct ipt_report_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return cmp_key(sort_by, x, y);
+}
+
+/* top_pid - pid with count among comm group g's largest pids */
+static void top_pid(struct ipt_report_group *g, int32_t pid, uint64_t count)
+{
+	int i = IPT_GROUP_TOP_PIDS;
+
+	while (i > 0 && (g->top_pids[i - 1].pid < 0 || g->top_pids[i - 1].count < count))
+		i--;
+	if (i >= IPT_GROUP_TOP_PIDS)
+		return;
+	memmove(&g->top_pids[i + 1], &g->top_pids[i], (size_t)(IPT_GROUP_TOP_PIDS - 1 - i) * sizeof(g->top_pids[0]));
+	g->top_pids[i].pid = pid;
+	g->top_pids[i].count = count;
+}
+
+static struct ipt_report_group blank_group(int cpu)
+{
+	struct ipt_report_group g = { .target_cpu = cpu, .pid = -1, .src_cpu = -1, .kind = -1 };
+
+	for (int i = 0; i < IPT_GROUP_TOP_PIDS; i++)
+		g.top_pids[i].pid = -1;
+	return g;
+}
+
+/* group_rows - the raw entries for by (one per map entry to cpu) */
+static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_group_by by, int cpu, size_t *n)
+{
+	struct rpt *r = &rep->r;
+	const struct rpt_map *m = by == IPT_BY_CALLSITE || by == IPT_BY_FUNCTION ? &r->pairs :
+				  by == IPT_BY_STACK ? &r->stackmap : &r->senders;
+	size_t cap = (by == IPT_BY_KIND ? IPT_KIND__COUNT : m->n) + (size_t)r->ncpus + 1, k = 0;
+	struct ipt_report_group *v = ipt_malloc(cap * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	if (by == IPT_BY_KIND) {
+		for (int kd = 0; kd < IPT_KIND__COUNT; kd++) {
+			uint64_t c = 0;
+
+			for (int t = 0; t < r->ncpus; t++)
+				if (cpu < 0 || t == cpu)
+					c += r->cpus[t].by_kind[kd];
+			if (!c)
+				continue;
+			v[k] = blank_group(cpu);
+			v[k].kind = kd;
+			v[k++].count = c;
+		}
+		*n = k;
+		return v;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct rpt_slot *sl = &m->slot[i];
+		struct ipt_report_group *g;
+
+		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+			continue;
+		g = &v[k++];
+		*g = blank_group(cpu);
+		g->count = sl->val;
+		switch (by) {
+		case IPT_BY_CALLSITE:
+			g->addr = sl->key.a;
+			break;
+		case IPT_BY_FUNCTION:
+			g->addr = sl->key.b;
+			break;
+		case IPT_BY_STACK:
+			g->stack = &rep->tstk[rep->tmap[sl->key.a]];
+			break;
+		case IPT_BY_CPU:
+			g->src_cpu = (int32_t)sl->key.b;
+			break;
+		case IPT_BY_TASK:
+			g->src_cpu = (int32_t)sl->key.b;
+			/* fall through */
+		default:	/* comm, pid */
+			g->pid = (int32_t)(uint32_t)sl->key.a;
+			g->comm = ipt_trace_comm(r->t, g->pid);
+			break;
+		}
+	}
+	if (by == IPT_BY_STACK) {
+		/* the rows whose send has no stack: one group, stack NULL */
+		for (int t = 0; t < r->ncpus; t++) {
+			uint64_t none;
+
+			if (cpu >= 0 && t != cpu)
+				continue;
+			none = r->cpus[t].ipis - r->cpus[t].with_stack;
+			if (!none)
+				continue;
+			v[k] = blank_group(cpu);
+			v[k++].count = none;
+		}
+	}
+	*n = k;
+	return v;
+}
+
+/* merge_groups - v sorted by key: equal keys become one (comm: pids counted) */
+static size_t merge_groups(enum ipt_group_by by, struct ipt_report_group *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n;) {
+		struct ipt_report_group g = v[i];
+		size_t j = i;
+
+		g.count = 0;
+		while (j < n && !cmp_key(by, &v[i], &v[j])) {
+			/* comm: the entries of one pid are next to each other */
+			size_t e = j;
+			uint64_t c = 0;
+
+			while (e < n && !cmp_key(by, &v[i], &v[e]) && (by != IPT_BY_COMM || v[e].pid == v[j].pid))
+				c += v[e++].count;
+			if (by == IPT_BY_COMM) {
+				g.npids++;
+				top_pid(&g, v[j].pid, c);
+			}
+			g.count += c;
+			j = e;
+		}
+		if (by == IPT_BY_COMM)
+			g.pid = -1;
+		v[k++] = g;
+		i = j;
+	}
+	return k;
+}
+
+const struct ipt_report_group *ipt_report_groups(struct ipt_report *rep, enum ipt_group_by by, int cpu,
+						 enum ipt_group_sort sort, size_t *n)
+{
+	struct group_cache *gc;
+	struct ipt_report_group *v;
+	size_t k;
+
+	*n = 0;
+	if ((int)by < 0 || by >= IPT_BY__COUNT || cpu < -1 || cpu >= rep->sum.ncpus ||
+	    (sort != IPT_SORT_COUNT && sort != IPT_SORT_KEY)) {
+		ipt_err_code(IPT_ERR_INVALID, "report groups: no key %d, CPU %d or order %d", (int)by, cpu,
+			     (int)sort);
+		return NULL;
+	}
+	for (gc = rep->groups; gc; gc = gc->next)
+		if (gc->by == by && gc->cpu == cpu && gc->sort == sort) {
+			*n = gc->n;
+			return gc->g;
+		}
+	gc = ipt_calloc(1, sizeof(*gc));
+	v = group_rows(rep, by, cpu, &k);
+	if (!gc || !v) {
+		free(gc);
+		free(v);
+		return NULL;
+	}
+	sort_by = by;
+	qsort(v, k, sizeof(*v), cmp_group_key);
+	k = merge_groups(by, v, k);
+	if (sort == IPT_SORT_COUNT)
+		qsort(v, k, sizeof(*v), cmp_group_count);
+	*gc = (struct group_cache){ rep->groups, by, cpu, sort, v, k };
+	rep->groups = gc;
+	*n = k;
+	return v;
+}
+
+/* ---- folded stacks ---- */
+
+struct fline {
+	char *text;
+	uint64_t count;
+};
+
+static int cmp_fline_text(const void *a, const void *b)
+{
+	return strcmp(((const struct fline *)a)->text, ((const struct fline *)b)->text);
+}
+
+static int cmp_fline_count(const void *a, const void *b)
+{
+	const struct fline *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+/* folded_line - "comm;root;...;leaf" of a stack sent by pid */
+static char *folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_report_stack *st)
+{
+	struct ipt_strbuf sb = { 0 };
+	const char *comm = ipt_trace_comm(rep->r.t, pid);
+
+	for (const char *c = comm; *c; c++)
+		if (sb_addc(&sb, *c == ';' || (unsigned char)*c < 0x20 ? '_' : *c))
+			goto fail;
+	for (uint32_t i = st->nframes; i-- > 0;) {
+		uint64_t off;
+		const char *name = ipt_trace_symbol(rep->r.t, st->frames[i], &off);
+
+		if (sb_addc(&sb, ';') || (name ? sb_adds(&sb, name) :
+					  sb_add(&sb, "0x", 2) || sb_add_hex(&sb, st->frames[i])))
+			goto fail;
+	}
+	if (sb_addc(&sb, '\0'))
+		goto fail;
+	return sb.buf;
+fail:
+	ipt_strbuf_free(&sb);
+	return NULL;
+}
+
+int ipt_report_folded(struct ipt_report *rep, int cpu, struct ipt_strbuf *out, uint64_t *total)
+{
+	const struct rpt_map *m = &rep->r.stackmap;
+	struct fline *v = ipt_calloc(m->n ? m->n : 1, sizeof(*v));
+	size_t k = 0, j = 0;
+	uint64_t sum = 0;
+	int ret = -1;
+
+	if (!v)
+		return -1;
+	if (cpu < -1 || cpu >= rep->sum.ncpus) {
+		ipt_err_code(IPT_ERR_INVALID, "folded stacks: no CPU %d", cpu);
+		goto out;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		const struct rpt_slot *sl = &m->slot[i];
+
+		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+			continue;
+		v[k].count = sl->val;
+		if (!(v[k++].text = folded_line(rep, (int32_t)(uint32_t)sl->key.b,
+						&rep->tstk[rep->tmap[sl->key.a]])))
+			goto out;
+	}
+	qsort(v, k, sizeof(*v), cmp_fline_text);
+	for (size_t i = 0; i < k; i++) {
+		if (j && !strcmp(v[j - 1].text, v[i].text)) {
+			v[j - 1].count += v[i].count;
+			free(v[i].text);
+		} else {
+			v[j++] = v[i];
+		}
+	}
+	k = j;
+	qsort(v, k, sizeof(*v), cmp_fline_count);
+	for (size_t i = 0; i < k; i++) {
+		char num[24];
+
+		snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i].count);
+		if (sb_adds(out, v[i].text) || sb_adds(out, num))
+			goto out;
+		sum += v[i].count;
+	}
+	if (total)
+		*total = sum;
+	ret = 0;
+out:
+	for (size_t i = 0; i < k; i++)
+		free(v[i].text);
+	free(v);
+	return ret;
+}
+
+/* ---- per-row results ---- */
+
+const char *ipt_unmatched_reason_name(enum ipt_unmatched_reason why)
+{
+	static const char *const names[] = {
+		[IPT_UNMATCHED_TRACE_ENDED] = "trace_ended",
+		[IPT_UNMATCHED_NO_RECEIVE_EVENTS] = "no_receive_events",
+		[IPT_UNMATCHED_LOST_EVENTS] = "lost_events",
+		[IPT_UNMATCHED_NO_HANDLER] = "no_handler",
+	};
+
+	return why > IPT_UNMATCHED_NONE && why <= IPT_UNMATCHED_NO_HANDLER ? names[why] : NULL;
+}
+
+int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, struct ipt_row_match *m)
+{
+	const struct rpt *r = &rep->r;
+	const struct rpt_result *res;
+
+	memset(m, 0, sizeof(*m));
+	if (!r->opts.row_results) {
+		ipt_err_code(IPT_ERR_INVALID, "report: row results were not kept (row_results)");
+		return -1;
+	}
+	if (rep->rcur >= r->nres)
+		return 0;
+	res = &r->res[rep->rcur];
+	if (res->id != row->id || res->target != row->target_cpu)
+		return 0;	/* a row the report did not count */
+	rep->rcur++;
+	m->known = res->state != RES_PENDING;
+	m->matched = res->state == RES_MATCHED;
+	m->coalesced = m->matched && res->coalesced;
+	switch (res->state) {
+	case RES_TRACE_ENDED: m->unmatched = IPT_UNMATCHED_TRACE_ENDED; break;
+	case RES_NO_RECEIVE_EVENTS: m->unmatched = IPT_UNMATCHED_NO_RECEIVE_EVENTS; break;
+	case RES_LOST_EVENTS: m->unmatched = IPT_UNMATCHED_LOST_EVENTS; break;
+	case RES_NO_HANDLER: m->unmatched = IPT_UNMATCHED_NO_HANDLER; break;
+	default: break;
+	}
+	if (m->matched && rep->ns) {
+		m->has_handler_ts = true;
+		m->handler_ts_ns = res->hts;
+		if (row->src_cpu == row->target_cpu || r->cross_ok) {
+			m->has_latency = true;
+			m->latency_ns = res->hts >= row->ts ? res->hts - row->ts : 0;
+		}
+	}
+	if (m->matched && rep->ns && res->hdur != UINT64_MAX) {
+		m->has_handler = true;
+		m->handler_ns = res->hdur;
+	}
+	if (res->stack && rep->tmap)
+		m->stack = &rep->tstk[rep->tmap[res->stack]];
+	return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "core/hist.h"
 #include "ipi/ipi.h"
+#include "ipi/stacks.h"
 
 struct rpt_key {
 	uint64_t a, b;
@@ -48,6 +49,7 @@ struct rpt_cpu {			/* per target CPU */
 	struct ipt_dist csd_run;	/* csd function entry -> exit, ns */
 	uint64_t lost;			/* events lost on this CPU (known) */
 	bool lost_unknown;
+	uint64_t with_stack;		/* counted rows with a sender stack */
 };
 
 
@@ -62,6 +64,24 @@ struct rpt_opts {
 	int threads;			/* > 1: that many decoding threads (lanes.h) */
 	int time_bins;			/* > 0: IPIs per target CPU over time (fine[]) */
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
+	bool row_results;		/* res[]: what matching found per counted row */
+};
+
+/* What matching found for one counted row (opts.row_results), in the
+ * order of the rows */
+enum rpt_res_state {
+	RES_PENDING,			/* (only while running) */
+	RES_MATCHED,
+	RES_TRACE_ENDED, RES_NO_RECEIVE_EVENTS, RES_LOST_EVENTS, RES_NO_HANDLER,
+};
+struct rpt_result {
+	uint64_t id;			/* the row's send id and target (the join key) */
+	uint64_t hts;			/* entry of the interrupt that served it */
+	uint64_t hdur;			/* its entry -> exit, UINT64_MAX unknown */
+	uint32_t stack;			/* id in stacks, 0 none */
+	uint16_t target;
+	uint8_t state;			/* enum rpt_res_state */
+	bool coalesced;
 };
 
 /* IPIs per target CPU over time.  The span of the bins is known only at
@@ -113,6 +133,10 @@ struct rpt {
 	struct ipt_dist kind_lat[IPT_KIND__COUNT];	/* opts.kind_distributions */
 	struct ipt_dist kind_hdl[IPT_KIND__COUNT];
 	struct rpt_fine fine;		/* opts.time_bins */
+	struct stk_table stacks;	/* sender stacks, as recorded */
+	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
+	struct rpt_result *res;		/* opts.row_results */
+	size_t nres, capres;
 	void *priv;			/* matching state (report.c) */
 };
 
