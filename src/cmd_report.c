@@ -974,7 +974,7 @@ int cmd_report(int argc, char **argv)
 	x.r = r;
 	x.s = ipt_report_summary(r);
 	if (html) {
-		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, html);
+		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, x.by, html);
 		goto out;
 	}
 	if (folded) {
