@@ -926,6 +926,48 @@ struct ipt_row_match {
 int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, struct ipt_row_match *m);
 
 /*
+ * Interrupts that served no traced send (an IPI interrupt on a CPU with no
+ * send waiting for its vector), with the cause where it can be known.
+ */
+enum ipt_unsent_cause {
+	IPT_UNSENT_BEFORE_START,	/* another CPU was not recording yet: its send
+					 * may predate the trace */
+	IPT_UNSENT_LOST_EVENTS,		/* events were lost since the previous interrupt
+					 * of the vector here: the send may be among them */
+	IPT_UNSENT_FILTERED,		/* the recording filtered the send events */
+	IPT_UNSENT_UNTRACED,		/* none of those: a kernel path the send events
+					 * do not cover */
+	IPT_UNSENT__COUNT
+};
+/* "before_trace_start", "lost_events", "filtered", "untraced_path" */
+const char *ipt_unsent_cause_name(enum ipt_unsent_cause why);
+
+struct ipt_report_unsent {		/* per CPU and vector */
+	int32_t cpu;
+	const char *vector;		/* x86: "reschedule", "call_function",
+					 * "call_function_single", "irq_work";
+					 * arm64: the ipi_entry reason */
+	uint64_t count;
+	uint64_t by_cause[IPT_UNSENT__COUNT];
+};
+/* Non-zero entries, by CPU and vector; the array belongs to the report.
+ * Without a filter they add up to ipt_report_summary's
+ * handlers_unattributed (with one, that also counts interrupts that served
+ * only sends the filter left out). */
+const struct ipt_report_unsent *ipt_report_unsent(const struct ipt_report *r, size_t *n);
+
+/* One interrupt with no traced send on an isolated CPU (opts.isolated), in time order. */
+struct ipt_report_isolated_unsent {
+	uint64_t ts;
+	int32_t cpu;
+	int32_t pid;			/* the task it interrupted */
+	const char *vector;		/* as in struct ipt_report_unsent */
+	enum ipt_unsent_cause cause;
+	int64_t handler;		/* entry -> exit, -1 unknown */
+};
+const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *r, size_t *n);
+
+/*
  * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL
  * without time bins or for a CPU outside the table.  Bin i covers
  * [first_ts + i * span / time_bins, first_ts + (i+1) * span / time_bins)

@@ -373,6 +373,33 @@ static void text_matrix(struct ctx *x)
 	free(cell);
 }
 
+/* text_unsent - the interrupts that served no traced send, with causes */
+static void text_unsent(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+	if (!n)
+		return;
+	printf("  interrupts with no traced send, per CPU and vector, by cause:\n");
+	for (size_t i = 0; i < n; i++) {
+		bool first = true;
+
+		printf("    cpu %-4d %-22s %8llu:", u[i].cpu, u[i].vector, (unsigned long long)u[i].count);
+		for (int w = 0; w < IPT_UNSENT__COUNT; w++) {
+			if (!u[i].by_cause[w])
+				continue;
+			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       (unsigned long long)u[i].by_cause[w]);
+			first = false;
+		}
+		printf("\n");
+	}
+	printf("    (before_trace_start: another CPU was not recording yet; lost_events: events were lost"
+	       " since the previous interrupt of the vector; filtered: the recording filtered sends;"
+	       " untraced_path: sent by a kernel path the IPI send events do not cover)\n");
+}
+
 static void text_matching(struct ctx *x)
 {
 	const struct ipt_report_summary *r = x->s;
@@ -398,6 +425,7 @@ static void text_matching(struct ctx *x)
 	       " no handler seen %llu\n",
 	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
+	text_unsent(x);
 	printf("  csd queue -> run (us):");
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
@@ -412,6 +440,33 @@ static void text_matching(struct ctx *x)
 	printf("\n");
 }
 
+/* text_isolated_unsent - the interrupts on isolated CPUs that served no send */
+static void text_isolated_unsent(const struct ctx *x, const char *list)
+{
+	size_t n;
+	const struct ipt_report_isolated_unsent *v = ipt_report_isolated_unsent(x->r, &n);
+
+	printf("\nIPI interrupts on isolated CPUs %s with no traced send: %zu\n", list, n);
+	if (!n)
+		return;
+	printf("  %-16s %4s %-22s %-22s %-20s %9s\n", "time", "cpu", "vector", "interrupted task", "cause",
+	       "hdl_us");
+	for (size_t i = 0; i < n; i++) {
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+		char task[64], hdl[24];
+
+		ipt_render_ts(x->t, v[i].ts, &sb);
+		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, v[i].pid), v[i].pid);
+		if (v[i].handler >= 0 && x->ns)
+			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)v[i].handler));
+		else
+			snprintf(hdl, sizeof(hdl), "-");
+		printf("  %-16s %4d %-22s %-22s %-20s %9s\n", ipt_strbuf_str(&sb), v[i].cpu, v[i].vector, task,
+		       ipt_unsent_cause_name(v[i].cause), hdl);
+		ipt_strbuf_free(&sb);
+	}
+}
+
 static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 {
 	size_t niso;
@@ -420,8 +475,10 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 
 	ipt_cpuset_format_list(iso, list, sizeof(list));
 	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
-	if (!niso)
+	if (!niso) {
+		text_isolated_unsent(x, list);
 		return;
+	}
 	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
 	       "call site", "function", "kind", "lat_us", "hdl_us");
 	for (size_t i = 0; i < niso; i++) {
@@ -452,6 +509,7 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 			printf("      => %s\n", a);
 		}
 	}
+	text_isolated_unsent(x, list);
 }
 
 /* ---- JSON ---- */
@@ -532,6 +590,25 @@ static void jframes(const struct ctx *x, const uint64_t *f, uint32_t n, bool hav
 		if (k)
 			putchar(',');
 		jstr(a);
+	}
+	putchar(']');
+}
+
+/* json_unsent - ,"unsent":[per CPU and vector, by cause] */
+static void json_unsent(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+	printf(",\"unsent\":[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"cpu\":%d,\"vector\":", i ? "," : "", u[i].cpu);
+		jstr(u[i].vector);
+		printf(",\"count\":%llu,\"by_cause\":{", (unsigned long long)u[i].count);
+		for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+			printf("%s\"%s\":%llu", w ? "," : "", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       (unsigned long long)u[i].by_cause[w]);
+		printf("}}");
 	}
 	putchar(']');
 }
@@ -751,6 +828,7 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	       (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler,
 	       (unsigned long long)r->csd_set_aside);
+	json_unsent(x);
 	if (json_groups(x))
 		return -1;
 	printf(",\"isolated\":");
@@ -796,6 +874,23 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 			jframes(x, s->stack, s->nstack, s->stack != NULL);
 			printf("}");
 			first = false;
+		}
+		printf("],\"unsent\":[");
+		{
+			const struct ipt_report_isolated_unsent *w = ipt_report_isolated_unsent(x->r, &niso);
+
+			for (size_t i = 0; i < niso; i++) {
+				printf("%s{\"ts_ns\":%llu,\"cpu\":%d,\"vector\":", i ? "," : "",
+				       (unsigned long long)w[i].ts, w[i].cpu);
+				jstr(w[i].vector);
+				printf(",\"pid\":%d,\"comm\":", w[i].pid);
+				jstr(ipt_trace_comm(t, w[i].pid));
+				printf(",\"cause\":\"%s\",\"handler_ns\":", ipt_unsent_cause_name(w[i].cause));
+				if (w[i].handler >= 0 && x->ns)
+					printf("%lld}", (long long)w[i].handler);
+				else
+					printf("null}");
+			}
 		}
 		printf("]}");
 	}

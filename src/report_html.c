@@ -1004,9 +1004,34 @@ static void matching(struct hx *x)
 	fprintf(f, "<p class=\"meta\">IPI interrupts %s, with no traced send %s; csd calls matched by pointer "
 		"%s.</p>\n", num(r->handlers, a), num(r->handlers_unattributed, b), num(r->csd_runs, c));
 	fprintf(f, "<p class=\"meta\">Unmatched: trace ended %s, receive events not recorded %s, lost events "
-		"%s, no handler seen %s.</p>\n</section>\n", num(r->unmatched_trace_ended, a),
+		"%s, no handler seen %s.</p>\n", num(r->unmatched_trace_ended, a),
 		num(r->unmatched_no_receive_events, b), num(r->unmatched_lost_events, c),
 		num(r->unmatched_no_handler, d));
+	{
+		size_t n;
+		const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+		if (n) {
+			fputs("<h3>Interrupts with no traced send</h3><table class=\"unsent\"><tr><th>CPU</th>"
+			      "<th class=\"l\">vector</th><th>interrupts</th>", f);
+			for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+				fprintf(f, "<th>%s</th>", ipt_unsent_cause_name((enum ipt_unsent_cause)w));
+			fputs("</tr>\n", f);
+			for (size_t i = 0; i < n && i < CPU_ROWS_MAX; i++) {
+				fprintf(f, "<tr><td>%d</td><td class=\"l\">", u[i].cpu);
+				esc(f, u[i].vector);
+				fprintf(f, "</td><td>%s</td>", num(u[i].count, a));
+				for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+					fprintf(f, "<td>%s</td>", num(u[i].by_cause[w], a));
+				fputs("</tr>\n", f);
+			}
+			fputs("</table>\n<p class=\"note\">before_trace_start: another CPU was not recording yet;"
+			      " lost_events: events were lost since the previous interrupt of the vector;"
+			      " filtered: the recording filtered sends; untraced_path: sent by a kernel path the"
+			      " IPI send events do not cover.</p>\n", f);
+		}
+	}
+	fputs("</section>\n", f);
 }
 
 static void isolated(struct hx *x, const struct ipt_cpuset *iso)

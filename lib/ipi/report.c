@@ -182,7 +182,7 @@ bool rpt_clock_cross_cpu(const char *clock, const char **why)
 
 /* ---- matching state ---- */
 
-enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
+enum { NCLASS = RPT_NCLASS };	/* x86 vectors, or arm64 reasons */
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
 #define CSD_MAX 262144		/* csd calls waiting to run */
 #define DENSE 64		/* CPUs of the dense matrix */
@@ -222,6 +222,7 @@ struct cpu_state {
 	} *cur;
 	size_t ncur, capcur;
 	uint64_t cur_id;		/* ... and its send id */
+	int64_t open_isu;		/* the running handler's entry in r->isu, or -1 */
 	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
@@ -260,6 +261,10 @@ struct priv {
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
 	uint64_t csd_given_up;
 	uint64_t sends;			/* send events numbered so far */
+	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
+	int ncpu_first;
+	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
+	uint64_t last_drop_ts;
 	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
 	struct pipe *pipe;
 	/* the sender x target matrix of the first DENSE CPUs, folded into
@@ -374,8 +379,10 @@ static int ensure_cpu(struct rpt *r, int cpu)
 		if (!s)
 			return -1;
 		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
-		for (int i = r->ncpus; i < n; i++)
+		for (int i = r->ncpus; i < n; i++) {
 			s[i].open_class = -1;
+			s[i].open_isu = -1;
+		}
 		p->cpu = s;
 		p->ncpu = n;
 		r->ncpus = n;
@@ -808,7 +815,66 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
  * the others coalesced with it.  Sends left when the trace ends that were
  * traced before the last interrupt coalesced into it (settle).
  */
-static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
+/* rpt_class_name - the interrupt vector (x86) or reason (arm64) of class cls */
+static const char *rpt_class_name(const struct rpt *r, int cls)
+{
+	static const char *const x86[] = {
+		[C_RESCHED] = "reschedule", [C_CALL_SINGLE] = "call_function_single",
+		[C_CALL] = "call_function", [C_IRQ_WORK] = "irq_work", [C_CALL_ANY] = "call_function",
+	};
+	const struct priv *p = r->priv;
+
+	if (cls >= 0 && cls < C_X86_COUNT)
+		return x86[cls];
+	if (cls >= C_X86_COUNT && cls - C_X86_COUNT < p->nreasons)
+		return p->reasons[cls - C_X86_COUNT];
+	return "?";
+}
+
+/* unsent_cause - why an interrupt at ts on cpu served no traced send */
+static enum ipt_unsent_cause unsent_cause(struct rpt *r, int cpu, uint64_t ts, bool had, uint64_t prev)
+{
+	struct priv *p = r->priv;
+
+	/* a CPU not recording yet may have sent it */
+	for (int c = 0; c < p->ncpu_first; c++)
+		if (c != cpu && p->first_ts[c] > ts)
+			return IPT_UNSENT_BEFORE_START;
+	/* a send after the previous interrupt of the vector here may be lost */
+	if (p->any_drop && (!had || p->last_drop_ts >= prev))
+		return IPT_UNSENT_LOST_EVENTS;
+	if (r->sends_filtered)
+		return IPT_UNSENT_FILTERED;
+	return IPT_UNSENT_UNTRACED;
+}
+
+/* unsent - interrupt (cpu, cls) at ts served no send: count it with its
+ * cause, and list it when cpu is isolated */
+static int unsent(struct rpt *r, int cpu, int cls, uint64_t ts, bool had, uint64_t prev, int32_t pid)
+{
+	struct priv *p = r->priv;
+	enum ipt_unsent_cause why = unsent_cause(r, cpu, ts, had, prev);
+	struct ipt_report_isolated_unsent *e;
+
+	r->cpus[cpu].unsent[cls][why]++;
+	if (!r->opts.isolated || !ipt_cpuset_has(r->opts.isolated, (unsigned int)cpu))
+		return 0;
+	if (r->nisu == r->capisu) {
+		size_t cap = r->capisu ? r->capisu * 2 : 64;
+		struct ipt_report_isolated_unsent *n = ipt_realloc(r->isu, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->isu = n;
+		r->capisu = cap;
+	}
+	e = &r->isu[r->nisu];
+	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, rpt_class_name(r, cls), why, -1 };
+	p->cpu[cpu].open_isu = (int64_t)r->nisu++;
+	return 0;
+}
+
+static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t pid)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
@@ -817,7 +883,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	/* a function-call vector serves its own sends, else those of either */
 	int qc = call && !s->q[cls].n && s->q[C_CALL_ANY].n ? C_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
-	bool had = s->had_entry[qc], first = true;
+	bool had = s->had_entry[qc], first = true, popped = false;
 	uint64_t prev = s->last_entry_ts[qc], served = 0;
 	struct pend *e;
 
@@ -833,10 +899,12 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->open_counted = false;
 	s->open_kinds = 0;
 	s->nopen = 0;
+	s->open_isu = -1;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
+		popped = true;
 		if (e->counted) {
 			if (serve(r, cpu, e, ts, true, !first))
 				return -1;
@@ -844,14 +912,17 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 		}
 		first = false;
 	}
-	if (first && (e = q_pop(q)) && e->counted) {
-		if (serve(r, cpu, e, ts, true, false))
-			return -1;
-		served++;
+	if (first && (e = q_pop(q))) {
+		popped = true;
+		if (e->counted) {
+			if (serve(r, cpu, e, ts, true, false))
+				return -1;
+			served++;
+		}
 	}
 	if (!served)
 		c->handlers_unattributed++;
-	return 0;
+	return popped ? 0 : unsent(r, cpu, cls, ts, had, prev, pid);
 }
 
 static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
@@ -864,6 +935,9 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 		return 0;
 	s->open_class = -1;
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	if (s->open_isu >= 0)
+		r->isu[s->open_isu].handler = (int64_t)dur;
+	s->open_isu = -1;
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
@@ -1011,11 +1085,14 @@ static int c_stack(struct rpt *r, const struct item *it)
  * open there may have ended in the gap; csd calls queued for it before
  * are not paired with runs after (their drop epoch differs)
  */
-static int dropped(struct rpt *r, int cpu)
+static int dropped(struct rpt *r, int cpu, uint64_t ts)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
 
+	p->any_drop = true;
+	p->last_drop_ts = ts;
+	s->open_isu = -1;
 	s->drops++;
 	for (int k = 0; k < NCLASS; k++) {
 		struct pend *e;
@@ -1057,7 +1134,8 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_ROW:
 		return number_send(r, ln, it) ? -1 : c_row(r, it);
 	case IT_ENTRY:
-		return ensure_cpu(r, it->k.cpu) ? -1 : handler_entry(r, it->k.cpu, it->cls, it->k.ts);
+		return ensure_cpu(r, it->k.cpu) ? -1 :
+		       handler_entry(r, it->k.cpu, it->cls, it->k.ts, (int32_t)it->u.csd);
 	case IT_EXIT:
 		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
 	case IT_CSD_QUEUE:
@@ -1104,7 +1182,7 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_STACK:
 		return c_stack(r, it);
 	case IT_DROP:
-		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu);
+		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu, it->k.ts);
 	}
 	return 0;
 }
@@ -1369,8 +1447,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	if (!e)
 		return 0;
 	switch (e->kind) {
-	case RK_ENTRY:
-		return p_simple(pd, IT_ENTRY, rec, e->cls, 0);
+	case RK_ENTRY:	/* with the interrupted task */
+		return p_simple(pd, IT_ENTRY, rec, e->cls, (uint64_t)(uint32_t)ipt_record_pid(r->t, rec));
 	case RK_EXIT:
 		return p_simple(pd, IT_EXIT, rec, e->cls, 0);
 	case RK_ARM_ENTRY:
@@ -1380,7 +1458,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 
 		if (cls < 0)
 			return 0;
-		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls, 0);
+		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls,
+				e->kind == RK_ARM_ENTRY ? (uint64_t)(uint32_t)ipt_record_pid(r->t, rec) : 0);
 	}
 	case RK_CSD_QUEUE: {
 		uint64_t csd = fval(r, rec, e->f2), target = fval(r, rec, e->f1);
@@ -1565,6 +1644,48 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
+/* first_stamps - the first record's time of each CPU with data: before it,
+ * that CPU was not recording (a send from it could not be traced) */
+static int first_stamps(struct rpt *r, struct priv *p)
+{
+	int n = 0;
+
+	for (int c = 0; c < IPT_CPUSET_MAX; c++)
+		if (p->has_stream[c])
+			n = c + 1;
+	if (!n)
+		return 0;
+	p->first_ts = ipt_calloc((size_t)n, sizeof(*p->first_ts));
+	if (!p->first_ts)
+		return -1;
+	p->ncpu_first = n;
+	for (int c = 0; c < n; c++) {
+		struct ipt_cpuset one = IPT_CPUSET_INIT;
+		struct ipt_iter *it;
+		struct ipt_record rec;
+		int k;
+
+		if (!p->has_stream[c])
+			continue;
+		ipt_cpuset_init(&one);
+		if (ipt_cpuset_add(&one, (unsigned int)c)) {
+			ipt_cpuset_free(&one);
+			return -1;
+		}
+		it = ipt_iter_new(r->t, &one);
+		ipt_cpuset_free(&one);
+		if (!it)
+			return -1;
+		k = ipt_iter_next(it, &rec);
+		if (k > 0)
+			p->first_ts[c] = rec.ts;
+		ipt_iter_free(it);
+		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* rpt_run - one pass over the trace */
 int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
@@ -1593,6 +1714,8 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	for (int i = 0; i < t->nstreams; i++)
 		if (t->streams[i].size)
 			p->has_stream[t->streams[i].cpu] = true;
+	if (first_stamps(r, p))
+		return -1;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
 		goto out;
@@ -1652,6 +1775,7 @@ void rpt_free(struct rpt *r)
 			free(p->cpu[c].cur);
 		}
 		free(p->cpu);
+		free(p->first_ts);
 		free(p->ev);
 		free(p->csd);
 		pthread_mutex_destroy(&p->reason_lock);
@@ -1682,6 +1806,7 @@ void rpt_free(struct rpt *r)
 	stk_free(&r->stacks);
 	map_free(&r->stackmap);
 	free(r->res);
+	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
 	memset(r, 0, sizeof(*r));
@@ -1713,6 +1838,8 @@ struct ipt_report {
 		size_t n;
 	} *groups;
 	size_t rcur;				/* ipt_report_row_match's next result */
+	struct ipt_report_unsent *unsent;
+	size_t nunsent;
 	bool ns;				/* time stamps are ns */
 };
 
@@ -1852,6 +1979,40 @@ static int time_bins(struct ipt_report *rep)
 	return 0;
 }
 
+/* unsent_table - the interrupts with no send, per CPU and vector */
+static int unsent_table(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (int c = 0; c < r->ncpus; c++)
+			for (int k = 0; k < NCLASS; k++) {
+				uint64_t sum = 0;
+
+				for (int w = 0; w < RPT_NCAUSE; w++)
+					sum += r->cpus[c].unsent[k][w];
+				if (!sum)
+					continue;
+				if (pass) {
+					struct ipt_report_unsent *u = &rep->unsent[n];
+
+					u->cpu = c;
+					u->vector = rpt_class_name(r, k);
+					u->count = sum;
+					for (int w = 0; w < RPT_NCAUSE; w++)
+						u->by_cause[w] = r->cpus[c].unsent[k][w];
+				}
+				n++;
+			}
+		if (!pass && !(rep->unsent = ipt_calloc(n ? n : 1, sizeof(*rep->unsent))))
+			return -1;
+	}
+	rep->nunsent = n;
+	return 0;
+}
+
 /* trim_stacks - every recorded stack without its tracing frames, interned again */
 static int trim_stacks(struct ipt_report *rep)
 {
@@ -1964,7 +2125,7 @@ static int finish(struct ipt_report *rep)
 	for (int c = 0; c < r->ncpus; c++)
 		rep->cpus[c].with_stack = r->cpus[c].with_stack;
 	rep->ns = !strcmp(ipt_trace_time_unit(r->t), "ns");
-	if (tables(rep) || trim_stacks(rep))
+	if (tables(rep) || trim_stacks(rep) || unsent_table(rep))
 		return -1;
 	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
 }
@@ -2027,6 +2188,7 @@ void ipt_report_free(struct ipt_report *rep)
 	free(rep->pairs_all);
 	free(rep->matrix);
 	free(rep->tbins);
+	free(rep->unsent);
 	stk_free(&rep->trimmed);
 	free(rep->tmap);
 	free(rep->tstk);
@@ -2502,4 +2664,30 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	if (res->stack && rep->tmap)
 		m->stack = &rep->tstk[rep->tmap[res->stack]];
 	return 0;
+}
+
+/* ---- interrupts with no send ---- */
+
+const char *ipt_unsent_cause_name(enum ipt_unsent_cause why)
+{
+	static const char *const names[IPT_UNSENT__COUNT] = {
+		[IPT_UNSENT_BEFORE_START] = "before_trace_start",
+		[IPT_UNSENT_LOST_EVENTS] = "lost_events",
+		[IPT_UNSENT_FILTERED] = "filtered",
+		[IPT_UNSENT_UNTRACED] = "untraced_path",
+	};
+
+	return (int)why >= 0 && why < IPT_UNSENT__COUNT ? names[why] : NULL;
+}
+
+const struct ipt_report_unsent *ipt_report_unsent(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nunsent;
+	return rep->unsent;
+}
+
+const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->r.nisu;
+	return rep->r.isu;
 }
