@@ -18,22 +18,29 @@ static void convert_usage(FILE *f)
 		"       ipitrace convert [OPTIONS] FILE -o DIR --partition-by host,date\n"
 		"\n"
 		"Write the IPIs of FILE as a table, one row per (IPI send, target CPU), for\n"
-		"pandas, DuckDB, Spark, spreadsheets and scripts.\n"
+		"pandas, DuckDB, Spark, spreadsheets and scripts.  FILE '-' (or a pipe) reads\n"
+		"standard input.\n"
 		"\n"
 		"  -o, --output OUT     output file; '-' for standard output (required).\n"
 		"                       The file appears only when complete.\n"
 		"  -f, --format FMT     csv, jsonl or parquet; default from OUT's extension\n"
 		"                       (.csv, .jsonl/.json/.ndjson, .parquet), csv for '-'\n"
-		"      --compression C  parquet: zstd (default) or none\n"
+		"  -Z, --compression C  parquet: zstd (default) or none\n"
 		"      --partition-by K parquet dataset: K is host, date or host,date; OUT is a\n"
 		"                       directory, the file goes to OUT/host=H/date=D/part-N.parquet\n"
 		"                       (H: the trace's uname node name; D: the trace file's\n"
-		"                       modification date, UTC; N: the first free number)\n"
+		"                       modification date, UTC; N: the first free number).\n"
+		"                       A trace already in the dataset (same host, kernel,\n"
+		"                       clock, first and last event, events; recorded in\n"
+		"                       DIR/.ipitrace-sources) is refused: its rows would\n"
+		"                       count twice\n"
 		"      --no-explode     one row per send event; its targets as a CPU list\n"
 		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
 		"                       or a list<int32> column (parquet)\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
-		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
+		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"
+		"  -c, --cpus LIST      keep only rows whose target CPU is in LIST (with -F: both;\n"
+		"                       --no-explode: sends with a target in LIST)\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers ('top': the top one); needed when several hold data\n"
 		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
 		"                       the online CPUs), merged in time order: the same rows\n"
@@ -68,19 +75,19 @@ static int parquet_wanted(const char *fmt, const char *out, const char *compress
 	else
 		pq = partition_by || (dot && !strcmp(dot, ".parquet"));
 	if (!pq && (compression || partition_by)) {
-		err_msg("--compression and --partition-by apply to Parquet output only");
+		usage_err("convert", "--compression and --partition-by apply to Parquet output only");
 		return -1;
 	}
 	if (compression && strcmp(compression, "none") && strcmp(compression, "zstd")) {
-		err_msg("--compression: none or zstd, not '%s'", compression);
+		usage_err("convert", "--compression: none or zstd, not '%s'", compression);
 		return -1;
 	}
 	if (partition_by && ipt_parquet_check_partition(partition_by)) {
-		err_msg("--partition-by: %s", ipt_errmsg());
+		usage_err("convert", "--partition-by: %s", ipt_errmsg());
 		return -1;
 	}
 	if (partition_by && out && !strcmp(out, "-")) {
-		err_msg("--partition-by writes a directory: give one with -o DIR");
+		usage_err("convert", "--partition-by writes a directory: give one with -o DIR");
 		return -1;
 	}
 	return pq ? 1 : 0;
@@ -133,7 +140,8 @@ int cmd_convert(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-explode", no_argument, NULL, 'N' },
 		{ "filter", required_argument, NULL, 'F' },
-		{ "compression", required_argument, NULL, 'C' },
+		{ "compression", required_argument, NULL, 'Z' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "partition-by", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
@@ -141,7 +149,8 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *fmt = NULL, *filter = NULL, *compression = NULL, *partition = NULL;
-	const char *buffer = NULL;
+	const char *buffer = NULL, *cpus_arg = NULL;
+	char *cpus_expr = NULL;
 	enum ipt_row_format rf = IPT_ROWS_CSV;
 	bool explode = true;
 	struct ipt_trace *t = NULL;
@@ -155,40 +164,50 @@ int cmd_convert(int argc, char **argv)
 
 	if (threads < 1)
 		threads = 1;
-	while ((c = getopt_long(argc, argv, "o:f:F:j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:F:c:Z:j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("convert", c, argv);
+		case 'c': cpus_arg = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f': fmt = optarg; break;
 		case 'N': explode = false; break;
 		case 'F': filter = optarg; break;
-		case 'C': compression = optarg; break;
+		case 'Z': compression = optarg; break;
 		case 'P': partition = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'j':
-			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
-				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
-				return 2;
-			}
+			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1])
+				return usage_err("convert", "--threads: a number from 1 to 8, not '%s'", optarg);
 			threads = optarg[0] - '0';
 			break;
 		case 'h': convert_usage(stdout); return 0;
-		default: convert_usage(stderr); return 2;
+		default: return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
-		convert_usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_err("convert", optind < argc ? "one FILE only" : "no FILE given");
+	if (!out)
+		return usage_err("convert", "no output: give -o OUT (- for standard output)");
 	pq = parquet_wanted(fmt, out, compression, partition);
 	if (pq < 0)
 		return 2;
-	if (!pq && pick_format(fmt, out, &rf)) {
-		err_msg("unknown output format %s (use --format csv, jsonl or parquet)", fmt ? fmt : out);
-		return 2;
+	if (!pq && pick_format(fmt, out, &rf))
+		return usage_err("convert", "unknown output format %s (use --format csv, jsonl or parquet)",
+				 fmt ? fmt : out);
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("convert", cpus_arg, filter);
+		if (!cpus_expr)
+			return 2;
+		filter = cpus_expr;
 	}
 	t = open_trace(argv[optind], buffer, true, &ret);
-	if (!t)
+	if (!t) {
+		free(cpus_expr);
 		return ret;
+	}
 	ret = 1;
 	it = ipt_ipi_iter_new(t, filter);
 	if (!it) {
@@ -247,5 +266,6 @@ out:
 	ipt_strbuf_free(&sb);
 	ipt_ipi_iter_free(it);
 	ipt_trace_close(t);
+	free(cpus_expr);
 	return ret;
 }

@@ -21,18 +21,21 @@ static void report_usage(FILE *f)
 		"Who sends which IPIs to which CPUs, how often, from where, and how long they\n"
 		"took: per target CPU counts by kind, the top senders and call sites, a sender x\n"
 		"target matrix, send-to-handler latency and handler time, and every IPI that\n"
-		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat.\n"
+		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat; '-'\n"
+		"(or a pipe) reads standard input, e.g. `zcat x.dat.gz | ipitrace report -`.\n"
 		"\n"
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
+		"  -c, --cpus LIST      count only IPIs to these target CPUs (with -F: both)\n"
 		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
-		"  -n, --top N          rows in the top-N tables (default 5)\n"
+		"  -t, --top N          rows in the top-N tables (default 5)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
 		"                       top one.  A trace with data in several needs it\n"
 		"  -f, --format FMT     text (default) or json\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
-		"                       in inline SVG, no script, no network) instead\n"
+		"                       in inline SVG, no script, no network) instead, and say\n"
+		"                       where; not with --format\n"
 		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
 		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
 		"                       by N threads in parallel and merged in time order for\n"
@@ -517,7 +520,8 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "filter", required_argument, NULL, 'F' },
 		{ "isolated", required_argument, NULL, 'i' },
-		{ "top", required_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
 		{ "html", required_argument, NULL, 'H' },
@@ -530,7 +534,9 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report_opts ro = { .sz = sizeof(ro) };
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL;
+	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
+	const char *cpus_arg = NULL;
+	char *cpus_expr = NULL;
 	bool have_iso = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
@@ -542,53 +548,71 @@ int cmd_report(int argc, char **argv)
 
 		ro.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 	}
-	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:c:i:t:f:j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("report", c, argv);
+		case 'c': cpus_arg = optarg; break;
 		case 'F': ro.filter = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'i':
 			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
-				err_msg("--isolated: %s", ipt_errmsg());
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--isolated: %s", ipt_errmsg());
 			}
 			have_iso = true;
 			iso_arg = optarg;
 			break;
-		case 'n': {
+		case 't': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || v < 1 || v > 100000) {
-				err_msg("--top: expected a number from 1, got '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--top: expected a number from 1, got '%s'", optarg);
 			}
 			x.top = (int)v;
 			break;
 		}
 		case 'f':
+			fmt_arg = optarg;
 			if (!strcmp(optarg, "json"))
 				x.json = true;
 			else if (strcmp(optarg, "text")) {
-				err_msg("--format: text or json, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--format: text or json, not '%s'", optarg);
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
 		case 'H': html = optarg; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
-				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--threads: a number from 1 to 8, not '%s'", optarg);
 			}
 			ro.threads = optarg[0] - '0';
 			break;
-		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
+		case 'h': ipt_cpuset_free(&iso); report_usage(stdout); return 0;
+		default: ipt_cpuset_free(&iso); return 2;
 		}
 	}
 	if (optind < argc - 1) {
-		report_usage(stderr);
-		return 2;
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "one FILE only (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	}
+	if (html && fmt_arg) {
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "--html writes HTML: it takes no --format");
+	}
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("report", cpus_arg, ro.filter);
+		if (!cpus_expr) {
+			ipt_cpuset_free(&iso);
+			return 2;
+		}
+		ro.filter = cpus_expr;
 	}
 	if (optind == argc - 1)
 		path = argv[optind];
@@ -596,6 +620,7 @@ int cmd_report(int argc, char **argv)
 	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
 		ipt_cpuset_free(&iso);
+		free(cpus_expr);
 		return ret;
 	}
 	ret = 1;
@@ -611,6 +636,7 @@ int cmd_report(int argc, char **argv)
 		if (bad) {
 			ipt_trace_close(x.t);
 			ipt_cpuset_free(&iso);
+			free(cpus_expr);
 			return 2;
 		}
 	}
@@ -655,5 +681,6 @@ out:
 	ipt_report_free(r);
 	ipt_trace_close(x.t);
 	ipt_cpuset_free(&iso);
+	free(cpus_expr);
 	return ret;
 }
