@@ -170,7 +170,9 @@ void buffers_read(struct ipt_trace *t, char *buf, size_t size)
 
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc)
 {
-	struct ipt_trace *t = ipt_trace_open(path);
+	/* "-": standard input (a pipe is read into a temporary file by the library) */
+	struct ipt_trace *t = strcmp(path, "-") ? ipt_trace_open(path)
+						: ipt_trace_open_fd(0, "standard input");
 	int with_data = 0;
 
 	*rc = 1;
