@@ -976,6 +976,20 @@ unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r);
 /* The request (opts) the last failure was about. */
 enum ipt_record_about ipt_record_error(const struct ipt_recorder *r);
 
+/* Counts so far of a running recording (between ipt_record_start and
+ * ipt_record_collect; from the thread that drives the session).  Events
+ * are counted in the whole pages the readers captured so far, so they lag
+ * by up to a poll interval and a page; lost is the kernel's counters now. */
+struct ipt_record_progress {
+	uint64_t events;		/* data events captured */
+	uint64_t sends;			/* ... of them IPI send events */
+	uint64_t lost;			/* overrun + commit_overrun + dropped, every CPU */
+	uint64_t missed;		/* events the captured pages flag as missed */
+	bool missed_unknown;		/* a flagged page had no stored count */
+	uint64_t bytes;			/* bytes captured (before compression) */
+};
+int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p);
+
 /* One CPU's result (after ipt_record_collect). */
 struct ipt_record_cpu {
 	int cpu;

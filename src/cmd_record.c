@@ -64,6 +64,9 @@ struct recorder {
 	int stop_signal;
 	double t_start, t_stop;
 	bool usage_error;		/* setup failed on an option: exit 2 */
+	bool status;			/* a status line once a second (a terminal, not -q) */
+	bool status_shown;		/* one is on the screen */
+	double t_status;		/* when it was last drawn */
 };
 
 /* record_usage - the --help text */
@@ -557,6 +560,50 @@ static void wait_child_bounded(struct recorder *r)
 	}
 }
 
+/* human_bytes - n as B, KiB, MiB or GiB */
+static const char *human_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+/* status_line - the counts so far, on one line that is redrawn (terminals only) */
+static void status_line(struct recorder *r, double now)
+{
+	struct ipt_record_progress p;
+	char size[32];
+
+	if (!r->status || now - r->t_status < 1.0)
+		return;
+	r->t_status = now;
+	if (ipt_record_progress(r->rec, &p))
+		return;
+	fprintf(stderr, "\r%.0f s: %llu events, %llu IPI sends, %llu lost, %s captured\033[K",
+		now - r->t_start, (unsigned long long)p.events, (unsigned long long)p.sends,
+		(unsigned long long)(p.lost > p.missed ? p.lost : p.missed),
+		human_bytes(p.bytes, size, sizeof(size)));
+	fflush(stderr);
+	r->status_shown = true;
+}
+
+/* status_clear - remove the status line before other output */
+static void status_clear(struct recorder *r)
+{
+	if (!r->status_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	r->status_shown = false;
+}
+
 /* wait_end - sleep until -d, COMMAND's end, a signal, or a reader failure */
 static int wait_end(struct recorder *r)
 {
@@ -571,6 +618,7 @@ static int wait_end(struct recorder *r)
 			return -1;
 		if (left <= 0)
 			return 0;
+		status_line(r, now_s());
 		if (left < 0.1) {
 			ts.tv_sec = 0;
 			ts.tv_nsec = (long)(left * 1e9) + 1;
@@ -670,10 +718,14 @@ static int record_run(struct recorder *r)
 	print_start(r);
 	if (r->o.command && release_command(r))
 		goto out;
+	r->t_status = r->t_start;
+	r->status = !r->o.quiet && isatty(STDERR_FILENO);
 	if (wait_end(r)) {
+		status_clear(r);
 		err_msg("%s (no file written)", ipt_record_failure(r->rec));
 		goto out;
 	}
+	status_clear(r);
 	ipt_record_stop(r->rec);
 	r->t_stop = now_s();
 	if (r->stop_signal)
