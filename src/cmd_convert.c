@@ -6,7 +6,9 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,10 +32,10 @@ static void convert_usage(FILE *f)
 		"                       directory, the file goes to OUT/host=H/date=D/part-N.parquet\n"
 		"                       (H: the trace's uname node name; D: the trace file's\n"
 		"                       modification date, UTC; N: the first free number).\n"
-		"                       A trace already in the dataset (same host, kernel,\n"
-		"                       clock, first and last event, events; recorded in\n"
+		"                       A trace already in the dataset (same uname, clock,\n"
+		"                       CPUs and first event time, noted in\n"
 		"                       DIR/.ipitrace-sources) is refused: its rows would\n"
-		"                       count twice\n"
+		"                       count twice.  Remove its part file to convert it again\n"
 		"      --no-explode     one row per send event; its targets as a CPU list\n"
 		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
 		"                       or a list<int32> column (parquet)\n"
@@ -109,6 +111,125 @@ static void parquet_opts(struct ipt_parquet_opts *o, bool explode, const char *c
 		o->row_group_rows = strtoull(env, NULL, 10);
 	if ((env = getenv("IPITRACE_PARQUET_PAGE_ROWS")))
 		o->page_rows = (uint32_t)strtoul(env, NULL, 10);
+}
+
+/* ---- --partition-by: the traces a dataset holds (DIR/.ipitrace-sources) ---- */
+
+#define SOURCES ".ipitrace-sources"
+
+/* source_id - what identifies a trace: uname, clock, CPUs, first event time */
+static int source_id(struct ipt_trace *t, struct ipt_strbuf *id)
+{
+	struct ipt_iter *it = ipt_iter_new(t, NULL);
+	struct ipt_record rec;
+	int r;
+
+	if (!it) {
+		err_msg("%s", ipt_errmsg());
+		return -1;
+	}
+	r = ipt_iter_next(it, &rec);
+	ipt_iter_free(it);
+	if (r < 0) {
+		err_msg("%s", ipt_errmsg());
+		return -1;
+	}
+	ipt_strbuf_reset(id);
+	for (const char *p = ipt_trace_uname(t); *p; p++)
+		ipt_strbuf_addc(id, *p == '\t' || *p == '\n' ? ' ' : *p);
+	if (r > 0)
+		ipt_strbuf_addf(id, "\tclock=%s\tcpus=%d\tfirst=%llu@%d", ipt_trace_clock(t),
+				ipt_trace_ncpus(t), (unsigned long long)rec.ts, rec.cpu);
+	else
+		ipt_strbuf_addf(id, "\tclock=%s\tcpus=%d\tfirst=none", ipt_trace_clock(t),
+				ipt_trace_ncpus(t));
+	return 0;
+}
+
+/* already_in - the part file (relative to dir) of a trace with this id that still exists */
+static bool already_in(const char *dir, const char *id, char *part, size_t size)
+{
+	char path[PATH_MAX], line[8192];
+	size_t idlen = strlen(id);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" SOURCES, dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char full[PATH_MAX * 2];
+
+		if (strncmp(line, id, idlen) || line[idlen] != '\t')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(part, size, "%s", line + idlen + 1);
+		snprintf(full, sizeof(full), "%s/%s", dir, part);
+		found = access(full, F_OK) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static struct ipt_strbuf *walk_list;	/* nftw has no argument */
+static size_t walk_skip;		/* the length of "DIR/" */
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && n > 8 && !strcmp(path + n - 8, ".parquet") && n > walk_skip)
+		ipt_strbuf_addf(walk_list, "%s\n", path + walk_skip);
+	return 0;
+}
+
+/* parquet_files - the *.parquet files under dir, relative, one a line */
+static void parquet_files(const char *dir, struct ipt_strbuf *list)
+{
+	ipt_strbuf_reset(list);
+	walk_list = list;
+	walk_skip = strlen(dir) + 1;
+	nftw(dir, walk_one, 16, FTW_PHYS);
+	walk_list = NULL;
+}
+
+/* note_source - after a conversion: the new part file (not in before) under id */
+static void note_source(const char *dir, const char *id, const char *before)
+{
+	struct ipt_strbuf after = IPT_STRBUF_INIT;
+	char path[PATH_MAX];
+	const char *p;
+
+	parquet_files(dir, &after);
+	for (p = ipt_strbuf_str(&after); *p;) {
+		size_t n = strcspn(p, "\n");
+		bool old = false;
+
+		for (const char *q = before; *q;) {
+			size_t m = strcspn(q, "\n");
+
+			if (m == n && !strncmp(p, q, n)) {
+				old = true;
+				break;
+			}
+			q += m + (q[m] == '\n');
+		}
+		if (!old) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/" SOURCES, dir);
+			f = fopen(path, "a");
+			if (!f || fprintf(f, "%s\t%.*s\n", id, (int)n, p) < 0 || fclose(f))
+				err_msg("warning: %s: %s (a second conversion of this trace would not be "
+					"detected)", path, strerror(errno));
+			break;
+		}
+		p += n + (p[n] == '\n');
+	}
+	ipt_strbuf_free(&after);
 }
 
 static int pick_format(const char *fmt, const char *out, enum ipt_row_format *f)
@@ -220,12 +341,33 @@ int cmd_convert(int argc, char **argv)
 		ipt_ipi_iter_set_threads(it, threads > 8 ? 8 : (int)threads);
 	if (pq) {
 		struct ipt_parquet_opts po;
+		struct ipt_strbuf id = IPT_STRBUF_INIT, before = IPT_STRBUF_INIT;
+		char part[PATH_MAX];
 
+		if (partition) {
+			if (source_id(t, &id)) {
+				ipt_strbuf_free(&id);
+				goto out;
+			}
+			if (already_in(out, ipt_strbuf_str(&id), part, sizeof(part))) {
+				err_msg("%s: this trace is in the dataset already (%s/%s, same uname, clock, "
+					"CPUs and first event): its rows would count twice; remove that "
+					"file to convert it again", argv[optind], out, part);
+				ipt_strbuf_free(&id);
+				goto out;
+			}
+			parquet_files(out, &before);
+		}
 		parquet_opts(&po, explode, compression, partition);
-		if (ipt_parquet_convert(t, it, out, &po))
+		if (ipt_parquet_convert(t, it, out, &po)) {
 			err_msg("%s", ipt_errmsg());
-		else
+		} else {
 			ret = 0;
+			if (partition)
+				note_source(out, ipt_strbuf_str(&id), ipt_strbuf_str(&before));
+		}
+		ipt_strbuf_free(&id);
+		ipt_strbuf_free(&before);
 		goto out;
 	}
 	if (outfile_open(&of, out))
