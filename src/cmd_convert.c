@@ -189,9 +189,13 @@ static int walk_one(const char *path, const struct stat *st, int flag, struct FT
 /* parquet_files - the *.parquet files under dir, relative, one a line */
 static void parquet_files(const char *dir, struct ipt_strbuf *list)
 {
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')	/* nftw names "DIR/x" for "DIR/" too */
+		n--;
 	ipt_strbuf_reset(list);
 	walk_list = list;
-	walk_skip = strlen(dir) + 1;
+	walk_skip = n + 1;
 	nftw(dir, walk_one, 16, FTW_PHYS);
 	walk_list = NULL;
 }

@@ -119,7 +119,8 @@ static void record_usage(FILE *f)
 		"  -p, --pid PID         only IPIs sent by task PID (kernel filter\n"
 		"                        'common_pid == PID' on the send events)\n"
 		"      --comm NAME       only IPIs sent by tasks named NAME (kernel filter\n"
-		"                        'COMM == \"NAME\"'; a glob such as 'fx-*' works)\n"
+		"                        'COMM == \"NAME\"', or 'COMM ~ \"NAME\"' for a glob\n"
+		"                        such as 'fx-*')\n"
 		"  -s, --stacks          record the kernel stack of each (filtered) send, with\n"
 		"                        a 'stacktrace' trigger (events ftrace:kernel_stack)\n"
 		"  -e, --events LIST     more events to record: comma-separated SYS:NAME,\n"
@@ -261,7 +262,8 @@ static int kernel_filter(struct rec_opts *o)
 	if (o->pid)
 		r |= ipt_strbuf_addf(&sb, "%scommon_pid == %ld", sb.len ? " && " : "", o->pid);
 	if (o->comm)
-		r |= ipt_strbuf_addf(&sb, "%sCOMM == \"%s\"", sb.len ? " && " : "", o->comm);
+		r |= ipt_strbuf_addf(&sb, "%sCOMM %s \"%s\"", sb.len ? " && " : "",
+				     strpbrk(o->comm, "*?[") ? "~" : "==", o->comm);
 	if (!r)
 		o->kfilter = strdup(ipt_strbuf_str(&sb));
 	ipt_strbuf_free(&sb);
