@@ -139,11 +139,11 @@ struct ipt_record {
 };
 
 /* Open a trace; the kind is detected from the content.  A path that is a
- * FIFO or other stream is read to its end into an unnamed file in $TMPDIR
- * (else /tmp) first; a file that is no trace gets a hint (perf.data,
+ * FIFO (or a socket) is read to its end into an unnamed file in $TMPDIR
+ * (else /tmp) first (devices are refused); a file that is no trace gets a hint (perf.data,
  * compressed) in ipt_errmsg(). */
 struct ipt_trace *ipt_trace_open(const char *path);
-/* The same for an open fd (a file or a stream such as standard input);
+/* The same for an open fd (a file, or a pipe such as standard input);
  * name is used in messages and is ipt_trace_path().  fd stays the caller's. */
 struct ipt_trace *ipt_trace_open_fd(int fd, const char *name);
 void ipt_trace_close(struct ipt_trace *t);

@@ -137,6 +137,8 @@ int cmd_default(int argc, char **argv)
 	if (out) {
 		if (strlen(out) >= sizeof(path))
 			return usage_err("", "-o: name too long");
+		if (!strcmp(out, "-"))
+			return usage_err("", "-o -: the trace is kept in a file (use `ipitrace record -o -`)");
 		snprintf(path, sizeof(path), "%s", out);
 		if (reserve(path)) {
 			if (errno == EEXIST)

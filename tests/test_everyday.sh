@@ -31,9 +31,9 @@ for c in $CMDS; do
 	"$IPT" $c --help | sed -n 's/^  *-\([A-Za-z0-9]\), --\([a-z0-9-]*\).*/\1 \2/p' |
 		sed "s/^/$c /" >> "$TMP/opts"
 done
-# the default command: its usage line "ipitrace [-d TIME] [-o FILE] ..." and the table
-"$IPT" --help | sed -n 's/^  \(-[A-Za-z0-9]\) [A-Z]* *--\([a-z0-9-]*\).*/\1 \2/p; s/^  \(-[A-Za-z0-9]\)  *--\([a-z0-9-]*\).*/\1 \2/p' |
-	sed 's/^-//' > "$TMP/table"
+# the table of ipitrace --help
+"$IPT" --help | sed -n '/^Options mean/,/^Long only/p' |
+	sed -n 's/^  *-\([A-Za-z0-9]\), --\([a-z0-9-]*\).*/\1 \2/p' > "$TMP/table"
 if [ "$(wc -l < "$TMP/opts")" -lt 30 ] || [ "$(wc -l < "$TMP/table")" -lt 15 ]; then
 	fail option-lists "too few options read: $(wc -l < "$TMP/opts") from the commands, $(wc -l < "$TMP/table") from the table"
 fi
@@ -68,7 +68,9 @@ for c in $CMDS; do
 			fi
 			grep -q "unknown option" "$TMP/e" && bad="$bad $c:-$l(documented,refused)"
 		else
-			"$IPT" $c -$l > /dev/null 2> "$TMP/e" < /dev/null
+			# (record: a bad -d after it, so that nothing is ever recorded)
+			if [ $c = record ]; then "$IPT" $c -$l -d bad > /dev/null 2> "$TMP/e" < /dev/null
+			else "$IPT" $c -$l > /dev/null 2> "$TMP/e" < /dev/null; fi
 			rc=$?
 			[ $rc = 2 ] && grep -q "unknown option -$l" "$TMP/e" || bad="$bad $c:-$l(undocumented,rc=$rc)"
 		fi
@@ -76,6 +78,31 @@ for c in $CMDS; do
 done
 [ -z "$bad" ] && pass "options: each command takes exactly the letters its --help lists" ||
 	fail options-getopt "$bad"
+# the default command (no command): its usage line, the table, getopt
+dl=$("$IPT" --help | sed -n 's/^  ipitrace \(\[-.*\)/\1/p' | grep -oE '\[-[A-Za-z0-9]' | cut -c3 | tr -d '\n')
+bad=""
+[ ${#dl} -ge 6 ] || bad="usage-line:'$dl'"
+"$IPT" --help | sed -n '/^Options mean/,/^Long only/p' > "$TMP/tabletext"
+for l in $(echo "$dl" | sed 's/./& /g'); do
+	# its row (with the continuation line) names "default"
+	awk -v l="$l" '$1 == "-" l "," { on = 1; t = $0; next } on && /^   +[a-z(]/ { t = t $0; next } on { print t; exit }' "$TMP/tabletext" |
+		grep -q default || bad="$bad -$l:not-default-in-table"
+done
+for l in a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9; do
+	case $l in h|V) continue ;; esac	# main's own --help and --version
+	case "$dl" in
+	*$l*)
+		case $l in s|q) "$IPT" -$l -h > /dev/null 2> "$TMP/e" < /dev/null ;;
+		*) "$IPT" -$l x -h > /dev/null 2> "$TMP/e" < /dev/null ;; esac
+		grep -q "unknown option" "$TMP/e" && bad="$bad -$l(documented,refused)" ;;
+	*)
+		"$IPT" -$l -d bad > /dev/null 2> "$TMP/e" < /dev/null	# never records
+		rc=$?
+		[ $rc = 2 ] && grep -q "unknown option -$l" "$TMP/e" || bad="$bad -$l(undocumented,rc=$rc)" ;;
+	esac
+done
+[ -z "$bad" ] && pass "options: ipitrace with no command takes exactly -$dl, each a 'default' row of the table" ||
+	fail options-default "$bad"
 # the README's and the man page's option lists say what --help says
 bad=""
 while read -r c l long; do
@@ -231,8 +258,12 @@ if ! mount_tracefs; then
 fi
 D="$TMP/live"
 mkdir -p "$D"
+# background IPIs for 20 s, from a copy of the workload under another name
+# (other tests select ipi-workload's own sends), killed on any exit
+cp "$WL" "$D/bg-ipis"
+trap 'kill "$(cat "$D/wl.pid" 2> /dev/null)" 2> /dev/null; rm -rf "$TMP"; [ -n "$TFS" ] && umount "$TFS" 2> /dev/null' EXIT
 # the default command: a short -d, every option; the trace is kept
-( cd "$D" && "$WL" --rate 2000 pingpong 100000 > /dev/null 2>&1 & echo $! > "$D/wl.pid"
+( cd "$D" && "$D/bg-ipis" --rate 2000 pingpong 40000 > /dev/null 2>&1 & echo $! > "$D/wl.pid"
   cd "$D" && t0=$(date +%s.%N) &&
   "$IPT" -d 1.5s -c 1 -s -i 1 --html "$D/d.html" > "$D/d.out" 2> "$D/d.err"; echo $? > "$D/d.rc"
   t1=$(date +%s.%N); echo "$t0 $t1" > "$D/d.time" )

@@ -119,8 +119,9 @@ struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
 		ipt_err_at(path, -1, "is a directory, not a trace file");
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		/* a pipe, FIFO, terminal or socket: read it all into a file */
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		/* a pipe, FIFO or socket: read it all into a file (a device such as
+		 * /dev/zero may never end: refused below) */
 		own = spool(fd, path);
 		if (own < 0)
 			return NULL;
@@ -130,7 +131,7 @@ struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
 			close(own);
 			return NULL;
 		}
-	} else if (S_ISBLK(st.st_mode)) {
+	} else if (!S_ISREG(st.st_mode)) {
 		ipt_err_at(path, -1, "not a regular file");
 		return NULL;
 	}
