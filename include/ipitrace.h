@@ -138,8 +138,14 @@ struct ipt_record {
 	int32_t buffer;			/* the buffer it was recorded in (0: the top one) */
 };
 
-/* Open a trace; the kind is detected from the content. */
+/* Open a trace; the kind is detected from the content.  A path that is a
+ * FIFO (or a socket) is read to its end into an unnamed file in $TMPDIR
+ * (else /tmp) first (devices are refused); a file that is no trace gets a hint (perf.data,
+ * compressed) in ipt_errmsg(). */
 struct ipt_trace *ipt_trace_open(const char *path);
+/* The same for an open fd (a file, or a pipe such as standard input);
+ * name is used in messages and is ipt_trace_path().  fd stays the caller's. */
+struct ipt_trace *ipt_trace_open_fd(int fd, const char *name);
 void ipt_trace_close(struct ipt_trace *t);
 
 enum ipt_input_kind ipt_trace_kind(const struct ipt_trace *t);
@@ -1117,6 +1123,20 @@ const char *ipt_record_clock(const struct ipt_recorder *r);
 unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r);
 /* The request (opts) the last failure was about. */
 enum ipt_record_about ipt_record_error(const struct ipt_recorder *r);
+
+/* Counts so far of a running recording (between ipt_record_start and
+ * ipt_record_collect; from the thread that drives the session).  Events
+ * are counted in the whole pages the readers captured so far, so they lag
+ * by up to a poll interval and a page; lost is the kernel's counters now. */
+struct ipt_record_progress {
+	uint64_t events;		/* data events captured */
+	uint64_t sends;			/* ... of them IPI send events */
+	uint64_t lost;			/* overrun + commit_overrun + dropped, every CPU */
+	uint64_t missed;		/* events the captured pages flag as missed */
+	bool missed_unknown;		/* a flagged page had no stored count */
+	uint64_t bytes;			/* bytes captured (before compression) */
+};
+int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p);
 
 /* One CPU's result (after ipt_record_collect). */
 struct ipt_record_cpu {

@@ -21,19 +21,21 @@ static void report_usage(FILE *f)
 		"Who sends which IPIs to which CPUs, how often, from where, and how long they\n"
 		"took: per target CPU counts by kind, the top senders and call sites, a sender x\n"
 		"target matrix, send-to-handler latency and handler time, and every IPI that\n"
-		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat.\n"
+		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat; '-'\n"
+		"(or a pipe) reads standard input, e.g. `zcat x.dat.gz | ipitrace report -`.\n"
 		"\n"
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
+		"  -c, --cpus LIST      count only IPIs to these target CPUs (with -F: both)\n"
 		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
-		"      --by KEY         group the senders per target CPU by KEY: comm\n"
+		"  -g, --by KEY         group the senders per target CPU by KEY: comm\n"
 		"                       (default; with its number of pids and the top ones),\n"
 		"                       pid, task (pid on a sending CPU), cpu (sending CPU),\n"
 		"                       callsite, function (the function run, else the\n"
 		"                       callback), kind, or stack (the sender's kernel stack,\n"
 		"                       tracing frames trimmed; recorded with --stacks)\n"
-		"      --sort ORDER     count (default: largest first) or key (by the key)\n"
-		"  -n, --top N          rows in the top-N tables (default 5; 0: all)\n"
+		"  -k, --sort ORDER     count (default: largest first) or key (by the key)\n"
+		"  -t, --top N          rows in the top-N tables (default 5; 0: all)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
 		"                       top one.  A trace with data in several needs it\n"
@@ -42,7 +44,8 @@ static void report_usage(FILE *f)
 		"                       flamegraph.pl, inferno or speedscope (all target\n"
 		"                       CPUs; restrict with -F 'target_cpu==N')\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
-		"                       in inline SVG, no script, no network) instead\n"
+		"                       in inline SVG, no script, no network) instead, and say\n"
+		"                       where; not with --format\n"
 		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
 		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
 		"                       by N threads in parallel and merged in time order for\n"
@@ -933,14 +936,15 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "filter", required_argument, NULL, 'F' },
 		{ "isolated", required_argument, NULL, 'i' },
-		{ "top", required_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
-		{ "by", required_argument, NULL, 'G' },
-		{ "sort", required_argument, NULL, 'O' },
+		{ "by", required_argument, NULL, 'g' },
+		{ "sort", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -948,7 +952,9 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report_opts ro = { .sz = sizeof(ro) };
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL;
+	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
+	const char *cpus_arg = NULL;
+	char *cpus_expr = NULL;
 	bool have_iso = false, folded = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
@@ -960,74 +966,93 @@ int cmd_report(int argc, char **argv)
 
 		ro.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 	}
-	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:c:i:t:f:g:k:j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("report", c, argv);
+		case 'c': cpus_arg = optarg; break;
 		case 'F': ro.filter = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'i':
 			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
-				err_msg("--isolated: %s", ipt_errmsg());
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--isolated: %s", ipt_errmsg());
 			}
 			have_iso = true;
 			iso_arg = optarg;
 			break;
-		case 'n': {
+		case 't': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || end == optarg || v < 0 || v > 100000) {
-				err_msg("--top: expected a number from 0 (all) to 100000, got '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--top: expected a number from 0 (all) to 100000, got '%s'",
+						 optarg);
 			}
 			x.top = (int)v;
 			break;
 		}
 		case 'f':
+			fmt_arg = optarg;
 			x.json = !strcmp(optarg, "json");
 			folded = !strcmp(optarg, "folded");
 			if (!x.json && !folded && strcmp(optarg, "text")) {
-				err_msg("--format: text, json or folded, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--format: text, json or folded, not '%s'", optarg);
 			}
 			break;
-		case 'G': {
+		case 'g': {
 			int by = ipt_group_by_from_name(optarg);
 
 			if (by < 0) {
-				err_msg("--by: comm, pid, task, cpu, callsite, function, kind or stack, not '%s'",
-					optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--by: comm, pid, task, cpu, callsite, function, kind or"
+						 " stack, not '%s'", optarg);
 			}
 			x.by = (enum ipt_group_by)by;
 			break;
 		}
-		case 'O':
+		case 'k':
 			if (!strcmp(optarg, "count"))
 				x.sort = IPT_SORT_COUNT;
 			else if (!strcmp(optarg, "key"))
 				x.sort = IPT_SORT_KEY;
 			else {
-				err_msg("--sort: count or key, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--sort: count or key, not '%s'", optarg);
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
 		case 'H': html = optarg; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
-				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--threads: a number from 1 to 8, not '%s'", optarg);
 			}
 			ro.threads = optarg[0] - '0';
 			break;
-		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
+		case 'h': ipt_cpuset_free(&iso); report_usage(stdout); return 0;
+		default: ipt_cpuset_free(&iso); return 2;
 		}
 	}
 	if (optind < argc - 1) {
-		report_usage(stderr);
-		return 2;
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "one FILE only (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	}
+	if (html && fmt_arg) {
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "--html writes HTML: it takes no --format");
+	}
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("report", cpus_arg, ro.filter);
+		if (!cpus_expr) {
+			ipt_cpuset_free(&iso);
+			return 2;
+		}
+		ro.filter = cpus_expr;
 	}
 	if (optind == argc - 1)
 		path = argv[optind];
@@ -1035,6 +1060,7 @@ int cmd_report(int argc, char **argv)
 	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
 		ipt_cpuset_free(&iso);
+		free(cpus_expr);
 		return ret;
 	}
 	ret = 1;
@@ -1050,6 +1076,7 @@ int cmd_report(int argc, char **argv)
 		if (bad) {
 			ipt_trace_close(x.t);
 			ipt_cpuset_free(&iso);
+			free(cpus_expr);
 			return 2;
 		}
 	}
@@ -1103,5 +1130,6 @@ out:
 	ipt_report_free(r);
 	ipt_trace_close(x.t);
 	ipt_cpuset_free(&iso);
+	free(cpus_expr);
 	return ret;
 }

@@ -1175,6 +1175,8 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 		"</body>\n</html>\n", IPT_VERSION);
 	if (outfile_commit(&of))
 		goto out;
+	if (strcmp(path, "-"))
+		fprintf(stderr, "ipitrace: wrote the HTML report to %s\n", path);
 	ret = 0;
 	goto out;
 oom:

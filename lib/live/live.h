@@ -156,6 +156,7 @@ int ipt_capture_finish(struct ipt_capture *c);
 int ipt_capture_ncpus(struct ipt_capture *c);
 int ipt_capture_cpu(struct ipt_capture *c, int i);	/* CPU number of slot i */
 int ipt_capture_fd(struct ipt_capture *c, int i);	/* its temporary file */
+/* Bytes in slot i's file so far (any thread, also while the readers run). */
 uint64_t ipt_capture_bytes(struct ipt_capture *c, int i);
 /* Stop (if running), close everything; the temporary files vanish. */
 void ipt_capture_free(struct ipt_capture *c);

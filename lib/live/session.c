@@ -65,6 +65,12 @@ struct ipt_recorder {
 	int nres;
 	bool rm_failed;
 	enum ipt_record_about about;
+	/* ipt_record_progress: the send events' ids, the pages counted so far */
+	uint16_t send_ids[16];
+	int nsend_ids;
+	bool ids_read;
+	uint64_t *prog_off;		/* per capture slot: bytes counted */
+	struct ipt_page_tally prog;
 };
 
 /* note - pass a line to the caller */
@@ -915,6 +921,7 @@ void ipt_record_free(struct ipt_recorder *r)
 	free(r->systems);
 	free(r->probed);
 	free(r->res);
+	free(r->prog_off);
 	free(r->header_page);
 	free(r->header_event);
 	free(r->clock_text);
@@ -926,6 +933,86 @@ void ipt_record_free(struct ipt_recorder *r)
 /* ------------------------------------------------------------------ */
 /* accessors                                                           */
 /* ------------------------------------------------------------------ */
+
+/* read_send_ids - the type ids of the send events enabled (events/SYS/NAME/id) */
+static void read_send_ids(struct ipt_recorder *r)
+{
+	r->ids_read = true;
+	for (int i = 0; i < r->nev && r->nsend_ids < (int)(sizeof(r->send_ids) / sizeof(r->send_ids[0])); i++) {
+		char path[PATH_MAX + 128], *text = NULL, *end;
+		unsigned long id;
+
+		if (!r->ev[i].send || !r->ev[i].name)
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", r->tracefs, r->ev[i].sys, r->ev[i].name);
+		if (ipt_file_read(path, &text, NULL))
+			continue;
+		id = strtoul(text, &end, 10);
+		if (end != text && id <= UINT16_MAX)
+			r->send_ids[r->nsend_ids++] = (uint16_t)id;
+		free(text);
+	}
+	r->prog.ids = r->send_ids;
+	r->prog.nids = r->nsend_ids;
+}
+
+/* progress_cpu - count the whole pages slot i captured since the last call */
+static void progress_cpu(struct ipt_recorder *r, int i, uint8_t *buf, size_t chunk)
+{
+	uint32_t ps = r->layout.page_size;
+	uint64_t have = ipt_capture_bytes(r->cap, i) / ps * ps;
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	while (r->prog_off[i] < have) {
+		size_t want = have - r->prog_off[i] < chunk ? (size_t)(have - r->prog_off[i]) : chunk;
+		ssize_t n = pread(ipt_capture_fd(r->cap, i), buf, want, (off_t)r->prog_off[i]);
+
+		if (n < (ssize_t)ps)
+			return;		/* counting is best effort */
+		n = n / ps * ps;
+		for (ssize_t k = 0; k < n; k += ps)
+			ipt_page_tally_add(&r->prog, buf + k, &r->layout, be);
+		r->prog_off[i] += (uint64_t)n;
+	}
+}
+
+/* ipt_record_progress - the counts so far of a running recording */
+int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p)
+{
+	size_t chunk;
+	uint8_t *buf;
+	int n;
+
+	memset(p, 0, sizeof(*p));
+	if (!r->cap || !r->live || !r->layout.page_size)
+		return ipt_err_code(IPT_ERR_INVALID, "recording: not running");
+	n = ipt_capture_ncpus(r->cap);
+	if (!r->prog_off && !(r->prog_off = calloc((size_t)(n > 0 ? n : 1), sizeof(*r->prog_off))))
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	if (!r->ids_read)
+		read_send_ids(r);
+	chunk = (size_t)r->layout.page_size * 64;
+	buf = ipt_malloc(chunk);
+	if (!buf)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char rel[64], *text = NULL;
+		struct ipt_cpu_stats st;
+
+		progress_cpu(r, i, buf, chunk);
+		p->bytes += ipt_capture_bytes(r->cap, i);
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", ipt_capture_cpu(r->cap, i));
+		if (!ipt_live_read(r->live, rel, &text, NULL) && !ipt_stats_parse(text, &st))
+			p->lost += ipt_stats_lost(&st);
+		free(text);
+	}
+	free(buf);
+	p->events = r->prog.events;
+	p->sends = r->prog.id_events;
+	p->missed = r->prog.missed_events;
+	p->missed_unknown = r->prog.missed_unknown;
+	return 0;
+}
 
 /* ipt_record_cpus - the CPUs recorded (online) */
 const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r)
