@@ -177,6 +177,38 @@ bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isola
 			     struct ipt_cpuset *nohz_full);
 
 /*
+ * How `ipitrace record` recorded the trace (its provenance): the value of
+ * key, copied NUL-terminated into buf (cut to size); NULL when the trace
+ * does not say.  Keys: "command_line" (ipitrace's, as run), "events",
+ * "filter" (the kernel filter on the sends), "cpus" (target CPUs filtered
+ * on), "buffer_kb", "clock", "command" (the command it ran), "start_utc"
+ * (wall clock at tracing on, ISO 8601), "recorder_pids" (the recorder's
+ * own process and threads, a list of ids), "recorder".
+ */
+const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, char *buf, size_t size);
+
+/*
+ * The kernel's interrupt counters (/proc/interrupts) that `ipitrace
+ * record` stores at four points of a recording.
+ */
+enum ipt_irq_point {
+	IPT_IRQ_BEFORE_SETUP,		/* before the tracefs instance was set up */
+	IPT_IRQ_TRACING_ON,		/* right after tracing went on */
+	IPT_IRQ_TRACING_OFF,		/* right after tracing went off */
+	IPT_IRQ_AFTER_TEARDOWN,		/* after the instance was removed */
+	IPT_IRQ__POINTS
+};
+/* "before_setup", "tracing_on", "tracing_off", "after_teardown" */
+const char *ipt_irq_point_name(enum ipt_irq_point p);
+/* Whether t holds any of them. */
+bool ipt_trace_has_irq_counts(const struct ipt_trace *t);
+/* The count of a row (the name before the colon: "RES", "CAL", "TLB", "IWI",
+ * "IPI0", ...) on cpu at point; -1 when the trace does not hold it. */
+int64_t ipt_trace_irq_count(const struct ipt_trace *t, enum ipt_irq_point point, const char *row, int cpu);
+/* A row's description ("Rescheduling interrupts"), or NULL. */
+const char *ipt_trace_irq_desc(const struct ipt_trace *t, const char *row);
+
+/*
  * Buffers: a trace.dat made with `trace-cmd record -B NAME` or `extract -B`
  * (and `trace-cmd report` text of one, lines prefixed "NAME:") holds the
  * ring buffers of tracefs instances beside the top one.  Iterators read
@@ -713,6 +745,8 @@ struct ipt_report_opts {
 					 * per kind, with log bins (ipt_report_kind) */
 	bool row_results;		/* keep what matching found for every counted
 					 * row, for ipt_report_row_match() (32 bytes a row) */
+	bool with_recorder;		/* keep the recorder's own sends in the groups
+					 * (ipt_report_groups; see recorder_ipis) */
 };
 
 /*
@@ -769,6 +803,8 @@ struct ipt_report_cpu {
 	const struct ipt_dist *csd_queue_to_run;	/* csd queue -> function entry */
 	const struct ipt_dist *csd_run;		/* csd function entry -> exit */
 	uint64_t with_stack;		/* counted rows to it whose send has a kernel stack */
+	uint64_t recorder_ipis;		/* counted rows to it sent by the recorder itself
+					 * (ipt_trace_provenance "recorder_pids") */
 };
 /* CPU cpu of the table (0 <= cpu < ncpus), else NULL. */
 const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *r, int cpu);
@@ -974,6 +1010,27 @@ struct ipt_report_isolated_unsent {
 const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *r, size_t *n);
 
 /*
+ * The kernel's own counters (/proc/interrupts, stored by `ipitrace record`)
+ * beside what the trace holds, per CPU and IPI row: x86 RES (reschedule),
+ * CAL (both function-call vectors), TLB (the flushes among CAL's
+ * interrupts: within, never to be added), IWI (irq_work); arm64 IPIn (the
+ * ipi_entry reason its description names).  Empty without the counters.
+ */
+struct ipt_report_kernel_irq {
+	int32_t cpu;
+	const char *row;		/* "RES", "CAL", "TLB", "IWI", "IPI0", ... */
+	const char *desc;		/* the kernel's description, or NULL */
+	int64_t kernel;			/* its count from tracing on to off; -1 unknown */
+	int64_t traced;			/* IPI interrupts traced on the CPU for it;
+					 * -1: the trace's events do not cover it */
+	int64_t sends;			/* sends traced to the CPU that it serves; -1 as traced */
+	int64_t setup, teardown;	/* counts from before setup to tracing on, and
+					 * from tracing off to after teardown; -1 unknown */
+	bool within;			/* counted within another row (x86 TLB in CAL) */
+};
+const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *r, size_t *n);
+
+/*
  * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL
  * without time bins or for a CPU outside the table.  Bin i covers
  * [first_ts + i * span / time_bins, first_ts + (i+1) * span / time_bins)
@@ -1070,6 +1127,10 @@ struct ipt_record_opts {
 	/* Called at each enum ipt_record_point (may be NULL). */
 	void (*checkpoint)(enum ipt_record_point point, void *arg);
 	void *arg;
+	/* Provenance stored in the file (ipt_trace_provenance), NULL: not said:
+	 * the caller's command line as run, and the command it runs. */
+	const char *command_line;
+	const char *command;
 };
 
 struct ipt_recorder;

@@ -2,6 +2,8 @@
 /* cli.c - what every command shares: messages */
 #include "commands.h"
 
+#include <ctype.h>
+
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -211,4 +213,65 @@ void note_skipped(struct ipt_trace *t)
 		err_msg("%s: %llu line%s that %s no event skipped (the first at offset %lld)",
 			ipt_trace_path(t), (unsigned long long)skipped, skipped == 1 ? "" : "s",
 			skipped == 1 ? "is" : "are", first);
+}
+
+/* ---- the command line, for provenance ---- */
+
+static char *command_line;
+
+char *shell_join(char *const *words, int n)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+	for (int i = 0; i < n && words[i]; i++) {
+		const char *w = words[i];
+		bool plain = *w != 0;
+
+		for (const char *c = w; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr("_/.,:=@%+-", *c))
+				plain = false;
+		if (i)
+			ipt_strbuf_add(&sb, " ", 1);
+		if (plain) {
+			ipt_strbuf_add(&sb, w, strlen(w));
+			continue;
+		}
+		ipt_strbuf_add(&sb, "'", 1);
+		for (const char *c = w; *c; c++) {
+			if (*c == '\'')
+				ipt_strbuf_add(&sb, "'\\''", 4);
+			else
+				ipt_strbuf_add(&sb, *c == '\n' || *c == '\r' ? " " : c, 1);
+		}
+		ipt_strbuf_add(&sb, "'", 1);
+	}
+	if (!sb.buf)
+		return strdup("");
+	return sb.buf;
+}
+
+static void free_command_line(void)
+{
+	free(command_line);
+}
+
+void cli_set_command_line(int argc, char **argv)
+{
+	free(command_line);
+	command_line = shell_join(argv, argc);
+	if (command_line && strrchr(command_line, '/') && argc > 0 && !strchr(argv[0], ' ')) {
+		/* the program by its name, as a user would type it */
+		const char *base = strrchr(argv[0], '/');
+		size_t skip = strlen(argv[0]);
+
+		if (base && !strncmp(command_line, argv[0], skip))
+			memmove(command_line, command_line + (base + 1 - argv[0]),
+				strlen(command_line) - (size_t)(base + 1 - argv[0]) + 1);
+	}
+	atexit(free_command_line);
+}
+
+const char *cli_command_line(void)
+{
+	return command_line ? command_line : "";
 }

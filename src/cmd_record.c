@@ -424,7 +424,9 @@ static int setup(struct recorder *r)
 		.note = on_note,
 		.checkpoint = test_stop,
 		.arg = r,
+		.command_line = cli_command_line(),
 	};
+	char *command = NULL;
 
 	if (geteuid() != 0) {
 		err_msg("record needs root (tracefs); to read a trace instead: ipitrace report FILE");
@@ -434,7 +436,15 @@ static int setup(struct recorder *r)
 		err_msg("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
+	if (r->o.command) {
+		int n = 0;
+
+		while (r->o.command[n])
+			n++;
+		ro.command = command = shell_join(r->o.command, n);
+	}
 	r->rec = ipt_record_new(&ro);
+	free(command);	/* the session keeps a copy */
 	if (!r->rec || ipt_record_probe(r->rec)) {
 		rec_error(r);
 		return -1;

@@ -35,6 +35,8 @@ static void report_usage(FILE *f)
 		"                       callback), kind, or stack (the sender's kernel stack,\n"
 		"                       tracing frames trimmed; recorded with --stacks)\n"
 		"  -k, --sort ORDER     count (default: largest first) or key (by the key)\n"
+		"      --with-recorder  keep the IPIs `ipitrace record` itself sent in the\n"
+		"                       groups by comm, pid, task and cpu (default: apart)\n"
 		"  -t, --top N          rows in the top-N tables (default 5; 0: all)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
@@ -85,6 +87,7 @@ struct ctx {
 	enum ipt_group_by by;
 	enum ipt_group_sort sort;
 	bool json;
+	bool with_recorder;
 	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
 };
 
@@ -104,12 +107,74 @@ static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 		       us(ipt_dist_max(h)));
 }
 
+/* the provenance keys shown after "Recorded with:", in order */
+static const char *const prov_keys[] = {
+	"recorder", "command", "events", "filter", "cpus", "stacks", "buffer_kb", "clock", "start_utc",
+	"recorder_pids",
+};
+
+/* text_provenance - how the trace was recorded, when it says */
+static void text_provenance(const struct ctx *x)
+{
+	char v[4096];
+
+	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v)))
+		return;
+	printf("  Recorded with: %s\n", v);
+	for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++)
+		if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+			printf("    %s: %s\n", prov_keys[i], v);
+}
+
+/* text_kernel - the kernel's counters beside what the trace holds */
+static void text_kernel(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	bool setup = false;
+
+	if (!n)
+		return;
+	printf("\nKernel counters (/proc/interrupts) from tracing on to off, beside the trace\n");
+	printf("  %4s %-5s %10s %10s %10s %12s  %s\n", "cpu", "row", "kernel", "traced", "sends", "unexplained",
+	       "what");
+	for (size_t i = 0; i < n; i++) {
+		char kern[24], tr[24], se[24], un[24];
+
+		snprintf(kern, sizeof(kern), k[i].kernel >= 0 ? "%lld" : "?", (long long)k[i].kernel);
+		snprintf(tr, sizeof(tr), k[i].traced >= 0 ? "%lld" : "-", (long long)k[i].traced);
+		snprintf(se, sizeof(se), k[i].sends >= 0 ? "%lld" : "-", (long long)k[i].sends);
+		if (k[i].within)
+			snprintf(un, sizeof(un), "(in CAL)");
+		else if (k[i].kernel < 0)
+			snprintf(un, sizeof(un), "?");
+		else if (k[i].traced < 0)
+			snprintf(un, sizeof(un), "%lld", (long long)k[i].kernel);
+		else
+			snprintf(un, sizeof(un), "%lld", (long long)(k[i].kernel - k[i].traced));
+		printf("  %4d %-5s %10s %10s %10s %12s  %s%s\n", k[i].cpu, k[i].row, kern, tr, se, un,
+		       k[i].desc ? k[i].desc : "", k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "");
+		setup = setup || k[i].setup > 0 || k[i].teardown > 0;
+	}
+	printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
+	       " or interrupts before the first or after the last event of the CPU)\n");
+	if (!setup)
+		return;
+	printf("  the recording's own cost: interrupts while it set tracing up and tore it down\n");
+	for (size_t i = 0; i < n; i++)
+		if (k[i].setup > 0 || k[i].teardown > 0)
+			printf("    cpu %-4d %-5s setup %lld, teardown %lld\n", k[i].cpu, k[i].row,
+			       (long long)(k[i].setup > 0 ? k[i].setup : 0),
+			       (long long)(k[i].teardown > 0 ? k[i].teardown : 0));
+}
+
 static void text_summary(struct ctx *x)
 {
 	const struct ipt_report_summary *s = x->s;
 	struct ipt_trace *t = x->t;
 
 	printf("ipitrace report: %s\n", ipt_trace_path(t));
+	text_provenance(x);
 	if (x->ns)
 		printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
 		       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
@@ -259,6 +324,14 @@ static int text_groups(struct ctx *x)
 	};
 
 	printf("\nTop senders per target CPU, by %s\n", what[x->by]);
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (cp->recorder_ipis && !x->with_recorder &&
+		    (x->by == IPT_BY_COMM || x->by == IPT_BY_PID || x->by == IPT_BY_TASK || x->by == IPT_BY_CPU))
+			printf("  cpu %-4d %9llu %5.1f%%  sent by the recorder itself: left out (--with-recorder)\n",
+			       c, (unsigned long long)cp->recorder_ipis, share(cp->recorder_ipis, cp->ipis));
+	}
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 		size_t n;
@@ -616,6 +689,61 @@ static void json_unsent(const struct ctx *x)
 	putchar(']');
 }
 
+/* json_kernel - ,"provenance":{..}|null,"kernel_counters":[..],"recorder_ipis":[..] */
+static void json_kernel(const struct ctx *x)
+{
+	char v[4096];
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	bool any = false;
+
+	printf(",\"provenance\":");
+	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v))) {
+		printf("null");
+	} else {
+		printf("{\"command_line\":");
+		jstr(v);
+		for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++) {
+			printf(",\"%s\":", prov_keys[i]);
+			if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+				jstr(v);
+			else
+				printf("null");
+		}
+		putchar('}');
+	}
+	printf(",\"kernel_counters\":[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"cpu\":%d,\"row\":", i ? "," : "", k[i].cpu);
+		jstr(k[i].row);
+		printf(",\"desc\":");
+		if (k[i].desc)
+			jstr(k[i].desc);
+		else
+			printf("null");
+		printf(",\"within\":%s", k[i].within ? "true" : "false");
+		{
+			const char *names[] = { "kernel", "traced", "sends", "setup", "teardown" };
+			int64_t vals[] = { k[i].kernel, k[i].traced, k[i].sends, k[i].setup, k[i].teardown };
+
+			for (int j = 0; j < 5; j++)
+				printf(vals[j] >= 0 ? ",\"%s\":%lld" : ",\"%s\":null", names[j], (long long)vals[j]);
+		}
+		putchar('}');
+	}
+	printf("],\"recorder_ipis\":[");
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (!cp->recorder_ipis)
+			continue;
+		printf("%s{\"target_cpu\":%d,\"ipis\":%llu}", any ? "," : "", c,
+		       (unsigned long long)cp->recorder_ipis);
+		any = true;
+	}
+	putchar(']');
+}
+
 /* jgroup - one group: count, share and its key's fields */
 static void jgroup(const struct ctx *x, const struct ipt_report_group *g, uint64_t whole)
 {
@@ -832,6 +960,7 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler,
 	       (unsigned long long)r->csd_set_aside);
 	json_unsent(x);
+	json_kernel(x);
 	if (json_groups(x))
 		return -1;
 	printf(",\"isolated\":");
@@ -944,6 +1073,7 @@ int cmd_report(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
 		{ "by", required_argument, NULL, 'g' },
+		{ "with-recorder", no_argument, NULL, 'W' },
 		{ "sort", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1026,6 +1156,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
+		case 'W': ro.with_recorder = x.with_recorder = true; break;
 		case 'H': html = optarg; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
@@ -1116,6 +1247,7 @@ int cmd_report(int argc, char **argv)
 		}
 		text_matrix(&x);
 		text_matching(&x);
+		text_kernel(&x);
 		if (ro.isolated)
 			text_isolated(&x, ro.isolated);
 	}

@@ -67,6 +67,12 @@ int parse_duration(const char *s, double *secs);
  * or NULL after a one-line usage error
  */
 char *cpus_filter(const char *cmd, const char *list, const char *filter);
+/* The command line as run (shell-quoted, one line), for a recording's
+ * provenance: cli_set_command_line() from main, then cli_command_line(). */
+void cli_set_command_line(int argc, char **argv);
+const char *cli_command_line(void);
+/* shell_join - words quoted for a shell, joined by spaces, on one line (caller frees) */
+char *shell_join(char *const *words, int n);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -110,6 +110,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	cli_set_command_line(argc, argv);
 	if (argc < 2 || (argv[1][0] == '-' && argv[1][1] && strcmp(argv[1], "-h") &&
 			  strcmp(argv[1], "--help") && strcmp(argv[1], "-V") && strcmp(argv[1], "--version")))
 		return cmd_default(argc, argv);

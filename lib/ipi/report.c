@@ -725,6 +725,7 @@ static int c_row(struct rpt *r, const struct item *it)
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
 		return 0;	/* no vector to match on (too many arm64 reasons): unknown */
+	r->cpus[target].sends[it->cls]++;
 	if (!p->has_stream[target]) {
 		/* nothing was recorded on the target CPU: no handler can show up */
 		unmatched(r, &e, RES_NO_RECEIVE_EVENTS);
@@ -888,6 +889,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	struct pend *e;
 
 	p->class_seen[cls] = true;
+	c->entries[cls]++;
 	if (call) {
 		p->class_seen[C_CALL_ANY] = true;
 		s->had_entry[C_CALL_ANY] = true;
@@ -1705,6 +1707,13 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (!pp)
 		return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
+	{
+		/* the recording filtered its sends: interrupts may lack theirs */
+		char v[8];
+
+		r->sends_filtered = ipt_trace_provenance(t, "filter", v, sizeof(v)) ||
+				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
+	}
 	if (r->opts.filter && *r->opts.filter &&
 	    !(r->filter = ipt_row_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
 		return -1;
@@ -1840,6 +1849,10 @@ struct ipt_report {
 	size_t rcur;				/* ipt_report_row_match's next result */
 	struct ipt_report_unsent *unsent;
 	size_t nunsent;
+	int32_t *rec_pids;			/* the recorder's own, sorted */
+	size_t nrec_pids;
+	struct ipt_report_kernel_irq *kirq;	/* the kernel's counters beside the trace's */
+	size_t nkirq;
 	bool ns;				/* time stamps are ns */
 };
 
@@ -1975,6 +1988,166 @@ static int time_bins(struct ipt_report *rep)
 				mid = r->last_ts;
 			out[time_bin(mid, t0, span, nb)] += fc->bins[j];
 		}
+	}
+	return 0;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_recorder(const struct ipt_report *rep, int32_t pid)
+{
+	return rep->nrec_pids && bsearch(&pid, rep->rec_pids, rep->nrec_pids, sizeof(pid), cmp_i32);
+}
+
+/* recorder_share - the recorder's own pids (provenance), and the rows they sent */
+static int recorder_share(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	size_t n, len;
+	const char *s = r->t->provenance_text ? ipt_kv_find(r->t->provenance_text, "recorder_pids", &len) : NULL;
+	const char *e = s ? s + len : NULL;
+
+	if (!s)
+		return 0;
+	rep->rec_pids = ipt_calloc(len / 2 + 1, sizeof(*rep->rec_pids));
+	if (!rep->rec_pids)
+		return -1;
+	for (n = 0; s < e;) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0 && v <= INT32_MAX)
+			rep->rec_pids[n++] = (int32_t)v;
+		s = end < e && *end == ',' ? end + 1 : end;
+	}
+	qsort(rep->rec_pids, n, sizeof(*rep->rec_pids), cmp_i32);
+	rep->nrec_pids = n;
+	for (size_t i = 0; i < r->senders.cap; i++) {
+		const struct rpt_slot *sl = &r->senders.slot[i];
+
+		if (sl->used && sl->key.c < (uint32_t)r->ncpus && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
+			rep->cpus[sl->key.c].recorder_ipis += sl->val;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's counters of IPI interrupts, beside what the trace holds.
+ * x86: RES is the reschedule vector, CAL both function-call vectors, TLB
+ * the flushes among CAL's interrupts (never to be added to it), IWI the
+ * irq_work vector.  arm64: each IPIn row is the reason its description
+ * names (ipi_entry carries the same strings).
+ */
+static const struct {
+	const char *row;
+	int cls[2];
+	bool within;
+} x86_rows[] = {
+	{ "RES", { C_RESCHED, -1 }, false },
+	{ "CAL", { C_CALL, C_CALL_SINGLE }, false },
+	{ "TLB", { -1, -1 }, true },
+	{ "IWI", { C_IRQ_WORK, -1 }, false },
+};
+
+static int64_t irq_delta(const struct ipt_trace *t, enum ipt_irq_point a, enum ipt_irq_point b,
+			 const char *row, int cpu)
+{
+	int64_t x = ipt_trace_irq_count(t, a, row, cpu), y = ipt_trace_irq_count(t, b, row, cpu);
+
+	return x < 0 || y < 0 || y < x ? -1 : y - x;
+}
+
+static int kirq_add(struct ipt_report *rep, size_t *cap, const struct ipt_report_kernel_irq *k)
+{
+	if (rep->nkirq == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		struct ipt_report_kernel_irq *v = ipt_realloc(rep->kirq, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		rep->kirq = v;
+		*cap = c;
+	}
+	rep->kirq[rep->nkirq++] = *k;
+	return 0;
+}
+
+/* kernel_row - the row of cpu, its classes (cls, -1 ended) and its deltas */
+static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *row, const int *cls,
+		      int ncls, bool within)
+{
+	const struct ipt_trace *t = rep->r.t;
+	struct ipt_report_kernel_irq k = {
+		.cpu = cpu, .row = row, .desc = ipt_trace_irq_desc(t, row), .traced = -1, .sends = -1,
+		.within = within,
+		.kernel = irq_delta(t, IPT_IRQ_TRACING_ON, IPT_IRQ_TRACING_OFF, row, cpu),
+		.setup = irq_delta(t, IPT_IRQ_BEFORE_SETUP, IPT_IRQ_TRACING_ON, row, cpu),
+		.teardown = irq_delta(t, IPT_IRQ_TRACING_OFF, IPT_IRQ_AFTER_TEARDOWN, row, cpu),
+	};
+	const struct rpt_cpu *c = cpu < rep->r.ncpus ? &rep->r.cpus[cpu] : NULL;
+
+	if (k.kernel < 0 && k.setup < 0 && k.teardown < 0)
+		return 0;
+	for (int i = 0; i < ncls; i++) {
+		if (cls[i] < 0)
+			continue;
+		if (k.traced < 0)
+			k.traced = k.sends = 0;
+		if (c) {
+			k.traced += (int64_t)c->entries[cls[i]];
+			k.sends += (int64_t)c->sends[cls[i]];
+		}
+	}
+	/* a function-call send with no vector of its own counts with CAL */
+	if (c && cls[0] == C_CALL)
+		k.sends += (int64_t)c->sends[C_CALL_ANY];
+	return kirq_add(rep, cap, &k);
+}
+
+/* kernel_irqs - the reconciliation table (when the trace holds the counters) */
+static int kernel_irqs(struct ipt_report *rep)
+{
+	const struct ipt_trace *t = rep->r.t;
+	const struct priv *p = rep->r.priv;
+	size_t cap = 0;
+
+	if (!ipt_trace_has_irq_counts(t))
+		return 0;
+	for (int cpu = 0; cpu < rep->sum.ncpus; cpu++) {
+		bool arm = false;
+
+		for (int n = 0; n < 16; n++) {
+			char row[8];
+			const char *desc;
+			int cls = -1;
+
+			snprintf(row, sizeof(row), "IPI%d", n);
+			if (!(desc = ipt_trace_irq_desc(t, row)))
+				continue;
+			arm = true;
+			for (int i = 0; i < p->nreasons; i++)
+				if (!strcmp(p->reasons[i], desc))
+					cls = C_X86_COUNT + i;
+			/* a reason never raised in the trace: its sends would show it */
+			if (cls < 0 && rep->r.have_receive)
+				cls = -2;
+			if (kernel_row(rep, &cap, cpu, row, (int[]){ cls == -2 ? -1 : cls }, 1, false))
+				return -1;
+			if (cls == -2) {	/* covered by the events, none traced */
+				rep->kirq[rep->nkirq - 1].traced = 0;
+				rep->kirq[rep->nkirq - 1].sends = 0;
+			}
+		}
+		for (size_t i = 0; !arm && i < sizeof(x86_rows) / sizeof(x86_rows[0]); i++)
+			if (kernel_row(rep, &cap, cpu, x86_rows[i].row, x86_rows[i].cls, 2, x86_rows[i].within))
+				return -1;
 	}
 	return 0;
 }
@@ -2125,7 +2298,8 @@ static int finish(struct ipt_report *rep)
 	for (int c = 0; c < r->ncpus; c++)
 		rep->cpus[c].with_stack = r->cpus[c].with_stack;
 	rep->ns = !strcmp(ipt_trace_time_unit(r->t), "ns");
-	if (tables(rep) || trim_stacks(rep) || unsent_table(rep))
+	if (tables(rep) || trim_stacks(rep) || unsent_table(rep) || recorder_share(rep) ||
+	    kernel_irqs(rep))
 		return -1;
 	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
 }
@@ -2165,6 +2339,7 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.time_bins = o.time_bins;
 	ro.kind_distributions = o.kind_distributions;
 	ro.row_results = o.row_results;
+	ro.with_recorder = o.with_recorder;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;
@@ -2189,6 +2364,8 @@ void ipt_report_free(struct ipt_report *rep)
 	free(rep->matrix);
 	free(rep->tbins);
 	free(rep->unsent);
+	free(rep->rec_pids);
+	free(rep->kirq);
 	stk_free(&rep->trimmed);
 	free(rep->tmap);
 	free(rep->tstk);
@@ -2397,6 +2574,9 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		struct ipt_report_group *g;
 
 		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+			continue;
+		/* the recorder's own sends: apart (recorder_ipis), unless asked */
+		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
 			continue;
 		g = &v[k++];
 		*g = blank_group(cpu);
@@ -2690,4 +2870,10 @@ const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct
 {
 	*n = rep->r.nisu;
 	return rep->r.isu;
+}
+
+const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nkirq;
+	return rep->kirq;
 }

@@ -54,6 +54,8 @@ struct rpt_cpu {			/* per target CPU */
 	bool lost_unknown;
 	uint64_t with_stack;		/* counted rows with a sender stack */
 	uint64_t unsent[RPT_NCLASS][RPT_NCAUSE];	/* interrupts that served no send */
+	uint64_t entries[RPT_NCLASS];	/* IPI interrupts, per receive class */
+	uint64_t sends[RPT_NCLASS];	/* rows sent to it (filtered or not), per class */
 };
 
 
@@ -69,6 +71,7 @@ struct rpt_opts {
 	int time_bins;			/* > 0: IPIs per target CPU over time (fine[]) */
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 	bool row_results;		/* res[]: what matching found per counted row */
+	bool with_recorder;		/* groups keep the recorder's own sends */
 };
 
 /* What matching found for one counted row (opts.row_results), in the

@@ -24,12 +24,7 @@
 #define IPT_LIVE_TRACEFS	IPT_TRACEFS_PATH
 #define IPT_LIVE_PREFIX		"ipitrace-"	/* instance name: PREFIX<pid> */
 
-/*
- * Private trace.dat option (trace-cmd ignores ids it does not know): the
- * machine's CPU isolation at record time, NUL-terminated text
- * "isolated=LIST\nnohz_full=LIST\n" (LIST may be empty).
- */
-#define IPT_OPTION_CPU_ISOLATION	64
+/* (ipitrace's private trace.dat options: core/core.h) */
 
 /* ---- files ---- */
 

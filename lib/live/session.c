@@ -71,6 +71,11 @@ struct ipt_recorder {
 	bool ids_read;
 	uint64_t *prog_off;		/* per capture slot: bytes counted */
 	struct ipt_page_tally prog;
+	/* provenance and the kernel's counters, stored in the file */
+	char *command_line, *command;	/* copies of the options' */
+	struct ipt_strbuf irqs;		/* "@point\n" + /proc/interrupts, per point */
+	char start_utc[32];
+	char *self_tids;		/* the recorder's process and threads */
 };
 
 /* note - pass a line to the caller */
@@ -114,6 +119,15 @@ struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
 	}
 	memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
 	r->o.sz = sizeof(r->o);
+	if ((r->o.command_line && !(r->command_line = strdup(r->o.command_line))) ||
+	    (r->o.command && !(r->command = strdup(r->o.command)))) {
+		free(r->command_line);
+		free(r);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	r->o.command_line = r->command_line;
+	r->o.command = r->command;
 	if (!r->o.buffer_kb)
 		r->o.buffer_kb = DEFAULT_BUFFER_KB;
 	if (!r->o.compression)
@@ -407,9 +421,42 @@ static int setup_instance(struct ipt_recorder *r)
 }
 
 /* ipt_record_probe - tracefs, pinning, the instance, clock and events */
+/* irq_snapshot - /proc/interrupts now, for point (a machine without it: none) */
+static void irq_snapshot(struct ipt_recorder *r, enum ipt_irq_point point)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (ipt_file_read("/proc/interrupts", &text, &len))
+		return;
+	if (ipt_strbuf_addf(&r->irqs, "@%s\n", ipt_irq_point_name(point)) ||
+	    ipt_strbuf_add(&r->irqs, text, len) ||
+	    (len && text[len - 1] != '\n' && ipt_strbuf_add(&r->irqs, "\n", 1)))
+		r->irqs.len = 0;	/* out of memory: none stored rather than a part */
+	free(text);
+}
+
+/* self_tids - the recorder's own thread ids (its readers run by now) */
+static void self_tids(struct ipt_recorder *r)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			ipt_strbuf_addf(&sb, "%s%s", sb.len ? "," : "", e->d_name);
+	closedir(d);
+	free(r->self_tids);
+	r->self_tids = sb.buf;
+}
+
 int ipt_record_probe(struct ipt_recorder *r)
 {
 	r->about = IPT_RECORD_ABOUT_NONE;
+	irq_snapshot(r, IPT_IRQ_BEFORE_SETUP);
 	if (find_tracefs(r) || output_dir(r) || ipt_sysfs_cpulist("online", &r->online) ||
 	    choose_pin(r) || setup_instance(r))
 		return -1;
@@ -639,7 +686,18 @@ int ipt_record_start(struct ipt_recorder *r)
 	if (!r->cap)
 		return -1;
 	tsc_sample(&r->tsc_on);
-	return ipt_live_set_tracing(r->live, true);
+	if (ipt_live_set_tracing(r->live, true))
+		return -1;
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		if (gmtime_r(&now, &tm))
+			strftime(r->start_utc, sizeof(r->start_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	irq_snapshot(r, IPT_IRQ_TRACING_ON);
+	self_tids(r);
+	return 0;
 }
 
 /* ipt_record_failed - a reader failed */
@@ -667,7 +725,10 @@ int ipt_record_stop(struct ipt_recorder *r)
 			tsc_sample(&r->tsc_off);
 		}
 	}
-	return r->live ? ipt_live_set_tracing(r->live, false) : 0;
+	if (r->live && ipt_live_set_tracing(r->live, false))
+		return -1;
+	irq_snapshot(r, IPT_IRQ_TRACING_OFF);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -874,6 +935,48 @@ static int remove_instance(struct ipt_recorder *r)
 	return ret;
 }
 
+/* kv - one "key=value" line, the value on one line */
+static int kv(struct ipt_strbuf *sb, const char *key, const char *value)
+{
+	if (!value)
+		return 0;
+	if (ipt_strbuf_addf(sb, "%s=", key))
+		return -1;
+	for (const char *c = value; *c; c++)
+		if (ipt_strbuf_add(sb, *c == '\n' || *c == '\r' ? " " : c, 1))
+			return -1;
+	return ipt_strbuf_add(sb, "\n", 1);
+}
+
+/* add_provenance - how this recording was made, for the file */
+static int add_provenance(struct ipt_recorder *r)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT, evs = IPT_STRBUF_INIT;
+	char cpus[512] = "", buf[32];
+	int ret = -1;
+
+	for (int i = 0; i < r->nev; i++)
+		if (ipt_strbuf_addf(&evs, "%s%s%s%s", evs.len ? "," : "", r->ev[i].sys,
+				    r->ev[i].name ? ":" : "", r->ev[i].name ? r->ev[i].name : ""))
+			goto out;
+	if (r->o.cpus)
+		ipt_cpuset_format_list(r->o.cpus, cpus, sizeof(cpus));
+	snprintf(buf, sizeof(buf), "%lu", r->o.buffer_kb);
+	if (kv(&sb, "recorder", "ipitrace " IPT_VERSION) || kv(&sb, "command_line", r->o.command_line) ||
+	    kv(&sb, "command", r->o.command) || kv(&sb, "events", evs.len ? evs.buf : "") ||
+	    kv(&sb, "filter", r->o.filter && *r->o.filter ? r->o.filter : NULL) ||
+	    kv(&sb, "cpus", r->o.cpus ? cpus : NULL) || kv(&sb, "stacks", r->o.stacks ? "yes" : "no") ||
+	    kv(&sb, "buffer_kb", buf) || kv(&sb, "clock", r->clock) ||
+	    kv(&sb, "start_utc", *r->start_utc ? r->start_utc : NULL) ||
+	    kv(&sb, "recorder_pids", r->self_tids))
+		goto out;
+	ret = ipt_tdw_add_option(r->w, IPT_OPTION_PROVENANCE, sb.buf, (uint32_t)sb.len + 1);
+out:
+	ipt_strbuf_free(&sb);
+	ipt_strbuf_free(&evs);
+	return ret;
+}
+
 /* ipt_record_write - remove the instance, then commit the file */
 int ipt_record_write(struct ipt_recorder *r)
 {
@@ -882,6 +985,10 @@ int ipt_record_write(struct ipt_recorder *r)
 	if (!w)
 		return ipt_err("recording: nothing collected");
 	remove_instance(r);
+	irq_snapshot(r, IPT_IRQ_AFTER_TEARDOWN);
+	if (add_provenance(r) ||
+	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
+		return -1;
 	if (r->o.checkpoint)
 		r->o.checkpoint(IPT_RECORD_WRITING, r->o.arg);
 	r->w = NULL;
@@ -927,6 +1034,10 @@ void ipt_record_free(struct ipt_recorder *r)
 	free(r->clock_text);
 	ipt_cpuset_free(&r->online);
 	ipt_cpuset_free(&r->pin);
+	free(r->command_line);
+	free(r->command);
+	free(r->self_tids);
+	ipt_strbuf_free(&r->irqs);
 	free(r);
 }
 
