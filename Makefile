@@ -161,3 +161,58 @@ clean:
 	rm -rf build
 
 .PHONY: all asan deps demo check test bench fuzz clean man install uninstall print-lib-src
+
+# ---- Python module (issue 21): build/python/ipitrace, `import ipitrace` with
+# PYTHONPATH=build/python.  Debian's python3 and its python3-dev and
+# python3-numpy headers; left out (with a note) when they are missing.
+PYTHON  ?= /usr/bin/python3
+PY_INC  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_NPINC := $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
+PY_EXT  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_VER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+# Debian's python3 reads /usr/lib/python3/dist-packages, and
+# PREFIX/lib/python3.X/dist-packages for another PREFIX (/usr/local)
+PYDIR   ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VER)/dist-packages)
+PY_MOD  := $(B)/python/ipitrace/_ext$(PY_EXT)
+PY_PKG  := $(B)/python/ipitrace/__init__.py
+PY_OK   := $(and $(PY_EXT),$(wildcard $(PY_INC)/Python.h),$(wildcard $(PY_NPINC)/numpy/arrayobject.h))
+
+ifneq ($(PY_OK),)
+all: python
+python: $(PY_MOD) $(PY_PKG)
+else
+python:
+	@echo "  note: no Python module (needs python3-dev and python3-numpy for $(PYTHON))"
+endif
+
+$(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c include/ipitrace.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(WARN) $(CPPFLAGS) -isystem $(PY_INC) -isystem $(PY_NPINC) -fvisibility=hidden \
+		$(CFLAGS) -fPIC -c -o $@ $<
+
+# linked with the library's PIC objects: one file, no rpath, no other export
+$(PY_MOD): $(B)/python/obj/ipitrace_ext.o $(PIC_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) -shared -o $@ $< $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
+
+$(PY_PKG): python/ipitrace/__init__.py
+	@mkdir -p $(dir $@)
+	@cp $< $@
+
+install-python: python
+	@if [ -n "$(PY_OK)" ]; then \
+		install -d $(DESTDIR)$(PYDIR)/ipitrace && \
+		install -m 644 $(PY_PKG) $(DESTDIR)$(PYDIR)/ipitrace/__init__.py && \
+		install -m 644 $(PY_MOD) $(DESTDIR)$(PYDIR)/ipitrace/_ext$(PY_EXT); fi
+
+uninstall-python:
+	rm -f $(DESTDIR)$(PYDIR)/ipitrace/__init__.py $(DESTDIR)$(PYDIR)/ipitrace/_ext$(PY_EXT)
+	rm -rf $(DESTDIR)$(PYDIR)/ipitrace/__pycache__
+	-rmdir $(DESTDIR)$(PYDIR)/ipitrace 2>/dev/null
+
+install: install-python
+uninstall: uninstall-python
+
+.PHONY: python install-python uninstall-python

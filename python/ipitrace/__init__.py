@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""ipitrace - IPI traces as pandas DataFrames (over libipitrace, in C).
+
+    import ipitrace
+    df = ipitrace.rows("trace.dat")            # one row per (send, target CPU)
+    rep = ipitrace.report("trace.dat")          # summary dict + DataFrames
+    ev = ipitrace.events("trace.dat", "ipi:ipi_send_cpumask")
+    for chunk in ipitrace.iter_rows("big.dat", chunk_rows=1_000_000): ...
+
+Errors (a file that is no trace, a bad filter) raise ipitrace.Error with the
+library's one-line message.
+
+Columns of rows() (as `ipitrace convert` writes them, see ROW_DTYPES):
+ts_ns, id int64; src_cpu, target_cpu, ntargets, pid int32; callsite,
+callback, func uint64 (the addresses as numbers: 0 for none); comm, event,
+kind, callsite_sym ("sym+0xoff"), callback_sym, func_sym, reason,
+unmatched_reason, callsite_func, func_name, stack (frames joined by ';')
+pandas.Categorical (NaN when unknown); lat_ns, handler_ns, handler_ts_ns
+pandas Int64 (nullable); matched, coalesced pandas boolean (nullable).
+With explode=False: one row per send event, `targets` (a list of CPUs)
+and `cpumask` (a Python int, bit i = CPU i) in target_cpu's place.
+"""
+import numpy as _np
+import pandas as _pd
+
+from . import _ext
+from ._ext import Error
+
+__all__ = ["rows", "iter_rows", "report", "events", "info", "explode_mask",
+           "ts_datetime", "Error", "ROW_COLUMNS", "ROW_DTYPES"]
+
+ROW_COLUMNS = ["ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event",
+               "kind", "callsite", "callsite_sym", "callback", "callback_sym", "func",
+               "func_sym", "reason", "lat_ns", "handler_ns", "handler_ts_ns", "matched",
+               "coalesced", "unmatched_reason", "callsite_func", "func_name", "stack"]
+
+ROW_DTYPES = {
+    "ts_ns": "int64", "id": "int64", "src_cpu": "int32", "target_cpu": "int32",
+    "ntargets": "int32", "pid": "int32", "callsite": "uint64", "callback": "uint64",
+    "func": "uint64", "lat_ns": "Int64", "handler_ns": "Int64", "handler_ts_ns": "Int64",
+    "matched": "boolean", "coalesced": "boolean",
+    **{c: "category" for c in ("comm", "event", "kind", "callsite_sym", "callback_sym",
+                               "func_sym", "reason", "unmatched_reason", "callsite_func",
+                               "func_name", "stack")},
+}
+
+version = _ext.version()
+
+
+def _column(name, v):
+    if isinstance(v, tuple):
+        a, b = v
+        if a.dtype == _np.int32:          # category codes and their categories
+            return _pd.Categorical.from_codes(a, categories=_pd.Index(b, dtype=object))
+        if a.dtype == _np.bool_:
+            return _pd.arrays.BooleanArray(a, b)
+        return _pd.arrays.IntegerArray(a, b)
+    return v
+
+
+def _frame(d, explode, order):
+    cols = {}
+    for name in order:
+        if name == "target_cpu" and not explode:
+            if "targets" in d:
+                off, cpus = d["targets"]
+                cols["targets"] = _ext.targets(off, cpus, False)
+                cols["cpumask"] = _ext.targets(off, cpus, True)
+            continue
+        if name in d:
+            cols[name] = _column(name, d[name])
+    n = len(next(iter(cols.values()))) if cols else 0
+    return _pd.DataFrame(cols, index=_pd.RangeIndex(n), copy=False)
+
+
+def _order(columns, explode):
+    if columns is None:
+        return ROW_COLUMNS
+    out = []
+    for c in columns:
+        if not explode and c in ("targets", "cpumask"):
+            c = "target_cpu"
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def _wanted(columns, explode):
+    if columns is None:
+        return None
+    return list(_order(columns, explode))
+
+
+def rows(path, filter=None, explode=True, threads=None, columns=None):
+    """The IPI rows of a trace as a DataFrame (see the module's doc).
+
+    filter: an expression over row columns as `ipitrace convert --filter`
+    takes it; threads: decoding threads (None: the online CPUs, at most 8;
+    explode=False runs in one); columns: a list of the columns wanted
+    (leaving out every matching column saves the report's pass)."""
+    r = _ext.Rows(path, filter, bool(explode), int(threads or 0), _wanted(columns, explode))
+    d = r.next(0)
+    order = _order(columns, explode)
+    if d is None:
+        d = _empty(order, explode)
+    return _frame(d, explode, order)
+
+
+def _empty(order, explode):
+    z = {}
+    for c in order:
+        dt = ROW_DTYPES.get(c, "int32")
+        if c == "target_cpu" and not explode:
+            z["targets"] = (_np.zeros(1, _np.int64), _np.zeros(0, _np.int32))
+        elif dt == "category":
+            z[c] = (_np.zeros(0, _np.int32), [])
+        elif dt == "Int64":
+            z[c] = (_np.zeros(0, _np.int64), _np.zeros(0, _np.bool_))
+        elif dt == "boolean":
+            z[c] = (_np.zeros(0, _np.bool_), _np.zeros(0, _np.bool_))
+        else:
+            z[c] = _np.zeros(0, dt)
+    return z
+
+
+def iter_rows(path, chunk_rows=1 << 20, filter=None, explode=True, threads=None, columns=None):
+    """rows() chunk by chunk: DataFrames of at most chunk_rows rows each.
+
+    A chunk's categorical columns have every category seen so far.  The
+    matching columns need the report's row results (32 bytes a row, kept
+    until the end); leave them out with columns= for constant memory."""
+    if chunk_rows < 1:
+        raise ValueError("chunk_rows must be at least 1")
+    r = _ext.Rows(path, filter, bool(explode), int(threads or 0), _wanted(columns, explode))
+    order = _order(columns, explode)
+    while True:
+        d = r.next(int(chunk_rows))
+        if d is None:
+            return
+        yield _frame(d, explode, order)
+
+
+def report(path, filter=None, by="comm", threads=None, assume_synced_clock=False):
+    """The report of `ipitrace report`: a dict with "summary" (a dict, with
+    "kinds"), and DataFrames "per_cpu" (a row per target CPU, its counts
+    and counts per kind), "latency" (per CPU: distributions of latency,
+    handler time, csd queue-to-run and csd run: count, min, p50, p99, max,
+    sum, in ns), "senders", "pairs", "matrix" and "groups" (the counted rows
+    by `by`: comm, pid, task, cpu, callsite, function, kind, stack; per
+    target CPU and for all, target_cpu -1)."""
+    d = _ext.report(path, filter, by, int(threads or 0), bool(assume_synced_clock))
+    out = {"summary": d["summary"]}
+    cols = {"per_cpu": None, "senders": ["target_cpu", "pid", "comm", "src_cpu", "count"],
+            "pairs": ["target_cpu", "callsite", "callsite_sym", "function", "function_sym", "count"],
+            "matrix": ["src_cpu", "target_cpu", "count"],
+            "groups": ["target_cpu", by, "addr", "count"]}
+    for k, c in cols.items():
+        df = _pd.DataFrame(d[k], columns=c) if c else _pd.DataFrame(d[k])
+        for col in df.columns:
+            if col in ("callsite", "function", "addr"):
+                df[col] = df[col].astype("uint64")
+            elif col in ("target_cpu", "src_cpu", "cpu", "pid"):
+                df[col] = df[col].astype("int32")
+            elif col == "count" or (k == "per_cpu" and df[col].dtype == object and col != "lost_unknown"):
+                df[col] = df[col].astype("uint64")
+        out[k] = df
+    lat = []
+    for cpu, dd in zip(d["dists"].get("cpu", []), d["dists"].get("dists", [])):
+        for what, v in dd.items():
+            if v:
+                lat.append({"cpu": cpu, "what": what, **v})
+    out["latency"] = _pd.DataFrame(lat, columns=["cpu", "what", "count", "min_ns", "p50_ns",
+                                                 "p99_ns", "max_ns", "sum_ns"])
+    return out
+
+
+def events(path, name, filter=None):
+    """Every event of type name ("system:name" or "name") as a DataFrame:
+    ts_ns, cpu, pid, comm, then the event's own fields (integers; strings;
+    cpumask and bitmask fields as Python ints, bit i = CPU i; other arrays
+    as bytes).  filter: an event filter over its fields (as the kernel's)."""
+    d = _ext.events(path, name, filter)
+    df = _pd.DataFrame(d)
+    if len(df):
+        for c, dt in (("ts_ns", "uint64"), ("cpu", "int32"), ("pid", "int32")):
+            df[c] = df[c].astype(dt)
+        df["comm"] = df["comm"].astype("category")
+    return df
+
+
+def info(path):
+    """What the trace says about itself: ncpus, clock, time_unit, ts_in_ns,
+    kernel, file_version, compression, start_utc (or None)."""
+    return _ext.info(path)
+
+
+def explode_mask(mask):
+    """The CPUs of a Python int mask, ascending (bit i = CPU i)."""
+    out, i = [], 0
+    mask = int(mask)
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out
+
+
+def ts_datetime(ts_ns, path_or_info):
+    """ts_ns as datetime64[ns], when the trace's clock is wall-like
+    (realtime, tai); else ValueError (trace clocks such as local or mono
+    count from boot, not from the epoch)."""
+    inf = path_or_info if isinstance(path_or_info, dict) else info(path_or_info)
+    if inf.get("clock") not in ("realtime", "tai") or not inf.get("ts_in_ns"):
+        raise ValueError("the trace clock '%s' is not wall-like (realtime, tai)" % inf.get("clock"))
+    return _pd.to_datetime(_np.asarray(ts_ns, dtype="int64"), unit="ns")

@@ -1,0 +1,1444 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ipitrace_ext.c - the C part of the Python module `ipitrace` (ipitrace._ext)
+ *
+ * Over the public API of libipitrace only.  The decoding loops run with the
+ * GIL released and fill plain C buffers (integers, category codes, null
+ * masks); the buffers then become numpy arrays without a copy (a capsule
+ * frees them), and the Python side (ipitrace/__init__.py) wraps them as
+ * pandas columns.  Strings that repeat are interned here: each column keeps
+ * its own table of distinct strings, and rows hold int32 codes into it
+ * (-1: null), for pandas.Categorical.from_codes.
+ *
+ *   _Rows(path, filter, explode, threads, match, stack)   a reader of rows
+ *       .next(n) -> dict name -> array / (codes, categories) / (values, mask)
+ *       of up to n rows, None at the end
+ *   report(path, filter, by, threads, assume_synced_clock) -> dict of tables
+ *   events(path, name) -> dict of columns
+ *   info(path) -> dict
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <ipitrace.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static PyObject *IptError;
+
+/* raise ipitrace.Error with the library's message (or msg when given) */
+static PyObject *raise_ipt(const char *msg)
+{
+	const char *m = msg && *msg ? msg : ipt_errmsg();
+
+	if (!m || !*m)
+		m = "ipitrace: unknown error";
+	if (ipt_errcode() == IPT_ERR_NOMEM && !msg)
+		return PyErr_NoMemory();
+	PyErr_SetString(IptError, m);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* interning: string -> code, address -> code                          */
+/* ------------------------------------------------------------------ */
+
+static uint64_t hash_bytes(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+#define PCACHE 256
+struct cat {
+	char **strs;		/* code -> string (owned) */
+	int32_t n, cap;
+	int32_t *slots;		/* open addressing on content: code + 1, 0 empty */
+	uint32_t nslots;
+	/* pointer cache: a pointer seen before, checked against its copy */
+	const char *pc_ptr[PCACHE];
+	int32_t pc_code[PCACHE];
+	/* address -> code map (symbol columns) */
+	uint64_t *akeys;
+	int32_t *avals;		/* code + 2 (1: no symbol), 0 empty */
+	uint32_t naslots, nakeys;
+};
+
+static void cat_free(struct cat *c)
+{
+	for (int32_t i = 0; i < c->n; i++)
+		free(c->strs[i]);
+	free(c->strs);
+	free(c->slots);
+	free(c->akeys);
+	free(c->avals);
+	memset(c, 0, sizeof(*c));
+}
+
+static int cat_rehash(struct cat *c)
+{
+	uint32_t ns = c->nslots ? c->nslots * 2 : 64;
+	int32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	for (int32_t i = 0; i < c->n; i++) {
+		uint32_t h = (uint32_t)hash_bytes(c->strs[i]) & (ns - 1);
+
+		while (sl[h])
+			h = (h + 1) & (ns - 1);
+		sl[h] = i + 1;
+	}
+	free(c->slots);
+	c->slots = sl;
+	c->nslots = ns;
+	return 0;
+}
+
+/* the code of s (added if new); -1 for NULL, -2 out of memory */
+static int32_t cat_str(struct cat *c, const char *s)
+{
+	uintptr_t p = (uintptr_t)s;
+	unsigned int pi = (unsigned int)((p >> 3) ^ (p >> 11)) & (PCACHE - 1);
+	uint32_t h;
+
+	if (!s)
+		return -1;
+	if (c->pc_ptr[pi] == s && !strcmp(c->strs[c->pc_code[pi]], s))
+		return c->pc_code[pi];
+	if ((uint32_t)c->n * 2 >= c->nslots && cat_rehash(c))
+		return -2;
+	h = (uint32_t)hash_bytes(s) & (c->nslots - 1);
+	while (c->slots[h]) {
+		int32_t code = c->slots[h] - 1;
+
+		if (!strcmp(c->strs[code], s)) {
+			c->pc_ptr[pi] = s;
+			c->pc_code[pi] = code;
+			return code;
+		}
+		h = (h + 1) & (c->nslots - 1);
+	}
+	if (c->n == c->cap) {
+		int32_t nc = c->cap ? c->cap * 2 : 32;
+		char **ns = realloc(c->strs, (size_t)nc * sizeof(*ns));
+
+		if (!ns)
+			return -2;
+		c->strs = ns;
+		c->cap = nc;
+	}
+	c->strs[c->n] = strdup(s);
+	if (!c->strs[c->n])
+		return -2;
+	c->slots[h] = c->n + 1;
+	c->pc_ptr[pi] = s;
+	c->pc_code[pi] = c->n;
+	return c->n++;
+}
+
+/* the code cached for addr: >= -1, or -3 when not cached yet */
+static int32_t cat_addr_get(const struct cat *c, uint64_t addr)
+{
+	uint32_t h;
+
+	if (!c->naslots)
+		return -3;
+	h = (uint32_t)hash_u64(addr) & (c->naslots - 1);
+	while (c->avals[h]) {
+		if (c->akeys[h] == addr)
+			return c->avals[h] - 2;
+		h = (h + 1) & (c->naslots - 1);
+	}
+	return -3;
+}
+
+static int cat_addr_put(struct cat *c, uint64_t addr, int32_t code)
+{
+	uint32_t h;
+
+	if (c->nakeys * 2 >= c->naslots) {
+		uint32_t ns = c->naslots ? c->naslots * 2 : 64;
+		uint64_t *k = calloc(ns, sizeof(*k));
+		int32_t *v = calloc(ns, sizeof(*v));
+
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -1;
+		}
+		for (uint32_t i = 0; i < c->naslots; i++) {
+			if (!c->avals[i])
+				continue;
+			h = (uint32_t)hash_u64(c->akeys[i]) & (ns - 1);
+			while (v[h])
+				h = (h + 1) & (ns - 1);
+			k[h] = c->akeys[i];
+			v[h] = c->avals[i];
+		}
+		free(c->akeys);
+		free(c->avals);
+		c->akeys = k;
+		c->avals = v;
+		c->naslots = ns;
+	}
+	h = (uint32_t)hash_u64(addr) & (c->naslots - 1);
+	while (c->avals[h])
+		h = (h + 1) & (c->naslots - 1);
+	c->akeys[h] = addr;
+	c->avals[h] = code + 2;
+	c->nakeys++;
+	return 0;
+}
+
+/* the categories so far as a list of str (new reference) */
+static PyObject *cat_list(const struct cat *c)
+{
+	PyObject *l = PyList_New(c->n);
+
+	if (!l)
+		return NULL;
+	for (int32_t i = 0; i < c->n; i++) {
+		PyObject *s = PyUnicode_DecodeUTF8(c->strs[i], (Py_ssize_t)strlen(c->strs[i]),
+						   "surrogateescape");
+
+		if (!s) {
+			Py_DECREF(l);
+			return NULL;
+		}
+		PyList_SET_ITEM(l, i, s);
+	}
+	return l;
+}
+
+/* ------------------------------------------------------------------ */
+/* column buffers that become numpy arrays                             */
+/* ------------------------------------------------------------------ */
+
+enum col_type {
+	T_U64, T_I64, T_I32, T_CAT, T_NI64, T_NBOOL, T_TARGETS,
+};
+
+enum col_id {
+	C_TS, C_ID, C_SRC, C_TGT, C_NT, C_PID, C_COMM, C_EVENT, C_KIND,
+	C_CS, C_CSSYM, C_CB, C_CBSYM, C_FUNC, C_FUNCSYM, C_REASON,
+	C_LAT, C_HND, C_HTS, C_MATCHED, C_COAL, C_UNM, C_CSFUNC, C_FNAME, C_STACK,
+	C__COUNT
+};
+
+static const struct {
+	const char *name;
+	enum col_type type;
+	bool match;		/* needs the report's row results */
+} cols[C__COUNT] = {
+	[C_TS] = { "ts_ns", T_I64, false },
+	[C_ID] = { "id", T_I64, false },
+	[C_SRC] = { "src_cpu", T_I32, false },
+	[C_TGT] = { "target_cpu", T_I32, false },
+	[C_NT] = { "ntargets", T_I32, false },
+	[C_PID] = { "pid", T_I32, false },
+	[C_COMM] = { "comm", T_CAT, false },
+	[C_EVENT] = { "event", T_CAT, false },
+	[C_KIND] = { "kind", T_CAT, false },
+	[C_CS] = { "callsite", T_U64, false },
+	[C_CSSYM] = { "callsite_sym", T_CAT, false },
+	[C_CB] = { "callback", T_U64, false },
+	[C_CBSYM] = { "callback_sym", T_CAT, false },
+	[C_FUNC] = { "func", T_U64, false },
+	[C_FUNCSYM] = { "func_sym", T_CAT, false },
+	[C_REASON] = { "reason", T_CAT, false },
+	[C_LAT] = { "lat_ns", T_NI64, true },
+	[C_HND] = { "handler_ns", T_NI64, true },
+	[C_HTS] = { "handler_ts_ns", T_NI64, true },
+	[C_MATCHED] = { "matched", T_NBOOL, true },
+	[C_COAL] = { "coalesced", T_NBOOL, true },
+	[C_UNM] = { "unmatched_reason", T_CAT, true },
+	[C_CSFUNC] = { "callsite_func", T_CAT, false },
+	[C_FNAME] = { "func_name", T_CAT, false },
+	[C_STACK] = { "stack", T_CAT, true },
+};
+
+static size_t elsize(enum col_type t)
+{
+	switch (t) {
+	case T_U64: case T_I64: case T_NI64: return 8;
+	case T_I32: case T_CAT: return 4;
+	case T_NBOOL: return 1;
+	case T_TARGETS: return 8;	/* offsets into the CPU list */
+	}
+	return 8;
+}
+
+struct col {
+	bool on;
+	void *data;
+	uint8_t *mask;		/* nullable columns: 1 = null */
+	struct cat cat;
+};
+
+struct rows {
+	PyObject_HEAD
+	struct ipt_trace *t;
+	struct ipt_ipi_iter *it;
+	struct ipt_report *rep;
+	bool explode, busy, done;
+	uint64_t last_id;
+	bool have_last;
+	struct col c[C__COUNT];
+	size_t n, cap;		/* rows in the buffers, room */
+	/* !explode: the targets as a flat CPU list, offsets per row */
+	int32_t *cpus;
+	size_t ncpus, capcpus;
+	char err[512];
+};
+
+static void rows_free_bufs(struct rows *r)
+{
+	for (int i = 0; i < C__COUNT; i++) {
+		free(r->c[i].data);
+		free(r->c[i].mask);
+		r->c[i].data = NULL;
+		r->c[i].mask = NULL;
+	}
+	free(r->cpus);
+	r->cpus = NULL;
+	r->n = r->cap = r->ncpus = r->capcpus = 0;
+}
+
+static int rows_grow(struct rows *r)
+{
+	size_t nc = r->cap ? r->cap * 2 : 4096;
+
+	for (int i = 0; i < C__COUNT; i++) {
+		struct col *c = &r->c[i];
+		void *p;
+
+		if (!c->on)
+			continue;
+		if (i == C_TGT && !r->explode)	/* offsets into r->cpus, n + 1 of them */
+			p = realloc(c->data, (nc + 1) * elsize(T_TARGETS));
+		else
+			p = realloc(c->data, nc * elsize(cols[i].type));
+		if (!p)
+			return -1;
+		c->data = p;
+		if (cols[i].type == T_NI64 || cols[i].type == T_NBOOL) {
+			p = realloc(c->mask, nc);
+			if (!p)
+				return -1;
+			c->mask = p;
+		}
+	}
+	r->cap = nc;
+	return 0;
+}
+
+static int add_cpu(struct rows *r, int32_t cpu)
+{
+	if (r->ncpus == r->capcpus) {
+		size_t nc = r->capcpus ? r->capcpus * 2 : 4096;
+		int32_t *p = realloc(r->cpus, nc * sizeof(*p));
+
+		if (!p)
+			return -1;
+		r->cpus = p;
+		r->capcpus = nc;
+	}
+	r->cpus[r->ncpus++] = cpu;
+	return 0;
+}
+
+/* "sym+0xoff" / "sym" of an address for a symbol column, by address */
+static int32_t sym_code(struct rows *r, struct cat *c, uint64_t addr, const char *sym, uint64_t off,
+			bool with_off)
+{
+	int32_t code = addr ? cat_addr_get(c, addr) : -1;
+	char buf[512];
+
+	if (code != -3)
+		return code;
+	if (!sym) {
+		code = -1;
+	} else if (with_off) {
+		snprintf(buf, sizeof(buf), "%s+0x%llx", sym, (unsigned long long)off);
+		code = cat_str(c, buf);
+	} else {
+		code = cat_str(c, sym);
+	}
+	if (code == -2 || cat_addr_put(c, addr, code))
+		return -2;
+	return code;
+}
+
+/* the stack as convert writes it: "sym+0xoff" frames joined by ';' */
+static int32_t stack_code(struct rows *r, struct cat *c, const struct ipt_report_stack *st)
+{
+	int32_t code;
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	char buf[512];
+	int ret = 0;
+
+	if (!st)
+		return -1;
+	code = cat_addr_get(c, (uint64_t)(uintptr_t)st);
+	if (code != -3)
+		return code;
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		ipt_trace_format_symbol(r->t, st->frames[i], true, buf, sizeof(buf));
+		ret |= (i ? ipt_strbuf_addc(&sb, ';') : 0) | ipt_strbuf_adds(&sb, buf);
+	}
+	code = ret ? -2 : (sb.len ? cat_str(c, sb.buf) : -1);
+	ipt_strbuf_free(&sb);
+	if (code == -2 || cat_addr_put(c, (uint64_t)(uintptr_t)st, code))
+		return -2;
+	return code;
+}
+
+#define SET(i, T, v) do { if (r->c[i].on) ((T *)r->c[i].data)[k] = (v); } while (0)
+
+/* one row into the buffers at index r->n; -1 out of memory */
+static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
+{
+	size_t k = r->n;
+	const struct ipt_row_match *pt = m && m->known && (r->explode || row->ntargets == 1) ? m : NULL;
+	int32_t code;
+
+	if (k == r->cap && rows_grow(r))
+		return -1;
+	SET(C_TS, int64_t, (int64_t)row->ts);
+	SET(C_ID, int64_t, (int64_t)row->id);
+	SET(C_SRC, int32_t, row->src_cpu);
+	if (r->explode) {
+		SET(C_TGT, int32_t, row->target_cpu);
+	} else if (r->c[C_TGT].on) {
+		int64_t *off = r->c[C_TGT].data;
+
+		off[k] = (int64_t)r->ncpus;
+		if (row->targets) {
+			for (int cpu = ipt_cpuset_next(row->targets, 0); cpu >= 0;
+			     cpu = ipt_cpuset_next(row->targets, (unsigned int)cpu + 1))
+				if (add_cpu(r, cpu))
+					return -1;
+		} else if (add_cpu(r, row->target_cpu)) {
+			return -1;
+		}
+		off[k + 1] = (int64_t)r->ncpus;
+	}
+	SET(C_NT, int32_t, (int32_t)row->ntargets);
+	SET(C_PID, int32_t, row->pid);
+#define CAT(i, expr) do { if (r->c[i].on) { code = (expr); if (code == -2) return -1; \
+		((int32_t *)r->c[i].data)[k] = code; } } while (0)
+	CAT(C_COMM, cat_str(&r->c[C_COMM].cat, row->comm));
+	CAT(C_EVENT, cat_str(&r->c[C_EVENT].cat, row->event));
+	CAT(C_KIND, (int32_t)row->kind < IPT_KIND__COUNT ? (int32_t)row->kind : -1);
+	SET(C_CS, uint64_t, row->callsite);
+	CAT(C_CSSYM, sym_code(r, &r->c[C_CSSYM].cat, row->callsite, row->callsite_sym,
+			      row->callsite_off, true));
+	SET(C_CB, uint64_t, row->callback);
+	CAT(C_CBSYM, sym_code(r, &r->c[C_CBSYM].cat, row->callback, row->callback_sym, 0, false));
+	SET(C_FUNC, uint64_t, row->func);
+	CAT(C_FUNCSYM, sym_code(r, &r->c[C_FUNCSYM].cat, row->func, row->func_sym, 0, false));
+	CAT(C_REASON, cat_str(&r->c[C_REASON].cat, row->reason));
+	CAT(C_CSFUNC, sym_code(r, &r->c[C_CSFUNC].cat, row->callsite, row->callsite_sym, 0, false));
+	CAT(C_FNAME, row->func ? sym_code(r, &r->c[C_FNAME].cat, row->func, row->func_sym, 0, false)
+			       : sym_code(r, &r->c[C_FNAME].cat, row->callback, row->callback_sym, 0,
+					  false));
+#define NUL(i, T, has, v) do { if (r->c[i].on) { ((T *)r->c[i].data)[k] = (has) ? (T)(v) : 0; \
+		r->c[i].mask[k] = !(has); } } while (0)
+	NUL(C_LAT, int64_t, pt && pt->has_latency, pt ? pt->latency_ns : 0);
+	NUL(C_HND, int64_t, pt && pt->has_handler, pt ? pt->handler_ns : 0);
+	NUL(C_HTS, int64_t, pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
+	NUL(C_MATCHED, uint8_t, pt, pt && pt->matched);
+	NUL(C_COAL, uint8_t, pt, pt && pt->coalesced);
+	CAT(C_UNM, pt && !pt->matched && pt->unmatched != IPT_UNMATCHED_NONE ?
+		   (int32_t)pt->unmatched - 1 : -1);
+	CAT(C_STACK, stack_code(r, &r->c[C_STACK].cat, m ? m->stack : NULL));
+	r->n++;
+	return 0;
+}
+
+static void rows_dealloc(struct rows *r)
+{
+	rows_free_bufs(r);
+	for (int i = 0; i < C__COUNT; i++)
+		cat_free(&r->c[i].cat);
+	ipt_ipi_iter_free(r->it);
+	ipt_report_free(r->rep);
+	ipt_trace_close(r->t);
+	Py_TYPE(r)->tp_free((PyObject *)r);
+}
+
+static int online_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
+/* open the trace, run the report (match), make the iterator; GIL released */
+static int rows_open(struct rows *r, const char *path, const char *filter, int threads, bool match)
+{
+	r->t = ipt_trace_open(path);
+	if (!r->t)
+		return -1;
+	if (match) {
+		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
+					      .threads = threads };
+
+		r->rep = ipt_report_run(r->t, &ro);
+		if (!r->rep)
+			return -1;
+	}
+	r->it = ipt_ipi_iter_new(r->t, filter);
+	if (!r->it)
+		return -1;
+	if (r->explode && threads > 1 && ipt_ipi_iter_set_threads(r->it, threads))
+		return -1;
+	return 0;
+}
+
+static int rows_init(struct rows *r, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "filter", "explode", "threads", "columns", NULL };
+	PyObject *path_obj = NULL, *columns = Py_None;
+	const char *filter = NULL;
+	int explode = 1, threads = 0, ret;
+	bool match = false;
+
+	if (r->t || r->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "ipitrace: reader already initialised");
+		return -1;
+	}
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|zpiO", kwlist, PyUnicode_FSConverter,
+					 &path_obj, &filter, &explode, &threads, &columns))
+		return -1;
+	r->explode = explode;
+	if (columns == Py_None) {
+		for (int i = 0; i < C__COUNT; i++)
+			r->c[i].on = true;
+	} else {
+		PyObject *seq = PySequence_Fast(columns, "columns: a list of column names");
+
+		if (!seq) {
+			Py_DECREF(path_obj);
+			return -1;
+		}
+		for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(seq); j++) {
+			PyObject *o = PySequence_Fast_GET_ITEM(seq, j);
+			const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+			int i;
+
+			if (!s) {
+				if (!PyErr_Occurred())
+					PyErr_SetString(PyExc_TypeError, "columns: names are str");
+				Py_DECREF(seq);
+				Py_DECREF(path_obj);
+				return -1;
+			}
+			if (!explode && (!strcmp(s, "targets") || !strcmp(s, "cpumask")))
+				s = "target_cpu";
+			for (i = 0; i < C__COUNT && strcmp(cols[i].name, s); i++)
+				;
+			if (i == C__COUNT) {
+				PyErr_Format(IptError, "columns: no column '%s'", s);
+				Py_DECREF(seq);
+				Py_DECREF(path_obj);
+				return -1;
+			}
+			r->c[i].on = true;
+		}
+		Py_DECREF(seq);
+	}
+	for (int i = 0; i < C__COUNT; i++)
+		if (r->c[i].on && cols[i].match)
+			match = true;
+	if (threads <= 0)
+		threads = online_threads();
+	r->busy = true;
+	Py_BEGIN_ALLOW_THREADS
+	ret = rows_open(r, PyBytes_AS_STRING(path_obj), filter, threads, match);
+	if (ret)
+		snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+	Py_END_ALLOW_THREADS
+	r->busy = false;
+	Py_DECREF(path_obj);
+	if (ret) {
+		PyErr_SetString(IptError, r->err[0] ? r->err : "ipitrace: cannot open");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_buf(PyObject *cap)
+{
+	free(PyCapsule_GetPointer(cap, "ipitrace.buf"));
+}
+
+/* a 1-D numpy array over buf (n elements of type), owning it; buf is taken
+ * (freed on failure) */
+static PyObject *wrap(void *buf, size_t n, int type)
+{
+	npy_intp dim = (npy_intp)n;
+	PyObject *a, *cap;
+
+	if (!buf)
+		buf = malloc(1);
+	if (!buf)
+		return PyErr_NoMemory();
+	a = PyArray_SimpleNewFromData(1, &dim, type, buf);
+	if (!a) {
+		free(buf);
+		return NULL;
+	}
+	cap = PyCapsule_New(buf, "ipitrace.buf", free_buf);
+	if (!cap) {
+		free(buf);
+		Py_DECREF(a);
+		return NULL;
+	}
+	if (PyArray_SetBaseObject((PyArrayObject *)a, cap)) {
+		Py_DECREF(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void *shrink(void *p, size_t bytes)
+{
+	void *q = realloc(p, bytes ? bytes : 1);
+
+	return q ? q : p;
+}
+
+static int npy_type(enum col_type t)
+{
+	switch (t) {
+	case T_U64: return NPY_UINT64;
+	case T_I64: case T_NI64: return NPY_INT64;
+	case T_I32: case T_CAT: return NPY_INT32;
+	case T_NBOOL: return NPY_BOOL;
+	case T_TARGETS: return NPY_INT64;
+	}
+	return NPY_INT64;
+}
+
+static PyObject *fixed_cats(int which)
+{
+	int n = which == C_KIND ? IPT_KIND__COUNT : 4;
+	PyObject *l = PyList_New(n);
+
+	if (!l)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		const char *s = which == C_KIND ? ipt_kind_name((enum ipt_ipi_kind)i)
+						: ipt_unmatched_reason_name((enum ipt_unmatched_reason)(i + 1));
+		PyObject *o = PyUnicode_FromString(s ? s : "?");
+
+		if (!o) {
+			Py_DECREF(l);
+			return NULL;
+		}
+		PyList_SET_ITEM(l, i, o);
+	}
+	return l;
+}
+
+/* the buffers as a dict of columns; the buffers are handed over */
+static PyObject *rows_take(struct rows *r)
+{
+	PyObject *d = PyDict_New(), *v = NULL;
+	size_t n = r->n;
+
+	if (!d)
+		return NULL;
+	for (int i = 0; i < C__COUNT; i++) {
+		struct col *c = &r->c[i];
+		enum col_type t = cols[i].type;
+
+		v = NULL;
+
+		if (!c->on)
+			continue;
+		if (i == C_TGT && !r->explode)
+			t = T_TARGETS;
+		if (t == T_TARGETS) {
+			/* (offsets int64[n+1], cpus int32[]) */
+			PyObject *off, *cp;
+
+			if (!c->data)
+				c->data = calloc(1, 8);
+			if (!c->data)
+				goto nomem;
+			off = wrap(shrink(c->data, (n + 1) * 8), n + 1, NPY_INT64);
+			c->data = NULL;
+			cp = wrap(shrink(r->cpus, r->ncpus * 4), r->ncpus, NPY_INT32);
+			r->cpus = NULL;
+			if (off && cp)
+				v = PyTuple_Pack(2, off, cp);
+			Py_XDECREF(off);
+			Py_XDECREF(cp);
+			if (!v)
+				goto fail;
+			if (PyDict_SetItemString(d, "targets", v))
+				goto fail_v;
+			Py_DECREF(v);
+			continue;
+		}
+		v = wrap(shrink(c->data, n * elsize(t)), n, npy_type(t));
+		c->data = NULL;
+		if (!v)
+			goto fail;
+		if (t == T_CAT) {
+			PyObject *cats = (i == C_KIND || i == C_UNM) ? fixed_cats(i) : cat_list(&c->cat);
+			PyObject *tu = cats ? PyTuple_Pack(2, v, cats) : NULL;
+
+			Py_XDECREF(cats);
+			Py_DECREF(v);
+			if (!tu)
+				goto fail;
+			v = tu;
+		} else if (t == T_NI64 || t == T_NBOOL) {
+			PyObject *mk = wrap(shrink(c->mask, n), n, NPY_BOOL);
+			PyObject *tu = mk ? PyTuple_Pack(2, v, mk) : NULL;
+
+			c->mask = NULL;
+			Py_XDECREF(mk);
+			Py_DECREF(v);
+			if (!tu)
+				goto fail;
+			v = tu;
+		}
+		if (PyDict_SetItemString(d, cols[i].name, v))
+			goto fail_v;
+		Py_DECREF(v);
+	}
+	rows_free_bufs(r);
+	return d;
+fail_v:
+	Py_DECREF(v);
+	goto fail;
+nomem:
+	PyErr_NoMemory();
+fail:
+	rows_free_bufs(r);
+	Py_DECREF(d);
+	return NULL;
+}
+
+/* decode up to max rows (0: all) into the buffers; GIL released.  0 done or
+ * chunk full, -1 library error (r->err), -2 out of memory */
+static int rows_fill(struct rows *r, size_t max)
+{
+	struct ipt_ipi_row row;
+	struct ipt_row_match m;
+	int rc;
+
+	while (!max || r->n < max) {
+		rc = ipt_ipi_next(r->it, &row);
+		if (rc == 0) {
+			r->done = true;
+			return 0;
+		}
+		if (rc < 0)
+			goto err;
+		/* the report is asked for every row, in the iterator's order */
+		if (r->rep && ipt_report_row_match(r->rep, &row, &m))
+			goto err;
+		if (!r->explode) {
+			if (r->have_last && row.id == r->last_id)
+				continue;
+			r->last_id = row.id;
+			r->have_last = true;
+		}
+		if (put_row(r, &row, r->rep ? &m : NULL))
+			return -2;
+	}
+	return 0;
+err:
+	snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+	if (!r->err[0])
+		snprintf(r->err, sizeof(r->err), "ipitrace: decode error");
+	r->done = true;
+	return -1;
+}
+
+static PyObject *rows_next(struct rows *r, PyObject *args)
+{
+	Py_ssize_t max = 0;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "|n", &max))
+		return NULL;
+	if (!r->it) {
+		PyErr_SetString(IptError, "ipitrace: reader not open");
+		return NULL;
+	}
+	if (r->busy) {
+		PyErr_SetString(PyExc_RuntimeError, "ipitrace: reader in use by another thread");
+		return NULL;
+	}
+	if (r->done)
+		Py_RETURN_NONE;
+	r->busy = true;
+	Py_BEGIN_ALLOW_THREADS
+	rc = rows_fill(r, max > 0 ? (size_t)max : 0);
+	Py_END_ALLOW_THREADS
+	r->busy = false;
+	if (rc == -1) {
+		rows_free_bufs(r);
+		PyErr_SetString(IptError, r->err);
+		return NULL;
+	}
+	if (rc == -2) {
+		rows_free_bufs(r);
+		return PyErr_NoMemory();
+	}
+	if (!r->n && r->done)
+		Py_RETURN_NONE;
+	return rows_take(r);
+}
+
+static PyObject *rows_ts_in_ns(struct rows *r, PyObject *unused)
+{
+	if (!r->t)
+		Py_RETURN_NONE;
+	return PyBool_FromLong(ipt_trace_ts_in_ns(r->t));
+}
+
+static PyMethodDef rows_methods[] = {
+	{ "next", (PyCFunction)rows_next, METH_VARARGS, "next(n=0): a dict of up to n rows' columns (0: all), None at the end" },
+	{ "ts_in_ns", (PyCFunction)rows_ts_in_ns, METH_NOARGS, "timestamps are ns" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyTypeObject RowsType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "ipitrace._ext.Rows",
+	.tp_basicsize = sizeof(struct rows),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Rows(path, filter=None, explode=True, threads=0, columns=None): a reader of IPI rows",
+	.tp_new = PyType_GenericNew,
+	.tp_init = (initproc)rows_init,
+	.tp_dealloc = (destructor)rows_dealloc,
+	.tp_methods = rows_methods,
+};
+
+/* ------------------------------------------------------------------ */
+/* small builders for dicts of columns (report, events)                */
+/* ------------------------------------------------------------------ */
+
+/* d[key].append(v), the list created on first use; v is stolen */
+static int col_append(PyObject *d, const char *key, PyObject *v)
+{
+	PyObject *l;
+	int ret;
+
+	if (!v)
+		return -1;
+	l = PyDict_GetItemString(d, key);
+	if (!l) {
+		l = PyList_New(0);
+		if (!l || PyDict_SetItemString(d, key, l)) {
+			Py_XDECREF(l);
+			Py_DECREF(v);
+			return -1;
+		}
+		Py_DECREF(l);
+	}
+	ret = PyList_Append(l, v);
+	Py_DECREF(v);
+	return ret;
+}
+
+static int dset(PyObject *d, const char *key, PyObject *v)
+{
+	int ret;
+
+	if (!v)
+		return -1;
+	ret = PyDict_SetItemString(d, key, v);
+	Py_DECREF(v);
+	return ret;
+}
+
+static PyObject *str_or_none(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
+
+static PyObject *sym_obj(struct ipt_trace *t, uint64_t addr, bool with_off)
+{
+	uint64_t off;
+	const char *s = addr ? ipt_trace_symbol(t, addr, &off) : NULL;
+	char b[512];
+
+	if (!s || !with_off)
+		return str_or_none(s);
+	snprintf(b, sizeof(b), "%s+0x%llx", s, (unsigned long long)off);
+	return str_or_none(b);
+}
+
+#define U64(x) PyLong_FromUnsignedLongLong((unsigned long long)(x))
+#define I64(x) PyLong_FromLongLong((long long)(x))
+
+/* a dict of a distribution's figures, or None when empty */
+static PyObject *dist_obj(const struct ipt_dist *d, bool ns)
+{
+	PyObject *o;
+
+	if (!ns || !ipt_dist_count(d))
+		Py_RETURN_NONE;
+	o = PyDict_New();
+	if (!o)
+		return NULL;
+	if (dset(o, "count", U64(ipt_dist_count(d))) || dset(o, "min_ns", U64(ipt_dist_min(d))) ||
+	    dset(o, "p50_ns", U64(ipt_dist_quantile(d, 0.5))) ||
+	    dset(o, "p99_ns", U64(ipt_dist_quantile(d, 0.99))) ||
+	    dset(o, "max_ns", U64(ipt_dist_max(d))) || dset(o, "sum_ns", U64(ipt_dist_sum(d)))) {
+		Py_DECREF(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* the tables of a report as dicts of lists (columns) */
+static int report_tables(struct ipt_trace *t, struct ipt_report *r, enum ipt_group_by by, PyObject *out)
+{
+	const struct ipt_report_summary *s = ipt_report_summary(r);
+	bool ns = ipt_trace_ts_in_ns(t);
+	PyObject *sum = PyDict_New(), *pc = PyDict_New(), *snd = PyDict_New(), *pr = PyDict_New();
+	PyObject *mx = PyDict_New(), *gr = PyDict_New(), *kinds = PyDict_New(), *lat = PyDict_New();
+	size_t n;
+	int ret = -1;
+
+	if (!sum || !pc || !snd || !pr || !mx || !gr || !kinds || !lat)
+		goto out;
+	if (dset(sum, "file", str_or_none(ipt_trace_path(t))) ||
+	    dset(sum, "clock", str_or_none(ipt_trace_clock(t))) ||
+	    dset(sum, "kernel", str_or_none(ipt_trace_uname(t))) ||
+	    dset(sum, "time_unit", str_or_none(ipt_trace_time_unit(t))) ||
+	    dset(sum, "cpus", I64(s->ncpus)) || dset(sum, "first_ts", U64(s->first_ts)) ||
+	    dset(sum, "last_ts", U64(s->last_ts)) || dset(sum, "duration_s", PyFloat_FromDouble(s->duration_s)) ||
+	    dset(sum, "events", U64(s->events)) || dset(sum, "send_events", U64(s->send_events)) ||
+	    dset(sum, "ipis", U64(s->ipis)) || dset(sum, "ipis_counted", U64(s->ipis_counted)) ||
+	    dset(sum, "filtered", PyBool_FromLong(s->filtered)) ||
+	    dset(sum, "csd_queued", U64(s->csd_queued)) || dset(sum, "csd_with_ipi", U64(s->csd_with_ipi)) ||
+	    dset(sum, "csd_without_ipi", U64(s->csd_without_ipi)) ||
+	    dset(sum, "cross_cpu_latency", PyBool_FromLong(s->cross_cpu_latency)) ||
+	    dset(sum, "cross_cpu_latency_missing_because", str_or_none(s->cross_cpu_latency ? NULL :
+									s->cross_cpu_missing_because)) ||
+	    dset(sum, "receive_events", PyBool_FromLong(s->receive_events)) ||
+	    dset(sum, "remote", U64(s->remote)) || dset(sum, "remote_matched", U64(s->remote_matched)) ||
+	    dset(sum, "handlers", U64(s->handlers)) ||
+	    dset(sum, "handlers_unattributed", U64(s->handlers_unattributed)) ||
+	    dset(sum, "coalesced", U64(s->coalesced)) || dset(sum, "csd_runs", U64(s->csd_runs)) ||
+	    dset(sum, "unmatched_trace_ended", U64(s->unmatched_trace_ended)) ||
+	    dset(sum, "unmatched_no_receive_events", U64(s->unmatched_no_receive_events)) ||
+	    dset(sum, "unmatched_lost_events", U64(s->unmatched_lost_events)) ||
+	    dset(sum, "unmatched_no_handler", U64(s->unmatched_no_handler)) ||
+	    dset(sum, "csd_set_aside", U64(s->csd_set_aside)))
+		goto out;
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (dset(kinds, ipt_kind_name((enum ipt_ipi_kind)k), U64(s->kinds[k])))
+			goto out;
+	if (PyDict_SetItemString(sum, "kinds", kinds))
+		goto out;
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(r, c);
+		PyObject *row;
+
+		if (!cp)
+			continue;
+		if (col_append(pc, "cpu", I64(c)) || col_append(pc, "ipis", U64(cp->ipis)) ||
+		    col_append(pc, "sent", U64(cp->sent)) || col_append(pc, "remote", U64(cp->remote)) ||
+		    col_append(pc, "matched", U64(cp->matched)) ||
+		    col_append(pc, "remote_matched", U64(cp->remote_matched)) ||
+		    col_append(pc, "coalesced", U64(cp->coalesced)) ||
+		    col_append(pc, "handlers", U64(cp->handlers)) ||
+		    col_append(pc, "handlers_unattributed", U64(cp->handlers_unattributed)) ||
+		    col_append(pc, "csd_runs", U64(cp->csd_runs)) || col_append(pc, "lost", U64(cp->lost)) ||
+		    col_append(pc, "lost_unknown", PyBool_FromLong(cp->lost_unknown)) ||
+		    col_append(pc, "with_stack", U64(cp->with_stack)) ||
+		    col_append(pc, "recorder_ipis", U64(cp->recorder_ipis)))
+			goto out;
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			if (col_append(pc, ipt_kind_name((enum ipt_ipi_kind)k), U64(cp->by_kind[k])))
+				goto out;
+		row = PyDict_New();
+		if (!row)
+			goto out;
+		if (dset(row, "latency", dist_obj(cp->latency, ns)) ||
+		    dset(row, "handler", dist_obj(cp->handler, ns)) ||
+		    dset(row, "csd_queue_to_run", dist_obj(cp->csd_queue_to_run, ns)) ||
+		    dset(row, "csd_run", dist_obj(cp->csd_run, ns))) {
+			Py_DECREF(row);
+			goto out;
+		}
+		if (col_append(lat, "cpu", I64(c)) || col_append(lat, "dists", row))
+			goto out;
+	}
+	{
+		const struct ipt_report_sender *v = ipt_report_senders(r, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (col_append(snd, "target_cpu", I64(v[i].target_cpu)) ||
+			    col_append(snd, "pid", I64(v[i].pid)) ||
+			    col_append(snd, "comm", str_or_none(ipt_trace_comm(t, v[i].pid))) ||
+			    col_append(snd, "src_cpu", I64(v[i].src_cpu)) ||
+			    col_append(snd, "count", U64(v[i].count)))
+				goto out;
+	}
+	{
+		const struct ipt_report_pair *v = ipt_report_pairs(r, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (col_append(pr, "target_cpu", I64(v[i].target_cpu)) ||
+			    col_append(pr, "callsite", U64(v[i].callsite)) ||
+			    col_append(pr, "callsite_sym", sym_obj(t, v[i].callsite, true)) ||
+			    col_append(pr, "function", U64(v[i].function)) ||
+			    col_append(pr, "function_sym", sym_obj(t, v[i].function, false)) ||
+			    col_append(pr, "count", U64(v[i].count)))
+				goto out;
+	}
+	{
+		const struct ipt_report_cell *v = ipt_report_matrix(r, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (col_append(mx, "src_cpu", I64(v[i].src_cpu)) ||
+			    col_append(mx, "target_cpu", I64(v[i].target_cpu)) ||
+			    col_append(mx, "count", U64(v[i].count)))
+				goto out;
+	}
+	for (int c = -1; c < s->ncpus; c++) {
+		const struct ipt_report_group *g = ipt_report_groups(r, by, c, IPT_SORT_COUNT, &n);
+		char buf[512];
+
+		if (!g) {
+			raise_ipt(NULL);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			PyObject *key;
+
+			switch (by) {
+			case IPT_BY_COMM: key = str_or_none(g[i].comm); break;
+			case IPT_BY_PID: key = I64(g[i].pid); break;
+			case IPT_BY_TASK: key = Py_BuildValue("(isi)", g[i].pid, g[i].comm ? g[i].comm : "",
+							     g[i].src_cpu); break;
+			case IPT_BY_CPU: key = I64(g[i].src_cpu); break;
+			case IPT_BY_CALLSITE: key = sym_obj(t, g[i].addr, false); break;
+			case IPT_BY_FUNCTION: key = sym_obj(t, g[i].addr, false); break;
+			case IPT_BY_KIND: key = str_or_none(ipt_kind_name((enum ipt_ipi_kind)g[i].kind)); break;
+			case IPT_BY_STACK: {
+				struct ipt_strbuf sb = IPT_STRBUF_INIT;
+				const struct ipt_report_stack *st = g[i].stack;
+
+				for (uint32_t f = 0; st && f < st->nframes; f++) {
+					ipt_trace_format_symbol(t, st->frames[f], true, buf, sizeof(buf));
+					if (f)
+						ipt_strbuf_addc(&sb, ';');
+					ipt_strbuf_adds(&sb, buf);
+				}
+				key = st ? str_or_none(ipt_strbuf_str(&sb)) : str_or_none(NULL);
+				ipt_strbuf_free(&sb);
+				break;
+			}
+			default: key = str_or_none(NULL); break;
+			}
+			if (col_append(gr, "target_cpu", I64(c)) ||
+			    col_append(gr, ipt_group_by_name(by), key) ||
+			    col_append(gr, "addr", U64(g[i].addr)) ||
+			    col_append(gr, "count", U64(g[i].count)))
+				goto out;
+		}
+	}
+	if (PyDict_SetItemString(out, "summary", sum) || PyDict_SetItemString(out, "per_cpu", pc) ||
+	    PyDict_SetItemString(out, "dists", lat) || PyDict_SetItemString(out, "senders", snd) ||
+	    PyDict_SetItemString(out, "pairs", pr) || PyDict_SetItemString(out, "matrix", mx) ||
+	    PyDict_SetItemString(out, "groups", gr))
+		goto out;
+	ret = 0;
+out:
+	Py_XDECREF(sum);
+	Py_XDECREF(pc);
+	Py_XDECREF(snd);
+	Py_XDECREF(pr);
+	Py_XDECREF(mx);
+	Py_XDECREF(gr);
+	Py_XDECREF(kinds);
+	Py_XDECREF(lat);
+	return ret;
+}
+
+static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "filter", "by", "threads", "assume_synced_clock", NULL };
+	PyObject *path_obj = NULL, *out = NULL;
+	const char *filter = NULL, *byname = "comm";
+	int threads = 0, synced = 0, by;
+	struct ipt_trace *t = NULL;
+	struct ipt_report *r = NULL;
+	char err[512] = "";
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|zsip", kwlist, PyUnicode_FSConverter, &path_obj,
+					 &filter, &byname, &threads, &synced))
+		return NULL;
+	by = ipt_group_by_from_name(byname);
+	if (by < 0) {
+		Py_DECREF(path_obj);
+		return PyErr_Format(IptError, "by: no key '%s' (comm, pid, task, cpu, callsite, function, "
+				    "kind, stack)", byname);
+	}
+	if (threads <= 0)
+		threads = online_threads();
+	Py_BEGIN_ALLOW_THREADS
+	t = ipt_trace_open(PyBytes_AS_STRING(path_obj));
+	if (t) {
+		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .threads = threads,
+					      .assume_synced_clock = synced };
+
+		r = ipt_report_run(t, &ro);
+	}
+	if (!r)
+		snprintf(err, sizeof(err), "%s", ipt_errmsg());
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path_obj);
+	if (!r) {
+		ipt_trace_close(t);
+		PyErr_SetString(IptError, err[0] ? err : "ipitrace: report failed");
+		return NULL;
+	}
+	out = PyDict_New();
+	if (out && report_tables(t, r, (enum ipt_group_by)by, out)) {
+		Py_CLEAR(out);
+	}
+	ipt_report_free(r);
+	ipt_trace_close(t);
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* events(path, name)                                                  */
+/* ------------------------------------------------------------------ */
+
+/* a CPU set as a Python int (bit i = CPU i) */
+static PyObject *mask_int(const struct ipt_cpuset *s)
+{
+	int last = ipt_cpuset_last(s);
+	size_t nb = last < 0 ? 1 : (size_t)last / 8 + 1;
+	unsigned char small[64], *b = nb <= sizeof(small) ? small : calloc(nb, 1);
+	PyObject *o;
+
+	if (!b)
+		return PyErr_NoMemory();
+	memset(b, 0, nb);
+	for (int c = ipt_cpuset_next(s, 0); c >= 0; c = ipt_cpuset_next(s, (unsigned int)c + 1))
+		b[c / 8] |= (unsigned char)(1u << (c % 8));
+	o = _PyLong_FromByteArray(b, nb, 1, 0);
+	if (b != small)
+		free(b);
+	return o;
+}
+
+static PyObject *field_obj(struct ipt_trace *t, const struct ipt_record *rec, const struct ipt_field *f,
+			   struct ipt_cpuset *set)
+{
+	unsigned int fl = ipt_field_flags(f);
+	const uint8_t *data;
+	uint32_t len;
+	uint64_t v;
+
+	if (fl & IPT_FIELD_CPUMASK) {
+		if (ipt_field_cpuset(t, rec, f, set))
+			Py_RETURN_NONE;
+		return mask_int(set);
+	}
+	if (fl & IPT_FIELD_STRING) {
+		if (ipt_field_bytes(t, rec, f, &data, &len))
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)strnlen((const char *)data, len),
+					    "surrogateescape");
+	}
+	if (fl & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC | IPT_FIELD_RELATIVE) || ipt_field_size(f) > 8) {
+		if (ipt_field_bytes(t, rec, f, &data, &len))
+			Py_RETURN_NONE;
+		return PyBytes_FromStringAndSize((const char *)data, len);
+	}
+	if (ipt_field_u64(t, rec, f, &v))
+		Py_RETURN_NONE;
+	if (fl & IPT_FIELD_SIGNED)
+		return I64((int64_t)v);
+	return U64(v);
+}
+
+static PyObject *py_events(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "name", "filter", NULL };
+	PyObject *path_obj = NULL, *d = NULL;
+	const char *name, *filter = NULL, *colon;
+	struct ipt_trace *t = NULL;
+	const struct ipt_event *ev = NULL;
+	struct ipt_event_filter *ef = NULL;
+	struct ipt_iter *it = NULL;
+	struct ipt_record rec;
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	char err[512] = "";
+	int rc, nf;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&s|z", kwlist, PyUnicode_FSConverter, &path_obj,
+					 &name, &filter))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	t = ipt_trace_open(PyBytes_AS_STRING(path_obj));
+	if (!t)
+		snprintf(err, sizeof(err), "%s", ipt_errmsg());
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path_obj);
+	if (!t)
+		return PyErr_SetString(IptError, err), NULL;
+	colon = strchr(name, ':');
+	if (colon) {
+		char sys[128];
+
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - name), name);
+		ev = ipt_trace_find_event(t, sys, colon + 1);
+	} else {
+		for (int i = 0; i < ipt_trace_nevents(t) && !ev; i++)
+			if (!strcmp(ipt_event_name(ipt_trace_event_at(t, i)), name))
+				ev = ipt_trace_event_at(t, i);
+	}
+	if (!ev) {
+		PyErr_Format(IptError, "%s: no event '%s' in this trace", ipt_trace_path(t), name);
+		goto out;
+	}
+	if (filter && *filter) {
+		ef = ipt_event_filter_new(t, filter);
+		if (!ef) {
+			raise_ipt(NULL);
+			goto out;
+		}
+	}
+	it = ipt_iter_new(t, NULL);
+	if (!it) {
+		raise_ipt(NULL);
+		goto out;
+	}
+	ipt_cpuset_init(&set);
+	d = PyDict_New();
+	if (!d)
+		goto out;
+	nf = ipt_event_nfields(ev);
+	/* the columns exist even with no row */
+	{
+		static const char *const base[] = { "ts_ns", "cpu", "pid", "comm" };
+
+		for (size_t i = 0; i < 4; i++)
+			if (dset(d, base[i], PyList_New(0)))
+				goto fail;
+		for (int i = 0; i < nf; i++) {
+			const struct ipt_field *f = ipt_event_field_at(ev, i);
+
+			if (!(ipt_field_flags(f) & IPT_FIELD_COMMON) &&
+			    dset(d, ipt_field_name(f), PyList_New(0)))
+				goto fail;
+		}
+	}
+	for (;;) {
+		Py_BEGIN_ALLOW_THREADS
+		do {
+			rc = ipt_iter_next(it, &rec);
+		} while (rc == 1 && (rec.event != ev || (ef && !ipt_event_filter_match(ef, &rec))));
+		if (rc < 0)
+			snprintf(err, sizeof(err), "%s", ipt_errmsg());
+		Py_END_ALLOW_THREADS
+		if (rc < 0) {
+			PyErr_SetString(IptError, err[0] ? err : "ipitrace: decode error");
+			goto fail;
+		}
+		if (rc == 0)
+			break;
+		{
+			int pid = ipt_record_pid(t, &rec);
+
+			if (col_append(d, "ts_ns", U64(rec.ts)) || col_append(d, "cpu", I64(rec.cpu)) ||
+			    col_append(d, "pid", I64(pid)) ||
+			    col_append(d, "comm", str_or_none(ipt_trace_comm(t, pid))))
+				goto fail;
+		}
+		for (int i = 0; i < nf; i++) {
+			const struct ipt_field *f = ipt_event_field_at(ev, i);
+
+			if (ipt_field_flags(f) & IPT_FIELD_COMMON)
+				continue;
+			if (col_append(d, ipt_field_name(f), field_obj(t, &rec, f, &set)))
+				goto fail;
+		}
+	}
+	goto out;
+fail:
+	Py_CLEAR(d);
+out:
+	ipt_cpuset_free(&set);
+	ipt_iter_free(it);
+	ipt_event_filter_free(ef);
+	ipt_trace_close(t);
+	return d;
+}
+
+/* ------------------------------------------------------------------ */
+/* info(path), targets -> cpumask ints                                 */
+/* ------------------------------------------------------------------ */
+
+static PyObject *py_info(PyObject *self, PyObject *args)
+{
+	PyObject *path_obj = NULL, *d;
+	struct ipt_trace *t;
+	char err[512] = "", buf[256];
+
+	if (!PyArg_ParseTuple(args, "O&", PyUnicode_FSConverter, &path_obj))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	t = ipt_trace_open(PyBytes_AS_STRING(path_obj));
+	if (!t)
+		snprintf(err, sizeof(err), "%s", ipt_errmsg());
+	Py_END_ALLOW_THREADS
+	Py_DECREF(path_obj);
+	if (!t)
+		return PyErr_SetString(IptError, err), NULL;
+	d = PyDict_New();
+	if (d && (dset(d, "path", str_or_none(ipt_trace_path(t))) ||
+		  dset(d, "ncpus", I64(ipt_trace_ncpus(t))) ||
+		  dset(d, "clock", str_or_none(ipt_trace_clock(t))) ||
+		  dset(d, "time_unit", str_or_none(ipt_trace_time_unit(t))) ||
+		  dset(d, "ts_in_ns", PyBool_FromLong(ipt_trace_ts_in_ns(t))) ||
+		  dset(d, "kernel", str_or_none(ipt_trace_uname(t))) ||
+		  dset(d, "file_version", I64(ipt_trace_file_version(t))) ||
+		  dset(d, "compression", str_or_none(ipt_trace_compression(t))) ||
+		  dset(d, "start_utc", str_or_none(ipt_trace_provenance(t, "start_utc", buf, sizeof(buf))))))
+		Py_CLEAR(d);
+	ipt_trace_close(t);
+	return d;
+}
+
+/* masks(offsets, cpus) -> list of Python ints, lists(offsets, cpus) -> list of lists */
+static PyObject *py_targets(PyObject *self, PyObject *args)
+{
+	PyArrayObject *off, *cpu;
+	int as_mask;
+	npy_intp n;
+	PyObject *l;
+
+	if (!PyArg_ParseTuple(args, "O!O!p", &PyArray_Type, &off, &PyArray_Type, &cpu, &as_mask))
+		return NULL;
+	if (PyArray_TYPE(off) != NPY_INT64 || PyArray_TYPE(cpu) != NPY_INT32 || PyArray_NDIM(off) != 1 ||
+	    PyArray_NDIM(cpu) != 1 || !PyArray_ISCARRAY_RO(off) || !PyArray_ISCARRAY_RO(cpu) ||
+	    PyArray_DIM(off, 0) < 1) {
+		PyErr_SetString(PyExc_TypeError, "targets: int64 offsets and int32 cpus");
+		return NULL;
+	}
+	n = PyArray_DIM(off, 0) - 1;
+	l = PyList_New(n);
+	if (!l)
+		return NULL;
+	{
+		const int64_t *o = PyArray_DATA(off);
+		const int32_t *c = PyArray_DATA(cpu);
+		int64_t nc = PyArray_DIM(cpu, 0);
+
+		for (npy_intp i = 0; i < n; i++) {
+			int64_t a = o[i], b = o[i + 1];
+			PyObject *v;
+
+			if (a < 0 || b < a || b > nc) {
+				Py_DECREF(l);
+				PyErr_SetString(PyExc_ValueError, "targets: bad offsets");
+				return NULL;
+			}
+			if (as_mask) {
+				struct ipt_cpuset s = IPT_CPUSET_INIT;
+
+				ipt_cpuset_init(&s);
+				for (int64_t j = a; j < b; j++)
+					ipt_cpuset_add(&s, (unsigned int)c[j]);
+				v = mask_int(&s);
+				ipt_cpuset_free(&s);
+			} else {
+				v = PyList_New(b - a);
+				for (int64_t j = a; v && j < b; j++)
+					PyList_SET_ITEM(v, j - a, PyLong_FromLong(c[j]));
+			}
+			if (!v) {
+				Py_DECREF(l);
+				return NULL;
+			}
+			PyList_SET_ITEM(l, i, v);
+		}
+	}
+	return l;
+}
+
+static PyObject *py_version(PyObject *self, PyObject *unused)
+{
+	return PyUnicode_FromString(ipt_version());
+}
+
+static PyMethodDef methods[] = {
+	{ "report", (PyCFunction)(void (*)(void))py_report, METH_VARARGS | METH_KEYWORDS,
+	  "report(path, filter=None, by='comm', threads=0, assume_synced_clock=False)" },
+	{ "events", (PyCFunction)(void (*)(void))py_events, METH_VARARGS | METH_KEYWORDS,
+	  "events(path, name, filter=None)" },
+	{ "info", py_info, METH_VARARGS, "info(path)" },
+	{ "targets", py_targets, METH_VARARGS, "targets(offsets, cpus, as_mask)" },
+	{ "version", py_version, METH_NOARGS, "the library's version" },
+	{ NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef moddef = {
+	PyModuleDef_HEAD_INIT, "ipitrace._ext", "libipitrace for Python (the C part)", -1, methods,
+	NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__ext(void)
+{
+	PyObject *m;
+
+	import_array();
+	if (PyType_Ready(&RowsType) < 0)
+		return NULL;
+	m = PyModule_Create(&moddef);
+	if (!m)
+		return NULL;
+	IptError = PyErr_NewException("ipitrace.Error", PyExc_Exception, NULL);
+	if (!IptError || PyModule_AddObject(m, "Error", IptError)) {
+		Py_XDECREF(IptError);
+		Py_DECREF(m);
+		return NULL;
+	}
+	Py_INCREF(IptError);
+	Py_INCREF(&RowsType);
+	if (PyModule_AddObject(m, "Rows", (PyObject *)&RowsType)) {
+		Py_DECREF(&RowsType);
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}
