@@ -1249,7 +1249,7 @@ static PyObject *py_events(PyObject *self, PyObject *args, PyObject *kw)
 	nf = ipt_event_nfields(ev);
 	/* the columns exist even with no row */
 	{
-		static const char *const base[] = { "ts_ns", "cpu", "pid", "comm" };
+		static const char *const base[] = { "ts_ns", "common_cpu", "common_pid", "common_comm" };
 
 		for (size_t i = 0; i < 4; i++)
 			if (dset(d, base[i], PyList_New(0)))
@@ -1279,9 +1279,9 @@ static PyObject *py_events(PyObject *self, PyObject *args, PyObject *kw)
 		{
 			int pid = ipt_record_pid(t, &rec);
 
-			if (col_append(d, "ts_ns", U64(rec.ts)) || col_append(d, "cpu", I64(rec.cpu)) ||
-			    col_append(d, "pid", I64(pid)) ||
-			    col_append(d, "comm", str_or_none(ipt_trace_comm(t, pid))))
+			if (col_append(d, "ts_ns", U64(rec.ts)) || col_append(d, "common_cpu", I64(rec.cpu)) ||
+			    col_append(d, "common_pid", I64(pid)) ||
+			    col_append(d, "common_comm", str_or_none(ipt_trace_comm(t, pid))))
 				goto fail;
 		}
 		for (int i = 0; i < nf; i++) {

@@ -176,15 +176,16 @@ def report(path, filter=None, by="comm", threads=None, assume_synced_clock=False
 
 def events(path, name, filter=None):
     """Every event of type name ("system:name" or "name") as a DataFrame:
-    ts_ns, cpu, pid, comm, then the event's own fields (integers; strings;
+    ts_ns, common_cpu (the CPU that recorded it), common_pid, common_comm,
+    then the event's own fields (integers; strings;
     cpumask and bitmask fields as Python ints, bit i = CPU i; other arrays
     as bytes).  filter: an event filter over its fields (as the kernel's)."""
     d = _ext.events(path, name, filter)
     df = _pd.DataFrame(d)
     if len(df):
-        for c, dt in (("ts_ns", "uint64"), ("cpu", "int32"), ("pid", "int32")):
+        for c, dt in (("ts_ns", "int64"), ("common_cpu", "int32"), ("common_pid", "int32")):
             df[c] = df[c].astype(dt)
-        df["comm"] = df["comm"].astype("category")
+        df["common_comm"] = df["common_comm"].astype("category")
     return df
 
 

@@ -1,0 +1,153 @@
+#!/bin/sh
+# test_python.sh - the Python module (build/python/ipitrace, issue 21) with
+# Debian's python3, numpy and pandas, against the CLI as an independent
+# consumer of the same library (tests/python_check.py):
+#  - on every trace of ../shared/traces/recorded, tests/data and synthetic
+#    ones (x86, arm64 with reasons, 300 CPUs with wide masks): rows() equals
+#    `convert -f csv` read by pandas.read_csv in every column both have and
+#    every row (exploded, --no-explode with targets/cpumask, a filter), its
+#    dtypes are the documented ones, threads and iter_rows chunks give the
+#    same frame; the matching columns add up to the report's per-CPU counts;
+#    report() agrees with `report --format json`; events() with `dump -R`;
+#    the first send of pingpong.dat as `trace-cmd report -t` prints it;
+#  - bad inputs (tests/fuzz-regress, truncated and corrupted traces) raise
+#    ipitrace.Error through every entry point, in a separate interpreter so
+#    that a crash is a failure, not the end of the test.
+#
+# Under build/asan the module is built with ASan+UBSan; the interpreter is
+# not, so libasan is preloaded (LD_PRELOAD, as the ASan runtime must come
+# first) and Python's allocator is set to malloc so that ASan sees every
+# block.  Leak checking stays on, with suppressions for the interpreter's
+# own allocations that live until exit (interned strings, modules, numpy
+# and pandas caches): tests/python-lsan.supp lists them by the functions
+# that make them; a leak of the module or the library is reported with
+# their frames on top (the suppressions name none of ours).
+#
+#   sh tests/test_python.sh [BUILD_DIR]      (default build)
+. "$(dirname "$0")/lib.sh"
+
+MOD_DIR="$TOP/$B/python"
+GEN="$TOP/$B/tools/gen-synth"
+
+if [ ! -x "$IPT" ]; then
+	fail build "$IPT is missing (run make)"
+	finish
+fi
+# the packages the module needs; installed when missing (root), as make deps does
+need=""
+for p in python3-dev python3-numpy python3-pandas; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+done
+if [ -n "$need" ] && [ "$(id -u)" = 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $need > /dev/null 2>&1 ||
+		{ apt-get update -q > /dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $need > /dev/null 2>&1; }
+fi
+if ! ls "$MOD_DIR"/ipitrace/_ext*.so > /dev/null 2>&1 && [ "$B" = build ]; then
+	make -C "$TOP" -s python > /dev/null 2>&1
+fi
+if ! ls "$MOD_DIR"/ipitrace/_ext*.so > /dev/null 2>&1; then
+	if ! [ -f "$($PY -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)/Python.h" ]; then
+		skip python "no Python.h for $PY (python3-dev could not be installed): module not built"
+	elif ! $PY -c 'import numpy' 2>/dev/null; then
+		skip python "no numpy for $PY (python3-numpy could not be installed): module not built"
+	else
+		fail python "$MOD_DIR/ipitrace/_ext*.so is missing (make python)"
+	fi
+	finish
+fi
+if ! $PY -c 'import pandas' 2>/dev/null; then
+	skip python "no pandas for $PY (python3-pandas could not be installed)"
+	finish
+fi
+
+# ---- how to run the interpreter on this build ----
+RUNPY="env PYTHONPATH=$MOD_DIR PYTHONDONTWRITEBYTECODE=1"
+case "$B" in
+*asan*)
+	asan=$(${CC:-cc} -print-file-name=libasan.so)
+	if [ ! -f "$asan" ]; then
+		skip python "ASan build: libasan.so not found to preload into $PY"
+		finish
+	fi
+	RUNPY="$RUNPY LD_PRELOAD=$asan PYTHONMALLOC=malloc ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99"
+	RUNPY="$RUNPY LSAN_OPTIONS=suppressions=$TOP/tests/python-lsan.supp:print_suppressions=0"
+	RUNPY="$RUNPY UBSAN_OPTIONS=halt_on_error=1:exitcode=98"
+	;;
+esac
+
+# tally LOG: its PASS/FAIL/SKIP lines into this test's counts
+tally() {
+	while IFS= read -r line; do
+		case "$line" in
+		"PASS "*) pass "${line#PASS }" ;;
+		"FAIL "*) n=${line#FAIL }; fail "${n%%: *}" "${n#*: }" ;;
+		"SKIP "*) n=${line#SKIP }; skip "${n%%: *}" "${n#*: }" ;;
+		esac
+	done < "$1"
+}
+
+if ! $RUNPY $PY -c 'import ipitrace, sys; sys.exit(0 if ipitrace.version else 1)' > "$TMP/imp" 2>&1; then
+	fail import "$(head -c 600 "$TMP/imp")"
+	finish
+fi
+pass import
+
+# ---- traces ----
+mkdir -p "$TMP/tr"
+TR=""
+for f in "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace "$TOP"/tests/data/*; do
+	[ -f "$f" ] && TR="$TR $f"
+done
+if [ -x "$GEN" ]; then
+	"$GEN" -o "$TMP/tr/synth-x86.dat" -e 20000 -s 3 -n 8 &&
+	"$GEN" -o "$TMP/tr/synth-arm64.dat" -a arm64 -e 20000 -s 4 -n 8 &&
+	"$GEN" -o "$TMP/tr/synth-wide.dat" -n 300 -e 5000 -s 5 -c zstd ||
+		fail gen-synth "could not write synthetic traces"
+	TR="$TR $TMP/tr/synth-x86.dat $TMP/tr/synth-arm64.dat $TMP/tr/synth-wide.dat"
+else
+	skip gen-synth "$GEN is missing: synthetic traces not checked"
+fi
+[ -n "$TR" ] || { fail traces "no trace found in $TRACES/recorded"; finish; }
+
+$RUNPY $PY "$TOP/tests/python_check.py" "$IPT" "$TMP" $TR > "$TMP/check.log" 2> "$TMP/check.err"
+rc=$?
+tally "$TMP/check.log"
+[ $rc -eq 0 ] || fail checks "python_check.py exited $rc: $(grep -v '^ *$' "$TMP/check.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+
+# ---- bad inputs: the fuzz corpus, and traces cut short or corrupted ----
+BAD=""
+for f in "$TOP"/tests/fuzz-regress/*; do
+	[ -f "$f" ] && BAD="$BAD $f"
+done
+src="$TRACES/recorded/stacks.dat"
+[ -f "$src" ] || src="$TMP/tr/synth-x86.dat"
+if [ -f "$src" ]; then
+	size=$(wc -c < "$src")
+	for cut in 0 1 7 100 1000 4096 5000 $((size / 3)) $((size / 2)) $((size - 1))
+	do
+		[ "$cut" -lt "$size" ] && head -c "$cut" "$src" > "$TMP/tr/cut-$cut.bad"
+	done
+	# bytes flipped through the file, deterministically
+	$PY - "$src" "$TMP/tr" <<-'EOF'
+	import random, sys
+	data = open(sys.argv[1], 'rb').read()
+	rnd = random.Random(21)
+	for k in range(12):
+	    b = bytearray(data)
+	    for _ in range(1 + k * 3):
+	        i = rnd.randrange(len(b))
+	        b[i] ^= 1 << rnd.randrange(8)
+	    open('%s/flip-%d.bad' % (sys.argv[2], k), 'wb').write(b)
+	EOF
+	printf 'not a trace at all\n' > "$TMP/tr/text.bad"
+	BAD="$BAD $(ls "$TMP"/tr/*.bad)"
+fi
+for f in $BAD; do
+	$RUNPY $PY "$TOP/tests/python_check.py" --bad "$f" > "$TMP/bad.log" 2> "$TMP/bad.err"
+	rc=$?
+	tally "$TMP/bad.log"
+	[ $rc -eq 0 ] || fail "bad:$(basename "$f")" "interpreter exited $rc: $(grep -m 3 -E 'ERROR|SUMMARY|runtime error|Error' "$TMP/bad.err" | tr '\n' ' ' | head -c 600)"
+done
+
+finish
