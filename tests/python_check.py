@@ -366,7 +366,40 @@ def bad_inputs(files):
         check(n, not why, "; ".join(why))
 
 
+def leaks(path):
+    """each entry point, called again and again, leaves no objects behind"""
+    import gc
+    import tracemalloc
+    calls = (("rows", lambda: ipitrace.rows(path)),
+             ("rows-noexplode", lambda: ipitrace.rows(path, explode=False)),
+             ("iter_rows", lambda: list(ipitrace.iter_rows(path, chunk_rows=100))),
+             ("report", lambda: ipitrace.report(path, by="stack")),
+             ("events", lambda: ipitrace.events(path, "ipi_send_cpu")),
+             ("error", lambda: ipitrace.rows(path, filter="nope == 1")))
+    tracemalloc.start()
+    for name, fn in calls:
+        def once():
+            try:
+                fn()
+            except ipitrace.Error:
+                pass
+        for _ in range(3):
+            once()
+        gc.collect()
+        a = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            once()
+        gc.collect()
+        b = tracemalloc.get_traced_memory()[0]
+        # a leaked frame or list per call would be tens of KiB each time
+        check("leaks:" + name, b - a < 64 * 1024, "%d bytes more after 20 calls" % (b - a))
+    tracemalloc.stop()
+
+
 def main():
+    if sys.argv[1] == "--leaks":
+        leaks(sys.argv[2])
+        return
     if sys.argv[1] == "--bad":
         bad_inputs(sys.argv[2:])
         return
