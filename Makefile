@@ -215,4 +215,9 @@ uninstall-python:
 install: install-python
 uninstall: uninstall-python
 
-.PHONY: python install-python uninstall-python
+# `make bench` runs the module's benchmark too (bench/python.sh)
+bench: bench-python
+bench-python: all
+	@sh bench/python.sh
+
+.PHONY: python install-python uninstall-python bench-python
