@@ -303,6 +303,8 @@ struct rows {
 	bool have_last;
 	struct col c[C__COUNT];
 	size_t n, cap;		/* rows in the buffers, room */
+	size_t hint;		/* rows expected (the report's count), 0 unknown */
+	size_t chunk;		/* the rows asked for by this next(), 0 all */
 	/* !explode: the targets as a flat CPU list, offsets per row */
 	int32_t *cpus;
 	size_t ncpus, capcpus;
@@ -324,8 +326,19 @@ static void rows_free_bufs(struct rows *r)
 
 static int rows_grow(struct rows *r)
 {
-	size_t nc = r->cap ? r->cap * 2 : 4096;
+	/* the first time, room for the rows the report counted (or the chunk):
+	 * one allocation; then 1.5x (large blocks grow by mremap, no copy) */
+	size_t nc = r->cap ? r->cap + r->cap / 2 : 4096;
 
+	if (!r->cap && r->hint) {
+		nc = r->hint + 1;
+		if (r->chunk && r->chunk < nc)
+			nc = r->chunk;
+	} else if (!r->cap && r->chunk && r->chunk < nc) {
+		nc = r->chunk;
+	}
+	if (nc < 16)
+		nc = 16;
 	for (int i = 0; i < C__COUNT; i++) {
 		struct col *c = &r->c[i];
 		void *p;
@@ -505,6 +518,10 @@ static int rows_open(struct rows *r, const char *path, const char *filter, int t
 		r->rep = ipt_report_run(r->t, &ro);
 		if (!r->rep)
 			return -1;
+		/* every counted row comes once (one per send with !explode) */
+		r->hint = (size_t)ipt_report_summary(r->rep)->ipis_counted;
+		if (!r->explode && !filter)
+			r->hint = (size_t)ipt_report_summary(r->rep)->send_events;
 	}
 	r->it = ipt_ipi_iter_new(r->t, filter);
 	if (!r->it)
@@ -753,6 +770,9 @@ static int rows_fill(struct rows *r, size_t max)
 	while (!max || r->n < max) {
 		rc = ipt_ipi_next(r->it, &row);
 		if (rc == 0) {
+			/* the row results are no longer needed: memory back now */
+			ipt_report_free(r->rep);
+			r->rep = NULL;
 			r->done = true;
 			return 0;
 		}
@@ -797,8 +817,9 @@ static PyObject *rows_next(struct rows *r, PyObject *args)
 	if (r->done)
 		Py_RETURN_NONE;
 	r->busy = true;
+	r->chunk = max > 0 ? (size_t)max : 0;
 	Py_BEGIN_ALLOW_THREADS
-	rc = rows_fill(r, max > 0 ? (size_t)max : 0);
+	rc = rows_fill(r, r->chunk);
 	Py_END_ALLOW_THREADS
 	r->busy = false;
 	if (rc == -1) {
