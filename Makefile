@@ -191,11 +191,13 @@ $(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c include/ipitrace.h
 	@$(CC) $(WARN) $(CPPFLAGS) -isystem $(PY_INC) -isystem $(PY_NPINC) -fvisibility=hidden \
 		$(CFLAGS) -fPIC -c -o $@ $<
 
-# linked with the library's PIC objects: one file, no rpath, no other export
-$(PY_MOD): $(B)/python/obj/ipitrace_ext.o $(PIC_OBJ)
+# linked with the library's PIC objects: one file, no rpath, and it exports
+# PyInit__ext alone (the library's ipt_* stay inside it)
+$(PY_MOD): $(B)/python/obj/ipitrace_ext.o $(PIC_OBJ) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) -shared -o $@ $< $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
+	@printf '{ global: PyInit__ext; local: *; };\n' > $(B)/python/obj/ext.map
+	@$(CC) -shared -Wl,--version-script,$(B)/python/obj/ext.map -o $@ $< $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
 
 $(PY_PKG): python/ipitrace/__init__.py
 	@mkdir -p $(dir $@)

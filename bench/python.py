@@ -40,8 +40,10 @@ def best(fn, n=3):
 def peak(trace):
     """ru_maxrss growth of one rows() call and the frame's deep size, in MiB"""
     # VmHWM reset (clear_refs 5) after the imports, so that their peak does
-    # not hide the call's; without it, ru_maxrss before and after
-    code = ("import resource, sys, ipitrace, pandas\n"
+    # not hide the call's.  VmHWM counts the trace's pages that the library
+    # maps (file pages, not memory of the process's own); RssAnon, sampled
+    # every 2 ms by a thread while rows() runs (it releases the GIL), does not
+    code = ("import sys, threading, time, ipitrace, pandas\n"
             "def st(k):\n"
             "    for l in open('/proc/self/status'):\n"
             "        if l.startswith(k): return int(l.split()[1])\n"
@@ -49,13 +51,19 @@ def peak(trace):
             "    open('/proc/self/clear_refs', 'w').write('5')\n"
             "except OSError:\n"
             "    pass\n"
-            "a = st('VmRSS')\n"
+            "a, a_anon = st('VmRSS'), st('RssAnon')\n"
+            "top, stop = [a_anon], []\n"
+            "def sample():\n"
+            "    while not stop:\n"
+            "        top[0] = max(top[0], st('RssAnon')); time.sleep(0.002)\n"
+            "th = threading.Thread(target=sample); th.start()\n"
             "df = ipitrace.rows(sys.argv[1])\n"
+            "stop.append(1); th.join()\n"
             "b = st('VmHWM')\n"
-            "print((b - a) / 1024, df.memory_usage(deep=True).sum() / 2**20, len(df))\n")
+            "print((b - a) / 1024, (top[0] - a_anon) / 1024, df.memory_usage(deep=True).sum() / 2**20, len(df))\n")
     out = subprocess.run([sys.executable, "-c", code, trace], check=True,
                          stdout=subprocess.PIPE).stdout.split()
-    return float(out[0]), float(out[1]), int(out[2])
+    return float(out[0]), float(out[1]), float(out[2]), int(out[3])
 
 
 def main():
@@ -64,9 +72,9 @@ def main():
 
     ipt, outdir = sys.argv[1], sys.argv[2]
     res = []
-    print("%-28s %10s %9s %12s %14s %9s %9s %22s" % ("trace", "rows", "rows() s", "rows() base",
-                                                     "convert+csv s", "x rows()", "x base",
-                                                     "peak growth / frame"))
+    print("%-24s %9s %8s %11s %13s %8s %7s  %s" % ("trace", "rows", "rows() s", "rows() base",
+                                                  "convert+csv s", "x rows()", "x base",
+                                                  "peak growth: RSS (with mapped file), anon / frame"))
     for trace in sys.argv[3:]:
         csv = os.path.join(outdir, os.path.basename(trace) + ".bench.csv")
 
@@ -78,14 +86,16 @@ def main():
         t_base = best(lambda: ipitrace.rows(trace, columns=BASE))
         t_csv = best(via_csv)
         os.unlink(csv)
-        grow, size, n = peak(trace)
+        grow, anon, size, n = peak(trace)
         r = {"trace": trace, "rows": n, "rows_s": t_rows, "rows_base_s": t_base,
              "convert_read_csv_s": t_csv, "x_rows": t_csv / t_rows, "x_base": t_csv / t_base,
-             "peak_growth_mib": grow, "frame_mib": size, "peak_over_frame": grow / size if size else 0}
+             "peak_growth_mib": grow, "anon_peak_growth_mib": anon, "frame_mib": size,
+             "peak_over_frame": grow / size if size else 0,
+             "anon_over_frame": anon / size if size else 0}
         res.append(r)
-        print("%-28s %10d %9.3f %12.3f %14.3f %8.1fx %8.1fx %9.1f / %.1f MiB (%.2fx)" % (
-            os.path.basename(trace)[:28], n, t_rows, t_base, t_csv, r["x_rows"], r["x_base"],
-            grow, size, r["peak_over_frame"]), flush=True)
+        print("%-24s %9d %8.3f %11.3f %13.3f %7.1fx %6.1fx  %.1f (%.2fx), %.1f (%.2fx) / %.1f MiB" % (
+            os.path.basename(trace)[:24], n, t_rows, t_base, t_csv, r["x_rows"], r["x_base"],
+            grow, r["peak_over_frame"], anon, r["anon_over_frame"], size), flush=True)
     with open(os.path.join(outdir, "python.json"), "w") as f:
         json.dump(res, f, indent=1)
 

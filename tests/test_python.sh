@@ -96,6 +96,33 @@ if ! $RUNPY $PY -c 'import ipitrace, sys; sys.exit(0 if ipitrace.version else 1)
 	finish
 fi
 pass import
+# the module exports its init function alone (the library is linked in)
+exp=$(nm -D --defined-only "$MOD_DIR"/ipitrace/_ext*.so 2>/dev/null | awk '$2 ~ /^[TDB]$/ { print $3 }' | grep -v '^_' | tr '\n' ' ')
+if [ "$exp" = "PyInit__ext " ]; then pass exports; else fail exports "exported: $(echo "$exp" | head -c 300)"; fi
+# make install puts it where Debian's python3 finds it (PREFIX=/usr and /usr/local)
+if [ "$B" = build ]; then
+	for prefix in /usr /usr/local; do
+		D="$TMP/dest$(echo $prefix | tr / _)"
+		if make -C "$TOP" -s install DESTDIR="$D" PREFIX=$prefix > "$TMP/inst" 2>&1; then
+			dir=$(ls -d "$D$prefix"/lib/python3*/dist-packages 2>/dev/null | head -n 1)
+			got=$(cd / && env PYTHONPATH="$dir" $PY -c 'import ipitrace; print(ipitrace.__file__)' 2>&1)
+			case "$prefix:$dir" in
+			/usr:*/usr/lib/python3/dist-packages | /usr/local:*/usr/local/lib/python3.*/dist-packages) ok=1 ;;
+			*) ok=0 ;;
+			esac
+			if [ $ok = 1 ] && [ "$got" = "$dir/ipitrace/__init__.py" ]; then
+				pass "install:$prefix"
+			else
+				fail "install:$prefix" "installed in '$dir', imported '$got'"
+			fi
+			make -C "$TOP" -s uninstall DESTDIR="$D" PREFIX=$prefix > /dev/null 2>&1
+			left=$(find "$D" -path '*python*' -type f | head -n 3)
+			[ -z "$left" ] && pass "uninstall:$prefix" || fail "uninstall:$prefix" "left $left"
+		else
+			fail "install:$prefix" "$(tail -n 3 "$TMP/inst")"
+		fi
+	done
+fi
 
 # ---- traces ----
 mkdir -p "$TMP/tr"
