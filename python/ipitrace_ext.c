@@ -586,8 +586,12 @@ static int rows_init(struct rows *r, PyObject *args, PyObject *kw)
 	for (int i = 0; i < C__COUNT; i++)
 		if (r->c[i].on && cols[i].match)
 			match = true;
-	if (threads <= 0)
-		threads = online_threads();
+	if (threads < 0) {
+		PyErr_SetString(IptError, "threads: a number from 1 to 8 (None: the online CPUs)");
+		Py_DECREF(path_obj);
+		return -1;
+	}
+	threads = threads ? (threads > 8 ? 8 : threads) : online_threads();
 	r->busy = true;
 	Py_BEGIN_ALLOW_THREADS
 	ret = rows_open(r, PyBytes_AS_STRING(path_obj), filter, threads, match);
