@@ -479,7 +479,7 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	NUL(C_HND, int64_t, pt && pt->has_handler, pt ? pt->handler_ns : 0);
 	NUL(C_HTS, int64_t, pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
 	NUL(C_MATCHED, uint8_t, pt, pt && pt->matched);
-	NUL(C_COAL, uint8_t, pt, pt && pt->coalesced);
+	NUL(C_COAL, uint8_t, pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
 	CAT(C_UNM, pt && !pt->matched && pt->unmatched != IPT_UNMATCHED_NONE ?
 		   (int32_t)pt->unmatched - 1 : -1);
 	CAT(C_STACK, stack_code(r, &r->c[C_STACK].cat, m ? m->stack : NULL));
