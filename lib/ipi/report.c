@@ -229,6 +229,8 @@ struct cpu_state {
 	uint64_t last_ts;
 	uint32_t drops;			/* losses seen on this CPU so far */
 	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
+	uint64_t last_dur[NCLASS];	/* ... its entry -> exit, when has_dur */
+	bool has_dur[NCLASS];
 	bool had_entry[NCLASS];
 };
 
@@ -904,6 +906,9 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	s->open_isu = -1;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
+	s->has_dur[cls] = false;
+	if (call)
+		s->has_dur[C_CALL_ANY] = false;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
 		popped = true;
@@ -940,6 +945,13 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	if (s->open_isu >= 0)
 		r->isu[s->open_isu].handler = (int64_t)dur;
 	s->open_isu = -1;
+	/* for sends found coalesced into this interrupt at the end (settle) */
+	s->last_dur[cls] = dur;
+	s->has_dur[cls] = true;
+	if (cls == C_CALL || cls == C_CALL_SINGLE) {
+		s->last_dur[C_CALL_ANY] = dur;
+		s->has_dur[C_CALL_ANY] = true;
+	}
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
@@ -1551,6 +1563,10 @@ static int settle(struct rpt *r)
 					/* coalesced into the last interrupt of the vector */
 					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
+					if (s->has_dur[k] && e->res >= 0)
+						r->res[e->res].hdur = s->last_dur[k];
+					if (s->has_dur[k] && e->iso >= 0)
+						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
 					continue;
 				}
 				if (!r->have_receive || !p->class_seen[k])
@@ -1847,6 +1863,8 @@ struct ipt_report {
 		size_t n;
 	} *groups;
 	size_t rcur;				/* ipt_report_row_match's next result */
+	const char *canon_name;			/* canonical_frame's last answer */
+	uint64_t canon_addr;
 	struct ipt_report_unsent *unsent;
 	size_t nunsent;
 	int32_t *rec_pids;			/* the recorder's own, sorted */
@@ -2186,6 +2204,24 @@ static int unsent_table(struct ipt_report *rep)
 	return 0;
 }
 
+/* canonical_frame - the first address of the symbol naming addr (text
+ * traces), addr itself when it has no name */
+static uint64_t canonical_frame(struct ipt_report *rep, uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ipt_trace_symbol(rep->r.t, addr, &off);
+	uint64_t a;
+
+	if (!name)
+		return addr;
+	if (rep->canon_name == name)	/* the same frame as the last one asked */
+		return rep->canon_addr;
+	a = ipt_trace_symbol_addr(rep->r.t, name);
+	rep->canon_name = name;
+	rep->canon_addr = a ? a : addr;
+	return rep->canon_addr;
+}
+
 /* trim_stacks - every recorded stack without its tracing frames, interned again */
 static int trim_stacks(struct ipt_report *rep)
 {
@@ -2204,7 +2240,21 @@ static int trim_stacks(struct ipt_report *rep)
 		const uint64_t *a = stk_get(&r->stacks, id, &k);
 
 		cut[id] = stk_trim_count(r->t, a, k);
-		if (!(rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id])))
+		if (ipt_trace_kind(r->t) != IPT_INPUT_TRACEDAT) {
+			/* text: the printed names are all there is (trace-cmd shows no
+			 * offset), so frames are told apart by name */
+			uint64_t *v = ipt_malloc((k - cut[id] + 1) * sizeof(*v));
+
+			if (!v)
+				goto fail;
+			for (uint32_t f = cut[id]; f < k; f++)
+				v[f - cut[id]] = canonical_frame(rep, a[f]);
+			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
+			free(v);
+		} else {
+			rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id]);
+		}
+		if (!rep->tmap[id])
 			goto fail;
 	}
 	/* the views, once the table stopped growing */
