@@ -82,6 +82,13 @@ def gkey(by, g):
     raise ValueError(by)
 
 
+def short(k):
+    """a group key for a message: a stack by its first frames"""
+    if len(k) == 1 and isinstance(k[0], tuple):
+        return "[" + ", ".join(k[0][:3]) + (f", ... {len(k[0])} frames]" if len(k[0]) > 3 else "]")
+    return str(k)
+
+
 def tie_key(by, g):
     """for the order check where the key order is unambiguous: ties ascending"""
     return {"comm": lambda: g["comm"], "pid": lambda: g["pid"], "cpu": lambda: g["src_cpu"],
@@ -117,17 +124,17 @@ def cmp_groups(by):
         for g in a.get("groups", []):
             k = gkey(by, g)
             if k in ga:
-                bad.append(f"cpu {t} group {k} listed twice")
+                bad.append(f"cpu {t} group {short(k)} listed twice")
             ga[k] = g
         gb = {gkey(by, g): g for g in b["groups"]}
         for k in sorted(set(ga) | set(gb), key=lambda k: -(gb.get(k) or ga.get(k))["count"]):
             x, y = ga.get(k), gb.get(k)
             n += 1
             if x is None:
-                bad.append(f"cpu {t} {by} {k}: missing (oracle count {y['count']})")
+                bad.append(f"cpu {t} {by} {short(k)}: missing (oracle count {y['count']})")
                 continue
             if y is None:
-                bad.append(f"cpu {t} {by} {k}: ipitrace count {x['count']}, not in the oracle")
+                bad.append(f"cpu {t} {by} {short(k)}: ipitrace count {x['count']}, not in the oracle")
                 continue
             diffs = []
             if x.get("count") != y["count"]:
@@ -143,12 +150,12 @@ def cmp_groups(by):
             if by == "function" and not addr_ok(x.get("func"), y["func"]):
                 diffs.append(f"func {x.get('func')} vs {y['func']}")
             if diffs:
-                bad.append(f"cpu {t} {by} {k}: ipitrace vs oracle: " + ", ".join(diffs))
+                bad.append(f"cpu {t} {by} {short(k)}: ipitrace vs oracle: " + ", ".join(diffs))
         # order: count desc; ties by key ascending (where the key order is plain)
         gl = a.get("groups", [])
         for u, v in zip(gl, gl[1:]):
             if u.get("count", 0) < v.get("count", 0):
-                bad.append(f"cpu {t} order: {gkey(by, u)} {u.get('count')} before {gkey(by, v)} {v.get('count')}")
+                bad.append(f"cpu {t} order: {short(gkey(by, u))} {u.get('count')} before {short(gkey(by, v))} {v.get('count')}")
                 break
             if u.get("count") == v.get("count"):
                 ku, kv = tie_key(by, u), tie_key(by, v)

@@ -296,4 +296,87 @@ if [ -z "$msg" ]; then
 else
 	fail "busy-stacks.dat -n 2 and --sort key (by pid)" "$msg $(head -n 1 "$TMP/err")"
 fi
+# speedscope (npm), a third-party viewer of folded stacks, loads ipitrace's
+# folded output in headless Chromium: its Sandwich table (every function
+# name with its Total and Self weight) must list the names and weights the
+# oracle's rows give (comm frames included), Self summing to the rows with a
+# stack.  SKIP only when node, npm or Chromium are missing or npm cannot
+# install it.
+SS="$TOP/build/js-speedscope"
+ss_ready() {
+	command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1 ||
+		{ why="node or npm is not installed"; return 1; }
+	CHROME=$(command -v chromium || command -v chromium-browser) || { why="chromium is not installed"; return 1; }
+	mkdir -p "$SS" || { why="cannot create $SS"; return 1; }
+	if ! cmp -s "$TOP/tests/js/speedscope/package.json" "$SS/package.json" ||
+	   [ ! -f "$SS/node_modules/speedscope/dist/release/index.html" ]; then
+		cp "$TOP/tests/js/speedscope/package.json" "$SS/package.json"
+		if ! (cd "$SS" && timeout 600 npm install --no-audit --no-fund --loglevel=error) > "$TMP/npm.log" 2>&1; then
+			rm -f "$SS/package.json"
+			why="npm install speedscope failed (registry unreachable?): $(tail -n 1 "$TMP/npm.log")"
+			return 1
+		fi
+	fi
+}
+if ! ss_ready; then
+	skip "speedscope" "$why"
+else
+	for t in busy-stacks stacks; do
+		d="$TMP/$t.dat"
+		if [ "$(cat "$d/folded.txt.rc" 2>/dev/null)" != 0 ]; then
+			fail "$t.dat speedscope" "no folded output to load (report --format folded failed)"
+			continue
+		fi
+		"$PY" -c 'import base64, json, sys; print("speedscope.loadFileFromBase64(%s, %s)" % (json.dumps(sys.argv[2]), json.dumps(base64.b64encode(open(sys.argv[1], "rb").read()).decode())))' \
+			"$d/folded.txt" "$t.folded" > "$TMP/ss-load.js"
+		# the virtual list is sometimes dumped before it has measured its
+		# viewport (a table with no row): up to 4 tries
+		for try in 1 2 3 4; do
+			timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
+				--disable-background-networking --disable-component-update --disable-sync \
+				--disable-extensions --user-data-dir="$TMP/ss-profile$try" --allow-file-access-from-files \
+				--window-size=1400,12000 --virtual-time-budget=10000 --dump-dom \
+				"file://$SS/node_modules/speedscope/dist/release/index.html#localProfilePath=$TMP/ss-load.js&view=sandwich" \
+				> "$TMP/ss-dom.html" 2> "$TMP/ss.log"
+			sed 's/<[^>]*>/\n/g' "$TMP/ss-dom.html" | grep -qE '^[0-9,]+ \(' && break
+		done
+		msg=$("$PY" - "$TMP/ss-dom.html" "$d.oracle.json" <<'PY' 2>&1 | oneline
+import html, json, re, sys
+from collections import Counter
+s = open(sys.argv[1], errors="replace").read()
+t = [x for x in (html.unescape(y).strip() for y in re.split(r"<[^>]*>", s)) if x]
+if "Symbol Name" not in t:
+    print("no Sandwich table in speedscope's page: " + " ".join(t[:12])[:150])
+    sys.exit()
+num = re.compile(r"^([\d,]+) \(")
+got = {}
+j = t.index("Symbol Name") + 1
+while j + 2 < len(t) and num.match(t[j]) and num.match(t[j + 1]):
+    got[t[j + 2]] = (int(num.match(t[j]).group(1).replace(",", "")),
+                     int(num.match(t[j + 1]).group(1).replace(",", "")))
+    j += 3
+tot, slf = Counter(), Counter()
+rows = [r for r in json.load(open(sys.argv[2]))["rows"] if r["stack"] is not None]
+for r in rows:
+    fr = [r["comm"].replace(";", "_")] + list(reversed(r["stack_funcs"]))
+    for n in set(fr):
+        tot[n] += 1
+    slf[fr[-1]] += 1
+want = {n: (tot[n], slf[n]) for n in tot}
+bad = []
+if sum(v[1] for v in got.values()) != len(rows):
+    bad.append(f"Self sums to {sum(v[1] for v in got.values())}, rows with a stack {len(rows)}")
+diff = [f"{n}: speedscope {got.get(n)}, oracle {want.get(n)}" for n in sorted(set(got) | set(want)) if got.get(n) != want.get(n)]
+if diff:
+    bad.append(f"{len(diff)} of {len(want)} names differ (total, self): " + "; ".join(diff[:3]))
+print(" | ".join(bad))
+PY
+)
+		if [ -z "$msg" ]; then
+			pass "$t.dat folded in speedscope: Total and Self of every name as the oracle's"
+		else
+			fail "$t.dat folded in speedscope" "$msg"
+		fi
+	done
+fi
 finish
