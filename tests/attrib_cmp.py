@@ -90,9 +90,11 @@ def short(k):
 
 
 def tie_key(by, g):
-    """for the order check where the key order is unambiguous: ties ascending"""
+    """for the order check where the key order is plain: ties ascending (a
+    kind: in the order of the kinds table, resched wakeup call tlb ...)"""
     return {"comm": lambda: g["comm"], "pid": lambda: g["pid"], "cpu": lambda: g["src_cpu"],
-            "kind": lambda: g["kind"], "task": lambda: (g["pid"], g["src_cpu"])}.get(by, lambda: None)()
+            "kind": lambda: A.base.KINDS.index(g["kind"]) if g["kind"] in A.base.KINDS else None,
+            "task": lambda: (g["pid"], g["src_cpu"])}.get(by, lambda: None)()
 
 
 def cmp_groups(by):
@@ -330,6 +332,10 @@ def cmp_rows(name, kind):
             if s == []:
                 s = None
             got[(d["id"], d["target_cpu"])] = {k: d.get(k) for k in NEW_COLS} | {"stack": s}
+    missing = [c for c in NEW_COLS if c not in (cols or [])]
+    if missing:
+        out(False, kind, f"no column {', '.join(missing)} (after {', '.join((cols or [])[-2:])})")
+        return
     want = {(r["id"], r["target_cpu"]): want_new(r) for r in ROWS}
     if set(got) != set(want):
         bad.append(f"{len(got)} rows, oracle {len(want)}; first missing "

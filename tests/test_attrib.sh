@@ -193,9 +193,17 @@ except ValueError as e:
     sys.exit()
 if a is None or a != b:
     print(f"--by comm groups differ: dat {str(a)[:80]} | text {str(b)[:80]}")
-comms = {x["comm"] for t in (a or []) for x in t["groups"]}
 def lines(f):
-    return [l.strip() for l in open(f"{d}/{f}") if any(c in l.split() for c in comms)]
+    """the text report's section of senders by command, up to its blank line"""
+    out, on = [], False
+    for l in open(f"{d}/{f}"):
+        if l.startswith("Top senders per target CPU"):
+            on = True
+        elif on and not l.strip():
+            break
+        if on:
+            out.append(l.rstrip("\n"))
+    return out
 la, lb = lines("a.txt"), lines("b.txt")
 if not la or la != lb:
     dif = [(x, y) for x, y in zip(la, lb) if x != y][:2]
