@@ -49,7 +49,8 @@
 #     the oldest waiting send of that vector on its CPU, ...), extended to
 #     keep, for each row, the interrupt that served it: handler_ts_ns is
 #     its entry, handler_ns its exit - entry (null if no exit was seen:
-#     a drop mark closes open handlers), lat_ns entry - send (null when
+#     a drop mark closes open handlers; handler_ts_ns null too if the
+#     timestamps are not ns), lat_ns entry - send (null when
 #     unmatched, or src != target on a clock that is not cross-CPU, or
 #     timestamps not ns); coalesced: served by an interrupt that had
 #     already served an earlier send (coalesced at the interrupt or at the
@@ -405,7 +406,7 @@ def run(args):
         intr = r.pop("_intr")
         r.pop("_cls")
         if intr is not None:
-            r["handler_ts_ns"] = intr["ts"]
+            r["handler_ts_ns"] = intr["ts"] if ns else None
             r["handler_ns"] = intr["exit"] - intr["ts"] if intr["exit"] is not None else None
             comparable = ns and (synced or r["src_cpu"] == r["target_cpu"])
             r["lat_ns"] = intr["ts"] - r["ts_ns"] if comparable else None
