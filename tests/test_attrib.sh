@@ -28,6 +28,7 @@ command -v trace-cmd >/dev/null || { skip attrib "trace-cmd not installed"; fini
 "$PY" -c 'import json' 2>/dev/null || { skip attrib "python3 missing"; finish; }
 [ -x "$IPT" ] || { fail attrib "no $IPT (build first)"; finish; }
 ORACLE="$TOP/tests/attrib_oracle.py"
+ATTRIB_TESTS="$TOP/tests"; export ATTRIB_TESTS
 CMP="$TOP/tests/attrib_cmp.py"
 R="$TRACES/recorded"
 KEYS="comm pid task cpu callsite function kind stack"
@@ -304,6 +305,48 @@ if [ -z "$msg" ]; then
 else
 	fail "busy-stacks.dat -n 2 and --sort key (by pid)" "$msg $(head -n 1 "$TMP/err")"
 fi
+# -F filters the counted rows: resched IPIs from sched-* tasks, by stack
+# and folded, against the oracle's rows filtered the same way
+F='kind == "resched" && comm ~ "sched-*"'
+run "$TMP/flt.json" "$IPT" report --format json --by stack -n 0 -F "$F" "$R/busy-stacks.dat"
+run "$TMP/flt.folded" "$IPT" report --format folded -F "$F" "$R/busy-stacks.dat"
+msg=$("$PY" - "$TMP" "$TMP/busy-stacks.dat.oracle.json" <<'PY' 2>&1 | oneline
+import json, os, sys
+sys.path.insert(0, os.environ["ATTRIB_TESTS"])
+import attrib_oracle as A
+d = sys.argv[1]
+rows = [r for r in json.load(open(sys.argv[2]))["rows"]
+        if r["kind"] == "resched" and r["comm"].startswith("sched-")]
+for f in ("flt.json", "flt.folded"):
+    rc = open(f"{d}/{f}.rc").read().strip()
+    if rc != "0":
+        print(f"{f}: exit {rc}: {open(f'{d}/{f}.err').read()[:150]}")
+        sys.exit()
+want = {t["target_cpu"]: {tuple(g["stack"] or ()): g["count"] for g in t["groups"]}
+        for t in A.groups(rows)["stack"]}
+try:
+    r = json.load(open(f"{d}/flt.json"))["groups"]
+except (ValueError, KeyError) as e:
+    print(f"no JSON groups: {e}")
+    sys.exit()
+got = {t["target_cpu"]: {tuple(g["stack"] or ()): g["count"] for g in t["groups"]} for t in r}
+bad = []
+if got != want:
+    bad.append(f"--by stack groups differ: ipitrace {[(c, sum(v.values()), len(v)) for c, v in sorted(got.items())]}, "
+               f"oracle {[(c, sum(v.values()), len(v)) for c, v in sorted(want.items())]} (cpu, rows, stacks)")
+fl = [l for l in open(f"{d}/flt.folded").read().split("\n") if l]
+if fl != A.folded(rows):
+    bad.append(f"folded: {len(fl)} lines, oracle {len(A.folded(rows))}; first differing "
+               f"{[(a, b) for a, b in zip(fl, A.folded(rows)) if a != b][:1]}")
+print(" | ".join(bad))
+PY
+)
+if [ -z "$msg" ]; then
+	pass "busy-stacks.dat -F '$F': --by stack and folded as the oracle's filtered rows"
+else
+	fail "busy-stacks.dat -F '$F'" "$msg"
+fi
+
 # speedscope (npm), a third-party viewer of folded stacks, loads ipitrace's
 # folded output in headless Chromium: its Sandwich table (every function
 # name with its Total and Self weight) must list the names and weights the
