@@ -7,11 +7,11 @@
 #   attrib_cmp.py MODE ORACLE.json DIR      MODE: dat | text
 #
 # DIR holds, for each part, OUT (stdout), OUT.err and OUT.rc (exit status):
-#   by-KEY.json   report --format json --by KEY -n 0
+#   by-KEY.json   report --format json --by KEY --top 0
 #   folded.txt    report --format folded
-#   folded1.txt   report --format folded -F 'target_cpu == 1'
-#   rows.csv      convert -f csv -o ...   (rc and err beside)
-#   rows.jsonl    convert -f jsonl -o ...
+#   folded1.txt   report --format folded --filter 'target_cpu == 1'
+#   rows.csv      convert --format csv --output ...   (rc and err beside)
+#   rows.jsonl    convert --format jsonl --output ...
 # text MODE: addresses ("callsite", "func") are synthetic in ipitrace's text
 # reader, so only their presence is compared, not their value.
 import csv

@@ -12,7 +12,7 @@
 #            says; loaded by a folded-format reader (Brendan Gregg's
 #            "frame;...;frame COUNT"): total = rows with a stack, totals per
 #            comm and per leaf equal to the oracle's rows; without stacks,
-#            exit 1 with one error line.  folded-cpu1: -F 'target_cpu == 1'
+#            exit 1 with one error line.  folded-cpu1: --filter 'target_cpu == 1'
 #   csv, jsonl  the new columns of `convert`, row by row
 # Traces: busy-stacks.dat, stacks.dat (stacks), pingpong.dat, forkexec.dat
 # (none), the `trace-cmd report -t` text of busy-stacks.dat, and a synthetic
@@ -21,7 +21,7 @@
 # ';' in a comm, a frame without a symbol, coalescing, unmatched reasons, a
 # handler with no exit, a self-IPI latency).  Then: the .dat and its text
 # (ns and the stored us report) agree on --by comm and folded; facts counted
-# by hand with grep; -n and --sort key.
+# by hand with grep; --top and --sort key; --filter. Long options only.
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip attrib "trace-cmd not installed"; finish; }
@@ -45,13 +45,13 @@ collect() {
 	d=$1 f=$2
 	mkdir -p "$d"
 	for k in $KEYS; do
-		run "$d/by-$k.json" "$IPT" report --format json --by "$k" -n 0 "$f"
+		run "$d/by-$k.json" "$IPT" report --format json --by "$k" --top 0 "$f"
 	done
 	run "$d/folded.txt" "$IPT" report --format folded "$f"
-	run "$d/folded1.txt" "$IPT" report --format folded -F 'target_cpu == 1' "$f"
-	run "$d/rows.csv.out" "$IPT" convert -f csv -o "$d/rows.csv" "$f"
+	run "$d/folded1.txt" "$IPT" report --format folded --filter 'target_cpu == 1' "$f"
+	run "$d/rows.csv.out" "$IPT" convert --format csv --output "$d/rows.csv" "$f"
 	mv "$d/rows.csv.out.rc" "$d/rows.csv.rc"; mv "$d/rows.csv.out.err" "$d/rows.csv.err"
-	run "$d/rows.jsonl.out" "$IPT" convert -f jsonl -o "$d/rows.jsonl" "$f"
+	run "$d/rows.jsonl.out" "$IPT" convert --format jsonl --output "$d/rows.jsonl" "$f"
 	mv "$d/rows.jsonl.out.rc" "$d/rows.jsonl.rc"; mv "$d/rows.jsonl.out.err" "$d/rows.jsonl.err"
 }
 
@@ -171,10 +171,10 @@ oneline() { tr '\n' ' ' | sed 's/  *$//' | cut -c 1-240; }
 for tx in "$TMP/busy-stacks.txt" "$R/busy-stacks.report.txt"; do
 	[ -f "$tx" ] || continue
 	n="busy-stacks.dat = $(basename "$tx")"
-	run "$TMP/a.json" "$IPT" report --format json --by comm -n 0 "$R/busy-stacks.dat"
-	run "$TMP/b.json" "$IPT" report --format json --by comm -n 0 "$tx"
-	run "$TMP/a.txt" "$IPT" report --by comm -n 0 "$R/busy-stacks.dat"
-	run "$TMP/b.txt" "$IPT" report --by comm -n 0 "$tx"
+	run "$TMP/a.json" "$IPT" report --format json --by comm --top 0 "$R/busy-stacks.dat"
+	run "$TMP/b.json" "$IPT" report --format json --by comm --top 0 "$tx"
+	run "$TMP/a.txt" "$IPT" report --by comm --top 0 "$R/busy-stacks.dat"
+	run "$TMP/b.txt" "$IPT" report --by comm --top 0 "$tx"
 	run "$TMP/a.folded" "$IPT" report --format folded "$R/busy-stacks.dat"
 	run "$TMP/b.folded" "$IPT" report --format folded "$tx"
 	msg=$("$PY" - "$TMP" <<'PY' 2>&1 | oneline
@@ -235,7 +235,7 @@ for side in oracle ipitrace; do
 	if [ $side = oracle ]; then
 		"$PY" "$ORACLE" "$R/busy-stacks.dat" > "$TMP/f.json" 2> "$TMP/f.err"
 	else
-		"$IPT" report --format json --by comm -n 0 "$R/busy-stacks.dat" > "$TMP/f.json" 2> "$TMP/f.err"
+		"$IPT" report --format json --by comm --top 0 "$R/busy-stacks.dat" > "$TMP/f.json" 2> "$TMP/f.err"
 	fi
 	msg=$("$PY" - "$TMP/f.json" "$side" "$FACTS" <<'PY' 2>&1
 import json, sys
@@ -274,10 +274,10 @@ for tn in busy-stacks:1498 stacks:724; do
 	fi
 done
 
-# -n N: the first N groups of -n 0; --sort key: by the key ascending
-"$IPT" report --format json --by pid -n 0 "$R/busy-stacks.dat" > "$TMP/n0.json" 2> "$TMP/err"
-"$IPT" report --format json --by pid -n 2 "$R/busy-stacks.dat" > "$TMP/n2.json" 2>> "$TMP/err"
-"$IPT" report --format json --by pid -n 0 --sort key "$R/busy-stacks.dat" > "$TMP/sk.json" 2>> "$TMP/err"
+# --top N: the first N groups of --top 0; --sort key: by the key ascending
+"$IPT" report --format json --by pid --top 0 "$R/busy-stacks.dat" > "$TMP/n0.json" 2> "$TMP/err"
+"$IPT" report --format json --by pid --top 2 "$R/busy-stacks.dat" > "$TMP/n2.json" 2>> "$TMP/err"
+"$IPT" report --format json --by pid --top 0 --sort key "$R/busy-stacks.dat" > "$TMP/sk.json" 2>> "$TMP/err"
 msg=$("$PY" - "$TMP/n0.json" "$TMP/n2.json" "$TMP/sk.json" <<'PY' 2>&1
 import json, sys
 try:
@@ -288,7 +288,7 @@ except (ValueError, KeyError):
 bad = []
 for x, y, z in zip(a, b, s):
     if y["groups"] != x["groups"][:2]:
-        bad.append(f"cpu {x['target_cpu']}: -n 2 is not the first 2 of -n 0")
+        bad.append(f"cpu {x['target_cpu']}: --top 2 is not the first 2 of --top 0")
     pids = [g["pid"] for g in z["groups"]]
     if pids != sorted(pids):
         bad.append(f"cpu {z['target_cpu']}: --sort key pids not ascending: {pids[:6]}")
@@ -301,15 +301,15 @@ PY
 )
 msg=$(echo "$msg" | oneline)
 if [ -z "$msg" ]; then
-	pass "busy-stacks.dat -n 2 and --sort key (by pid)"
+	pass "busy-stacks.dat --top 2 and --sort key (by pid)"
 else
-	fail "busy-stacks.dat -n 2 and --sort key (by pid)" "$msg $(head -n 1 "$TMP/err")"
+	fail "busy-stacks.dat --top 2 and --sort key (by pid)" "$msg $(head -n 1 "$TMP/err")"
 fi
-# -F filters the counted rows: resched IPIs from sched-* tasks, by stack
+# --filter: the counted rows: resched IPIs from sched-* tasks, by stack
 # and folded, against the oracle's rows filtered the same way
 F='kind == "resched" && comm ~ "sched-*"'
-run "$TMP/flt.json" "$IPT" report --format json --by stack -n 0 -F "$F" "$R/busy-stacks.dat"
-run "$TMP/flt.folded" "$IPT" report --format folded -F "$F" "$R/busy-stacks.dat"
+run "$TMP/flt.json" "$IPT" report --format json --by stack --top 0 --filter "$F" "$R/busy-stacks.dat"
+run "$TMP/flt.folded" "$IPT" report --format folded --filter "$F" "$R/busy-stacks.dat"
 msg=$("$PY" - "$TMP" "$TMP/busy-stacks.dat.oracle.json" <<'PY' 2>&1 | oneline
 import json, os, sys
 sys.path.insert(0, os.environ["ATTRIB_TESTS"])
@@ -342,9 +342,9 @@ print(" | ".join(bad))
 PY
 )
 if [ -z "$msg" ]; then
-	pass "busy-stacks.dat -F '$F': --by stack and folded as the oracle's filtered rows"
+	pass "busy-stacks.dat --filter '$F': --by stack and folded as the oracle's filtered rows"
 else
-	fail "busy-stacks.dat -F '$F'" "$msg"
+	fail "busy-stacks.dat --filter '$F'" "$msg"
 fi
 
 # speedscope (npm), a third-party viewer of folded stacks, loads ipitrace's
