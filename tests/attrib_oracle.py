@@ -35,9 +35,10 @@
 #   - function: a send with a callback takes the func of the last
 #     csd_queue_cpu from its CPU for that target (consumed; a drop mark on
 #     the sending CPU forgets it, as tests/oracle.py); else the callback
-#     symbol, unless that is the generic handler
-#     generic_smp_call_function_single_interrupt (which says nothing of the
-#     function run); else null;
+#     symbol, whatever it is (the issue: "csd func joined, else the
+#     callback; as the pairs table"; so a generic_smp_call_function_single_
+#     interrupt callback with no csd_queue_cpu is its own function here,
+#     while convert's older func/func_sym columns leave it empty); else null;
 #   - stack: the kernel_stack line that is the next event line of the
 #     send's CPU (no other event line of that CPU, and no drop mark of it,
 #     in between) belongs to every row of that send; leading tracing frames
@@ -274,7 +275,7 @@ def run(args):
                 func = csd_func.pop((src, t))
                 joined = True
             k = base.classify(reason, func, cb_sym, cs_sym)
-            fname = func if joined else (cb_sym if cb_sym and cb_sym != GENERIC_SINGLE else None)
+            fname = func if joined else cb_sym
             if reason is not None:
                 cls = "arm:" + reason
             elif k == "irq_work" and src == t:

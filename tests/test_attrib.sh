@@ -92,7 +92,10 @@ compare "busy-stacks text (trace-cmd report -t)" "$TMP/busy-stacks.txt" text
 # resched sends to CPU 1 before two interrupts (the last coalesced); a
 # call_function_single send nobody receives (no_receive_events); a send
 # to CPU 3 after its last event (trace_ended); an irq_work self-IPI (a
-# latency without a cross-CPU clock); CPU 0's last interrupt has no exit.
+# latency without a cross-CPU clock); CPU 0's last interrupt has no exit;
+# two sends to CPU 2 before its last interrupt (the second coalesced into it
+# at the end: handler_ns is that interrupt's, its exit seen); a generic
+# function-call send with no csd_queue_cpu (its function: the callback).
 cat > "$TMP/synth.txt" <<'EOF'
 cpus=4
              a;b-10    [000]   100.000000100: csd_queue_cpu:        cpu=1 callsite=smp_call_function_many_cond+0x1a1 func=flush_tlb_func csd=0xffff888100000100
@@ -161,6 +164,11 @@ cpus=4
           work-31      [002]   100.000001000: ipi_send_cpu:         cpu=0 callsite=wakeup_preempt+0x92 callback=0x0
           work-31      [002]   100.000001010: ipi_send_cpu:         cpu=3 callsite=wakeup_preempt+0x92 callback=0x0
         <idle>-0       [000]   100.000001100: reschedule_entry:     vector=253
+             a;b-10    [000]   100.000001200: ipi_send_cpu:         cpu=2 callsite=wakeup_preempt+0x92 callback=0x0
+             a;b-10    [000]   100.000001210: ipi_send_cpu:         cpu=2 callsite=wakeup_preempt+0x92 callback=0x0
+             a;b-10    [000]   100.000001220: ipi_send_cpu:         cpu=1 callsite=generic_exec_single+0x36 callback=generic_smp_call_function_single_interrupt+0x0
+        <idle>-0       [002]   100.000001300: reschedule_entry:     vector=253
+        <idle>-0       [002]   100.000001340: reschedule_exit:      vector=253
 EOF
 compare "synth text" "$TMP/synth.txt" text
 
