@@ -16,6 +16,27 @@ LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>[
                   r'(?P<ev>\w+):\s*(?P<rest>.*)$')
 
 
+def entries(path, cpu):
+    """trace-cmd text: (ts_ns, vector, pid, handler_ns or None) per *_entry on cpu"""
+    res, open_ = [], None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = LINE.match(line)
+            if not m or int(m["cpu"]) != cpu:
+                continue
+            ev = m["ev"]
+            a, b = m["ts"].split(".")
+            ts = int(a) * 1000000000 + int(b.ljust(9, "0"))
+            if ev.endswith("_entry") and ev[:-6] in ("reschedule", "call_function", "call_function_single",
+                                                     "irq_work"):
+                res.append([ts, ev[:-6], int(m["pid"]), None])
+                open_ = (ev[:-6], len(res) - 1)
+            elif ev.endswith("_exit") and open_ and open_[0] == ev[:-5]:
+                res[open_[1]][3] = ts - res[open_[1]][0]
+                open_ = None
+    return res
+
+
 def out(s):
     print(s)
 
@@ -112,10 +133,22 @@ def kernel_rows(j):
 
 # ---- modes ----
 
-def recon(before, after, jpath, text, stat, ncpu):
+def span_s(text):
+    """seconds from the first to the last event of a trace-cmd text"""
+    ts = [float(m["ts"]) for m in map(LINE.match, open(text, errors="replace")) if m]
+    return max(ts) - min(ts) if ts else 0.0
+
+
+def recon(before, after, jpath, text, stat, ncpu, bg1a, bg1b, bg2a, bg2b, wall):
     """1: the kernel counters stored against the test's own deltas and the
-    interrupts in trace-cmd's text"""
+    interrupts in trace-cmd's text.  The difference is what arrived while
+    the test read and the recorder did not: at most the machine's background
+    rate (the test's own 0.3 s samples before and after) over the time
+    record ran outside the events' span"""
     b, a = proc_interrupts(before), proc_interrupts(after)
+    s1a, s1b, s2a, s2b = map(proc_interrupts, (bg1a, bg1b, bg2a, bg2b))
+    outside = max(float(wall) - span_s(text), 0.0)
+    out("  record ran %.3f s, its events span %.3f s: %.3f s outside" % (float(wall), span_s(text), outside))
     j = json.load(open(jpath))
     k = kernel_rows(j)
     ncpu = int(ncpu)
@@ -133,13 +166,15 @@ def recon(before, after, jpath, text, stat, ncpu):
                 bad.append("%s cpu%d: missing in the report" % (row, c))
                 continue
             s = e["kernel"] + e["setup"] + e["teardown"]
+            rate = max(s1b[row][c] - s1a[row][c], s2b[row][c] - s2a[row][c]) / 0.3
+            bound = 20 + delta // 50 + int(2 * rate * outside)
             out("  %s cpu%d: test's delta %d; report kernel %d + setup %d + teardown %d = %d;"
-                " difference (outside the recorder's reads) %d"
-                % (row, c, delta, e["kernel"], e["setup"], e["teardown"], s, delta - s))
-            if row in ("RES", "CAL") and not (0 <= delta - s <= 100 + delta // 20):
-                bad.append("%s cpu%d: delta %d, kernel+setup+teardown %d" % (row, c, delta, s))
-    verdict("recon-kernel-within-test-delta (RES, CAL: kernel+setup+teardown <= delta,"
-            " difference <= 100 + 5%)", not bad, "; ".join(bad))
+                " difference (outside the recorder's reads) %d (background %.0f/s: bound %d)"
+                % (row, c, delta, e["kernel"], e["setup"], e["teardown"], s, delta - s, rate, bound))
+            if row in ("RES", "CAL") and not (0 <= delta - s <= bound):
+                bad.append("%s cpu%d: delta %d, kernel+setup+teardown %d, bound %d" % (row, c, delta, s, bound))
+    verdict("recon-kernel-within-test-delta (RES, CAL: kernel+setup+teardown <= delta, the difference"
+            " within 20 + 2% + twice the background rate outside the events' span)", not bad, "; ".join(bad))
     lost = lost_per_cpu(stat, text)
     out("  lost per CPU (trace-cmd --stat, LOST marks): %s" % lost)
     if any(lost.values()):
@@ -151,16 +186,25 @@ def recon(before, after, jpath, text, stat, ncpu):
         for c in range(ncpu):
             e = k.get((row, c))
             got = rc.get((row, c), 0)
-            if not e or e["kernel"] != got:
+            # the recorder reads /proc/interrupts just after tracing on and
+            # just after tracing off: what lands in those gaps is traced but
+            # not counted, or counted but not traced (2 in 10 runs on a busy
+            # machine: 1 to 5); RES and CAL get that slack, IWI none
+            slack = 0 if row == "IWI" else 5 + got // 500
+            if e and e["kernel"] != got:
+                out("  %s cpu%d: kernel %d, trace-cmd lines %d: %+d (slack %d)"
+                    % (row, c, e["kernel"], got, e["kernel"] - got, slack))
+            if not e or abs(e["kernel"] - got) > slack:
                 bad.append("cpu%d kernel %s, trace-cmd %s lines %d"
                            % (c, e and e["kernel"], "irq_work_entry" if row == "IWI" else
                               "reschedule_entry" if row == "RES" else
                               "call_function(_single)_entry", got))
-            else:
+            elif e["kernel"] == got:
                 out("  %s cpu%d: kernel %d = trace-cmd lines %d" % (row, c, e["kernel"], got))
         what = {"RES": "reschedule_entry", "CAL": "call_function_entry + call_function_single_entry",
                 "IWI": "irq_work_entry"}[row]
-        verdict("recon-kernel-equals-trace %s (= %s lines per CPU, no loss)" % (row, what),
+        verdict("recon-kernel-equals-trace %s (= %s lines per CPU, no loss%s)"
+                % (row, what, "" if row == "IWI" else ", +-5 + 0.2%"),
                 not bad, "; ".join(bad))
 
 
@@ -188,8 +232,9 @@ def recv_minus_sends(text, cpu):
     return recv, sent
 
 
-def filtered(jpath, text, given):
-    """2: interrupts on CPU 0 left without a send by -F 'cpu != 0'"""
+def filtered(jpath, text, given, ijpath, textrep):
+    """2: interrupts on CPU 0 left without a send by -F 'cpu != 0'; with
+    --isolated 0 (ijpath) each is listed with its time, vector, task"""
     j = json.load(open(jpath))
     prov = j.get("provenance") or {}
     verdict("filter-provenance (filter = %r)" % given, prov.get("filter") == given,
@@ -223,8 +268,32 @@ def filtered(jpath, text, given):
             not bad, "; ".join(bad))
     verdict("filter-unsent-cause-filtered (cpu0: every one 'filtered', but a few before_trace_start)",
             not notfiltered, "; ".join(notfiltered))
+    said, bad = {}, []
+    for m in re.finditer(r'^ +cpu (\d+) +(\w+) +(\d+): (.*)$', open(textrep).read(), re.M):
+        if m[1] != "0":
+            continue
+        causes = dict((c, int(n)) for c, n in re.findall(r'(\w+) (\d+)', m[4]))
+        said[m[2]] = int(m[3])
+        if set(causes) - {"filtered", "before_trace_start"} or sum(causes.values()) != int(m[3]):
+            bad.append("%s: %s" % (m[2], m[4]))
+    want = {v: recv[v] - sent[v] for v in recv if recv[v] > sent[v]}
+    verdict("filter-text-unsent ('interrupts with no traced send': cpu 0 per vector = trace-cmd,"
+            " causes filtered (before_trace_start))", said == want and not bad,
+            "text %s, trace-cmd %s %s" % (said, want, bad))
     rest = [u for u in j["unsent"] if u["cpu"] != 0]
     out("  unsent on other CPUs: %s" % [(u["cpu"], u["vector"], u["count"]) for u in rest])
+    iso = json.load(open(ijpath))["isolated"]
+    lst = (iso or {}).get("unsent") or []
+    # vectors no traced send reached CPU 0 for: every interrupt of theirs is unsent
+    whole = {v for v in recv if sent[v] == 0}
+    want = sorted((ts, v, pid, h) for ts, v, pid, h in entries(text, 0) if v in whole)
+    got = sorted((e["ts_ns"], e["vector"], e["pid"], e["handler_ns"]) for e in lst if e["vector"] in whole)
+    out("  --isolated 0: %d interrupts listed without a send (%d of the vectors no send reached);"
+        " trace-cmd has %d of those vectors on CPU 0" % (len(lst), len(got), len(want)))
+    diff = [x for x in want if x not in set(got)][:2] + [x for x in got if x not in set(want)][:2]
+    verdict("filter-isolated-unsent (--isolated 0: time, vector, interrupted pid, handler time"
+            " = trace-cmd's entry/exit lines on CPU 0)", want == got and len(lst) == total_ind,
+            "listed %d, count %d, trace-cmd %d; differing: %s" % (len(lst), total_ind, len(want), diff))
 
 
 def lossfree(jpath, text):
@@ -252,9 +321,14 @@ def lossfree(jpath, text):
     for k in j["kernel_counters"]:
         if k["within"] or k["traced"] is None or k["kernel"] is None:
             continue
+        slack = 0 if k["row"] == "IWI" else 5 + k["traced"] // 500	# as in recon
         if k["kernel"] != k["traced"]:
+            out("  report: cpu%d %s kernel %d, traced %d: unexplained %d"
+                % (k["cpu"], k["row"], k["kernel"], k["traced"], k["kernel"] - k["traced"]))
+        if abs(k["kernel"] - k["traced"]) > slack:
             unexpl.append("cpu%d %s kernel %d traced %d" % (k["cpu"], k["row"], k["kernel"], k["traced"]))
-    verdict("lossfree-kernel-counters-explained (kernel = traced for every row with trace events)",
+    verdict("lossfree-kernel-counters-explained (kernel = traced for every row with trace events;"
+            " RES, CAL +-5 + 0.2%)",
             not unexpl, "; ".join(unexpl))
 
 

@@ -12,7 +12,8 @@
 #    lines trace-cmd prints per CPU
 #  2 a hidden filter (-F 'cpu != 0' hides the sends to CPU 0): the interrupts
 #    on CPU 0 left without a send are "unsent", cause "filtered", as many as
-#    trace-cmd's interrupts minus sends per vector; provenance has the filter
+#    trace-cmd's interrupts minus sends per vector, and with --isolated 0
+#    listed one by one as trace-cmd prints them; provenance has the filter
 #  3 a loss-free recording: unsent causes only before_trace_start /
 #    untraced_path, and no kernel counter left unexplained (irq_work
 #    self-IPIs are made on CPU 1 by toggling a private tracefs instance)
@@ -47,7 +48,7 @@ verdicts() {
 }
 # tc_text DAT OUT: trace-cmd's text of the IPI send and receive events
 tc_text() {
-	trace-cmd report -t -F 'ipi_send_cpu,ipi_send_cpumask,reschedule_entry,call_function_entry,call_function_single_entry,irq_work_entry' \
+	trace-cmd report -t -F 'ipi_send_cpu,ipi_send_cpumask,reschedule_entry,call_function_entry,call_function_single_entry,irq_work_entry,reschedule_exit,call_function_exit,call_function_single_exit,irq_work_exit' \
 		"$1" > "$2" 2> "$2.err" && trace-cmd report --stat "$1" > "$2.stat" 2>&1
 }
 # run_argv FILE CMD...: run CMD, its argv saved NUL-separated in FILE
@@ -70,17 +71,24 @@ while [ \$i -lt 5 ]; do
 done
 wait
 EOF
+# bg_rate N: two reads of /proc/interrupts 0.3 s apart (the machine's own rate)
+bg_rate() { cat /proc/interrupts > "$TMP/bg$1a"; sleep 0.3; cat /proc/interrupts > "$TMP/bg$1b"; }
+bg_rate 1
 cat /proc/interrupts > "$TMP/irq.before"
 t0=$(date -u +%s)
+w0=$(date +%s.%N)
 run_argv "$TMP/a.argv" "$IPT" record -o "$TMP/a.dat" -d 2 -- sh "$TMP/wl.sh" 2> "$TMP/a.err"
 rc=$?
 cat /proc/interrupts > "$TMP/irq.after"
+w1=$(date +%s.%N)
+bg_rate 2
 if [ $rc != 0 ] || ! "$IPT" report -f json "$TMP/a.dat" > "$TMP/a.json" 2> "$TMP/a.jerr" ||
    ! tc_text "$TMP/a.dat" "$TMP/a.txt"; then
 	fail attrib2-record "record, report or trace-cmd failed: $(tail -n 1 "$TMP/a.err" "$TMP/a.jerr" "$TMP/a.txt.err" 2>/dev/null | tr '\n' ' ')"
 else
 	echo "1. reconciliation (test's own /proc/interrupts around record, trace-cmd's lines)"
-	$A2 recon "$TMP/irq.before" "$TMP/irq.after" "$TMP/a.json" "$TMP/a.txt" "$TMP/a.txt.stat" $NCPU > "$TMP/v1"
+	$A2 recon "$TMP/irq.before" "$TMP/irq.after" "$TMP/a.json" "$TMP/a.txt" "$TMP/a.txt.stat" $NCPU \
+		"$TMP/bg1a" "$TMP/bg1b" "$TMP/bg2a" "$TMP/bg2b" "$(echo "$w1 - $w0" | bc 2>/dev/null || $PY -c "print($w1 - $w0)")" > "$TMP/v1"
 	verdicts "$TMP/v1"
 	echo "3. loss-free recording: what is left without a send"
 	iwi=$(awk '$1 == "IWI:" { print $3 }' "$TMP/irq.after")
@@ -108,11 +116,13 @@ wait
 EOF
 if ! "$IPT" record -o "$TMP/b.dat" -d 2 -F 'cpu != 0' -- sh "$TMP/wl2.sh" 2> "$TMP/b.err" ||
    ! "$IPT" report -f json "$TMP/b.dat" > "$TMP/b.json" 2> "$TMP/b.jerr" ||
+   ! "$IPT" report -f json -i 0 "$TMP/b.dat" > "$TMP/bi.json" 2>> "$TMP/b.jerr" ||
+   ! "$IPT" report "$TMP/b.dat" > "$TMP/b.rep" 2>> "$TMP/b.jerr" ||
    ! tc_text "$TMP/b.dat" "$TMP/b.txt"; then
 	fail attrib2-filter-record "record, report or trace-cmd failed: $(tail -n 1 "$TMP/b.err" "$TMP/b.jerr" 2>/dev/null | tr '\n' ' ')"
 else
 	grep -i 'filter\|reject' "$TMP/b.err" | sed 's/^/  record said: /'
-	$A2 filtered "$TMP/b.json" "$TMP/b.txt" 'cpu != 0' > "$TMP/v2"
+	$A2 filtered "$TMP/b.json" "$TMP/b.txt" 'cpu != 0' "$TMP/bi.json" "$TMP/b.rep" > "$TMP/v2"
 	verdicts "$TMP/v2"
 fi
 
