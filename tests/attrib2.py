@@ -374,8 +374,8 @@ def recorder(jpath, text, tids, textrep, pidrep, withrep):
             wnamed == per, "listed %s, trace-cmd %s" % (wnamed, per))
 
 
-def provenance(jpath, argv_file, t0, command):
-    """5: command line, start time, command"""
+def provenance(jpath, argv_file, t0, command, tag=""):
+    """5: command line, start time, command (names suffixed with tag)"""
     j = json.load(open(jpath))
     p = j.get("provenance") or {}
     argv = open(argv_file).read().split("\0")[:-1]
@@ -385,7 +385,7 @@ def provenance(jpath, argv_file, t0, command):
     except ValueError as e:
         words = ["(unparsable: %s)" % e]
     ok = len(words) > 0 and words[0].rsplit("/", 1)[-1] == argv[0].rsplit("/", 1)[-1] and words[1:] == argv[1:]
-    verdict("provenance-command-line (shell words = the argv run, program path aside)", ok,
+    verdict("provenance-command-line%s (" % tag + "shell words = the argv run, program path aside)", ok,
             "stored %r, ran %r" % (cl, argv))
     st = p.get("start_utc")
     try:
@@ -395,9 +395,9 @@ def provenance(jpath, argv_file, t0, command):
         d = None
     out("  start_utc %s, the test's date -u before running %s: %s s apart"
         % (st, datetime.fromtimestamp(float(t0), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), d))
-    verdict("provenance-start-utc (within 3 s after the test's date -u)", d is not None and -1 <= d <= 3,
+    verdict("provenance-start-utc%s (" % tag + "within 3 s after the test's date -u)", d is not None and -1 <= d <= 3,
             "start_utc %r, test %s" % (st, t0))
-    verdict("provenance-command (= the -- CMD given)", p.get("command") == command,
+    verdict("provenance-command%s (= the -- CMD given)" % tag, p.get("command") == command,
             "stored %r, given %r" % (p.get("command"), command))
 
 

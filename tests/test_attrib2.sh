@@ -114,7 +114,8 @@ while [ \$i -lt 5 ]; do
 done
 wait
 EOF
-if ! "$IPT" record -o "$TMP/b.dat" -d 2 -F 'cpu != 0' -- sh "$TMP/wl2.sh" 2> "$TMP/b.err" ||
+t0=$(date -u +%s)
+if ! run_argv "$TMP/b.argv" "$IPT" record -o "$TMP/b.dat" -d 2 -F 'cpu != 0' -- sh "$TMP/wl2.sh" 2> "$TMP/b.err" ||
    ! "$IPT" report -f json "$TMP/b.dat" > "$TMP/b.json" 2> "$TMP/b.jerr" ||
    ! "$IPT" report -f json -i 0 "$TMP/b.dat" > "$TMP/bi.json" 2>> "$TMP/b.jerr" ||
    ! "$IPT" report "$TMP/b.dat" > "$TMP/b.rep" 2>> "$TMP/b.jerr" ||
@@ -124,6 +125,8 @@ else
 	grep -i 'filter\|reject' "$TMP/b.err" | sed 's/^/  record said: /'
 	$A2 filtered "$TMP/b.json" "$TMP/b.txt" 'cpu != 0' "$TMP/bi.json" "$TMP/b.rep" > "$TMP/v2"
 	verdicts "$TMP/v2"
+	$A2 provenance "$TMP/b.json" "$TMP/b.argv" "$t0" "sh $TMP/wl2.sh" "-filtered" > "$TMP/v2p"
+	verdicts "$TMP/v2p"
 fi
 
 # ---- 4: the recorder's own IPIs, forced ----
