@@ -1451,17 +1451,21 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
 		} else {
 			struct stat st;
 			struct tm tm;
-			char d[32];
+			char d[32], start[32];
 
-			if (stat(ipt_trace_path(t), &st)) {
+			/* the recording's own start (provenance), else the file's time */
+			if (ipt_trace_provenance(t, "start_utc", start, sizeof(start)) && strlen(start) >= 10 &&
+			    start[4] == '-' && start[7] == '-') {
+				memcpy(d, start, 10);
+				d[10] = 0;
+			} else if (stat(ipt_trace_path(t), &st)) {
 				ipt_err("%s: %s", ipt_trace_path(t), strerror(errno));
 				goto fail;
-			}
-			if (!gmtime_r(&st.st_mtime, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d", &tm)) {
+			} else if (!gmtime_r(&st.st_mtime, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d", &tm)) {
 				ipt_err("%s: bad modification time", ipt_trace_path(t));
 				goto fail;
 			}
-			if (sb_adds(&sb, "/date=") || sb_adds(&sb, d))
+			if (sb_adds(&sb, "/date=") || hive_escape(&sb, d, strlen(d)))
 				goto fail;
 		}
 		p += n;
