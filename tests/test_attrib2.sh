@@ -99,6 +99,17 @@ else
 	echo "5. provenance"
 	$A2 provenance "$TMP/a.json" "$TMP/a.argv" "$t0" "sh $TMP/wl.sh" > "$TMP/v5"
 	verdicts "$TMP/v5"
+	# convert --partition-by date: the recording's day (the test's clock),
+	# not the file's time (set to 2020 here)
+	day=$(date -u -d "@$t0" +%F)
+	cp "$TMP/a.dat" "$TMP/old.dat" && touch -d 2020-01-01 "$TMP/old.dat"
+	if "$IPT" convert -f parquet --partition-by date -o "$TMP/ds" "$TMP/old.dat" 2> "$TMP/ds.err" &&
+	   [ -f "$TMP/ds/date=$day/part-0.parquet" ]; then
+		pass "partition-by-date: the recording's start day $day, not the file's time"
+	else
+		fail partition-by-date "$(ls -R "$TMP/ds" 2>&1 | tr '\n' ' ') $(cat "$TMP/ds.err")"
+	fi
+	rm -f "$TMP/old.dat"
 fi
 
 # ---- 2: a hidden filter on the sending side ----
