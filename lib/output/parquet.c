@@ -669,7 +669,7 @@ static int flush_pages(struct ipt_parquet_writer *w)
 
 static void put_minmax_int(struct chunk_meta *m, const struct col *c)
 {
-	unsigned int n = c->ptype == PT_INT32 ? 4 : 8;
+	unsigned int n = c->ptype == PT_BOOLEAN ? 1 : c->ptype == PT_INT32 ? 4 : 8;
 
 	m->min = ipt_malloc(n);
 	m->max = ipt_malloc(n);
@@ -933,9 +933,18 @@ static int put_opt(struct col *c, bool has, int64_t v)
 		return put_null(c);
 	if (bb_u8(&c->def, 1))
 		return -1;
-	if (c->ptype == PT_BOOLEAN)
-		return bb_u8(&c->vals, v ? 1 : 0);
-	return put_int(c, v);
+	if (c->ptype != PT_BOOLEAN)
+		return put_int(c, v);
+	v = v ? 1 : 0;
+	if (!c->has_minmax) {
+		c->min = c->max = v;
+		c->has_minmax = true;
+	} else if (v < c->min) {
+		c->min = v;
+	} else if (v > c->max) {
+		c->max = v;
+	}
+	return bb_u8(&c->vals, (uint8_t)v);
 }
 
 /* a frame of the stack list: "sym+0xoff" (or "0x...") by address, cached */
