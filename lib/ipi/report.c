@@ -228,6 +228,7 @@ struct cpu_state {
 	uint64_t last_ts;
 	uint32_t drops;			/* losses seen on this CPU so far */
 	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
+	uint64_t last_dur[NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[NCLASS];
 };
 
@@ -826,6 +827,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 		p->class_seen[C_CALL_ANY] = true;
 		s->had_entry[C_CALL_ANY] = true;
 		s->last_entry_ts[C_CALL_ANY] = ts;
+		s->last_dur[C_CALL_ANY] = UINT64_MAX;
 	}
 	c->handlers++;
 	s->open_class = cls;
@@ -835,6 +837,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->nopen = 0;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
+	s->last_dur[cls] = UINT64_MAX;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
 		if (e->counted) {
@@ -864,6 +867,9 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 		return 0;
 	s->open_class = -1;
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	s->last_dur[cls] = dur;
+	if (cls == C_CALL || cls == C_CALL_SINGLE)
+		s->last_dur[C_CALL_ANY] = dur;
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
@@ -1470,6 +1476,11 @@ static int settle(struct rpt *r)
 					/* coalesced into the last interrupt of the vector */
 					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
+					/* that interrupt's time, for the rows and the list */
+					if (s->last_dur[k] != UINT64_MAX && e->res >= 0)
+						r->res[e->res].hdur = s->last_dur[k];
+					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
+						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
 					continue;
 				}
 				if (!r->have_receive || !p->class_seen[k])
