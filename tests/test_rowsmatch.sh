@@ -108,6 +108,15 @@ if [ -f "$TMP/busy-stacks.dat.csv" ]; then
 	fi
 fi
 
+# a filter on id with --threads: the report (and so the rows) the same as
+# with one thread (ids are numbered in the merged order, not per lane)
+if [ -f "$BS" ]; then
+	bad=""
+	threads_agree report-id report --format json -F 'kind == "resched" && id > 10' "$BS"
+	threads_agree convert-id convert -F 'kind == "resched" && id > 10' "$BS" -o -
+	[ -z "$bad" ] && pass "threads-id-filter" || fail threads-id-filter "differs:$bad"
+fi
+
 # a bad filter is a usage error (exit 2), with and without matching
 for nm in "" --no-match; do
 	# shellcheck disable=SC2086

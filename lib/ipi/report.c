@@ -1576,11 +1576,20 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
+/* resolve_id_seen - a row column, and whether the filter reads the column id */
+static int resolve_id_seen(void *ctx, const char *name)
+{
+	if (!strcmp(name, "id"))
+		*(bool *)ctx = true;
+	return ipt_row_resolve(NULL, name);
+}
+
 /* rpt_run - one pass over the trace */
 int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
 	struct pipe *pp;
 	struct priv *p;
+	bool id_seen = false;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -1596,8 +1605,11 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
 	if (r->opts.filter && *r->opts.filter &&
-	    !(r->filter = ipt_row_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+	    !(r->filter = ipt_row_filter_parse(r->opts.filter, resolve_id_seen, &id_seen)))
 		return -1;
+	/* ids are numbered in the merged order: lanes would filter on their own */
+	if (id_seen)
+		r->opts.threads = 1;
 	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
