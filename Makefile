@@ -134,7 +134,10 @@ asan:
 deps:
 	@sh tools/install-deps.sh
 
-demo: deps all
+# the demo needs only the build's packages (not trace-cmd, clang, pandas)
+demo:
+	@IPITRACE_DEPS=build sh tools/install-deps.sh
+	@$(MAKE) -s all
 	@sh tools/demo.sh
 
 # The test command: plain build, then ASan+UBSan build, one summary line.

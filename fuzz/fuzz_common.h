@@ -257,6 +257,44 @@ static void fz_report(struct ipt_trace *t)
 		abort();
 }
 
+/* fz_public_report - the public report: groups by every key, folded
+ * stacks, interrupts without a send, kernel counters, provenance, and the
+ * per-row results walked as convert walks them */
+static void fz_public_report(struct ipt_trace *t)
+{
+	struct ipt_report_opts o = { .sz = sizeof(o), .row_results = true, .threads = 1 };
+	struct ipt_report *r = ipt_report_run(t, &o);
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_ipi_iter *it;
+	struct ipt_ipi_row row;
+	struct ipt_row_match m;
+	char buf[256];
+	size_t n;
+
+	fz_touch(ipt_trace_provenance(t, "recorder_pids", buf, sizeof(buf)));
+	fz_touch(ipt_trace_irq_desc(t, "RES"));
+	fz_sink += (size_t)ipt_trace_irq_count(t, IPT_IRQ_TRACING_ON, "CAL", 0);
+	if (!r)
+		return;
+	for (int by = 0; by < IPT_BY__COUNT; by++)
+		for (int c = -1; c < ipt_report_summary(r)->ncpus && c < 8; c++)
+			if (ipt_report_groups(r, (enum ipt_group_by)by, c, (enum ipt_group_sort)(c & 1), &n))
+				fz_sink += n;
+	if (!ipt_report_folded(r, -1, &sb, NULL))
+		fz_sink += sb.len;
+	ipt_strbuf_free(&sb);
+	ipt_report_unsent(r, &n);
+	fz_sink += n;
+	ipt_report_kernel_irqs(r, &n);
+	fz_sink += n;
+	if ((it = ipt_ipi_iter_new(t, NULL))) {
+		while (ipt_ipi_next(it, &row) > 0 && !ipt_report_row_match(r, &row, &m))
+			fz_sink += m.matched + (m.stack ? m.stack->nframes : 0);
+		ipt_ipi_iter_free(it);
+	}
+	ipt_report_free(r);
+}
+
 /* fz_exercise - everything a consumer of an opened trace does */
 static void fz_exercise(struct ipt_trace *t, unsigned int max)
 {
@@ -298,6 +336,7 @@ static void fz_exercise(struct ipt_trace *t, unsigned int max)
 		       "|| target_cpu == 0 || cpu > 7 || ts >= 0",
 		    max);
 	fz_report(t);
+	fz_public_report(t);
 }
 
 #endif

@@ -138,8 +138,14 @@ struct ipt_record {
 	int32_t buffer;			/* the buffer it was recorded in (0: the top one) */
 };
 
-/* Open a trace; the kind is detected from the content. */
+/* Open a trace; the kind is detected from the content.  A path that is a
+ * FIFO (or a socket) is read to its end into an unnamed file in $TMPDIR
+ * (else /tmp) first (devices are refused); a file that is no trace gets a hint (perf.data,
+ * compressed) in ipt_errmsg(). */
 struct ipt_trace *ipt_trace_open(const char *path);
+/* The same for an open fd (a file, or a pipe such as standard input);
+ * name is used in messages and is ipt_trace_path().  fd stays the caller's. */
+struct ipt_trace *ipt_trace_open_fd(int fd, const char *name);
 void ipt_trace_close(struct ipt_trace *t);
 
 enum ipt_input_kind ipt_trace_kind(const struct ipt_trace *t);
@@ -169,6 +175,38 @@ const char *ipt_trace_time_unit(const struct ipt_trace *t);
  */
 bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,
 			     struct ipt_cpuset *nohz_full);
+
+/*
+ * How `ipitrace record` recorded the trace (its provenance): the value of
+ * key, copied NUL-terminated into buf (cut to size); NULL when the trace
+ * does not say.  Keys: "command_line" (ipitrace's, as run), "events",
+ * "filter" (the kernel filter on the sends), "cpus" (target CPUs filtered
+ * on), "buffer_kb", "clock", "command" (the command it ran), "start_utc"
+ * (wall clock at tracing on, ISO 8601), "recorder_pids" (the recorder's
+ * own process and threads, a list of ids), "recorder".
+ */
+const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, char *buf, size_t size);
+
+/*
+ * The kernel's interrupt counters (/proc/interrupts) that `ipitrace
+ * record` stores at four points of a recording.
+ */
+enum ipt_irq_point {
+	IPT_IRQ_BEFORE_SETUP,		/* before the tracefs instance was set up */
+	IPT_IRQ_TRACING_ON,		/* right after tracing went on */
+	IPT_IRQ_TRACING_OFF,		/* right after tracing went off */
+	IPT_IRQ_AFTER_TEARDOWN,		/* after the instance was removed */
+	IPT_IRQ__POINTS
+};
+/* "before_setup", "tracing_on", "tracing_off", "after_teardown" */
+const char *ipt_irq_point_name(enum ipt_irq_point p);
+/* Whether t holds any of them. */
+bool ipt_trace_has_irq_counts(const struct ipt_trace *t);
+/* The count of a row (the name before the colon: "RES", "CAL", "TLB", "IWI",
+ * "IPI0", ...) on cpu at point; -1 when the trace does not hold it. */
+int64_t ipt_trace_irq_count(const struct ipt_trace *t, enum ipt_irq_point point, const char *row, int cpu);
+/* A row's description ("Rescheduling interrupts"), or NULL. */
+const char *ipt_trace_irq_desc(const struct ipt_trace *t, const char *row);
 
 /*
  * Buffers: a trace.dat made with `trace-cmd record -B NAME` or `extract -B`
@@ -748,6 +786,8 @@ struct ipt_report_opts {
 					 * per kind, with log bins (ipt_report_kind) */
 	bool row_results;		/* keep what matching found for every counted
 					 * row, for ipt_report_row_match() (32 bytes a row) */
+	bool with_recorder;		/* keep the recorder's own sends in the groups
+					 * (ipt_report_groups; see recorder_ipis) */
 };
 
 /*
@@ -804,6 +844,8 @@ struct ipt_report_cpu {
 	const struct ipt_dist *csd_queue_to_run;	/* csd queue -> function entry */
 	const struct ipt_dist *csd_run;		/* csd function entry -> exit */
 	uint64_t with_stack;		/* counted rows to it whose send has a kernel stack */
+	uint64_t recorder_ipis;		/* counted rows to it sent by the recorder itself
+					 * (ipt_trace_provenance "recorder_pids") */
 };
 /* CPU cpu of the table (0 <= cpu < ncpus), else NULL. */
 const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *r, int cpu);
@@ -967,6 +1009,69 @@ struct ipt_row_match {
 int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, struct ipt_row_match *m);
 
 /*
+ * Interrupts that served no traced send (an IPI interrupt on a CPU with no
+ * send waiting for its vector), with the cause where it can be known.
+ */
+enum ipt_unsent_cause {
+	IPT_UNSENT_BEFORE_START,	/* another CPU was not recording yet: its send
+					 * may predate the trace */
+	IPT_UNSENT_LOST_EVENTS,		/* events were lost since the previous interrupt
+					 * of the vector here: the send may be among them */
+	IPT_UNSENT_FILTERED,		/* the recording filtered the send events */
+	IPT_UNSENT_UNTRACED,		/* none of those: a kernel path the send events
+					 * do not cover */
+	IPT_UNSENT__COUNT
+};
+/* "before_trace_start", "lost_events", "filtered", "untraced_path" */
+const char *ipt_unsent_cause_name(enum ipt_unsent_cause why);
+
+struct ipt_report_unsent {		/* per CPU and vector */
+	int32_t cpu;
+	const char *vector;		/* x86: "reschedule", "call_function",
+					 * "call_function_single", "irq_work";
+					 * arm64: the ipi_entry reason */
+	uint64_t count;
+	uint64_t by_cause[IPT_UNSENT__COUNT];
+};
+/* Non-zero entries, by CPU and vector; the array belongs to the report.
+ * Without a filter they add up to ipt_report_summary's
+ * handlers_unattributed (with one, that also counts interrupts that served
+ * only sends the filter left out). */
+const struct ipt_report_unsent *ipt_report_unsent(const struct ipt_report *r, size_t *n);
+
+/* One interrupt with no traced send on an isolated CPU (opts.isolated), in time order. */
+struct ipt_report_isolated_unsent {
+	uint64_t ts;
+	int32_t cpu;
+	int32_t pid;			/* the task it interrupted */
+	const char *vector;		/* as in struct ipt_report_unsent */
+	enum ipt_unsent_cause cause;
+	int64_t handler;		/* entry -> exit, -1 unknown */
+};
+const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *r, size_t *n);
+
+/*
+ * The kernel's own counters (/proc/interrupts, stored by `ipitrace record`)
+ * beside what the trace holds, per CPU and IPI row: x86 RES (reschedule),
+ * CAL (both function-call vectors), TLB (the flushes among CAL's
+ * interrupts: within, never to be added), IWI (irq_work); arm64 IPIn (the
+ * ipi_entry reason its description names).  Empty without the counters.
+ */
+struct ipt_report_kernel_irq {
+	int32_t cpu;
+	const char *row;		/* "RES", "CAL", "TLB", "IWI", "IPI0", ... */
+	const char *desc;		/* the kernel's description, or NULL */
+	int64_t kernel;			/* its count from tracing on to off; -1 unknown */
+	int64_t traced;			/* IPI interrupts traced on the CPU for it;
+					 * -1: the trace's events do not cover it */
+	int64_t sends;			/* sends traced to the CPU that it serves; -1 as traced */
+	int64_t setup, teardown;	/* counts from before setup to tracing on, and
+					 * from tracing off to after teardown; -1 unknown */
+	bool within;			/* counted within another row (x86 TLB in CAL) */
+};
+const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *r, size_t *n);
+
+/*
  * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL
  * without time bins or for a CPU outside the table.  Bin i covers
  * [first_ts + i * span / time_bins, first_ts + (i+1) * span / time_bins)
@@ -1063,6 +1168,10 @@ struct ipt_record_opts {
 	/* Called at each enum ipt_record_point (may be NULL). */
 	void (*checkpoint)(enum ipt_record_point point, void *arg);
 	void *arg;
+	/* Provenance stored in the file (ipt_trace_provenance), NULL: not said:
+	 * the caller's command line as run, and the command it runs. */
+	const char *command_line;
+	const char *command;
 };
 
 struct ipt_recorder;
@@ -1116,6 +1225,20 @@ const char *ipt_record_clock(const struct ipt_recorder *r);
 unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r);
 /* The request (opts) the last failure was about. */
 enum ipt_record_about ipt_record_error(const struct ipt_recorder *r);
+
+/* Counts so far of a running recording (between ipt_record_start and
+ * ipt_record_collect; from the thread that drives the session).  Events
+ * are counted in the whole pages the readers captured so far, so they lag
+ * by up to a poll interval and a page; lost is the kernel's counters now. */
+struct ipt_record_progress {
+	uint64_t events;		/* data events captured */
+	uint64_t sends;			/* ... of them IPI send events */
+	uint64_t lost;			/* overrun + commit_overrun + dropped, every CPU */
+	uint64_t missed;		/* events the captured pages flag as missed */
+	bool missed_unknown;		/* a flagged page had no stored count */
+	uint64_t bytes;			/* bytes captured (before compression) */
+};
+int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p);
 
 /* One CPU's result (after ipt_record_collect). */
 struct ipt_record_cpu {

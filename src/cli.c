@@ -2,9 +2,14 @@
 /* cli.c - what every command shares: messages */
 #include "commands.h"
 
+#include <ctype.h>
+
+#include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -20,6 +25,97 @@ void err_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("ipitrace: ", fmt, ap);
 	va_end(ap);
+}
+
+int usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ipitrace%s%s: ", *cmd ? " " : "", cmd);	/* "": no command */
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see `ipitrace%s%s --help`)\n", *cmd ? " " : "", cmd);
+	return 2;
+}
+
+int opt_err(const char *cmd, int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (c == ':') {
+		if (optopt && strncmp(arg, "--", 2))
+			return usage_err(cmd, "option -%c needs an argument", optopt);
+		return usage_err(cmd, "option %s needs an argument", arg);
+	}
+	if (optopt)
+		return usage_err(cmd, "unknown option -%c", optopt);
+	return usage_err(cmd, "unknown option %s", arg);
+}
+
+int parse_duration(const char *s, double *secs)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "min", 60 },
+		{ "h", 3600 }, { "d", 86400 },
+	};
+	char *end;
+	double v;
+
+	if (!*s || strchr(" \t+-", *s))
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v) || !(v > 0))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].suffix)) {
+			*secs = v * units[i].mult;
+			return *secs > 0 && *secs < 1e9 ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+char *cpus_filter(const char *cmd, const char *list, const char *filter)
+{
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	char *text = NULL;
+	size_t cap = 64;
+
+	ipt_cpuset_init(&set);
+	if (ipt_cpuset_parse_list(&set, list, strlen(list)) || ipt_cpuset_empty(&set)) {
+		usage_err(cmd, "--cpus: bad CPU list '%s'", list);
+		goto out;
+	}
+	/* the canonical list, never cut short */
+	for (;;) {
+		char *n = realloc(text, cap);
+
+		if (!n)
+			goto oom;
+		text = n;
+		if (ipt_cpuset_format_list(&set, text, cap) < cap)
+			break;
+		cap *= 2;
+	}
+	if (filter ? ipt_strbuf_addf(&sb, "(%s) && (target_cpu & CPUS{%s})", filter, text)
+		   : ipt_strbuf_addf(&sb, "target_cpu & CPUS{%s}", text))
+		goto oom;
+	free(text);
+	ipt_cpuset_free(&set);
+	text = strdup(ipt_strbuf_str(&sb));
+	ipt_strbuf_free(&sb);
+	if (!text)
+		err_msg("out of memory");
+	return text;
+oom:
+	err_msg("out of memory");
+out:
+	free(text);
+	ipt_strbuf_free(&sb);
+	ipt_cpuset_free(&set);
+	return NULL;
 }
 
 void debug_msg(const char *fmt, ...)
@@ -76,7 +172,9 @@ void buffers_read(struct ipt_trace *t, char *buf, size_t size)
 
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc)
 {
-	struct ipt_trace *t = ipt_trace_open(path);
+	/* "-": standard input (a pipe is read into a temporary file by the library) */
+	struct ipt_trace *t = strcmp(path, "-") ? ipt_trace_open(path)
+						: ipt_trace_open_fd(0, "standard input");
 	int with_data = 0;
 
 	*rc = 1;
@@ -115,4 +213,65 @@ void note_skipped(struct ipt_trace *t)
 		err_msg("%s: %llu line%s that %s no event skipped (the first at offset %lld)",
 			ipt_trace_path(t), (unsigned long long)skipped, skipped == 1 ? "" : "s",
 			skipped == 1 ? "is" : "are", first);
+}
+
+/* ---- the command line, for provenance ---- */
+
+static char *command_line;
+
+char *shell_join(char *const *words, int n)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+	for (int i = 0; i < n && words[i]; i++) {
+		const char *w = words[i];
+		bool plain = *w != 0;
+
+		for (const char *c = w; *c; c++)
+			if (!isalnum((unsigned char)*c) && !strchr("_/.,:=@%+-", *c))
+				plain = false;
+		if (i)
+			ipt_strbuf_add(&sb, " ", 1);
+		if (plain) {
+			ipt_strbuf_add(&sb, w, strlen(w));
+			continue;
+		}
+		ipt_strbuf_add(&sb, "'", 1);
+		for (const char *c = w; *c; c++) {
+			if (*c == '\'')
+				ipt_strbuf_add(&sb, "'\\''", 4);
+			else
+				ipt_strbuf_add(&sb, *c == '\n' || *c == '\r' ? " " : c, 1);
+		}
+		ipt_strbuf_add(&sb, "'", 1);
+	}
+	if (!sb.buf)
+		return strdup("");
+	return sb.buf;
+}
+
+static void free_command_line(void)
+{
+	free(command_line);
+}
+
+void cli_set_command_line(int argc, char **argv)
+{
+	free(command_line);
+	command_line = shell_join(argv, argc);
+	if (command_line && strrchr(command_line, '/') && argc > 0 && !strchr(argv[0], ' ')) {
+		/* the program by its name, as a user would type it */
+		const char *base = strrchr(argv[0], '/');
+		size_t skip = strlen(argv[0]);
+
+		if (base && !strncmp(command_line, argv[0], skip))
+			memmove(command_line, command_line + (base + 1 - argv[0]),
+				strlen(command_line) - (size_t)(base + 1 - argv[0]) + 1);
+	}
+	atexit(free_command_line);
+}
+
+const char *cli_command_line(void)
+{
+	return command_line ? command_line : "";
 }

@@ -6,7 +6,9 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,17 +20,22 @@ static void convert_usage(FILE *f)
 		"       ipitrace convert [OPTIONS] FILE -o DIR --partition-by host,date\n"
 		"\n"
 		"Write the IPIs of FILE as a table, one row per (IPI send, target CPU), for\n"
-		"pandas, DuckDB, Spark, spreadsheets and scripts.\n"
+		"pandas, DuckDB, Spark, spreadsheets and scripts.  FILE '-' (or a pipe) reads\n"
+		"standard input.\n"
 		"\n"
 		"  -o, --output OUT     output file; '-' for standard output (required).\n"
 		"                       The file appears only when complete.\n"
 		"  -f, --format FMT     csv, jsonl or parquet; default from OUT's extension\n"
 		"                       (.csv, .jsonl/.json/.ndjson, .parquet), csv for '-'\n"
-		"      --compression C  parquet: zstd (default) or none\n"
+		"  -Z, --compression C  parquet: zstd (default) or none\n"
 		"      --partition-by K parquet dataset: K is host, date or host,date; OUT is a\n"
 		"                       directory, the file goes to OUT/host=H/date=D/part-N.parquet\n"
 		"                       (H: the trace's uname node name; D: the trace file's\n"
-		"                       modification date, UTC; N: the first free number)\n"
+		"                       modification date, UTC; N: the first free number).\n"
+		"                       A trace already in the dataset (same uname, clock,\n"
+		"                       CPUs and first event time, noted in\n"
+		"                       DIR/.ipitrace-sources) is refused: its rows would\n"
+		"                       count twice.  Remove its part file to convert it again\n"
 		"      --no-explode     one row per send event; its targets as a CPU list\n"
 		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
 		"                       or a list<int32> column (parquet)\n"
@@ -36,7 +43,9 @@ static void convert_usage(FILE *f)
 		"                       handler_ns, handler_ts_ns, matched, coalesced,\n"
 		"                       unmatched_reason and stack are null\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
-		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
+		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"
+		"  -c, --cpus LIST      keep only rows whose target CPU is in LIST (with -F: both;\n"
+		"                       --no-explode: sends with a target in LIST)\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers ('top': the top one); needed when several hold data\n"
 		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
 		"                       the online CPUs), merged in time order: the same rows\n"
@@ -89,19 +98,19 @@ static int parquet_wanted(const char *fmt, const char *out, const char *compress
 	else
 		pq = partition_by || (dot && !strcmp(dot, ".parquet"));
 	if (!pq && (compression || partition_by)) {
-		err_msg("--compression and --partition-by apply to Parquet output only");
+		usage_err("convert", "--compression and --partition-by apply to Parquet output only");
 		return -1;
 	}
 	if (compression && strcmp(compression, "none") && strcmp(compression, "zstd")) {
-		err_msg("--compression: none or zstd, not '%s'", compression);
+		usage_err("convert", "--compression: none or zstd, not '%s'", compression);
 		return -1;
 	}
 	if (partition_by && ipt_parquet_check_partition(partition_by)) {
-		err_msg("--partition-by: %s", ipt_errmsg());
+		usage_err("convert", "--partition-by: %s", ipt_errmsg());
 		return -1;
 	}
 	if (partition_by && out && !strcmp(out, "-")) {
-		err_msg("--partition-by writes a directory: give one with -o DIR");
+		usage_err("convert", "--partition-by writes a directory: give one with -o DIR");
 		return -1;
 	}
 	return pq ? 1 : 0;
@@ -123,6 +132,129 @@ static void parquet_opts(struct ipt_parquet_opts *o, bool explode, const char *c
 		o->row_group_rows = strtoull(env, NULL, 10);
 	if ((env = getenv("IPITRACE_PARQUET_PAGE_ROWS")))
 		o->page_rows = (uint32_t)strtoul(env, NULL, 10);
+}
+
+/* ---- --partition-by: the traces a dataset holds (DIR/.ipitrace-sources) ---- */
+
+#define SOURCES ".ipitrace-sources"
+
+/* source_id - what identifies a trace: uname, clock, CPUs, first event time */
+static int source_id(struct ipt_trace *t, struct ipt_strbuf *id)
+{
+	struct ipt_iter *it = ipt_iter_new(t, NULL);
+	struct ipt_record rec;
+	int r;
+
+	if (!it) {
+		err_msg("%s", ipt_errmsg());
+		return -1;
+	}
+	r = ipt_iter_next(it, &rec);
+	ipt_iter_free(it);
+	if (r < 0) {
+		err_msg("%s", ipt_errmsg());
+		return -1;
+	}
+	ipt_strbuf_reset(id);
+	for (const char *p = ipt_trace_uname(t); *p; p++)
+		ipt_strbuf_addc(id, *p == '\t' || *p == '\n' ? ' ' : *p);
+	if (r > 0)
+		ipt_strbuf_addf(id, "\tclock=%s\tcpus=%d\tfirst=%llu@%d", ipt_trace_clock(t),
+				ipt_trace_ncpus(t), (unsigned long long)rec.ts, rec.cpu);
+	else
+		ipt_strbuf_addf(id, "\tclock=%s\tcpus=%d\tfirst=none", ipt_trace_clock(t),
+				ipt_trace_ncpus(t));
+	return 0;
+}
+
+/* already_in - the part file (relative to dir) of a trace with this id that still exists */
+static bool already_in(const char *dir, const char *id, char *part, size_t size)
+{
+	char path[PATH_MAX], line[8192];
+	size_t idlen = strlen(id);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" SOURCES, dir);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char full[PATH_MAX * 2];
+
+		if (strncmp(line, id, idlen) || line[idlen] != '\t')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(part, size, "%s", line + idlen + 1);
+		snprintf(full, sizeof(full), "%s/%s", dir, part);
+		found = access(full, F_OK) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static struct ipt_strbuf *walk_list;	/* nftw has no argument */
+static size_t walk_skip;		/* the length of "DIR/" */
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && n > 8 && !strcmp(path + n - 8, ".parquet") && n > walk_skip)
+		ipt_strbuf_addf(walk_list, "%s\n", path + walk_skip);
+	return 0;
+}
+
+/* parquet_files - the *.parquet files under dir, relative, one a line */
+static void parquet_files(const char *dir, struct ipt_strbuf *list)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')	/* nftw names "DIR/x" for "DIR/" too */
+		n--;
+	ipt_strbuf_reset(list);
+	walk_list = list;
+	walk_skip = n + 1;
+	nftw(dir, walk_one, 16, FTW_PHYS);
+	walk_list = NULL;
+}
+
+/* note_source - after a conversion: the new part file (not in before) under id */
+static void note_source(const char *dir, const char *id, const char *before)
+{
+	struct ipt_strbuf after = IPT_STRBUF_INIT;
+	char path[PATH_MAX];
+	const char *p;
+
+	parquet_files(dir, &after);
+	for (p = ipt_strbuf_str(&after); *p;) {
+		size_t n = strcspn(p, "\n");
+		bool old = false;
+
+		for (const char *q = before; *q;) {
+			size_t m = strcspn(q, "\n");
+
+			if (m == n && !strncmp(p, q, n)) {
+				old = true;
+				break;
+			}
+			q += m + (q[m] == '\n');
+		}
+		if (!old) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/" SOURCES, dir);
+			f = fopen(path, "a");
+			if (!f || fprintf(f, "%s\t%.*s\n", id, (int)n, p) < 0 || fclose(f))
+				err_msg("warning: %s: %s (a second conversion of this trace would not be "
+					"detected)", path, strerror(errno));
+			break;
+		}
+		p += n + (p[n] == '\n');
+	}
+	ipt_strbuf_free(&after);
 }
 
 static int pick_format(const char *fmt, const char *out, enum ipt_row_format *f)
@@ -154,7 +286,8 @@ int cmd_convert(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-explode", no_argument, NULL, 'N' },
 		{ "filter", required_argument, NULL, 'F' },
-		{ "compression", required_argument, NULL, 'C' },
+		{ "compression", required_argument, NULL, 'Z' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "partition-by", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
@@ -163,7 +296,8 @@ int cmd_convert(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *fmt = NULL, *filter = NULL, *compression = NULL, *partition = NULL;
-	const char *buffer = NULL;
+	const char *buffer = NULL, *cpus_arg = NULL;
+	char *cpus_expr = NULL;
 	enum ipt_row_format rf = IPT_ROWS_CSV;
 	bool explode = true, match = true;
 	struct ipt_report *rep = NULL;
@@ -179,41 +313,51 @@ int cmd_convert(int argc, char **argv)
 
 	if (threads < 1)
 		threads = 1;
-	while ((c = getopt_long(argc, argv, "o:f:F:j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:F:c:Z:j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("convert", c, argv);
+		case 'c': cpus_arg = optarg; break;
 		case 'o': out = optarg; break;
 		case 'f': fmt = optarg; break;
 		case 'N': explode = false; break;
 		case 'F': filter = optarg; break;
-		case 'C': compression = optarg; break;
+		case 'Z': compression = optarg; break;
 		case 'P': partition = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'M': match = false; break;
 		case 'j':
-			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
-				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
-				return 2;
-			}
+			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1])
+				return usage_err("convert", "--threads: a number from 1 to 8, not '%s'", optarg);
 			threads = optarg[0] - '0';
 			break;
 		case 'h': convert_usage(stdout); return 0;
-		default: convert_usage(stderr); return 2;
+		default: return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
-		convert_usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_err("convert", optind < argc ? "one FILE only" : "no FILE given");
+	if (!out)
+		return usage_err("convert", "no output: give -o OUT (- for standard output)");
 	pq = parquet_wanted(fmt, out, compression, partition);
 	if (pq < 0)
 		return 2;
-	if (!pq && pick_format(fmt, out, &rf)) {
-		err_msg("unknown output format %s (use --format csv, jsonl or parquet)", fmt ? fmt : out);
-		return 2;
+	if (!pq && pick_format(fmt, out, &rf))
+		return usage_err("convert", "unknown output format %s (use --format csv, jsonl or parquet)",
+				 fmt ? fmt : out);
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("convert", cpus_arg, filter);
+		if (!cpus_expr)
+			return 2;
+		filter = cpus_expr;
 	}
 	t = open_trace(argv[optind], buffer, true, &ret);
-	if (!t)
+	if (!t) {
+		free(cpus_expr);
 		return ret;
+	}
 	ret = 1;
 	if (match) {	/* the matching first: row results for every counted row */
 		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
@@ -237,14 +381,35 @@ int cmd_convert(int argc, char **argv)
 		ipt_ipi_iter_set_threads(it, threads > 8 ? 8 : (int)threads);
 	if (pq) {
 		struct ipt_parquet_opts po;
+		struct ipt_strbuf id = IPT_STRBUF_INIT, before = IPT_STRBUF_INIT;
+		char part[PATH_MAX];
 
+		if (partition) {
+			if (source_id(t, &id)) {
+				ipt_strbuf_free(&id);
+				goto out;
+			}
+			if (already_in(out, ipt_strbuf_str(&id), part, sizeof(part))) {
+				err_msg("%s: this trace is in the dataset already (%s/%s, same uname, clock, "
+					"CPUs and first event): its rows would count twice; remove that "
+					"file to convert it again", argv[optind], out, part);
+				ipt_strbuf_free(&id);
+				goto out;
+			}
+			parquet_files(out, &before);
+		}
 		parquet_opts(&po, explode, compression, partition);
 		po.match_columns = true;
 		po.report = rep;
-		if (ipt_parquet_convert(t, it, out, &po))
+		if (ipt_parquet_convert(t, it, out, &po)) {
 			err_msg("%s", ipt_errmsg());
-		else
+		} else {
 			ret = 0;
+			if (partition)
+				note_source(out, ipt_strbuf_str(&id), ipt_strbuf_str(&before));
+		}
+		ipt_strbuf_free(&id);
+		ipt_strbuf_free(&before);
 		goto out;
 	}
 	if (outfile_open(&of, out))
@@ -289,5 +454,6 @@ out:
 	ipt_ipi_iter_free(it);
 	ipt_report_free(rep);
 	ipt_trace_close(t);
+	free(cpus_expr);
 	return ret;
 }

@@ -14,7 +14,7 @@ static void count_usage(FILE *f)
 	fprintf(f,
 		"usage: ipitrace count [OPTIONS] FILE\n"
 		"\n"
-		"Decode every record of FILE and print the number of events per CPU and per\n"
+		"Decode every record of FILE ('-' or a pipe: standard input) and print the number of events per CPU and per\n"
 		"event type.  CPU streams are decoded in parallel, one thread per core.\n"
 		"\n"
 		"  -j, --threads N   decoding threads (default: online CPUs, at most the streams)\n"
@@ -33,27 +33,27 @@ int cmd_count(int argc, char **argv)
 	struct ipt_counts *n;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("count", c, argv);
 		case 'j': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
-			if (*end || v < 1 || v > 1024) {
-				err_msg("--threads: a number from 1 to 1024, not '%s'", optarg);
-				return 2;
-			}
+			if (*end || v < 1 || v > 1024)
+				return usage_err("count", "--threads: a number from 1 to 1024, not '%s'", optarg);
 			co.threads = (int)v;
 			break;
 		}
 		case 'h': count_usage(stdout); return 0;
-		default: count_usage(stderr); return 2;
+		default: return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		count_usage(stderr);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_err("count", optind < argc ? "one FILE only" : "no FILE given");
 	t = open_trace(argv[optind], NULL, false, &r);
 	if (!t)
 		return r;

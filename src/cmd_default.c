@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd_default.c - `ipitrace` with no arguments: record every IPI for 10
- * seconds (Ctrl-C ends earlier) into a temporary file and print the report.
+ * cmd_default.c - `ipitrace` with no command: record every IPI for 10
+ * seconds (-d; Ctrl-C ends earlier) into ipitrace-YYYYmmdd-HHMMSS.dat in the
+ * current directory (or -o FILE; never over an existing file), print the
+ * report, and say where the trace is.
  */
 #include "commands.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* tracefs_usable - root, and tracefs mounted or mountable */
@@ -25,14 +33,97 @@ static bool tracefs_usable(const char **why)
 	return false;
 }
 
+/* reserve - create path (mode 0600, O_EXCL) so that no other run takes it; 0, or -1 if it exists */
+static int reserve(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* pick_name - ipitrace-YYYYmmdd-HHMMSS.dat, else with -2, -3, ... (reserved) */
+static int pick_name(char *path, size_t size)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm))
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+	for (int i = 1; i < 1000; i++) {
+		if (i == 1)
+			snprintf(path, size, "ipitrace-%s.dat", stamp);
+		else
+			snprintf(path, size, "ipitrace-%s-%d.dat", stamp, i);
+		if (!reserve(path))
+			return 0;
+		if (errno != EEXIST) {
+			err_msg("%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	err_msg("ipitrace-%s-*.dat: every name is taken", stamp);
+	return -1;
+}
+
+/* file_size - the size of path, -1 if it is missing */
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
 int cmd_default(int argc, char **argv)
 {
-	char dir[] = "/tmp/ipitrace-XXXXXX", path[64];
-	char *rec_argv[] = { "record", "-o", path, "-d", "10", NULL };
-	char *rep_argv[] = { "report", path, NULL };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "stacks", no_argument, NULL, 's' },
+		{ "isolated", required_argument, NULL, 'i' },
+		{ "html", required_argument, NULL, 'W' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[PATH_MAX], secs[32];
+	const char *out = NULL, *dur = "10", *cpus = NULL, *iso = NULL, *html = NULL;
+	char *rec_argv[16], *rep_argv[16];
+	bool stacks = false, quiet = false;
 	const char *why = NULL;
-	int ret;
+	double d = 10;
+	int c, ret, nrec = 0, nrep = 0;
 
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:d:c:si:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'd':
+			if (parse_duration(optarg, &d))
+				return usage_err("", "--duration: bad duration '%s' (e.g. 10, 2.5, 30s, 5m, 2h)",
+						 optarg);
+			dur = optarg;
+			break;
+		case 'c': cpus = optarg; break;
+		case 's': stacks = true; break;
+		case 'i': iso = optarg; break;
+		case 'W': html = optarg; break;
+		case 'q': quiet = true; break;
+		case 'h':
+			printf("usage: ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [-i LIST] [--html OUT] [-q]\n"
+			       "(ipitrace --help describes them and the commands)\n");
+			return 0;
+		default:
+			return opt_err("", c, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_err("", "unknown command '%s'", argv[optind]);
 	if (!tracefs_usable(&why)) {
 		fprintf(stderr,
 			"ipitrace: cannot record here: %s.\n"
@@ -43,18 +134,66 @@ int cmd_default(int argc, char **argv)
 			"  ipitrace --help          all commands\n", why);
 		return 1;
 	}
-	if (!mkdtemp(dir)) {
-		err_msg("cannot create a temporary directory: %m");
+	if (out) {
+		if (strlen(out) >= sizeof(path))
+			return usage_err("", "-o: name too long");
+		if (!strcmp(out, "-"))
+			return usage_err("", "-o -: the trace is kept in a file (use `ipitrace record -o -`)");
+		snprintf(path, sizeof(path), "%s", out);
+		if (reserve(path)) {
+			if (errno == EEXIST)
+				err_msg("%s exists: not overwritten (remove it or choose another -o)", path);
+			else
+				err_msg("%s: %s", path, strerror(errno));
+			return 1;
+		}
+	} else if (pick_name(path, sizeof(path))) {
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/ipitrace.dat", dir);
-	fprintf(stderr, "ipitrace: recording all IPIs for 10 seconds (Ctrl-C to stop earlier)...\n");
-	ret = cmd_record(5, rec_argv);
-	if (ret == 0 || access(path, R_OK) == 0) {
-		optind = 1;	/* getopt state is per process */
-		ret = cmd_report(2, rep_argv);
+	rec_argv[nrec++] = "record";
+	rec_argv[nrec++] = "-o";
+	rec_argv[nrec++] = path;
+	rec_argv[nrec++] = "-d";
+	snprintf(secs, sizeof(secs), "%s", dur);
+	rec_argv[nrec++] = secs;
+	if (cpus) {
+		rec_argv[nrec++] = "-c";
+		rec_argv[nrec++] = (char *)cpus;
 	}
-	unlink(path);
-	rmdir(dir);
+	if (stacks)
+		rec_argv[nrec++] = "-s";
+	if (quiet)
+		rec_argv[nrec++] = "-q";
+	rec_argv[nrec] = NULL;
+	if (!quiet)
+		fprintf(stderr, "ipitrace: recording all IPIs for %s (Ctrl-C to stop earlier) into %s\n",
+			dur, path);
+	ret = cmd_record(nrec, rec_argv);
+	if (file_size(path) <= 0) {
+		unlink(path);	/* only the reserved empty name: no trace was written */
+		return ret ? ret : 1;
+	}
+	optind = 1;	/* getopt state is per process */
+	rep_argv[nrep++] = "report";
+	if (iso) {
+		rep_argv[nrep++] = "-i";
+		rep_argv[nrep++] = (char *)iso;
+	}
+	if (cpus) {
+		rep_argv[nrep++] = "-c";
+		rep_argv[nrep++] = (char *)cpus;
+	}
+	if (html) {
+		rep_argv[nrep++] = "--html";
+		rep_argv[nrep++] = (char *)html;
+	}
+	rep_argv[nrep++] = path;
+	rep_argv[nrep] = NULL;
+	c = cmd_report(nrep, rep_argv);
+	if (!ret)
+		ret = c;
+	fflush(stdout);
+	fprintf(stderr, "ipitrace: the trace is kept in %s (`ipitrace report %s` shows it again)\n",
+		path, path);
 	return ret;
 }

@@ -16,14 +16,16 @@ static void dump_usage(FILE *f)
 		"usage: ipitrace dump [OPTIONS] FILE\n"
 		"\n"
 		"Print the events of FILE (trace.dat v6/v7, `trace-cmd report` text or tracefs\n"
-		"`trace` text) in time order, merged across CPUs, one line each in the layout of\n"
+		"`trace` text; '-' or a pipe: standard input) in time order, merged across CPUs, one line each in the layout of\n"
 		"`trace-cmd report`: comm-pid [cpu] timestamp: event: fields.  Fields follow each\n"
 		"event's print fmt; CPU masks print as CPU lists (0-3,8), not hex words.\n"
 		"\n"
 		"  -R, --raw            every field as name=value (like trace-cmd report -R),\n"
 		"                       masks still as CPU lists\n"
 		"      --mask-hex       masks as the kernel's hex words (00000000,00000104)\n"
-		"  -c, --cpus LIST      only events recorded on these CPUs (e.g. 0-3,8)\n"
+		"      --on-cpus LIST   only events recorded on these CPUs (e.g. 0-3,8); the old\n"
+		"                       name --cpus still works (elsewhere -c, --cpus means\n"
+		"                       the IPIs' target CPUs)\n"
 		"  -e, --events LIST    only these events: comma-separated NAME or SYSTEM:NAME,\n"
 		"                       SYSTEM:* for a whole system (e.g. ipi:*,csd_queue_cpu)\n"
 		"  -F, --filter EXPR    only events matching EXPR, the kernel's filter syntax over\n"
@@ -174,6 +176,7 @@ int cmd_dump(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "raw", no_argument, NULL, 'R' },
 		{ "mask-hex", no_argument, NULL, 'x' },
+		{ "on-cpus", required_argument, NULL, 'c' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'n' },
@@ -198,8 +201,13 @@ int cmd_dump(int argc, char **argv)
 	int c, r, ret = 1;
 
 	ipt_cpuset_init(&cpus);
-	while ((c = getopt_long(argc, argv, "Rc:e:n:F:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":Re:n:F:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			ret = opt_err("dump", c, argv);
+			goto out;
 		case 'R':
 			flags |= IPT_RENDER_RAW;
 			break;
@@ -208,8 +216,7 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'c':
 			if (ipt_cpuset_parse_list(&cpus, optarg, strlen(optarg))) {
-				err_msg("--cpus: %s", ipt_errmsg());
-				ret = 2;
+				ret = usage_err("dump", "--on-cpus: %s", ipt_errmsg());
 				goto out;
 			}
 			have_cpus = true;
@@ -230,8 +237,7 @@ int cmd_dump(int argc, char **argv)
 
 			limit = strtoull(optarg, &end, 10);
 			if (*end || !*optarg) {
-				err_msg("--count: not a number: '%s'", optarg);
-				ret = 2;
+				ret = usage_err("dump", "--count: not a number: '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -247,14 +253,12 @@ int cmd_dump(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			dump_usage(stderr);
 			ret = 2;
 			goto out;
 		}
 	}
 	if (optind != argc - 1) {
-		dump_usage(stderr);
-		ret = 2;
+		ret = usage_err("dump", optind < argc ? "one FILE only" : "no FILE given");
 		goto out;
 	}
 	t = open_trace(argv[optind], buffer, false, &ret);
@@ -268,7 +272,7 @@ int cmd_dump(int argc, char **argv)
 		ipt_cpuset_init(&all);
 		for (int k = 0; k < ipt_trace_ncpus(t); k++)
 			ipt_cpuset_add(&all, (unsigned int)k);
-		bad = cpus_within("--cpus", cpus_arg, &cpus, &all, "the trace");
+		bad = cpus_within("--on-cpus", cpus_arg, &cpus, &all, "the trace");
 		ipt_cpuset_free(&all);
 		if (bad) {
 			ret = 2;

@@ -27,7 +27,7 @@ static void explode_usage(FILE *f)
 		"finds every IPI sent to CPU 5.\n"
 		"\n"
 		"  -o, --output OUT     the new trace.dat (required; appears only when complete)\n"
-		"  -C, --compression A  none, zstd or zlib (default: as IN, else zstd)\n"
+		"  -Z, --compression A  none, zstd or zlib (default: as IN, else zstd)\n"
 		"      --v6             write trace.dat version 6 (default 7)\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -39,7 +39,7 @@ int cmd_explode(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "compression", required_argument, NULL, 'C' },
+		{ "compression", required_argument, NULL, 'Z' },
 		{ "v6", no_argument, NULL, '6' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -54,23 +54,25 @@ int cmd_explode(int argc, char **argv)
 	const char *out = NULL;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "o:C:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:Z:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("explode", c, argv);
 		case 'o': out = optarg; break;
-		case 'C': eo.compression = optarg; break;
+		case 'Z': eo.compression = optarg; break;
 		case '6': eo.version = 6; break;
 		case 'h': explode_usage(stdout); return 0;
-		default: explode_usage(stderr); return 2;
+		default: return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
-		explode_usage(stderr);
-		return 2;
-	}
-	if (eo.compression && !ipt_compression_supported(eo.compression)) {
-		err_msg("unknown compression '%s' (none, zstd, zlib)", eo.compression);
-		return 2;
-	}
+	if (optind != argc - 1)
+		return usage_err("explode", optind < argc ? "one IN.dat only" : "no IN.dat given");
+	if (!out)
+		return usage_err("explode", "no output: give -o OUT.dat");
+	if (eo.compression && !ipt_compression_supported(eo.compression))
+		return usage_err("explode", "unknown compression '%s' (none, zstd, zlib)", eo.compression);
 	t = open_trace(argv[optind], NULL, true, &ret);
 	if (!t)
 		return ret;

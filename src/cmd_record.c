@@ -38,6 +38,9 @@ struct rec_opts {
 	const char *cpus_arg;		/* ... as given */
 	bool have_cpus;
 	const char *filter;		/* --filter: ANDed to the send events */
+	char *kfilter;			/* filter, --pid and --comm together (allocated) */
+	long pid;			/* --pid: only sends by this task (0: any) */
+	const char *comm;		/* --comm: only sends by tasks of this name */
 	bool stacks;
 	const char *extra;		/* --events */
 	const char *clock;
@@ -61,6 +64,9 @@ struct recorder {
 	int stop_signal;
 	double t_start, t_stop;
 	bool usage_error;		/* setup failed on an option: exit 2 */
+	bool status;			/* a status line once a second (a terminal, not -q) */
+	bool status_shown;		/* one is on the screen */
+	double t_status;		/* when it was last drawn */
 };
 
 /* record_usage - the --help text */
@@ -81,7 +87,12 @@ static void record_usage(FILE *f)
 		"irq_vectors:{reschedule,call_function,call_function_single,irq_work,\n"
 		"x86_platform_ipi}_{entry,exit}; on arm64 ipi:ipi_raise/ipi_entry/ipi_exit.\n"
 		"\n"
-		"The recording ends after -d SECONDS, when COMMAND exits, or on SIGINT (Ctrl-C),\n"
+		"`record -- COMMAND` records the whole machine while COMMAND runs, not COMMAND\n"
+		"alone (unlike `perf record -- COMMAND`): every CPU, every sender.  --pid and\n"
+		"--comm focus on the IPIs one task sends (a kernel filter on the sending task;\n"
+		"IPIs sent on its behalf by other tasks, e.g. kernel threads, are not kept).\n"
+		"\n"
+		"The recording ends after -d TIME, when COMMAND exits, or on SIGINT (Ctrl-C),\n"
 		"SIGTERM or SIGHUP; a COMMAND still running then gets the same signal (SIGTERM\n"
 		"after -d) and is waited for (5 s, then SIGKILL).  COMMAND starts once tracing\n"
 		"is on, with the recorder's original CPU affinity.  At the end the events\n"
@@ -93,17 +104,23 @@ static void record_usage(FILE *f)
 		"  -o, --output FILE     output file (default " DEFAULT_OUTPUT "); it appears only\n"
 		"                        when complete (temporary name + rename), mode 0600;\n"
 		"                        \"-\" writes to standard output\n"
-		"  -d, --duration SECS   stop after SECS seconds (fractions allowed)\n"
+		"  -d, --duration TIME   stop after TIME: seconds (fractions allowed), or with a\n"
+		"                        unit: 500ms, 30s, 5m, 2h\n"
 		"  -c, --cpus LIST       only IPIs that target these CPUs (e.g. 2-5,8): kernel\n"
 		"                        filters 'cpu & CPUS{LIST}' on ipi_send_cpu and\n"
 		"                        csd_queue_cpu, 'cpumask & CPUS{LIST}' on\n"
 		"                        ipi_send_cpumask, and the receive events only on LIST.\n"
 		"                        Needs Linux 6.6+ cpumask filters; on older kernels\n"
 		"                        everything is recorded (and this is said)\n"
-		"  -f, --filter EXPR     an extra kernel filter ANDed to the send events\n"
+		"  -F, --filter EXPR     an extra kernel filter ANDed to the send events\n"
 		"                        (ipi_send_cpu, ipi_send_cpumask, ipi_raise), in the\n"
 		"                        kernel's syntax, e.g. 'callback == 0' or\n"
 		"                        'common_pid != 0'\n"
+		"  -p, --pid PID         only IPIs sent by task PID (kernel filter\n"
+		"                        'common_pid == PID' on the send events)\n"
+		"      --comm NAME       only IPIs sent by tasks named NAME (kernel filter\n"
+		"                        'COMM == \"NAME\"', or 'COMM ~ \"NAME\"' for a glob\n"
+		"                        such as 'fx-*')\n"
 		"  -s, --stacks          record the kernel stack of each (filtered) send, with\n"
 		"                        a 'stacktrace' trigger (events ftrace:kernel_stack)\n"
 		"  -e, --events LIST     more events to record: comma-separated SYS:NAME,\n"
@@ -171,7 +188,7 @@ static const char *cpulist(const struct ipt_cpuset *set, char *buf, size_t size)
 static int parse_cpus_opt(struct ipt_cpuset *set, const char *opt, const char *arg)
 {
 	if (ipt_cpuset_parse_list(set, arg, strlen(arg)) || ipt_cpuset_empty(set)) {
-		err_msg("%s: bad CPU list '%s'", opt, arg);
+		usage_err("record", "%s: bad CPU list '%s'", opt, arg);
 		return -1;
 	}
 	return 0;
@@ -185,22 +202,29 @@ static int parse_opt(struct rec_opts *o, int c)
 	switch (c) {
 	case 'o': o->output = optarg; return 0;
 	case 'd':
-		o->duration = strtod(optarg, &end);
-		if (*end || end == optarg || !(o->duration > 0)) {
-			err_msg("-d: bad duration '%s'", optarg);
-			return 2;
-		}
+		if (parse_duration(optarg, &o->duration))
+			return usage_err("record", "--duration: bad duration '%s' (e.g. 10, 2.5, 30s, 5m, 2h)",
+					 optarg);
 		return 0;
 	case 'c':
 		o->have_cpus = true;
 		o->cpus_arg = optarg;
 		return parse_cpus_opt(&o->cpus, "--cpus", optarg) ? 2 : 0;
-	case 'f':
-		if (strchr(optarg, '\n') || !*optarg) {
-			err_msg("--filter: bad expression");
-			return 2;
-		}
+	case 'F':
+		if (strchr(optarg, '\n') || !*optarg)
+			return usage_err("record", "--filter: bad expression");
 		o->filter = optarg;
+		return 0;
+	case 'p':
+		errno = 0;
+		o->pid = strtol(optarg, &end, 10);
+		if (errno || *end || end == optarg || o->pid < 0 || o->pid > INT_MAX)
+			return usage_err("record", "--pid: bad task id '%s'", optarg);
+		return 0;
+	case 'm':
+		if (!*optarg || strpbrk(optarg, "\"\\\n"))
+			return usage_err("record", "--comm: bad task name '%s'", optarg);
+		o->comm = optarg;
 		return 0;
 	case 's': o->stacks = true; return 0;
 	case 'e': o->extra = optarg; return 0;
@@ -208,25 +232,47 @@ static int parse_opt(struct rec_opts *o, int c)
 	case 'b':
 		errno = 0;
 		o->buffer_kb = strtoul(optarg, &end, 10);
-		if (errno || *end || end == optarg || !o->buffer_kb || o->buffer_kb > (1UL << 30)) {
-			err_msg("--buffer-kb: bad size '%s'", optarg);
-			return 2;
-		}
+		if (errno || *end || end == optarg || !o->buffer_kb || o->buffer_kb > (1UL << 30))
+			return usage_err("record", "--buffer-kb: bad size '%s'", optarg);
 		return 0;
 	case 'H':
 		o->have_hk = true;
 		return parse_cpus_opt(&o->hk, "--housekeeping", optarg) ? 2 : 0;
 	case 'Z':
-		if (strcmp(optarg, "none") && strcmp(optarg, "zstd")) {
-			err_msg("--compression: '%s' is not none or zstd", optarg);
-			return 2;
-		}
+		if (strcmp(optarg, "none") && strcmp(optarg, "zstd"))
+			return usage_err("record", "--compression: '%s' is not none or zstd", optarg);
 		o->compression = optarg;
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': return 3;
-	default: return 2;
+	default: return 2;	/* '?' and ':': parse_args says which */
 	}
+}
+
+/* kernel_filter - --filter, --pid and --comm as one kernel filter; 0 or 2 */
+static int kernel_filter(struct rec_opts *o)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	int r = 0;
+
+	if (!o->pid && !o->comm)
+		return 0;
+	if (o->filter)
+		r |= ipt_strbuf_addf(&sb, "(%s)", o->filter);
+	if (o->pid)
+		r |= ipt_strbuf_addf(&sb, "%scommon_pid == %ld", sb.len ? " && " : "", o->pid);
+	if (o->comm)
+		r |= ipt_strbuf_addf(&sb, "%sCOMM %s \"%s\"", sb.len ? " && " : "",
+				     strpbrk(o->comm, "*?[") ? "~" : "==", o->comm);
+	if (!r)
+		o->kfilter = strdup(ipt_strbuf_str(&sb));
+	ipt_strbuf_free(&sb);
+	if (!o->kfilter) {
+		err_msg("out of memory");
+		return 1;
+	}
+	o->filter = o->kfilter;
+	return 0;
 }
 
 /* parse_args - options and COMMAND; 0 ok, else the exit code (-1: --help) */
@@ -236,7 +282,9 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "cpus", required_argument, NULL, 'c' },
-		{ "filter", required_argument, NULL, 'f' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'm' },
 		{ "stacks", no_argument, NULL, 's' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "clock", required_argument, NULL, 'C' },
@@ -253,23 +301,21 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 	o->buffer_kb = DEFAULT_BUFFER_KB;
 	o->compression = "zstd";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:d:c:f:se:C:b:H:Z:qh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:d:c:F:p:se:C:b:H:Z:qh", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return opt_err("record", c, argv);
 		ret = parse_opt(o, c);
 		if (ret == 3)
 			return -1;
-		if (ret) {
-			fprintf(stderr, "usage: ipitrace record [OPTIONS] [-- COMMAND...] "
-				"(ipitrace record --help)\n");
+		if (ret)
 			return 2;
-		}
 	}
 	if (optind < argc)
 		o->command = argv + optind;
-	if (!*o->output) {
-		err_msg("-o: empty file name");
-		return 2;
-	}
-	return 0;
+	if (!*o->output)
+		return usage_err("record", "-o: empty file name");
+	return kernel_filter(o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -378,7 +424,9 @@ static int setup(struct recorder *r)
 		.note = on_note,
 		.checkpoint = test_stop,
 		.arg = r,
+		.command_line = cli_command_line(),
 	};
+	char *command = NULL;
 
 	if (geteuid() != 0) {
 		err_msg("record needs root (tracefs); to read a trace instead: ipitrace report FILE");
@@ -388,7 +436,15 @@ static int setup(struct recorder *r)
 		err_msg("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
+	if (r->o.command) {
+		int n = 0;
+
+		while (r->o.command[n])
+			n++;
+		ro.command = command = shell_join(r->o.command, n);
+	}
 	r->rec = ipt_record_new(&ro);
+	free(command);	/* the session keeps a copy */
 	if (!r->rec || ipt_record_probe(r->rec)) {
 		rec_error(r);
 		return -1;
@@ -516,6 +572,50 @@ static void wait_child_bounded(struct recorder *r)
 	}
 }
 
+/* human_bytes - n as B, KiB, MiB or GiB */
+static const char *human_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+/* status_line - the counts so far, on one line that is redrawn (terminals only) */
+static void status_line(struct recorder *r, double now)
+{
+	struct ipt_record_progress p;
+	char size[32];
+
+	if (!r->status || now - r->t_status < 1.0)
+		return;
+	r->t_status = now;
+	if (ipt_record_progress(r->rec, &p))
+		return;
+	fprintf(stderr, "\r%.0f s: %llu events, %llu IPI sends, %llu lost, %s captured\033[K",
+		now - r->t_start, (unsigned long long)p.events, (unsigned long long)p.sends,
+		(unsigned long long)(p.lost > p.missed ? p.lost : p.missed),
+		human_bytes(p.bytes, size, sizeof(size)));
+	fflush(stderr);
+	r->status_shown = true;
+}
+
+/* status_clear - remove the status line before other output */
+static void status_clear(struct recorder *r)
+{
+	if (!r->status_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	r->status_shown = false;
+}
+
 /* wait_end - sleep until -d, COMMAND's end, a signal, or a reader failure */
 static int wait_end(struct recorder *r)
 {
@@ -530,6 +630,7 @@ static int wait_end(struct recorder *r)
 			return -1;
 		if (left <= 0)
 			return 0;
+		status_line(r, now_s());
 		if (left < 0.1) {
 			ts.tv_sec = 0;
 			ts.tv_nsec = (long)(left * 1e9) + 1;
@@ -586,6 +687,7 @@ static void recorder_free(struct recorder *r)
 {
 	ipt_cpuset_free(&r->o.cpus);
 	ipt_cpuset_free(&r->o.hk);
+	free(r->o.kfilter);
 }
 
 /* exit_code - COMMAND's status as an exit code, else 0 */
@@ -628,10 +730,14 @@ static int record_run(struct recorder *r)
 	print_start(r);
 	if (r->o.command && release_command(r))
 		goto out;
+	r->t_status = r->t_start;
+	r->status = !r->o.quiet && isatty(STDERR_FILENO);
 	if (wait_end(r)) {
+		status_clear(r);
 		err_msg("%s (no file written)", ipt_record_failure(r->rec));
 		goto out;
 	}
+	status_clear(r);
 	ipt_record_stop(r->rec);
 	r->t_stop = now_s();
 	if (r->stop_signal)

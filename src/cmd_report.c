@@ -21,19 +21,23 @@ static void report_usage(FILE *f)
 		"Who sends which IPIs to which CPUs, how often, from where, and how long they\n"
 		"took: per target CPU counts by kind, the top senders and call sites, a sender x\n"
 		"target matrix, send-to-handler latency and handler time, and every IPI that\n"
-		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat.\n"
+		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat; '-'\n"
+		"(or a pipe) reads standard input, e.g. `zcat x.dat.gz | ipitrace report -`.\n"
 		"\n"
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
+		"  -c, --cpus LIST      count only IPIs to these target CPUs (with -F: both)\n"
 		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
 		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
-		"      --by KEY         group the senders per target CPU by KEY: comm\n"
+		"  -g, --by KEY         group the senders per target CPU by KEY: comm\n"
 		"                       (default; with its number of pids and the top ones),\n"
 		"                       pid, task (pid on a sending CPU), cpu (sending CPU),\n"
 		"                       callsite, function (the function run, else the\n"
 		"                       callback), kind, or stack (the sender's kernel stack,\n"
 		"                       tracing frames trimmed; recorded with --stacks)\n"
-		"      --sort ORDER     count (default: largest first) or key (by the key)\n"
-		"  -n, --top N          rows in the top-N tables (default 5; 0: all)\n"
+		"  -k, --sort ORDER     count (default: largest first) or key (by the key)\n"
+		"      --with-recorder  keep the IPIs `ipitrace record` itself sent in the\n"
+		"                       groups by comm, pid, task and cpu (default: apart)\n"
+		"  -t, --top N          rows in the top-N tables (default 5; 0: all)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
 		"                       top one.  A trace with data in several needs it\n"
@@ -42,7 +46,8 @@ static void report_usage(FILE *f)
 		"                       flamegraph.pl, inferno or speedscope (all target\n"
 		"                       CPUs; restrict with -F 'target_cpu==N')\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
-		"                       in inline SVG, no script, no network) instead\n"
+		"                       in inline SVG, no script, no network) instead, and say\n"
+		"                       where; not with --format\n"
 		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
 		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
 		"                       by N threads in parallel and merged in time order for\n"
@@ -82,6 +87,7 @@ struct ctx {
 	enum ipt_group_by by;
 	enum ipt_group_sort sort;
 	bool json;
+	bool with_recorder;
 	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
 };
 
@@ -101,12 +107,74 @@ static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 		       us(ipt_dist_max(h)));
 }
 
+/* the provenance keys shown after "Recorded with:", in order */
+static const char *const prov_keys[] = {
+	"recorder", "command", "events", "filter", "cpus", "stacks", "buffer_kb", "clock", "start_utc",
+	"recorder_pids",
+};
+
+/* text_provenance - how the trace was recorded, when it says */
+static void text_provenance(const struct ctx *x)
+{
+	char v[4096];
+
+	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v)))
+		return;
+	printf("  Recorded with: %s\n", v);
+	for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++)
+		if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+			printf("    %s: %s\n", prov_keys[i], v);
+}
+
+/* text_kernel - the kernel's counters beside what the trace holds */
+static void text_kernel(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	bool setup = false;
+
+	if (!n)
+		return;
+	printf("\nKernel counters (/proc/interrupts) from tracing on to off, beside the trace\n");
+	printf("  %4s %-5s %10s %10s %10s %12s  %s\n", "cpu", "row", "kernel", "traced", "sends", "unexplained",
+	       "what");
+	for (size_t i = 0; i < n; i++) {
+		char kern[24], tr[24], se[24], un[24];
+
+		snprintf(kern, sizeof(kern), k[i].kernel >= 0 ? "%lld" : "?", (long long)k[i].kernel);
+		snprintf(tr, sizeof(tr), k[i].traced >= 0 ? "%lld" : "-", (long long)k[i].traced);
+		snprintf(se, sizeof(se), k[i].sends >= 0 ? "%lld" : "-", (long long)k[i].sends);
+		if (k[i].within)
+			snprintf(un, sizeof(un), "(in CAL)");
+		else if (k[i].kernel < 0)
+			snprintf(un, sizeof(un), "?");
+		else if (k[i].traced < 0)
+			snprintf(un, sizeof(un), "%lld", (long long)k[i].kernel);
+		else
+			snprintf(un, sizeof(un), "%lld", (long long)(k[i].kernel - k[i].traced));
+		printf("  %4d %-5s %10s %10s %10s %12s  %s%s\n", k[i].cpu, k[i].row, kern, tr, se, un,
+		       k[i].desc ? k[i].desc : "", k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "");
+		setup = setup || k[i].setup > 0 || k[i].teardown > 0;
+	}
+	printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
+	       " or interrupts before the first or after the last event of the CPU)\n");
+	if (!setup)
+		return;
+	printf("  the recording's own cost: interrupts while it set tracing up and tore it down\n");
+	for (size_t i = 0; i < n; i++)
+		if (k[i].setup > 0 || k[i].teardown > 0)
+			printf("    cpu %-4d %-5s setup %lld, teardown %lld\n", k[i].cpu, k[i].row,
+			       (long long)(k[i].setup > 0 ? k[i].setup : 0),
+			       (long long)(k[i].teardown > 0 ? k[i].teardown : 0));
+}
+
 static void text_summary(struct ctx *x)
 {
 	const struct ipt_report_summary *s = x->s;
 	struct ipt_trace *t = x->t;
 
 	printf("ipitrace report: %s\n", ipt_trace_path(t));
+	text_provenance(x);
 	if (x->ns)
 		printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
 		       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
@@ -258,6 +326,14 @@ static int text_groups(struct ctx *x)
 	printf("\nTop senders per target CPU, by %s\n", what[x->by]);
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (cp->recorder_ipis && !x->with_recorder &&
+		    (x->by == IPT_BY_COMM || x->by == IPT_BY_PID || x->by == IPT_BY_TASK || x->by == IPT_BY_CPU))
+			printf("  cpu %-4d %9llu %5.1f%%  sent by the recorder itself: left out (--with-recorder)\n",
+			       c, (unsigned long long)cp->recorder_ipis, share(cp->recorder_ipis, cp->ipis));
+	}
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 		size_t n;
 		const struct ipt_report_group *g;
 
@@ -373,6 +449,33 @@ static void text_matrix(struct ctx *x)
 	free(cell);
 }
 
+/* text_unsent - the interrupts that served no traced send, with causes */
+static void text_unsent(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+	if (!n)
+		return;
+	printf("  interrupts with no traced send, per CPU and vector, by cause:\n");
+	for (size_t i = 0; i < n; i++) {
+		bool first = true;
+
+		printf("    cpu %-4d %-22s %8llu:", u[i].cpu, u[i].vector, (unsigned long long)u[i].count);
+		for (int w = 0; w < IPT_UNSENT__COUNT; w++) {
+			if (!u[i].by_cause[w])
+				continue;
+			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       (unsigned long long)u[i].by_cause[w]);
+			first = false;
+		}
+		printf("\n");
+	}
+	printf("    (before_trace_start: another CPU was not recording yet; lost_events: events were lost"
+	       " since the previous interrupt of the vector; filtered: the recording filtered sends;"
+	       " untraced_path: sent by a kernel path the IPI send events do not cover)\n");
+}
+
 static void text_matching(struct ctx *x)
 {
 	const struct ipt_report_summary *r = x->s;
@@ -398,6 +501,7 @@ static void text_matching(struct ctx *x)
 	       " no handler seen %llu\n",
 	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
+	text_unsent(x);
 	printf("  csd queue -> run (us):");
 	for (int c = 0; c < r->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
@@ -412,6 +516,33 @@ static void text_matching(struct ctx *x)
 	printf("\n");
 }
 
+/* text_isolated_unsent - the interrupts on isolated CPUs that served no send */
+static void text_isolated_unsent(const struct ctx *x, const char *list)
+{
+	size_t n;
+	const struct ipt_report_isolated_unsent *v = ipt_report_isolated_unsent(x->r, &n);
+
+	printf("\nIPI interrupts on isolated CPUs %s with no traced send: %zu\n", list, n);
+	if (!n)
+		return;
+	printf("  %-16s %4s %-22s %-22s %-20s %9s\n", "time", "cpu", "vector", "interrupted task", "cause",
+	       "hdl_us");
+	for (size_t i = 0; i < n; i++) {
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+		char task[64], hdl[24];
+
+		ipt_render_ts(x->t, v[i].ts, &sb);
+		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, v[i].pid), v[i].pid);
+		if (v[i].handler >= 0 && x->ns)
+			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)v[i].handler));
+		else
+			snprintf(hdl, sizeof(hdl), "-");
+		printf("  %-16s %4d %-22s %-22s %-20s %9s\n", ipt_strbuf_str(&sb), v[i].cpu, v[i].vector, task,
+		       ipt_unsent_cause_name(v[i].cause), hdl);
+		ipt_strbuf_free(&sb);
+	}
+}
+
 static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 {
 	size_t niso;
@@ -420,8 +551,10 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 
 	ipt_cpuset_format_list(iso, list, sizeof(list));
 	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
-	if (!niso)
+	if (!niso) {
+		text_isolated_unsent(x, list);
 		return;
+	}
 	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
 	       "call site", "function", "kind", "lat_us", "hdl_us");
 	for (size_t i = 0; i < niso; i++) {
@@ -452,6 +585,7 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 			printf("      => %s\n", a);
 		}
 	}
+	text_isolated_unsent(x, list);
 }
 
 /* ---- JSON ---- */
@@ -536,6 +670,80 @@ static void jframes(const struct ctx *x, const uint64_t *f, uint32_t n, bool hav
 	putchar(']');
 }
 
+/* json_unsent - ,"unsent":[per CPU and vector, by cause] */
+static void json_unsent(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+	printf(",\"unsent\":[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"cpu\":%d,\"vector\":", i ? "," : "", u[i].cpu);
+		jstr(u[i].vector);
+		printf(",\"count\":%llu,\"by_cause\":{", (unsigned long long)u[i].count);
+		for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+			printf("%s\"%s\":%llu", w ? "," : "", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       (unsigned long long)u[i].by_cause[w]);
+		printf("}}");
+	}
+	putchar(']');
+}
+
+/* json_kernel - ,"provenance":{..}|null,"kernel_counters":[..],"recorder_ipis":[..] */
+static void json_kernel(const struct ctx *x)
+{
+	char v[4096];
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	bool any = false;
+
+	printf(",\"provenance\":");
+	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v))) {
+		printf("null");
+	} else {
+		printf("{\"command_line\":");
+		jstr(v);
+		for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++) {
+			printf(",\"%s\":", prov_keys[i]);
+			if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+				jstr(v);
+			else
+				printf("null");
+		}
+		putchar('}');
+	}
+	printf(",\"kernel_counters\":[");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s{\"cpu\":%d,\"row\":", i ? "," : "", k[i].cpu);
+		jstr(k[i].row);
+		printf(",\"desc\":");
+		if (k[i].desc)
+			jstr(k[i].desc);
+		else
+			printf("null");
+		printf(",\"within\":%s", k[i].within ? "true" : "false");
+		{
+			const char *names[] = { "kernel", "traced", "sends", "setup", "teardown" };
+			int64_t vals[] = { k[i].kernel, k[i].traced, k[i].sends, k[i].setup, k[i].teardown };
+
+			for (int j = 0; j < 5; j++)
+				printf(vals[j] >= 0 ? ",\"%s\":%lld" : ",\"%s\":null", names[j], (long long)vals[j]);
+		}
+		putchar('}');
+	}
+	printf("],\"recorder_ipis\":[");
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (!cp->recorder_ipis)
+			continue;
+		printf("%s{\"target_cpu\":%d,\"ipis\":%llu}", any ? "," : "", c,
+		       (unsigned long long)cp->recorder_ipis);
+		any = true;
+	}
+	putchar(']');
+}
+
 /* jgroup - one group: count, share and its key's fields */
 static void jgroup(const struct ctx *x, const struct ipt_report_group *g, uint64_t whole)
 {
@@ -587,7 +795,6 @@ static void jgroup(const struct ctx *x, const struct ipt_report_group *g, uint64
 static int json_groups(struct ctx *x)
 {
 	bool first = true, any = false;
-	enum ipt_group_by by = x->by;
 
 	printf(",\"by\":\"%s\",\"groups\":[", ipt_group_by_name(x->by));
 	for (int c = 0; c < x->s->ncpus; c++) {
@@ -617,7 +824,6 @@ static int json_groups(struct ctx *x)
 	}
 	putchar('[');
 	first = true;
-	x->by = IPT_BY_STACK;
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 		size_t n, k = 0;
@@ -625,10 +831,8 @@ static int json_groups(struct ctx *x)
 
 		if (!cp->ipis)
 			continue;
-		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n))) {
-			x->by = by;
+		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n)))
 			return -1;
-		}
 		printf("%s{\"target_cpu\":%d,\"ipis\":%llu,\"with_stack\":%llu,\"stacks\":[", first ? "" : ",",
 		       c, (unsigned long long)cp->ipis, (unsigned long long)cp->with_stack);
 		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
@@ -643,7 +847,6 @@ static int json_groups(struct ctx *x)
 		printf("]}");
 		first = false;
 	}
-	x->by = by;
 	putchar(']');
 	return 0;
 }
@@ -751,6 +954,8 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 	       (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler,
 	       (unsigned long long)r->csd_set_aside);
+	json_unsent(x);
+	json_kernel(x);
 	if (json_groups(x))
 		return -1;
 	printf(",\"isolated\":");
@@ -797,6 +1002,23 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 			printf("}");
 			first = false;
 		}
+		printf("],\"unsent\":[");
+		{
+			const struct ipt_report_isolated_unsent *w = ipt_report_isolated_unsent(x->r, &niso);
+
+			for (size_t i = 0; i < niso; i++) {
+				printf("%s{\"ts_ns\":%llu,\"cpu\":%d,\"vector\":", i ? "," : "",
+				       (unsigned long long)w[i].ts, w[i].cpu);
+				jstr(w[i].vector);
+				printf(",\"pid\":%d,\"comm\":", w[i].pid);
+				jstr(ipt_trace_comm(t, w[i].pid));
+				printf(",\"cause\":\"%s\",\"handler_ns\":", ipt_unsent_cause_name(w[i].cause));
+				if (w[i].handler >= 0 && x->ns)
+					printf("%lld}", (long long)w[i].handler);
+				else
+					printf("null}");
+			}
+		}
 		printf("]}");
 	}
 	printf("}\n");
@@ -838,14 +1060,16 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "filter", required_argument, NULL, 'F' },
 		{ "isolated", required_argument, NULL, 'i' },
-		{ "top", required_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "assume-synced-clock", no_argument, NULL, 'S' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
-		{ "by", required_argument, NULL, 'G' },
-		{ "sort", required_argument, NULL, 'O' },
+		{ "by", required_argument, NULL, 'g' },
+		{ "with-recorder", no_argument, NULL, 'W' },
+		{ "sort", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -853,7 +1077,9 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report_opts ro = { .sz = sizeof(ro) };
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL;
+	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
+	const char *cpus_arg = NULL;
+	char *cpus_expr = NULL;
 	bool have_iso = false, folded = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
@@ -865,74 +1091,94 @@ int cmd_report(int argc, char **argv)
 
 		ro.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 	}
-	while ((c = getopt_long(argc, argv, "F:i:n:f:j:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":F:c:i:t:f:g:k:j:h", opts, NULL)) != -1) {
 		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("report", c, argv);
+		case 'c': cpus_arg = optarg; break;
 		case 'F': ro.filter = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'i':
 			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
-				err_msg("--isolated: %s", ipt_errmsg());
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--isolated: %s", ipt_errmsg());
 			}
 			have_iso = true;
 			iso_arg = optarg;
 			break;
-		case 'n': {
+		case 't': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || end == optarg || v < 0 || v > 100000) {
-				err_msg("--top: expected a number from 0 (all) to 100000, got '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--top: expected a number from 0 (all) to 100000, got '%s'",
+						 optarg);
 			}
 			x.top = (int)v;
 			break;
 		}
 		case 'f':
+			fmt_arg = optarg;
 			x.json = !strcmp(optarg, "json");
 			folded = !strcmp(optarg, "folded");
 			if (!x.json && !folded && strcmp(optarg, "text")) {
-				err_msg("--format: text, json or folded, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--format: text, json or folded, not '%s'", optarg);
 			}
 			break;
-		case 'G': {
+		case 'g': {
 			int by = ipt_group_by_from_name(optarg);
 
 			if (by < 0) {
-				err_msg("--by: comm, pid, task, cpu, callsite, function, kind or stack, not '%s'",
-					optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--by: comm, pid, task, cpu, callsite, function, kind or"
+						 " stack, not '%s'", optarg);
 			}
 			x.by = (enum ipt_group_by)by;
 			break;
 		}
-		case 'O':
+		case 'k':
 			if (!strcmp(optarg, "count"))
 				x.sort = IPT_SORT_COUNT;
 			else if (!strcmp(optarg, "key"))
 				x.sort = IPT_SORT_KEY;
 			else {
-				err_msg("--sort: count or key, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--sort: count or key, not '%s'", optarg);
 			}
 			break;
 		case 'S': ro.assume_synced_clock = true; break;
+		case 'W': ro.with_recorder = x.with_recorder = true; break;
 		case 'H': html = optarg; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
-				err_msg("--threads: a number from 1 to 8, not '%s'", optarg);
-				return 2;
+				ipt_cpuset_free(&iso);
+				return usage_err("report", "--threads: a number from 1 to 8, not '%s'", optarg);
 			}
 			ro.threads = optarg[0] - '0';
 			break;
-		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
+		case 'h': ipt_cpuset_free(&iso); report_usage(stdout); return 0;
+		default: ipt_cpuset_free(&iso); return 2;
 		}
 	}
 	if (optind < argc - 1) {
-		report_usage(stderr);
-		return 2;
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "one FILE only (got '%s' and '%s')", argv[optind], argv[optind + 1]);
+	}
+	if (html && fmt_arg) {
+		ipt_cpuset_free(&iso);
+		return usage_err("report", "--html writes HTML: it takes no --format");
+	}
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("report", cpus_arg, ro.filter);
+		if (!cpus_expr) {
+			ipt_cpuset_free(&iso);
+			return 2;
+		}
+		ro.filter = cpus_expr;
 	}
 	if (optind == argc - 1)
 		path = argv[optind];
@@ -940,6 +1186,7 @@ int cmd_report(int argc, char **argv)
 	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
 		ipt_cpuset_free(&iso);
+		free(cpus_expr);
 		return ret;
 	}
 	ret = 1;
@@ -955,6 +1202,7 @@ int cmd_report(int argc, char **argv)
 		if (bad) {
 			ipt_trace_close(x.t);
 			ipt_cpuset_free(&iso);
+			free(cpus_expr);
 			return 2;
 		}
 	}
@@ -974,7 +1222,7 @@ int cmd_report(int argc, char **argv)
 	x.r = r;
 	x.s = ipt_report_summary(r);
 	if (html) {
-		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, html);
+		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, x.by, html);
 		goto out;
 	}
 	if (folded) {
@@ -994,6 +1242,7 @@ int cmd_report(int argc, char **argv)
 		}
 		text_matrix(&x);
 		text_matching(&x);
+		text_kernel(&x);
 		if (ro.isolated)
 			text_isolated(&x, ro.isolated);
 	}
@@ -1008,5 +1257,6 @@ out:
 	ipt_report_free(r);
 	ipt_trace_close(x.t);
 	ipt_cpuset_free(&iso);
+	free(cpus_expr);
 	return ret;
 }

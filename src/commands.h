@@ -45,6 +45,34 @@ struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buff
 void note_skipped(struct ipt_trace *t);
 /* buffers_read - the names of the buffers with data ("top" for the top one) */
 void buffers_read(struct ipt_trace *t, char *buf, size_t size);
+/*
+ * usage_err - a usage error: one line "ipitrace CMD: <message> (see
+ * `ipitrace CMD --help`)" on stderr; returns 2, the exit code
+ */
+int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * opt_err - after getopt_long returned '?' or ':' (opterr = 0 and an
+ * optstring starting with ':' or "+:"): the one-line usage error naming the
+ * option; returns 2
+ */
+int opt_err(const char *cmd, int c, char **argv);
+/*
+ * parse_duration - "30", "2.5", "30s", "5m", "2h" (also "ms", "d") into
+ * seconds; -1 if it is not a positive duration
+ */
+int parse_duration(const char *s, double *secs);
+/*
+ * cpus_filter - a CPU list option (--cpus LIST) as a row filter on the
+ * target CPU, ANDed to filter (may be NULL): a new string the caller frees,
+ * or NULL after a one-line usage error
+ */
+char *cpus_filter(const char *cmd, const char *list, const char *filter);
+/* The command line as run (shell-quoted, one line), for a recording's
+ * provenance: cli_set_command_line() from main, then cli_command_line(). */
+void cli_set_command_line(int argc, char **argv);
+const char *cli_command_line(void);
+/* shell_join - words quoted for a shell, joined by spaces, on one line (caller frees) */
+char *shell_join(char *const *words, int n);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

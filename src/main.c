@@ -54,8 +54,14 @@ static void usage(FILE *f)
 		"usage: ipitrace [COMMAND [OPTIONS] [ARGS]]\n"
 		"\n"
 		"Which inter-processor interrupts hit which CPUs, sent by whom, from where,\n"
-		"how often, and at what cost.  Without a command, as root on a live machine:\n"
-		"record all IPIs for 10 seconds (Ctrl-C ends earlier) and print the report.\n"
+		"how often, and at what cost.\n"
+		"\n"
+		"Without a command, as root on a live machine: record all IPIs for 10 seconds\n"
+		"(Ctrl-C ends earlier) into ipitrace-YYYYmmdd-HHMMSS.dat in the current\n"
+		"directory (never over an existing file; it says where), and print the report:\n"
+		"  ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [-i LIST] [--html OUT] [-q]\n"
+		"-d, -c, -s and -q go to `ipitrace record`; -i, -c and --html to `ipitrace\n"
+		"report`.  -o FILE names the trace (it must not exist).\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -67,12 +73,46 @@ static void usage(FILE *f)
 		"(uncompressed, zstd, zlib), `trace-cmd report` text, tracefs `trace` text.\n"
 		"\n"
 		"  -h, --help     this text\n"
-		"  -V, --version  print the version\n");
+		"  -V, --version  print the version\n"
+		"\n"
+		"Options mean the same in every command that has them (the commands are in\n"
+		"brackets; default: ipitrace without a command):\n"
+		"  -o, --output FILE         the file to write (record, convert, explode, default)\n"
+		"  -d, --duration TIME       how long to record: 10, 2.5, 30s, 5m, 2h (record,\n"
+		"                            default)\n"
+		"  -c, --cpus LIST           only IPIs to these target CPUs (record, report,\n"
+		"                            convert, default)\n"
+		"  -F, --filter EXPR         a filter (record: kernel filter on the sends;\n"
+		"                            report, convert: IPI rows; dump: events)\n"
+		"  -f, --format FMT          output format (report, convert)\n"
+		"  -i, --isolated LIST       list every IPI that reached these CPUs (report,\n"
+		"                            default)\n"
+		"  -s, --stacks              record the kernel stacks of the sends (record,\n"
+		"                            default)\n"
+		"  -e, --events LIST         events: more to record (record), only these (dump)\n"
+		"  -j, --threads N           decoding threads (report, convert, count)\n"
+		"  -t, --top N               rows of the top-N tables (report)\n"
+		"  -n, --count N             stop after N events (dump)\n"
+		"  -p, --pid PID             only IPIs sent by this task (record)\n"
+		"  -C, --clock NAME          trace clock (record)\n"
+		"  -Z, --compression C       output compression (record, convert, explode)\n"
+		"  -b, --buffer-kb N         per-CPU ring buffer in KiB (record)\n"
+		"  -H, --housekeeping LIST   CPUs for the recorder's threads (record)\n"
+		"  -R, --raw                 every field as name=value (dump)\n"
+		"  -q, --quiet               only errors and warnings (record, default)\n"
+		"  -g, --by KEY              group the senders by KEY (report)\n"
+		"  -k, --sort ORDER          order of the groups (report)\n"
+		"  -h, --help                the command's help (every command)\n"
+		"Long only: --html OUT (report, default), --buffer NAME (report, dump,\n"
+		"convert), --comm NAME (record), --on-cpus LIST (dump: recording CPUs).\n"
+		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
+	cli_set_command_line(argc, argv);
+	if (argc < 2 || (argv[1][0] == '-' && argv[1][1] && strcmp(argv[1], "-h") &&
+			  strcmp(argv[1], "--help") && strcmp(argv[1], "-V") && strcmp(argv[1], "--version")))
 		return cmd_default(argc, argv);
 	if (!strcmp(argv[1], "help") && argc > 2) {
 		char help_opt[] = "--help";

@@ -36,7 +36,7 @@ int outfile_open(struct outfile *o, const char *path)
 			return 0;
 		}
 	}
-	if (ipt_afile_open(&o->af, path, 0666)) {
+	if (ipt_afile_open(&o->af, path, 0600)) {
 		err_msg("%s", ipt_errmsg());
 		return -1;
 	}

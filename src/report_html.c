@@ -30,6 +30,10 @@ enum {
 	HB_PER = IPT_DIST_LOG_PER_DECADE,	/* histogram bins per decade */
 	HB_N = IPT_DIST_LOG_NBINS,	/* < 10 ns, 10 ns .. 10 s, >= 10 s */
 	ISO_MAX = 1000,		/* rows of the isolated-CPU table */
+	TARGETS_MAX = 64,	/* target CPUs with their own senders and flame graph */
+	FLAME_W = 1200,		/* flame graph width (px) */
+	FLAME_ROW = 17,		/* height of one frame */
+	FLAME_DEPTH = 48,	/* frames drawn at most */
 	CPU_ROWS_MAX = 512,	/* rows of the per-CPU table */
 };
 
@@ -42,10 +46,12 @@ struct axis {			/* CPUs -> chart rows */
 };
 
 struct hx {
-	const struct ipt_report *r;
+	struct ipt_report *r;
 	const struct ipt_report_summary *s;
 	struct ipt_trace *t;
 	const char *filter;
+	enum ipt_group_by by;	/* of the per-target senders */
+	int top;
 	struct axis tax;	/* time chart rows */
 	uint64_t *tbins;	/* tax.n x TBINS */
 	uint64_t span;		/* of the time bins, ns */
@@ -243,7 +249,8 @@ static const char *const css =
 	".kinds{display:flex;flex-wrap:wrap;gap:14px}.kind{border:1px solid #e2e2e2;border-radius:6px;"
 	"padding:8px;width:630px}.h{width:305px}.kind .pair{display:flex;gap:8px}.stat{font-size:12px;color:#444;"
 	"margin:2px 0 4px}.pill{display:inline-block;background:#f1f1f1;border-radius:9px;padding:1px 8px;"
-	"margin:2px 4px 2px 0;font-size:12px}details{font-size:11px}summary{cursor:pointer;color:#3558a8}";
+	"margin:2px 4px 2px 0;font-size:12px}details{font-size:11px}summary{cursor:pointer;color:#3558a8}"
+	".target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}";
 
 static void head(struct hx *x)
 {
@@ -271,13 +278,29 @@ static void head(struct hx *x)
 		esc(f, x->filter);
 		fputs("</code>", f);
 	}
-	fputs("</p>\n<p>", f);
+	fputs("</p>\n", f);
+	{
+		char v[2048];
+
+		if (ipt_trace_provenance(t, "command_line", v, sizeof(v))) {
+			fputs("<p class=\"meta\">Recorded with: <code>", f);
+			esc(f, v);
+			fputs("</code>", f);
+			if (ipt_trace_provenance(t, "start_utc", v, sizeof(v))) {
+				fputs(" &middot; started ", f);
+				esc(f, v);
+			}
+			fputs("</p>\n", f);
+		}
+	}
+	fputs("<p>", f);
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		if (r->kinds[k])
 			fprintf(f, "<span class=\"pill\">%s %s</span>", ipt_kind_name(k), num(r->kinds[k], a));
 	fputs("</p>\n<nav><a href=\"#heatmap\">sender &times; target</a><a href=\"#time\">over time</a>"
 	      "<a href=\"#hist\">latency by kind</a><a href=\"#cpus\">per CPU</a>"
-	      "<a href=\"#tops\">top senders</a><a href=\"#matching\">matching</a>"
+	      "<a href=\"#tops\">top senders</a><a href=\"#targets\">per target CPU</a>"
+	      "<a href=\"#matching\">matching</a>"
 	      "<a href=\"#isolated\">isolated CPUs</a></nav>\n", f);
 }
 
@@ -695,6 +718,322 @@ static void tops(struct hx *x, int top)
 	fputs("</table></div>\n</div>\n</section>\n", f);
 }
 
+/* ---- per target CPU: senders by the --by key, and a flame graph ---- */
+
+/* group_label - a group's key as one line of text */
+static void group_label(const struct hx *x, const struct ipt_report_group *g, char *buf, size_t n)
+{
+	char a[160];
+
+	switch (x->by) {
+	case IPT_BY_COMM:
+		snprintf(buf, n, "%s", g->comm);
+		break;
+	case IPT_BY_PID:
+		snprintf(buf, n, "%s-%d", g->comm, g->pid);
+		break;
+	case IPT_BY_TASK:
+		snprintf(buf, n, "%s-%d on cpu %d", g->comm, g->pid, g->src_cpu);
+		break;
+	case IPT_BY_CPU:
+		snprintf(buf, n, "cpu %d", g->src_cpu);
+		break;
+	case IPT_BY_CALLSITE:
+	case IPT_BY_FUNCTION:
+		ipt_trace_format_symbol(x->t, g->addr, x->by == IPT_BY_CALLSITE, a, sizeof(a));
+		snprintf(buf, n, "%s", a);
+		break;
+	case IPT_BY_KIND:
+		snprintf(buf, n, "%s", ipt_kind_name((enum ipt_ipi_kind)g->kind));
+		break;
+	case IPT_BY_STACK:
+		if (!g->stack)
+			snprintf(buf, n, "(no stack recorded)");
+		else if (!g->stack->nframes)
+			snprintf(buf, n, "(only tracing frames)");
+		else {
+			ipt_trace_format_symbol(x->t, g->stack->frames[0], true, a, sizeof(a));
+			snprintf(buf, n, "%s (%u frames)", a, g->stack->nframes);
+		}
+		break;
+	default:
+		buf[0] = 0;
+	}
+}
+
+struct fnode {			/* a frame of the flame graph: a call path's prefix */
+	char *name;
+	uint64_t count;
+	struct fnode *kid;	/* children, in order of first sight */
+	size_t nkid, capkid;
+};
+
+static void fnode_free(struct fnode *n)
+{
+	for (size_t i = 0; i < n->nkid; i++)
+		fnode_free(&n->kid[i]);
+	free(n->kid);
+	free(n->name);
+}
+
+/* fnode_child - the child of n named name[0..len), added if new */
+static struct fnode *fnode_child(struct fnode *n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n->nkid; i++)
+		if (strlen(n->kid[i].name) == len && !memcmp(n->kid[i].name, name, len))
+			return &n->kid[i];
+	if (n->nkid == n->capkid) {
+		size_t cap = n->capkid ? n->capkid * 2 : 4;
+		struct fnode *k = realloc(n->kid, cap * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		n->kid = k;
+		n->capkid = cap;
+	}
+	memset(&n->kid[n->nkid], 0, sizeof(n->kid[0]));
+	if (!(n->kid[n->nkid].name = strndup(name, len)))
+		return NULL;
+	return &n->kid[n->nkid++];
+}
+
+/* flame_add - one folded line ("a;b;c COUNT") into the tree */
+static int flame_add(struct fnode *root, const char *line, size_t len)
+{
+	const char *sp = memrchr(line, ' ', len), *p = line;
+	unsigned long long count;
+	struct fnode *n = root;
+
+	if (!sp || sscanf(sp + 1, "%llu", &count) != 1)
+		return 0;
+	root->count += count;
+	while (p < sp) {
+		const char *e = memchr(p, ';', (size_t)(sp - p));
+
+		if (!e)
+			e = sp;
+		if (!(n = fnode_child(n, p, (size_t)(e - p))))
+			return -1;
+		n->count += count;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* flame_color - a warm color from the name, so a frame keeps its color */
+static void flame_color(const char *name, char *out)
+{
+	unsigned int h = 2166136261u;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	snprintf(out, 8, "#%02x%02x%02x", 205 + (int)(h % 50), 80 + (int)((h >> 8) % 130),
+		 40 + (int)((h >> 16) % 50));
+}
+
+static int flame_depth(const struct fnode *n, int d)
+{
+	int m = d;
+
+	for (size_t i = 0; i < n->nkid && d < FLAME_DEPTH; i++) {
+		int k = flame_depth(&n->kid[i], d + 1);
+
+		if (k > m)
+			m = k;
+	}
+	return m;
+}
+
+/* flame_draw - n and its children from x0 (px) at depth d, icicle: root on top */
+static void flame_draw(FILE *f, const struct fnode *n, double x0, int d, double scale, uint64_t total)
+{
+	double w = (double)n->count * scale, x = x0;
+	char col[8];
+
+	if (w < 0.5 || d > FLAME_DEPTH)
+		return;
+	flame_color(n->name, col);
+	fputs("<g><title>", f);
+	esc(f, n->name);
+	fprintf(f, ": %llu IPIs (%.1f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+		"fill=\"%s\" data-count=\"%llu\" data-depth=\"%d\"/>", (unsigned long long)n->count,
+		total ? 100.0 * (double)n->count / (double)total : 0.0, x0, d * FLAME_ROW, w > 1 ? w - 0.5 : w,
+		FLAME_ROW - 1, col, (unsigned long long)n->count, d);
+	if (w > 30) {
+		int chars = (int)(w / 6.6) - 1;
+		int len = (int)strlen(n->name);
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, d * FLAME_ROW + 12);
+		if (len <= chars) {
+			esc(f, n->name);
+		} else if (chars > 2) {
+			char *cut = strndup(n->name, (size_t)chars - 2);
+
+			esc(f, cut);
+			fputs("..", f);
+			free(cut);
+		}
+		fputs("</text>", f);
+	}
+	fputs("</g>\n", f);
+	for (size_t i = 0; i < n->nkid; i++) {
+		flame_draw(f, &n->kid[i], x, d + 1, scale, total);
+		x += (double)n->kid[i].count * scale;
+	}
+}
+
+/* flame - the icicle graph of the folded stacks to cpu; -1 out of memory */
+static int flame(struct hx *x, int cpu)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct fnode root = { 0 };
+	uint64_t total = 0;
+	const char *p, *end;
+	int ret = -1, depth;
+
+	if (ipt_report_folded(x->r, cpu, &sb, &total))
+		goto out;
+	if (!(root.name = strdup("all")))
+		goto out;
+	for (p = ipt_strbuf_str(&sb), end = p + sb.len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			nl = end;
+		if (flame_add(&root, p, (size_t)(nl - p)))
+			goto out;
+		p = nl + 1;
+	}
+	ret = 0;
+	if (!total)
+		goto out;
+	depth = flame_depth(&root, 0) + 1;
+	fprintf(x->f, "<h3>Call paths of the senders (%s IPIs with a kernel stack; icicle: the command"
+		" on top, then the stack from its root to the send)</h3>\n", num(total, (char[32]){ 0 }));
+	fprintf(x->f, "<svg class=\"flame\" data-cpu=\"%d\" data-stacks=\"%llu\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\">\n", cpu, (unsigned long long)total, FLAME_W, depth * FLAME_ROW,
+		FLAME_W, depth * FLAME_ROW);
+	flame_draw(x->f, &root, 0, 0, (double)FLAME_W / (double)total, total);
+	fputs("</svg>\n", x->f);
+out:
+	fnode_free(&root);
+	ipt_strbuf_free(&sb);
+	return ret;
+}
+
+/* targets - per target CPU (the TARGETS_MAX with most IPIs): its senders by
+ * the --by key and the flame graph of their stacks */
+static int targets(struct hx *x)
+{
+	FILE *f = x->f;
+	int ncpus = x->s->ncpus, shown = 0, with = 0;
+	int *order = calloc((size_t)ncpus + 1, sizeof(*order));
+	char a[200], c[32];
+
+	if (!order)
+		return -1;
+	for (int i = 0; i < ncpus; i++)
+		if (ipt_report_cpu(x->r, i)->ipis)
+			order[with++] = i;
+	/* the busiest targets, shown in CPU order */
+	for (int i = 0; i < with; i++)
+		for (int j = i + 1; j < with; j++)
+			if (ipt_report_cpu(x->r, order[j])->ipis > ipt_report_cpu(x->r, order[i])->ipis) {
+				int t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+	shown = with < TARGETS_MAX ? with : TARGETS_MAX;
+	for (int i = 0; i < shown; i++)
+		for (int j = i + 1; j < shown; j++)
+			if (order[j] < order[i]) {
+				int t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+	fprintf(f, "<section id=\"targets\">\n<h2>Per target CPU: who sends, from which call path</h2>\n");
+	if (shown < with)
+		fprintf(f, "<p class=\"note\">The %d target CPUs that received the most IPIs of %d.</p>\n", shown,
+			with);
+	for (int i = 0; i < shown; i++) {
+		int cpu = order[i];
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, cpu);
+		size_t n;
+		const struct ipt_report_group *g = ipt_report_groups(x->r, x->by, cpu, IPT_SORT_COUNT, &n);
+
+		if (!g)
+			goto fail;
+		fprintf(f, "<div class=\"target\" id=\"target-%d\"><h3>CPU %d: %s IPIs</h3>\n", cpu, cpu,
+			num(cp->ipis, c));
+		fprintf(f, "<table class=\"senders\" data-cpu=\"%d\" data-by=\"%s\"><tr><th class=\"l\">%s</th>%s"
+			"<th>IPIs</th><th>share</th></tr>\n", cpu, ipt_group_by_name(x->by), ipt_group_by_name(x->by),
+			x->by == IPT_BY_COMM ? "<th>pids</th>" : "");
+		for (size_t k = 0; k < n && k < (size_t)x->top; k++) {
+			group_label(x, &g[k], a, sizeof(a));
+			fprintf(f, "<tr data-count=\"%llu\"><td class=\"l\">", (unsigned long long)g[k].count);
+			esc(f, a);
+			fputs("</td>", f);
+			if (x->by == IPT_BY_COMM)
+				fprintf(f, "<td>%u</td>", g[k].npids);
+			fprintf(f, "<td>%s</td><td>%.1f%%</td></tr>\n", num(g[k].count, c),
+				100.0 * (double)g[k].count / (double)cp->ipis);
+		}
+		if (n > (size_t)x->top)
+			fprintf(f, "<tr><td class=\"l\" colspan=\"%d\">%zu more</td></tr>\n",
+				x->by == IPT_BY_COMM ? 4 : 3, n - (size_t)x->top);
+		fputs("</table>\n", f);
+		if (cp->with_stack && flame(x, cpu))
+			goto fail;
+		fputs("</div>\n", f);
+	}
+	fputs("</section>\n", f);
+	free(order);
+	return 0;
+fail:
+	free(order);
+	return -1;
+}
+
+/* kernel_counters - /proc/interrupts (stored by record) beside the trace */
+static void kernel_counters(struct hx *x)
+{
+	FILE *f = x->f;
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	char a[32];
+
+	if (!n)
+		return;
+	fputs("<h3>Kernel counters (/proc/interrupts), tracing on to off</h3><table class=\"kernel\"><tr>"
+	      "<th>CPU</th><th class=\"l\">row</th><th>kernel</th><th>traced</th><th>sends</th>"
+	      "<th>unexplained</th><th>setup</th><th>teardown</th><th class=\"l\">what</th></tr>\n", f);
+	for (size_t i = 0; i < n && i < CPU_ROWS_MAX * 4; i++) {
+		int64_t v[] = { k[i].kernel, k[i].traced, k[i].sends,
+				k[i].within || k[i].kernel < 0 ? -1 :
+				k[i].traced < 0 ? k[i].kernel : k[i].kernel - k[i].traced,
+				k[i].setup, k[i].teardown };
+
+		fprintf(f, "<tr><td>%d</td><td class=\"l\">", k[i].cpu);
+		esc(f, k[i].row);
+		fputs("</td>", f);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			if (j == 3 && k[i].within)
+				fputs("<td>(in CAL)</td>", f);
+			else if (v[j] < 0)
+				fputs("<td>-</td>", f);
+			else
+				fprintf(f, "<td>%s</td>", num((uint64_t)v[j], a));
+		}
+		fputs("<td class=\"l\">", f);
+		esc(f, k[i].desc);
+		fputs(k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "", f);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void matching(struct hx *x)
 {
 	FILE *f = x->f;
@@ -718,9 +1057,35 @@ static void matching(struct hx *x)
 	fprintf(f, "<p class=\"meta\">IPI interrupts %s, with no traced send %s; csd calls matched by pointer "
 		"%s.</p>\n", num(r->handlers, a), num(r->handlers_unattributed, b), num(r->csd_runs, c));
 	fprintf(f, "<p class=\"meta\">Unmatched: trace ended %s, receive events not recorded %s, lost events "
-		"%s, no handler seen %s.</p>\n</section>\n", num(r->unmatched_trace_ended, a),
+		"%s, no handler seen %s.</p>\n", num(r->unmatched_trace_ended, a),
 		num(r->unmatched_no_receive_events, b), num(r->unmatched_lost_events, c),
 		num(r->unmatched_no_handler, d));
+	{
+		size_t n;
+		const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+
+		if (n) {
+			fputs("<h3>Interrupts with no traced send</h3><table class=\"unsent\"><tr><th>CPU</th>"
+			      "<th class=\"l\">vector</th><th>interrupts</th>", f);
+			for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+				fprintf(f, "<th>%s</th>", ipt_unsent_cause_name((enum ipt_unsent_cause)w));
+			fputs("</tr>\n", f);
+			for (size_t i = 0; i < n && i < CPU_ROWS_MAX; i++) {
+				fprintf(f, "<tr><td>%d</td><td class=\"l\">", u[i].cpu);
+				esc(f, u[i].vector);
+				fprintf(f, "</td><td>%s</td>", num(u[i].count, a));
+				for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+					fprintf(f, "<td>%s</td>", num(u[i].by_cause[w], a));
+				fputs("</tr>\n", f);
+			}
+			fputs("</table>\n<p class=\"note\">before_trace_start: another CPU was not recording yet;"
+			      " lost_events: events were lost since the previous interrupt of the vector;"
+			      " filtered: the recording filtered sends; untraced_path: sent by a kernel path the"
+			      " IPI send events do not cover.</p>\n", f);
+		}
+	}
+	kernel_counters(x);
+	fputs("</section>\n", f);
 }
 
 static void isolated(struct hx *x, const struct ipt_cpuset *iso)
@@ -826,8 +1191,8 @@ out:
 	return ret;
 }
 
-int report_html(const struct ipt_report *r, struct ipt_trace *t, const char *filter,
-		const struct ipt_cpuset *iso, int top, const char *path)
+int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
+		const struct ipt_cpuset *iso, int top, enum ipt_group_by by, const char *path)
 {
 	struct hx x = { 0 };
 	struct outfile of;
@@ -837,6 +1202,8 @@ int report_html(const struct ipt_report *r, struct ipt_trace *t, const char *fil
 	x.s = ipt_report_summary(r);
 	x.t = t;
 	x.filter = filter;
+	x.by = by;
+	x.top = top ? (top < 10 ? 10 : top) : 1 << 30;
 	x.span = x.s->last_ts > x.s->first_ts ? x.s->last_ts - x.s->first_ts + 1 : 1;
 	if (time_rows(&x))
 		goto oom;
@@ -851,13 +1218,19 @@ int report_html(const struct ipt_report *r, struct ipt_trace *t, const char *fil
 	time_chart(&x);
 	histograms(&x);
 	cpu_table(&x);
-	tops(&x, top);
+	tops(&x, x.top);
+	if (targets(&x)) {
+		outfile_abort(&of);
+		goto oom;
+	}
 	matching(&x);
 	isolated(&x, iso);
 	fprintf(x.f, "<p class=\"note\">Written by ipitrace %s. Times are trace clock times.</p>\n"
 		"</body>\n</html>\n", IPT_VERSION);
 	if (outfile_commit(&of))
 		goto out;
+	if (strcmp(path, "-"))
+		fprintf(stderr, "ipitrace: wrote the HTML report to %s\n", path);
 	ret = 0;
 	goto out;
 oom:

@@ -265,6 +265,12 @@ def main():
     coalesced = defaultdict(int)
     handlers = defaultdict(int)
     unattributed = defaultdict(int)
+    # interrupts that served no send: (cpu, cls, ts, previous interrupt of the
+    # vector here or None, the last drop mark anywhere so far or None); the
+    # cause is decided at the end, once every CPU's first event is known
+    unsent = []
+    first_ts = {}		# first event of each CPU
+    last_drop = None		# time of the last drop mark taking effect
     csd_runs = defaultdict(int)
     by_kind = defaultdict(lambda: defaultdict(int))
     lat = defaultdict(list)
@@ -299,8 +305,9 @@ def main():
     csd_stale = set()		# (target, csd) queued before a drop on the target
     csd_open = {}		# (cpu, csd) -> entry ts, for a counted csd run
 
-    def drop(cpu):
-        nonlocal csd_set_aside
+    def drop(cpu, ts):
+        nonlocal csd_set_aside, last_drop
+        last_drop = ts
         for key in [k for k in waiting if k[0] == cpu]:
             unmatched["lost_events"] += len(waiting[key])
             del waiting[key]
@@ -359,6 +366,8 @@ def main():
         else:
             unattributed[cpu] += 1
             n = 0
+            if not w:
+                unsent.append((cpu, cls, ts, prev_entry.get((cpu, cls)), last_drop))
         vkey = (cpu, cls)		# the interrupt's own vector
         prev_entry[vkey] = ts
         last_entry[vkey] = ts
@@ -435,9 +444,6 @@ def main():
             continue
         events += 1
         cpu = int(m.group("cpu"))
-        if cpu in drop_pending:
-            drop_pending.discard(cpu)
-            drop(cpu)
         frac = m.group("frac") or ""
         # sec.nsec (report -t); a raw counter has no fraction
         ts = int(m.group("sec")) * 10 ** 9 + int((frac + "0" * 9)[:9]) if frac else int(m.group("sec"))
@@ -451,6 +457,10 @@ def main():
             else:
                 prev_line_ts, same_ts = ts, 0
         last_ts[cpu] = ts
+        first_ts.setdefault(cpu, ts)
+        if cpu in drop_pending:
+            drop_pending.discard(cpu)
+            drop(cpu, ts)
         ev = m.group("ev")
         rest = m.group("rest").strip()
         f = dict(FIELD.findall(rest))
@@ -528,6 +538,21 @@ def main():
         hm = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", l)
         if hm:
             tracefs_complete = int(hm.group(2)) <= int(hm.group(1))
+    # the causes of the interrupts without a send: another CPU not recording
+    # yet; else a drop mark since the previous interrupt of the vector here
+    # (or ever, with none); else a path the send events do not cover
+    vector_names = {"resched": "reschedule", "call": "call_function",
+                    "call_single": "call_function_single", "irq_work": "irq_work"}
+    unsent_by = defaultdict(lambda: defaultdict(int))
+    for cpu, cls, ts, prev, drop_ts in unsent:
+        if any(c != cpu and t0 > ts for c, t0 in first_ts.items()):
+            cause = "before_trace_start"
+        elif drop_ts is not None and (prev is None or drop_ts >= prev):
+            cause = "lost_events"
+        else:
+            cause = "untraced_path"
+        vec = vector_names.get(cls, cls[4:] if cls.startswith("arm:") else cls)
+        unsent_by[(cpu, vec)][cause] += 1
     per_cpu = []
     for c in cpus:
         if c in stat_lost:
@@ -563,6 +588,10 @@ def main():
             "csd_set_aside": csd_set_aside,
         },
         "per_cpu": per_cpu,
+        "unsent": [{"cpu": c, "vector": v, "count": sum(by.values()),
+                    "by_cause": {k: by.get(k, 0) for k in
+                                 ("before_trace_start", "lost_events", "filtered", "untraced_path")}}
+                   for (c, v), by in sorted(unsent_by.items())],
     }
     if rows_file:
         with open(rows_file, "w") as rf:

@@ -8,7 +8,7 @@
 #     found nothing, FAIL with the artifact path otherwise.
 #  2. For every BUILDDIR: each input kept in tests/fuzz-regress/ (a former
 #     crash) is replayed through BUILDDIR/ipitrace (dump, convert, report for
-#     trace inputs; convert -F for filter inputs; dump -c for CPU lists), and
+#     trace inputs; convert -F for filter inputs; dump --on-cpus for CPU lists), and
 #     each must end in success or a clean one-line error, never a signal, a
 #     hang or a sanitizer report.  With the fuzz binaries built, each is
 #     also replayed through its own fuzz target.
@@ -128,7 +128,7 @@ elif [ -d "$REGRESS" ]; then
 		cpuset)
 			size=$(wc -c < "$f")
 			list=$(head -c $((size / 2)) "$f" | tr -d '\000')
-			clean "regress $base: dump -c" "$IPT" dump -c "$list" "$REF"
+			clean "regress $base: dump --on-cpus" "$IPT" dump --on-cpus "$list" "$REF"
 			;;
 		*)
 			fail "regress $base" "name does not start with a fuzz target name"

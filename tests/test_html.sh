@@ -111,6 +111,7 @@ for n in $REPORTS; do
 	if msg=$("$PY" - "$f" "$TMP/h/$n.json" 2>&1 <<'EOF'
 import json, re, sys
 import xml.etree.ElementTree as ET
+from html import unescape as html_unescape
 html = open(sys.argv[1], encoding='utf-8').read()
 rep = json.load(open(sys.argv[2]))
 svgs = re.findall(r'<svg\b.*?</svg>', html, re.S)
@@ -171,7 +172,27 @@ if m['receive_events']:
     assert got and [n(x) for x in got.groups()] == [u['trace_ended'], u['no_receive_events'], u['lost_events'], u['no_handler']], 'unmatched %s, JSON %s' % (got and got.groups(), u)
 else:
     assert 'No receive events in this trace' in html, 'receive events'
-print('%d svgs, %d IPIs, %d latency samples, %d CPU rows' % (len(svgs), tot, lat, len(rows)))
+# per target CPU: the senders by comm (the JSON's groups) and the flame
+# graph of their stacks (its root and first level add up to the IPIs with a
+# stack of the JSON)
+jg = {g['target_cpu']: g for g in rep['groups']}
+tables = re.findall(r'<table class="senders" data-cpu="(\d+)" data-by="comm">(.*?)</table>', html, re.S)
+assert len(tables) == min(64, len(jg)), 'senders tables for %d CPUs, JSON groups for %d' % (len(tables), len(jg))
+for cpu, body in tables:
+    got = [(html_unescape(a), int(c)) for c, a in re.findall(r'<tr data-count="(\d+)"><td class="l">([^<]*)</td>', body)]
+    want = [(g['comm'], g['count']) for g in jg[int(cpu)]['groups']]
+    k = min(len(got), len(want))	# the JSON has the top -n, the HTML at least 10
+    assert k and got[:k] == want[:k], 'CPU %s senders %s, JSON %s' % (cpu, got[:3], want[:3])
+stacks = {s['target_cpu']: s['with_stack'] for s in (rep['stacks'] or [])}
+flames = re.findall(r'<svg class="flame" data-cpu="(\d+)" data-stacks="(\d+)".*?</svg>', html, re.S)
+for m in re.finditer(r'<svg class="flame" data-cpu="(\d+)" data-stacks="(\d+)"(.*?)</svg>', html, re.S):
+    cpu, total, body = int(m.group(1)), int(m.group(2)), m.group(3)
+    assert total == stacks.get(cpu), 'flame graph of CPU %d: %d IPIs, JSON with_stack %s' % (cpu, total, stacks.get(cpu))
+    d0 = [int(c) for c in re.findall(r'data-count="(\d+)" data-depth="0"', body)]
+    d1 = sum(int(c) for c in re.findall(r'data-count="(\d+)" data-depth="1"', body))
+    assert d0 == [total] and abs(d1 - total) <= total // 100 + 1, 'flame CPU %d: root %s, commands %d of %d' % (cpu, d0, d1, total)
+assert len(flames) == len([c for c, v in stacks.items() if v and c in jg]), 'flame graphs %d, CPUs with stacks %s' % (len(flames), stacks)
+print('%d svgs, %d IPIs, %d latency samples, %d CPU rows, %d senders tables, %d flame graphs' % (len(svgs), tot, lat, len(rows), len(tables), len(flames)))
 EOF
 	); then
 		pass "content-$n ($msg)"

@@ -68,6 +68,11 @@ for c in cpus:
     chk("csd", f"cpu {c} csd_runs", rc[c]["csd_runs"], oc[c]["csd_runs"])
 # matching: per CPU and the unmatched reasons
 chk("matching", "remote", r["matching"]["remote"], o["matching"]["remote"])
+# interrupts without a send, per CPU and vector, by cause (ipitrace sorts
+# by CPU and receive class, the oracle by CPU and vector name)
+if not r.get("filtered"):
+    chk("unsent", "per cpu and vector", sorted((u["cpu"], u["vector"], u["count"], sorted(u["by_cause"].items())) for u in r["unsent"]),
+        sorted((u["cpu"], u["vector"], u["count"], sorted(u["by_cause"].items())) for u in o["unsent"]))
 chk("matching", "remote_matched", r["matching"]["remote_matched"], o["matching"]["remote_matched"])
 for k, v in o["matching"]["unmatched"].items():
     chk("matching", f"unmatched {k}", r["matching"]["unmatched"][k], v)

@@ -176,11 +176,32 @@ else
 fi
 
 # ---- partitioned dataset: every trace into one directory ----
+# A trace already in the dataset is refused (its rows would count twice):
+# which traces are the same one (pingpong.dat, .v6.dat, .v7-none.dat) is
+# told by trace-cmd's first event lines, not by ipitrace.
 DS="$TMP/ds"
 dsargs=""
 ds_ok=1
+seen=""
+ntr=0
 for t in $TR; do
 	n=$(basename "$t" .dat)
+	key=$(trace-cmd report "$t" 2> /dev/null | sed -n 2,3p | md5sum | cut -c1-16)
+	case " $seen " in
+	*" $key "*)
+		if "$IPT" convert "$t" -o "$DS/" --partition-by host,date 2> "$TMP/err"; then
+			ds_ok=0
+			fail "partition-$n" "a trace already in the dataset was added again"
+		elif grep -q "in the dataset already" "$TMP/err"; then
+			pass "partition-$n refused: the same trace is in the dataset"
+		else
+			ds_ok=0
+			fail "partition-$n" "refused, but not as a duplicate: $(head -n 1 "$TMP/err")"
+		fi
+		continue ;;
+	esac
+	seen="$seen $key"
+	ntr=$((ntr + 1))
 	if ! "$IPT" convert "$t" -o "$DS/" --partition-by host,date 2> "$TMP/err"; then
 		ds_ok=0
 		fail "partition-$n" "$(head -n 1 "$TMP/err")"
@@ -193,7 +214,6 @@ for t in $TR; do
 	[ -d "$DS/host=$host/date=$day" ] || { ds_ok=0; fail "partition-$n" "no directory $DS/host=$host/date=$day"; }
 done
 nfiles=$(find "$DS" -name 'part-*.parquet' | wc -l)
-ntr=$(echo $TR | wc -w)
 if [ $ds_ok = 1 ] && [ "$nfiles" -eq "$ntr" ] && ! find "$DS" -name '*tmp*' | grep -q .; then
 	pass partition-layout
 else
@@ -203,17 +223,29 @@ fi
 printf '%s\tdataset\t%s\thost,date%s\n' duckdb-dataset-host-date "$DS" \
 	"$(for a in $dsargs; do printf '\t%s' "$a"; done)" >> "$SPEC"
 
-# a second conversion of a trace into the same partition adds part-<n+1>
+# a second trace of the same host into the same partition adds part-<n+1>;
+# the same trace again is refused, and accepted once its part file is gone
 DS2="$TMP/ds2"
+t2=$(echo $TR | cut -d' ' -f2)
 if "$IPT" convert "$t1" -o "$DS2" --partition-by host 2> "$TMP/err" &&
-   "$IPT" convert "$t1" -o "$DS2" --partition-by host 2>> "$TMP/err" &&
+   ! "$IPT" convert "$t1" -o "$DS2" --partition-by host 2>> "$TMP/err" &&
+   "$IPT" convert "$t2" -o "$DS2" --partition-by host 2>> "$TMP/err" &&
    [ "$(find "$DS2" -name 'part-*.parquet' | sort | sed 's|.*/||' | tr '\n' ' ')" = "part-0.parquet part-1.parquet " ]; then
 	pass partition-no-clobber
 	h=$(find "$DS2" -mindepth 1 -maxdepth 1 -type d | sed 's|.*/host=||')
 	printf '%s\tdataset\t%s\thost\t%s\t%s\n' duckdb-dataset-host "$DS2" \
-		"$TMP/out/$(basename "$t1" .dat).csv=$h" "$TMP/out/$(basename "$t1" .dat).csv=$h" >> "$SPEC"
+		"$TMP/out/$(basename "$t1" .dat).csv=$h" "$TMP/out/$(basename "$t2" .dat).csv=$h" >> "$SPEC"
 else
 	fail partition-no-clobber "$(find "$DS2" | tr '\n' ' ') $(head -n 1 "$TMP/err")"
+fi
+DS3="$TMP/ds3"
+if "$IPT" convert "$t1" -o "$DS3" --partition-by host 2> "$TMP/err" &&
+   rm "$DS3"/host=*/part-0.parquet &&
+   "$IPT" convert "$t1" -o "$DS3" --partition-by host 2>> "$TMP/err" &&
+   [ "$(find "$DS3" -name 'part-*.parquet' | wc -l)" = 1 ]; then
+	pass "partition-again: converted again once its part file was removed"
+else
+	fail partition-again "$(find "$DS3" | tr '\n' ' ') $(head -n 1 "$TMP/err")"
 fi
 
 # ---- memory stays flat: 4x the rows, same peak (small row groups) ----

@@ -1,10 +1,12 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages ipitrace's build, tests and
 # benchmarks need (only those missing).  Needs root for apt-get; without it,
-# says which packages to install.
+# says which packages to install.  IPITRACE_DEPS=build: only what building
+# (and the demo) needs; =bench: the tests' and the benchmarks'.
 set -e
 pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas clang libclang-rt-14-dev pkg-config man-db"
 [ "${IPITRACE_DEPS:-}" = "bench" ] && pkgs="$pkgs hyperfine linux-perf valgrind"
+[ "${IPITRACE_DEPS:-}" = "build" ] && pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev python3"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

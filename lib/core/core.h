@@ -257,6 +257,9 @@ struct ipt_trace {
 	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
 	long long first_skipped;	/* ... the offset of the first, -1 none */
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
+	char *provenance_text;	/* private option: "key=value\n" lines (how it was recorded) */
+	char *interrupts_text;	/* private option: /proc/interrupts at four points */
+	struct ipt_irq_table *irq;	/* ... parsed on first use (interrupts.c) */
 
 	/* data of later stages kept with the trace, released by ipt_trace_close */
 	struct ipt_trace_slot slots[IPT_SLOT__COUNT];
@@ -301,8 +304,21 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
 	return ns;
 }
 
-/* ipitrace's private trace.dat option: the recording machine's isolated CPUs */
+/*
+ * ipitrace's private trace.dat options (trace-cmd skips ids it does not
+ * know), NUL-terminated texts:
+ *   CPU_ISOLATION  the machine's isolated CPUs: "isolated=LIST\nnohz_full=LIST\n"
+ *   PROVENANCE     how it was recorded: "key=value\n" lines (no newline in a value)
+ *   INTERRUPTS     /proc/interrupts at each ipt_irq_point: "@NAME\n" then the
+ *                  file's text, for each point stored
+ */
 #define IPT_OPTION_CPU_ISOLATION	64
+#define IPT_OPTION_PROVENANCE		65
+#define IPT_OPTION_INTERRUPTS		66
+/* The value of key in "key=value\n" text: its start, *len its length; NULL if absent. */
+const char *ipt_kv_find(const char *text, const char *key, size_t *len);
+struct ipt_irq_table;
+void ipt_irq_table_free(struct ipt_irq_table *tab);
 /* Its text, as ipt_trace_cpu_isolation() reads it. */
 int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt_cpuset *nohz_full,
 			     struct ipt_strbuf *out);

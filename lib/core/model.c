@@ -272,6 +272,9 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->tc_version);
 	free(t->scratch);
 	free(t->isolated_text);
+	free(t->provenance_text);
+	free(t->interrupts_text);
+	ipt_irq_table_free(t->irq);
 	ipt_strbuf_free(&t->raw_header_page);
 	ipt_strbuf_free(&t->raw_header_event);
 	ipt_strbuf_free(&t->raw_kallsyms);
@@ -508,23 +511,49 @@ int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt
 	return 0;
 }
 
+const char *ipt_kv_find(const char *text, const char *key, size_t *len)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p;) {
+		const char *e = strchr(p, '\n');
+
+		if (!e)
+			e = p + strlen(p);
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			*len = (size_t)(e - p - (ptrdiff_t)klen - 1);
+			return p + klen + 1;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
 /* one "key=LIST" line of the option text into set; false if absent or bad */
 static bool isolation_line(const char *s, const char *key, struct ipt_cpuset *set)
 {
-	size_t klen = strlen(key);
-	const char *p = s, *e;
+	size_t n;
+	const char *v = ipt_kv_find(s, key, &n);
 
-	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (strncmp(p, key, klen) || p[klen] != '=')
-			continue;
-		p += klen + 1;
-		e = strchr(p, '\n');
-		if (!e)
-			e = p + strlen(p);
-		ipt_cpuset_clear(set);
-		return !ipt_cpuset_parse_list(set, p, (size_t)(e - p));
-	}
-	return false;
+	if (!v)
+		return false;
+	ipt_cpuset_clear(set);
+	return !ipt_cpuset_parse_list(set, v, n);
+}
+
+/* ipt_trace_provenance - a value of the provenance option, copied into buf */
+const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, char *buf, size_t size)
+{
+	size_t n;
+	const char *v = t->provenance_text ? ipt_kv_find(t->provenance_text, key, &n) : NULL;
+
+	if (!v || !size)
+		return NULL;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, v, n);
+	buf[n] = 0;
+	return buf;
 }
 
 bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,

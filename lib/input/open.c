@@ -14,45 +14,142 @@
 
 static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
+/*
+ * spool - copy a stream (pipe, FIFO, terminal, socket) into an unnamed
+ * temporary file in $TMPDIR (else /tmp) and return it: a trace.dat is read
+ * at random offsets, which a stream does not allow.  name is for messages.
+ */
+static int spool(int in, const char *name)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[1 << 16], tmpl[4096];
+	int out;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (out < 0) {
+		snprintf(tmpl, sizeof(tmpl), "%s/.ipitrace-stdin-XXXXXX", dir);
+		out = mkostemp(tmpl, O_CLOEXEC);
+		if (out >= 0)
+			unlink(tmpl);
+	}
+	if (out < 0) {
+		ipt_err_at(name, -1, "cannot create a temporary file in %s to hold the stream: %s", dir,
+			   strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), w = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ipt_err_at(name, -1, "read: %s", strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		while (w < n) {
+			ssize_t m = write(out, buf + w, (size_t)(n - w));
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				ipt_err_at(name, -1, "copying the stream to %s: %s", dir,
+					   m < 0 ? strerror(errno) : "no progress");
+				goto fail;
+			}
+			w += m;
+		}
+	}
+	return out;
+fail:
+	close(out);
+	return -1;
+}
+
+/* what_file - a hint for a file that is no trace, from its first bytes; NULL if none */
+static const char *what_file(const uint8_t *p, size_t n)
+{
+	static const struct { const char *magic; size_t len; const char *hint; } kinds[] = {
+		{ "PERFILE2", 8, "a perf.data file, not a trace: use `perf script` (or record with "
+				 "`ipitrace record` or `trace-cmd record`)" },
+		{ "PERFFILE", 8, "a perf.data file, not a trace: use `perf script` (or record with "
+				 "`ipitrace record` or `trace-cmd record`)" },
+		{ "\x1f\x8b", 2, "gzip-compressed: decompress it first (zcat FILE | ipitrace CMD -)" },
+		{ "\xfd" "7zXZ\0", 6, "xz-compressed: decompress it first (xzcat FILE | ipitrace CMD -)" },
+		{ "\x28\xb5\x2f\xfd", 4, "zstd-compressed: decompress it first (zstdcat FILE | ipitrace CMD -)" },
+		{ "BZh", 3, "bzip2-compressed: decompress it first (bzcat FILE | ipitrace CMD -)" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (n >= kinds[i].len && !memcmp(p, kinds[i].magic, kinds[i].len))
+			return kinds[i].hint;
+	return NULL;
+}
+
 /* ipt_trace_open - open a trace.dat or a text trace */
 struct ipt_trace *ipt_trace_open(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct ipt_trace *t;
-	struct stat st;
-	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ipt_err_at(path, -1, "%s", strerror(errno));
 		return NULL;
 	}
+	t = ipt_trace_open_fd(fd, path);
+	close(fd);
+	return t;
+}
+
+/* ipt_trace_open_fd - open the trace that fd reads (a file or a stream) */
+struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
+{
+	struct ipt_trace *t;
+	struct stat st;
+	int own = -1, r;
+
 	if (fstat(fd, &st)) {
 		ipt_err_at(path, -1, "%s", strerror(errno));
-		close(fd);
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		ipt_err_at(path, -1, "is a directory, not a trace file");
-		close(fd);
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		/* a pipe, FIFO or socket: read it all into a file (a device such as
+		 * /dev/zero may never end: refused below) */
+		own = spool(fd, path);
+		if (own < 0)
+			return NULL;
+		fd = own;
+		if (fstat(fd, &st)) {
+			ipt_err_at(path, -1, "%s", strerror(errno));
+			close(own);
+			return NULL;
+		}
+	} else if (!S_ISREG(st.st_mode)) {
 		ipt_err_at(path, -1, "not a regular file");
-		close(fd);
 		return NULL;
 	}
 	if (st.st_size == 0) {
-		ipt_err_at(path, 0, "empty file");
-		close(fd);
+		ipt_err_at(path, 0, own >= 0 ? "empty input" : "empty file");
+		if (own >= 0)
+			close(own);
 		return NULL;
 	}
 	t = ipt_trace_alloc(path);
 	if (!t) {
-		close(fd);
+		if (own >= 0)
+			close(own);
 		return NULL;
 	}
 	t->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	if (own >= 0)
+		close(own);
 	if (t->map == MAP_FAILED) {
 		t->map = NULL;
 		ipt_err_at(path, -1, "cannot map: %s", strerror(errno));
@@ -73,7 +170,11 @@ struct ipt_trace *ipt_trace_open(const char *path)
 	} else if (ipt_text_probe(t->map, t->map_size)) {
 		r = ipt_text_load(t);
 	} else {
-		if (t->map_size > 9 && !memcmp(t->map, "# tracer:", 9) &&
+		const char *hint = what_file(t->map, t->map_size);
+
+		if (hint)
+			ipt_err_at(path, 0, "%s", hint);
+		else if (t->map_size > 9 && !memcmp(t->map, "# tracer:", 9) &&
 		    memchr(t->map, 0, t->map_size < 65536 ? t->map_size : 65536))
 			ipt_err_at(path, 0, "tracefs text written with the trace option bin on (binary records); write it with bin off");
 		else

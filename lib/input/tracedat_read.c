@@ -445,6 +445,14 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (set_str(&t->isolated_text, d, size))
 				return -1;
 			break;
+		case IPT_OPTION_PROVENANCE:
+			if (set_str(&t->provenance_text, d, size))
+				return -1;
+			break;
+		case IPT_OPTION_INTERRUPTS:
+			if (set_str(&t->interrupts_text, d, size))
+				return -1;
+			break;
 		default:
 			break;	/* unknown options are skipped, as trace-cmd does */
 		}

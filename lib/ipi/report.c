@@ -182,7 +182,7 @@ bool rpt_clock_cross_cpu(const char *clock, const char **why)
 
 /* ---- matching state ---- */
 
-enum { NCLASS = 16 };	/* x86 vectors, or arm64 reasons */
+enum { NCLASS = RPT_NCLASS };	/* x86 vectors, or arm64 reasons */
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
 #define CSD_MAX 262144		/* csd calls waiting to run */
 #define DENSE 64		/* CPUs of the dense matrix */
@@ -222,6 +222,7 @@ struct cpu_state {
 	} *cur;
 	size_t ncur, capcur;
 	uint64_t cur_id;		/* ... and its send id */
+	int64_t open_isu;		/* the running handler's entry in r->isu, or -1 */
 	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
@@ -261,6 +262,10 @@ struct priv {
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
 	uint64_t csd_given_up;
 	uint64_t sends;			/* send events numbered so far */
+	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
+	int ncpu_first;
+	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
+	uint64_t last_drop_ts;
 	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
 	struct pipe *pipe;
 	/* the sender x target matrix of the first DENSE CPUs, folded into
@@ -375,8 +380,10 @@ static int ensure_cpu(struct rpt *r, int cpu)
 		if (!s)
 			return -1;
 		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
-		for (int i = r->ncpus; i < n; i++)
+		for (int i = r->ncpus; i < n; i++) {
 			s[i].open_class = -1;
+			s[i].open_isu = -1;
+		}
 		p->cpu = s;
 		p->ncpu = n;
 		r->ncpus = n;
@@ -719,6 +726,7 @@ static int c_row(struct rpt *r, const struct item *it)
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
 		return 0;	/* no vector to match on (too many arm64 reasons): unknown */
+	r->cpus[target].sends[it->cls]++;
 	if (!p->has_stream[target]) {
 		/* nothing was recorded on the target CPU: no handler can show up */
 		unmatched(r, &e, RES_NO_RECEIVE_EVENTS);
@@ -809,7 +817,66 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
  * the others coalesced with it.  Sends left when the trace ends that were
  * traced before the last interrupt coalesced into it (settle).
  */
-static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
+/* rpt_class_name - the interrupt vector (x86) or reason (arm64) of class cls */
+static const char *rpt_class_name(const struct rpt *r, int cls)
+{
+	static const char *const x86[] = {
+		[C_RESCHED] = "reschedule", [C_CALL_SINGLE] = "call_function_single",
+		[C_CALL] = "call_function", [C_IRQ_WORK] = "irq_work", [C_CALL_ANY] = "call_function",
+	};
+	const struct priv *p = r->priv;
+
+	if (cls >= 0 && cls < C_X86_COUNT)
+		return x86[cls];
+	if (cls >= C_X86_COUNT && cls - C_X86_COUNT < p->nreasons)
+		return p->reasons[cls - C_X86_COUNT];
+	return "?";
+}
+
+/* unsent_cause - why an interrupt at ts on cpu served no traced send */
+static enum ipt_unsent_cause unsent_cause(struct rpt *r, int cpu, uint64_t ts, bool had, uint64_t prev)
+{
+	struct priv *p = r->priv;
+
+	/* a CPU not recording yet may have sent it */
+	for (int c = 0; c < p->ncpu_first; c++)
+		if (c != cpu && p->first_ts[c] > ts)
+			return IPT_UNSENT_BEFORE_START;
+	/* a send after the previous interrupt of the vector here may be lost */
+	if (p->any_drop && (!had || p->last_drop_ts >= prev))
+		return IPT_UNSENT_LOST_EVENTS;
+	if (r->sends_filtered)
+		return IPT_UNSENT_FILTERED;
+	return IPT_UNSENT_UNTRACED;
+}
+
+/* unsent - interrupt (cpu, cls) at ts served no send: count it with its
+ * cause, and list it when cpu is isolated */
+static int unsent(struct rpt *r, int cpu, int cls, uint64_t ts, bool had, uint64_t prev, int32_t pid)
+{
+	struct priv *p = r->priv;
+	enum ipt_unsent_cause why = unsent_cause(r, cpu, ts, had, prev);
+	struct ipt_report_isolated_unsent *e;
+
+	r->cpus[cpu].unsent[cls][why]++;
+	if (!r->opts.isolated || !ipt_cpuset_has(r->opts.isolated, (unsigned int)cpu))
+		return 0;
+	if (r->nisu == r->capisu) {
+		size_t cap = r->capisu ? r->capisu * 2 : 64;
+		struct ipt_report_isolated_unsent *n = ipt_realloc(r->isu, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->isu = n;
+		r->capisu = cap;
+	}
+	e = &r->isu[r->nisu];
+	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, rpt_class_name(r, cls), why, -1 };
+	p->cpu[cpu].open_isu = (int64_t)r->nisu++;
+	return 0;
+}
+
+static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t pid)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
@@ -818,11 +885,12 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	/* a function-call vector serves its own sends, else those of either */
 	int qc = call && !s->q[cls].n && s->q[C_CALL_ANY].n ? C_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
-	bool had = s->had_entry[qc], first = true;
+	bool had = s->had_entry[qc], first = true, popped = false;
 	uint64_t prev = s->last_entry_ts[qc], served = 0;
 	struct pend *e;
 
 	p->class_seen[cls] = true;
+	c->entries[cls]++;
 	if (call) {
 		p->class_seen[C_CALL_ANY] = true;
 		s->had_entry[C_CALL_ANY] = true;
@@ -835,11 +903,13 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->open_counted = false;
 	s->open_kinds = 0;
 	s->nopen = 0;
+	s->open_isu = -1;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	s->last_dur[cls] = UINT64_MAX;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
+		popped = true;
 		if (e->counted) {
 			if (serve(r, cpu, e, ts, true, !first))
 				return -1;
@@ -847,14 +917,17 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts)
 		}
 		first = false;
 	}
-	if (first && (e = q_pop(q)) && e->counted) {
-		if (serve(r, cpu, e, ts, true, false))
-			return -1;
-		served++;
+	if (first && (e = q_pop(q))) {
+		popped = true;
+		if (e->counted) {
+			if (serve(r, cpu, e, ts, true, false))
+				return -1;
+			served++;
+		}
 	}
 	if (!served)
 		c->handlers_unattributed++;
-	return 0;
+	return popped ? 0 : unsent(r, cpu, cls, ts, had, prev, pid);
 }
 
 static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
@@ -870,6 +943,9 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	s->last_dur[cls] = dur;
 	if (cls == C_CALL || cls == C_CALL_SINGLE)
 		s->last_dur[C_CALL_ANY] = dur;
+	if (s->open_isu >= 0)
+		r->isu[s->open_isu].handler = (int64_t)dur;
+	s->open_isu = -1;
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
@@ -1017,11 +1093,14 @@ static int c_stack(struct rpt *r, const struct item *it)
  * open there may have ended in the gap; csd calls queued for it before
  * are not paired with runs after (their drop epoch differs)
  */
-static int dropped(struct rpt *r, int cpu)
+static int dropped(struct rpt *r, int cpu, uint64_t ts)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
 
+	p->any_drop = true;
+	p->last_drop_ts = ts;
+	s->open_isu = -1;
 	s->drops++;
 	for (int k = 0; k < NCLASS; k++) {
 		struct pend *e;
@@ -1063,7 +1142,8 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_ROW:
 		return number_send(r, ln, it) ? -1 : c_row(r, it);
 	case IT_ENTRY:
-		return ensure_cpu(r, it->k.cpu) ? -1 : handler_entry(r, it->k.cpu, it->cls, it->k.ts);
+		return ensure_cpu(r, it->k.cpu) ? -1 :
+		       handler_entry(r, it->k.cpu, it->cls, it->k.ts, (int32_t)it->u.csd);
 	case IT_EXIT:
 		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
 	case IT_CSD_QUEUE:
@@ -1110,7 +1190,7 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_STACK:
 		return c_stack(r, it);
 	case IT_DROP:
-		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu);
+		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu, it->k.ts);
 	}
 	return 0;
 }
@@ -1375,8 +1455,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	if (!e)
 		return 0;
 	switch (e->kind) {
-	case RK_ENTRY:
-		return p_simple(pd, IT_ENTRY, rec, e->cls, 0);
+	case RK_ENTRY:	/* with the interrupted task */
+		return p_simple(pd, IT_ENTRY, rec, e->cls, (uint64_t)(uint32_t)ipt_record_pid(r->t, rec));
 	case RK_EXIT:
 		return p_simple(pd, IT_EXIT, rec, e->cls, 0);
 	case RK_ARM_ENTRY:
@@ -1386,7 +1466,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 
 		if (cls < 0)
 			return 0;
-		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls, 0);
+		return p_simple(pd, e->kind == RK_ARM_ENTRY ? IT_ENTRY : IT_EXIT, rec, cls,
+				e->kind == RK_ARM_ENTRY ? (uint64_t)(uint32_t)ipt_record_pid(r->t, rec) : 0);
 	}
 	case RK_CSD_QUEUE: {
 		uint64_t csd = fval(r, rec, e->f2), target = fval(r, rec, e->f1);
@@ -1584,6 +1665,48 @@ static int resolve_id_seen(void *ctx, const char *name)
 	return ipt_row_resolve(NULL, name);
 }
 
+/* first_stamps - the first record's time of each CPU with data: before it,
+ * that CPU was not recording (a send from it could not be traced) */
+static int first_stamps(struct rpt *r, struct priv *p)
+{
+	int n = 0;
+
+	for (int c = 0; c < IPT_CPUSET_MAX; c++)
+		if (p->has_stream[c])
+			n = c + 1;
+	if (!n)
+		return 0;
+	p->first_ts = ipt_calloc((size_t)n, sizeof(*p->first_ts));
+	if (!p->first_ts)
+		return -1;
+	p->ncpu_first = n;
+	for (int c = 0; c < n; c++) {
+		struct ipt_cpuset one = IPT_CPUSET_INIT;
+		struct ipt_iter *it;
+		struct ipt_record rec;
+		int k;
+
+		if (!p->has_stream[c])
+			continue;
+		ipt_cpuset_init(&one);
+		if (ipt_cpuset_add(&one, (unsigned int)c)) {
+			ipt_cpuset_free(&one);
+			return -1;
+		}
+		it = ipt_iter_new(r->t, &one);
+		ipt_cpuset_free(&one);
+		if (!it)
+			return -1;
+		k = ipt_iter_next(it, &rec);
+		if (k > 0)
+			p->first_ts[c] = rec.ts;
+		ipt_iter_free(it);
+		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* rpt_run - one pass over the trace */
 int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
@@ -1604,6 +1727,13 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (!pp)
 		return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
+	{
+		/* the recording filtered its sends: interrupts may lack theirs */
+		char v[8];
+
+		r->sends_filtered = ipt_trace_provenance(t, "filter", v, sizeof(v)) ||
+				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
+	}
 	if (r->opts.filter && *r->opts.filter &&
 	    !(r->filter = ipt_row_filter_parse(r->opts.filter, resolve_id_seen, &id_seen)))
 		return -1;
@@ -1616,6 +1746,8 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	for (int i = 0; i < t->nstreams; i++)
 		if (t->streams[i].size)
 			p->has_stream[t->streams[i].cpu] = true;
+	if (first_stamps(r, p))
+		return -1;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
 		goto out;
@@ -1675,6 +1807,7 @@ void rpt_free(struct rpt *r)
 			free(p->cpu[c].cur);
 		}
 		free(p->cpu);
+		free(p->first_ts);
 		free(p->ev);
 		free(p->csd);
 		pthread_mutex_destroy(&p->reason_lock);
@@ -1705,6 +1838,7 @@ void rpt_free(struct rpt *r)
 	stk_free(&r->stacks);
 	map_free(&r->stackmap);
 	free(r->res);
+	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
 	memset(r, 0, sizeof(*r));
@@ -1736,6 +1870,12 @@ struct ipt_report {
 		size_t n;
 	} *groups;
 	size_t rcur;				/* ipt_report_row_match's next result */
+	struct ipt_report_unsent *unsent;
+	size_t nunsent;
+	int32_t *rec_pids;			/* the recorder's own, sorted */
+	size_t nrec_pids;
+	struct ipt_report_kernel_irq *kirq;	/* the kernel's counters beside the trace's */
+	size_t nkirq;
 	bool ns;				/* time stamps are ns */
 };
 
@@ -1875,6 +2015,200 @@ static int time_bins(struct ipt_report *rep)
 	return 0;
 }
 
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_recorder(const struct ipt_report *rep, int32_t pid)
+{
+	return rep->nrec_pids && bsearch(&pid, rep->rec_pids, rep->nrec_pids, sizeof(pid), cmp_i32);
+}
+
+/* recorder_share - the recorder's own pids (provenance), and the rows they sent */
+static int recorder_share(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	size_t n, len;
+	const char *s = r->t->provenance_text ? ipt_kv_find(r->t->provenance_text, "recorder_pids", &len) : NULL;
+	const char *e = s ? s + len : NULL;
+
+	if (!s)
+		return 0;
+	rep->rec_pids = ipt_calloc(len / 2 + 1, sizeof(*rep->rec_pids));
+	if (!rep->rec_pids)
+		return -1;
+	for (n = 0; s < e;) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0 && v <= INT32_MAX)
+			rep->rec_pids[n++] = (int32_t)v;
+		s = end < e && *end == ',' ? end + 1 : end;
+	}
+	qsort(rep->rec_pids, n, sizeof(*rep->rec_pids), cmp_i32);
+	rep->nrec_pids = n;
+	for (size_t i = 0; i < r->senders.cap; i++) {
+		const struct rpt_slot *sl = &r->senders.slot[i];
+
+		if (sl->used && sl->key.c < (uint32_t)r->ncpus && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
+			rep->cpus[sl->key.c].recorder_ipis += sl->val;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's counters of IPI interrupts, beside what the trace holds.
+ * x86: RES is the reschedule vector, CAL both function-call vectors, TLB
+ * the flushes among CAL's interrupts (never to be added to it), IWI the
+ * irq_work vector.  arm64: each IPIn row is the reason its description
+ * names (ipi_entry carries the same strings).
+ */
+static const struct {
+	const char *row;
+	int cls[2];
+	bool within;
+} x86_rows[] = {
+	{ "RES", { C_RESCHED, -1 }, false },
+	{ "CAL", { C_CALL, C_CALL_SINGLE }, false },
+	{ "TLB", { -1, -1 }, true },
+	{ "IWI", { C_IRQ_WORK, -1 }, false },
+};
+
+static int64_t irq_delta(const struct ipt_trace *t, enum ipt_irq_point a, enum ipt_irq_point b,
+			 const char *row, int cpu)
+{
+	int64_t x = ipt_trace_irq_count(t, a, row, cpu), y = ipt_trace_irq_count(t, b, row, cpu);
+
+	return x < 0 || y < 0 || y < x ? -1 : y - x;
+}
+
+static int kirq_add(struct ipt_report *rep, size_t *cap, const struct ipt_report_kernel_irq *k)
+{
+	if (rep->nkirq == *cap) {
+		size_t c = *cap ? *cap * 2 : 32;
+		struct ipt_report_kernel_irq *v = ipt_realloc(rep->kirq, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		rep->kirq = v;
+		*cap = c;
+	}
+	rep->kirq[rep->nkirq++] = *k;
+	return 0;
+}
+
+/* kernel_row - the row of cpu, its classes (cls, -1 ended) and its deltas */
+static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *row, const int *cls,
+		      int ncls, bool within)
+{
+	const struct ipt_trace *t = rep->r.t;
+	struct ipt_report_kernel_irq k = {
+		.cpu = cpu, .row = row, .desc = ipt_trace_irq_desc(t, row), .traced = -1, .sends = -1,
+		.within = within,
+		.kernel = irq_delta(t, IPT_IRQ_TRACING_ON, IPT_IRQ_TRACING_OFF, row, cpu),
+		.setup = irq_delta(t, IPT_IRQ_BEFORE_SETUP, IPT_IRQ_TRACING_ON, row, cpu),
+		.teardown = irq_delta(t, IPT_IRQ_TRACING_OFF, IPT_IRQ_AFTER_TEARDOWN, row, cpu),
+	};
+	const struct rpt_cpu *c = cpu < rep->r.ncpus ? &rep->r.cpus[cpu] : NULL;
+
+	if (k.kernel < 0 && k.setup < 0 && k.teardown < 0)
+		return 0;
+	for (int i = 0; i < ncls; i++) {
+		if (cls[i] < 0)
+			continue;
+		if (k.traced < 0)
+			k.traced = k.sends = 0;
+		if (c) {
+			k.traced += (int64_t)c->entries[cls[i]];
+			k.sends += (int64_t)c->sends[cls[i]];
+		}
+	}
+	/* a function-call send with no vector of its own counts with CAL */
+	if (c && cls[0] == C_CALL)
+		k.sends += (int64_t)c->sends[C_CALL_ANY];
+	return kirq_add(rep, cap, &k);
+}
+
+/* kernel_irqs - the reconciliation table (when the trace holds the counters) */
+static int kernel_irqs(struct ipt_report *rep)
+{
+	const struct ipt_trace *t = rep->r.t;
+	const struct priv *p = rep->r.priv;
+	size_t cap = 0;
+
+	if (!ipt_trace_has_irq_counts(t))
+		return 0;
+	for (int cpu = 0; cpu < rep->sum.ncpus; cpu++) {
+		bool arm = false;
+
+		for (int n = 0; n < 16; n++) {
+			char row[8];
+			const char *desc;
+			int cls = -1;
+
+			snprintf(row, sizeof(row), "IPI%d", n);
+			if (!(desc = ipt_trace_irq_desc(t, row)))
+				continue;
+			arm = true;
+			for (int i = 0; i < p->nreasons; i++)
+				if (!strcmp(p->reasons[i], desc))
+					cls = C_X86_COUNT + i;
+			/* a reason never raised in the trace: its sends would show it */
+			if (cls < 0 && rep->r.have_receive)
+				cls = -2;
+			if (kernel_row(rep, &cap, cpu, row, (int[]){ cls == -2 ? -1 : cls }, 1, false))
+				return -1;
+			if (cls == -2) {	/* covered by the events, none traced */
+				rep->kirq[rep->nkirq - 1].traced = 0;
+				rep->kirq[rep->nkirq - 1].sends = 0;
+			}
+		}
+		for (size_t i = 0; !arm && i < sizeof(x86_rows) / sizeof(x86_rows[0]); i++)
+			if (kernel_row(rep, &cap, cpu, x86_rows[i].row, x86_rows[i].cls, 2, x86_rows[i].within))
+				return -1;
+	}
+	return 0;
+}
+
+/* unsent_table - the interrupts with no send, per CPU and vector */
+static int unsent_table(struct ipt_report *rep)
+{
+	struct rpt *r = &rep->r;
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (int c = 0; c < r->ncpus; c++)
+			for (int k = 0; k < NCLASS; k++) {
+				uint64_t sum = 0;
+
+				for (int w = 0; w < RPT_NCAUSE; w++)
+					sum += r->cpus[c].unsent[k][w];
+				if (!sum)
+					continue;
+				if (pass) {
+					struct ipt_report_unsent *u = &rep->unsent[n];
+
+					u->cpu = c;
+					u->vector = rpt_class_name(r, k);
+					u->count = sum;
+					for (int w = 0; w < RPT_NCAUSE; w++)
+						u->by_cause[w] = r->cpus[c].unsent[k][w];
+				}
+				n++;
+			}
+		if (!pass && !(rep->unsent = ipt_calloc(n ? n : 1, sizeof(*rep->unsent))))
+			return -1;
+	}
+	rep->nunsent = n;
+	return 0;
+}
+
 /* trim_stacks - every recorded stack without its tracing frames, interned again */
 static int trim_stacks(struct ipt_report *rep)
 {
@@ -1987,7 +2321,8 @@ static int finish(struct ipt_report *rep)
 	for (int c = 0; c < r->ncpus; c++)
 		rep->cpus[c].with_stack = r->cpus[c].with_stack;
 	rep->ns = !strcmp(ipt_trace_time_unit(r->t), "ns");
-	if (tables(rep) || trim_stacks(rep))
+	if (tables(rep) || trim_stacks(rep) || unsent_table(rep) || recorder_share(rep) ||
+	    kernel_irqs(rep))
 		return -1;
 	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
 }
@@ -2027,6 +2362,7 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.time_bins = o.time_bins;
 	ro.kind_distributions = o.kind_distributions;
 	ro.row_results = o.row_results;
+	ro.with_recorder = o.with_recorder;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;
@@ -2050,6 +2386,9 @@ void ipt_report_free(struct ipt_report *rep)
 	free(rep->pairs_all);
 	free(rep->matrix);
 	free(rep->tbins);
+	free(rep->unsent);
+	free(rep->rec_pids);
+	free(rep->kirq);
 	stk_free(&rep->trimmed);
 	free(rep->tmap);
 	free(rep->tstk);
@@ -2258,6 +2597,9 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		struct ipt_report_group *g;
 
 		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+			continue;
+		/* the recorder's own sends: apart (recorder_ipis), unless asked */
+		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
 			continue;
 		g = &v[k++];
 		*g = blank_group(cpu);
@@ -2525,4 +2867,36 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	if (res->stack && rep->tmap)
 		m->stack = &rep->tstk[rep->tmap[res->stack]];
 	return 0;
+}
+
+/* ---- interrupts with no send ---- */
+
+const char *ipt_unsent_cause_name(enum ipt_unsent_cause why)
+{
+	static const char *const names[IPT_UNSENT__COUNT] = {
+		[IPT_UNSENT_BEFORE_START] = "before_trace_start",
+		[IPT_UNSENT_LOST_EVENTS] = "lost_events",
+		[IPT_UNSENT_FILTERED] = "filtered",
+		[IPT_UNSENT_UNTRACED] = "untraced_path",
+	};
+
+	return (int)why >= 0 && why < IPT_UNSENT__COUNT ? names[why] : NULL;
+}
+
+const struct ipt_report_unsent *ipt_report_unsent(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nunsent;
+	return rep->unsent;
+}
+
+const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->r.nisu;
+	return rep->r.isu;
+}
+
+const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *rep, size_t *n)
+{
+	*n = rep->nkirq;
+	return rep->kirq;
 }

@@ -34,6 +34,9 @@ struct rpt_map {			/* rpt_key -> count (open addressing) */
 	size_t n, cap;
 };
 
+#define RPT_NCLASS 16			/* receive classes: x86 vectors, or arm64 reasons */
+#define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
+
 struct rpt_cpu {			/* per target CPU */
 	uint64_t ipis;			/* rows that target this CPU */
 	uint64_t by_kind[IPT_KIND__COUNT];
@@ -50,6 +53,9 @@ struct rpt_cpu {			/* per target CPU */
 	uint64_t lost;			/* events lost on this CPU (known) */
 	bool lost_unknown;
 	uint64_t with_stack;		/* counted rows with a sender stack */
+	uint64_t unsent[RPT_NCLASS][RPT_NCAUSE];	/* interrupts that served no send */
+	uint64_t entries[RPT_NCLASS];	/* IPI interrupts, per receive class */
+	uint64_t sends[RPT_NCLASS];	/* rows sent to it (filtered or not), per class */
 };
 
 
@@ -65,6 +71,7 @@ struct rpt_opts {
 	int time_bins;			/* > 0: IPIs per target CPU over time (fine[]) */
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 	bool row_results;		/* res[]: what matching found per counted row */
+	bool with_recorder;		/* groups keep the recorder's own sends */
 };
 
 /* What matching found for one counted row (opts.row_results), in the
@@ -125,6 +132,7 @@ struct rpt {
 	bool cross_ok;			/* clock comparable across CPUs */
 	const char *cross_why;		/* why not */
 	bool have_receive;		/* receive events exist in the trace */
+	bool sends_filtered;		/* the recording filtered send events (its provenance) */
 	struct rpt_unmatched unmatched;
 	uint64_t csd_set_aside;		/* csd runs not paired: events lost on the target between */
 	uint64_t remote_total, remote_matched;
@@ -137,6 +145,8 @@ struct rpt {
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
 	struct rpt_result *res;		/* opts.row_results */
 	size_t nres, capres;
+	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
+	size_t nisu, capisu;
 	void *priv;			/* matching state (report.c) */
 };
 

@@ -92,8 +92,10 @@ const uint64_t *stk_get(const struct stk_table *tab, uint32_t id, uint32_t *n)
 		*n = 0;
 		return NULL;
 	}
+	static const uint64_t none[1];
+
 	*n = tab->ent[id - 1].n;
-	return tab->addr + tab->ent[id - 1].off;
+	return *n ? tab->addr + tab->ent[id - 1].off : none;	/* addr may be NULL: no frame yet */
 }
 
 void stk_free(struct stk_table *tab)

@@ -667,7 +667,7 @@ static int pipe_to_file(struct cap_cpu *cc, size_t n)
 			return -1;
 		}
 		n -= (size_t)m;
-		cc->bytes += (uint64_t)m;
+		__atomic_store_n(&cc->bytes, cc->bytes + (uint64_t)m, __ATOMIC_RELEASE);
 	}
 	return 0;
 }
@@ -726,7 +726,7 @@ static int read_rest(struct cap_cpu *cc)
 				 strerror(errno));
 			goto fail;
 		}
-		cc->bytes += ps;
+		__atomic_store_n(&cc->bytes, cc->bytes + ps, __ATOMIC_RELEASE);
 	}
 	free(buf);
 	return 0;
@@ -953,7 +953,7 @@ int ipt_capture_fd(struct ipt_capture *c, int i)
 /* ipt_capture_bytes - bytes captured for slot i */
 uint64_t ipt_capture_bytes(struct ipt_capture *c, int i)
 {
-	return c->cpus[i].bytes;
+	return __atomic_load_n(&c->cpus[i].bytes, __ATOMIC_ACQUIRE);	/* the data before it is in the file */
 }
 
 /* ipt_capture_free - stop, close all, free */

@@ -24,12 +24,7 @@
 #define IPT_LIVE_TRACEFS	IPT_TRACEFS_PATH
 #define IPT_LIVE_PREFIX		"ipitrace-"	/* instance name: PREFIX<pid> */
 
-/*
- * Private trace.dat option (trace-cmd ignores ids it does not know): the
- * machine's CPU isolation at record time, NUL-terminated text
- * "isolated=LIST\nnohz_full=LIST\n" (LIST may be empty).
- */
-#define IPT_OPTION_CPU_ISOLATION	64
+/* (ipitrace's private trace.dat options: core/core.h) */
 
 /* ---- files ---- */
 
@@ -156,6 +151,7 @@ int ipt_capture_finish(struct ipt_capture *c);
 int ipt_capture_ncpus(struct ipt_capture *c);
 int ipt_capture_cpu(struct ipt_capture *c, int i);	/* CPU number of slot i */
 int ipt_capture_fd(struct ipt_capture *c, int i);	/* its temporary file */
+/* Bytes in slot i's file so far (any thread, also while the readers run). */
 uint64_t ipt_capture_bytes(struct ipt_capture *c, int i);
 /* Stop (if running), close everything; the temporary files vanish. */
 void ipt_capture_free(struct ipt_capture *c);

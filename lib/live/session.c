@@ -65,6 +65,17 @@ struct ipt_recorder {
 	int nres;
 	bool rm_failed;
 	enum ipt_record_about about;
+	/* ipt_record_progress: the send events' ids, the pages counted so far */
+	uint16_t send_ids[16];
+	int nsend_ids;
+	bool ids_read;
+	uint64_t *prog_off;		/* per capture slot: bytes counted */
+	struct ipt_page_tally prog;
+	/* provenance and the kernel's counters, stored in the file */
+	char *command_line, *command;	/* copies of the options' */
+	struct ipt_strbuf irqs;		/* "@point\n" + /proc/interrupts, per point */
+	char start_utc[32];
+	char *self_tids;		/* the recorder's process and threads */
 };
 
 /* note - pass a line to the caller */
@@ -108,6 +119,15 @@ struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
 	}
 	memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
 	r->o.sz = sizeof(r->o);
+	if ((r->o.command_line && !(r->command_line = strdup(r->o.command_line))) ||
+	    (r->o.command && !(r->command = strdup(r->o.command)))) {
+		free(r->command_line);
+		free(r);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	r->o.command_line = r->command_line;
+	r->o.command = r->command;
 	if (!r->o.buffer_kb)
 		r->o.buffer_kb = DEFAULT_BUFFER_KB;
 	if (!r->o.compression)
@@ -401,9 +421,42 @@ static int setup_instance(struct ipt_recorder *r)
 }
 
 /* ipt_record_probe - tracefs, pinning, the instance, clock and events */
+/* irq_snapshot - /proc/interrupts now, for point (a machine without it: none) */
+static void irq_snapshot(struct ipt_recorder *r, enum ipt_irq_point point)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (ipt_file_read("/proc/interrupts", &text, &len))
+		return;
+	if (ipt_strbuf_addf(&r->irqs, "@%s\n", ipt_irq_point_name(point)) ||
+	    ipt_strbuf_add(&r->irqs, text, len) ||
+	    (len && text[len - 1] != '\n' && ipt_strbuf_add(&r->irqs, "\n", 1)))
+		r->irqs.len = 0;	/* out of memory: none stored rather than a part */
+	free(text);
+}
+
+/* self_tids - the recorder's own thread ids (its readers run by now) */
+static void self_tids(struct ipt_recorder *r)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			ipt_strbuf_addf(&sb, "%s%s", sb.len ? "," : "", e->d_name);
+	closedir(d);
+	free(r->self_tids);
+	r->self_tids = sb.buf;
+}
+
 int ipt_record_probe(struct ipt_recorder *r)
 {
 	r->about = IPT_RECORD_ABOUT_NONE;
+	irq_snapshot(r, IPT_IRQ_BEFORE_SETUP);
 	if (find_tracefs(r) || output_dir(r) || ipt_sysfs_cpulist("online", &r->online) ||
 	    choose_pin(r) || setup_instance(r))
 		return -1;
@@ -633,7 +686,18 @@ int ipt_record_start(struct ipt_recorder *r)
 	if (!r->cap)
 		return -1;
 	tsc_sample(&r->tsc_on);
-	return ipt_live_set_tracing(r->live, true);
+	if (ipt_live_set_tracing(r->live, true))
+		return -1;
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		if (gmtime_r(&now, &tm))
+			strftime(r->start_utc, sizeof(r->start_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	irq_snapshot(r, IPT_IRQ_TRACING_ON);
+	self_tids(r);
+	return 0;
 }
 
 /* ipt_record_failed - a reader failed */
@@ -661,7 +725,10 @@ int ipt_record_stop(struct ipt_recorder *r)
 			tsc_sample(&r->tsc_off);
 		}
 	}
-	return r->live ? ipt_live_set_tracing(r->live, false) : 0;
+	if (r->live && ipt_live_set_tracing(r->live, false))
+		return -1;
+	irq_snapshot(r, IPT_IRQ_TRACING_OFF);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -868,6 +935,48 @@ static int remove_instance(struct ipt_recorder *r)
 	return ret;
 }
 
+/* kv - one "key=value" line, the value on one line */
+static int kv(struct ipt_strbuf *sb, const char *key, const char *value)
+{
+	if (!value)
+		return 0;
+	if (ipt_strbuf_addf(sb, "%s=", key))
+		return -1;
+	for (const char *c = value; *c; c++)
+		if (ipt_strbuf_add(sb, *c == '\n' || *c == '\r' ? " " : c, 1))
+			return -1;
+	return ipt_strbuf_add(sb, "\n", 1);
+}
+
+/* add_provenance - how this recording was made, for the file */
+static int add_provenance(struct ipt_recorder *r)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT, evs = IPT_STRBUF_INIT;
+	char cpus[512] = "", buf[32];
+	int ret = -1;
+
+	for (int i = 0; i < r->nev; i++)
+		if (ipt_strbuf_addf(&evs, "%s%s%s%s", evs.len ? "," : "", r->ev[i].sys,
+				    r->ev[i].name ? ":" : "", r->ev[i].name ? r->ev[i].name : ""))
+			goto out;
+	if (r->o.cpus)
+		ipt_cpuset_format_list(r->o.cpus, cpus, sizeof(cpus));
+	snprintf(buf, sizeof(buf), "%lu", r->o.buffer_kb);
+	if (kv(&sb, "recorder", "ipitrace " IPT_VERSION) || kv(&sb, "command_line", r->o.command_line) ||
+	    kv(&sb, "command", r->o.command) || kv(&sb, "events", evs.len ? evs.buf : "") ||
+	    kv(&sb, "filter", r->o.filter && *r->o.filter ? r->o.filter : NULL) ||
+	    kv(&sb, "cpus", r->o.cpus ? cpus : NULL) || kv(&sb, "stacks", r->o.stacks ? "yes" : "no") ||
+	    kv(&sb, "buffer_kb", buf) || kv(&sb, "clock", r->clock) ||
+	    kv(&sb, "start_utc", *r->start_utc ? r->start_utc : NULL) ||
+	    kv(&sb, "recorder_pids", r->self_tids))
+		goto out;
+	ret = ipt_tdw_add_option(r->w, IPT_OPTION_PROVENANCE, sb.buf, (uint32_t)sb.len + 1);
+out:
+	ipt_strbuf_free(&sb);
+	ipt_strbuf_free(&evs);
+	return ret;
+}
+
 /* ipt_record_write - remove the instance, then commit the file */
 int ipt_record_write(struct ipt_recorder *r)
 {
@@ -876,6 +985,10 @@ int ipt_record_write(struct ipt_recorder *r)
 	if (!w)
 		return ipt_err("recording: nothing collected");
 	remove_instance(r);
+	irq_snapshot(r, IPT_IRQ_AFTER_TEARDOWN);
+	if (add_provenance(r) ||
+	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
+		return -1;
 	if (r->o.checkpoint)
 		r->o.checkpoint(IPT_RECORD_WRITING, r->o.arg);
 	r->w = NULL;
@@ -915,17 +1028,102 @@ void ipt_record_free(struct ipt_recorder *r)
 	free(r->systems);
 	free(r->probed);
 	free(r->res);
+	free(r->prog_off);
 	free(r->header_page);
 	free(r->header_event);
 	free(r->clock_text);
 	ipt_cpuset_free(&r->online);
 	ipt_cpuset_free(&r->pin);
+	free(r->command_line);
+	free(r->command);
+	free(r->self_tids);
+	ipt_strbuf_free(&r->irqs);
 	free(r);
 }
 
 /* ------------------------------------------------------------------ */
 /* accessors                                                           */
 /* ------------------------------------------------------------------ */
+
+/* read_send_ids - the type ids of the send events enabled (events/SYS/NAME/id) */
+static void read_send_ids(struct ipt_recorder *r)
+{
+	r->ids_read = true;
+	for (int i = 0; i < r->nev && r->nsend_ids < (int)(sizeof(r->send_ids) / sizeof(r->send_ids[0])); i++) {
+		char path[PATH_MAX + 128], *text = NULL, *end;
+		unsigned long id;
+
+		if (!r->ev[i].send || !r->ev[i].name)
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", r->tracefs, r->ev[i].sys, r->ev[i].name);
+		if (ipt_file_read(path, &text, NULL))
+			continue;
+		id = strtoul(text, &end, 10);
+		if (end != text && id <= UINT16_MAX)
+			r->send_ids[r->nsend_ids++] = (uint16_t)id;
+		free(text);
+	}
+	r->prog.ids = r->send_ids;
+	r->prog.nids = r->nsend_ids;
+}
+
+/* progress_cpu - count the whole pages slot i captured since the last call */
+static void progress_cpu(struct ipt_recorder *r, int i, uint8_t *buf, size_t chunk)
+{
+	uint32_t ps = r->layout.page_size;
+	uint64_t have = ipt_capture_bytes(r->cap, i) / ps * ps;
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	while (r->prog_off[i] < have) {
+		size_t want = have - r->prog_off[i] < chunk ? (size_t)(have - r->prog_off[i]) : chunk;
+		ssize_t n = pread(ipt_capture_fd(r->cap, i), buf, want, (off_t)r->prog_off[i]);
+
+		if (n < (ssize_t)ps)
+			return;		/* counting is best effort */
+		n = n / ps * ps;
+		for (ssize_t k = 0; k < n; k += ps)
+			ipt_page_tally_add(&r->prog, buf + k, &r->layout, be);
+		r->prog_off[i] += (uint64_t)n;
+	}
+}
+
+/* ipt_record_progress - the counts so far of a running recording */
+int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p)
+{
+	size_t chunk;
+	uint8_t *buf;
+	int n;
+
+	memset(p, 0, sizeof(*p));
+	if (!r->cap || !r->live || !r->layout.page_size)
+		return ipt_err_code(IPT_ERR_INVALID, "recording: not running");
+	n = ipt_capture_ncpus(r->cap);
+	if (!r->prog_off && !(r->prog_off = calloc((size_t)(n > 0 ? n : 1), sizeof(*r->prog_off))))
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	if (!r->ids_read)
+		read_send_ids(r);
+	chunk = (size_t)r->layout.page_size * 64;
+	buf = ipt_malloc(chunk);
+	if (!buf)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char rel[64], *text = NULL;
+		struct ipt_cpu_stats st;
+
+		progress_cpu(r, i, buf, chunk);
+		p->bytes += ipt_capture_bytes(r->cap, i);
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", ipt_capture_cpu(r->cap, i));
+		if (!ipt_live_read(r->live, rel, &text, NULL) && !ipt_stats_parse(text, &st))
+			p->lost += ipt_stats_lost(&st);
+		free(text);
+	}
+	free(buf);
+	p->events = r->prog.events;
+	p->sends = r->prog.id_events;
+	p->missed = r->prog.missed_events;
+	p->missed_unknown = r->prog.missed_unknown;
+	return 0;
+}
 
 /* ipt_record_cpus - the CPUs recorded (online) */
 const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r)

@@ -210,10 +210,16 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 		if (ipt_tdw_add_option(w, 14, o, sizeof(o)))	/* TSC2NSEC */
 			return -1;
 	}
-	if (t->isolated_text && *t->isolated_text &&
-	    ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, t->isolated_text,
-			       (uint32_t)strlen(t->isolated_text) + 1))
-		return -1;
+	{
+		static const uint16_t ids[] = { IPT_OPTION_CPU_ISOLATION, IPT_OPTION_PROVENANCE,
+						IPT_OPTION_INTERRUPTS };
+		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text };
+
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			if (texts[i] && *texts[i] &&
+			    ipt_tdw_add_option(w, ids[i], texts[i], (uint32_t)strlen(texts[i]) + 1))
+				return -1;
+	}
 	return 0;
 }
 

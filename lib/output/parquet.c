@@ -1428,7 +1428,7 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 			ipt_err("out of memory");
 			goto fail;
 		}
-		fd = ipt_afile_open(&w->af, where ? where : path, 0666);
+		fd = ipt_afile_open(&w->af, where ? where : path, 0600);
 		free(where);
 		if (fd)
 			goto fail;

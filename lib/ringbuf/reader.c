@@ -284,6 +284,22 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 	}
 }
 
+/* tally_id - count the event at pg[data..end) if its common_type is one of tally->ids */
+static void tally_id(struct ipt_page_tally *tally, const uint8_t *pg, uint64_t data, uint64_t end,
+		     bool big_endian)
+{
+	uint16_t type;
+
+	if (!tally->nids || data + 2 > end)
+		return;
+	type = (uint16_t)ipt_get_uint(pg + data, 2, big_endian);
+	for (int i = 0; i < tally->nids; i++)
+		if (tally->ids[i] == type) {
+			tally->id_events++;
+			return;
+		}
+}
+
 /* ipt_page_tally_add - count the data events and the missed mark of one page */
 void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
 			const struct ipt_page_layout *pl, bool big_endian)
@@ -317,11 +333,14 @@ void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
 			size = 4 + ((ipt_get_uint(pg + p + 4, 4, big_endian) + 3) & ~3ULL);
 			if (size < 8)
 				break;		/* corrupt: stop this page */
-			if (type_len == 0)
+			if (type_len == 0) {
 				tally->events++;
+				tally_id(tally, pg, p + 8, p + size < end ? p + size : end, big_endian);
+			}
 		} else {
 			size = 4 + 4ULL * type_len;
 			tally->events++;
+			tally_id(tally, pg, p + 4, p + size < end ? p + size : end, big_endian);
 		}
 		p += size;
 	}

@@ -48,6 +48,10 @@ struct ipt_page_tally {
 	uint64_t missed_pages;		/* pages flagged "events missed before" */
 	uint64_t missed_events;		/* sum of the stored missed counts */
 	bool missed_unknown;		/* a flagged page had no stored count */
+	/* optional: events whose common_type is one of ids[0..nids) are counted */
+	const uint16_t *ids;
+	int nids;
+	uint64_t id_events;
 };
 /* Add one whole page (pl->page_size bytes at pg) to *tally.  Stops at the
  * first malformed event of the page: counting never fails. */
