@@ -229,8 +229,7 @@ struct cpu_state {
 	uint64_t last_ts;
 	uint32_t drops;			/* losses seen on this CPU so far */
 	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
-	uint64_t last_dur[NCLASS];	/* ... its entry -> exit, when has_dur */
-	bool has_dur[NCLASS];
+	uint64_t last_dur[NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[NCLASS];
 };
 
@@ -896,6 +895,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 		p->class_seen[C_CALL_ANY] = true;
 		s->had_entry[C_CALL_ANY] = true;
 		s->last_entry_ts[C_CALL_ANY] = ts;
+		s->last_dur[C_CALL_ANY] = UINT64_MAX;
 	}
 	c->handlers++;
 	s->open_class = cls;
@@ -906,9 +906,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	s->open_isu = -1;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
-	s->has_dur[cls] = false;
-	if (call)
-		s->has_dur[C_CALL_ANY] = false;
+	s->last_dur[cls] = UINT64_MAX;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
 		popped = true;
@@ -942,16 +940,13 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 		return 0;
 	s->open_class = -1;
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	/* for sends found coalesced into this interrupt at the end (settle) */
+	s->last_dur[cls] = dur;
+	if (cls == C_CALL || cls == C_CALL_SINGLE)
+		s->last_dur[C_CALL_ANY] = dur;
 	if (s->open_isu >= 0)
 		r->isu[s->open_isu].handler = (int64_t)dur;
 	s->open_isu = -1;
-	/* for sends found coalesced into this interrupt at the end (settle) */
-	s->last_dur[cls] = dur;
-	s->has_dur[cls] = true;
-	if (cls == C_CALL || cls == C_CALL_SINGLE) {
-		s->last_dur[C_CALL_ANY] = dur;
-		s->has_dur[C_CALL_ANY] = true;
-	}
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
@@ -1563,9 +1558,10 @@ static int settle(struct rpt *r)
 					/* coalesced into the last interrupt of the vector */
 					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
-					if (s->has_dur[k] && e->res >= 0)
+					/* that interrupt's time, for the rows and the list */
+					if (s->last_dur[k] != UINT64_MAX && e->res >= 0)
 						r->res[e->res].hdur = s->last_dur[k];
-					if (s->has_dur[k] && e->iso >= 0)
+					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
 						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
 					continue;
 				}
@@ -1662,6 +1658,14 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
+/* resolve_id_seen - a row column, and whether the filter reads the column id */
+static int resolve_id_seen(void *ctx, const char *name)
+{
+	if (!strcmp(name, "id"))
+		*(bool *)ctx = true;
+	return ipt_row_resolve(NULL, name);
+}
+
 /* first_stamps - the first record's time of each CPU with data: before it,
  * that CPU was not recording (a send from it could not be traced) */
 static int first_stamps(struct rpt *r, struct priv *p)
@@ -1709,6 +1713,7 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
 	struct pipe *pp;
 	struct priv *p;
+	bool id_seen = false;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -1731,8 +1736,11 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
 	}
 	if (r->opts.filter && *r->opts.filter &&
-	    !(r->filter = ipt_row_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+	    !(r->filter = ipt_row_filter_parse(r->opts.filter, resolve_id_seen, &id_seen)))
 		return -1;
+	/* ids are numbered in the merged order: lanes would filter on their own */
+	if (id_seen)
+		r->opts.threads = 1;
 	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
@@ -2142,7 +2150,7 @@ static int kernel_irqs(struct ipt_report *rep)
 		bool arm = false;
 
 		for (int n = 0; n < 16; n++) {
-			char row[8];
+			char row[16];	/* room for any int: gcc -O1 checks it */
 			const char *desc;
 			int cls = -1;
 
