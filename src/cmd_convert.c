@@ -68,7 +68,7 @@ static void convert_usage(FILE *f)
 		"The last columns come from matching each send to the interrupt that served it\n"
 		"on its target CPU, as `ipitrace report` does (it reads the trace twice):\n"
 		"matched (true/false), coalesced (served by an interrupt that had served an\n"
-		"earlier send), unmatched_reason (trace_ended, no_receive_events, lost_events,\n"
+		"earlier send; null when not matched), unmatched_reason (trace_ended, no_receive_events, lost_events,\n"
 		"no_handler), lat_ns (send -> handler entry), handler_ns (entry -> exit),\n"
 		"handler_ts_ns (the entry's time); callsite_func is the call site's function,\n"
 		"func_name the function really run (else the callback), stack the sender's\n"

@@ -91,7 +91,7 @@ if [ -f "$L" ]; then
 100000020000,,10000,100000027000,true,false,,wakeup_preempt,, \
 100000023000,,10000,100000027000,true,true,,wakeup_preempt,, \
 100000041000,,10000,100000050000,true,false,,ttwu_queue_wakelist,sched_ttwu_pending, \
-100000070000,,,,false,false,trace_ended,wakeup_preempt,, "
+100000070000,,,,false,,trace_ended,wakeup_preempt,, "
 	[ "$got" = "$want" ] && pass "latency-by-hand (coalesced, trace_ended)" ||
 		fail latency-by-hand "got '$got'"
 fi

@@ -1023,7 +1023,7 @@ static int put_match(struct ipt_parquet_writer *w, const struct ipt_ipi_row *r,
 	e |= put_opt(&c[C_HANDLER], pt && pt->has_handler, pt ? (int64_t)pt->handler_ns : 0);
 	e |= put_opt(&c[C_HANDLER_TS], pt && pt->has_handler_ts, pt ? (int64_t)pt->handler_ts_ns : 0);
 	e |= put_opt(&c[C_MATCHED], pt, pt && pt->matched);
-	e |= put_opt(&c[C_COALESCED], pt, pt && pt->coalesced);
+	e |= put_opt(&c[C_COALESCED], pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
 	e |= put_str(&c[C_UNMATCHED], pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL);
 	e |= put_addr(&c[C_CALLSITE_FUNC], r->callsite, r->callsite_sym, false, 0, true);
 	if (r->func)

@@ -407,7 +407,7 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 	ret |= opt_u64(sb, json, "handler_ts_ns", pt && pt->has_handler_ts,
 		       pt ? pt->handler_ts_ns : 0);
 	ret |= opt_bool(sb, json, "matched", pt, pt && pt->matched);
-	ret |= opt_bool(sb, json, "coalesced", pt, pt && pt->coalesced);
+	ret |= opt_bool(sb, json, "coalesced", pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
 	ret |= opt_str(sb, json, "unmatched_reason",
 		       pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL);
 	ret |= opt_str(sb, json, "callsite_func", r->callsite_sym);
