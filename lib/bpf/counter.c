@@ -57,7 +57,7 @@ int ipt_bpf_isolated_cpus(struct ipt_cpuset *set)
 	return rc;
 }
 
-static double mono_s(void)
+static IPT_UNUSED double mono_s(void)
 {
 	struct timespec ts;
 
@@ -107,7 +107,7 @@ static int send_out_qcmp(const void *pa, const void *pb)
 	return send_key_cmp(a, b);
 }
 
-static int handler_qcmp(const void *pa, const void *pb)
+static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 {
 	const struct ipt_bpf_handler *a = pa, *b = pb;
 
