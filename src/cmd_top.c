@@ -560,15 +560,6 @@ int cmd_top(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (!o.quiet) {
-		char pin[256];
-
-		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
-		fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
-			ipt_bpf_attached(b));
-		if (*ipt_bpf_skipped(b))
-			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -586,6 +577,16 @@ int cmd_top(int argc, char **argv)
 	prev = ipt_bpf_read(b);
 	if (!prev)
 		goto runtime_err;
+	/* said after the first read: the interval counts from here */
+	if (!o.quiet) {
+		char pin[256];
+
+		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
+		fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
+			ipt_bpf_attached(b));
+		if (*ipt_bpf_skipped(b))
+			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
+	}
 	t = prev->time;
 	for (;;) {
 		t += o.interval;
