@@ -2124,7 +2124,7 @@ static int kernel_irqs(struct ipt_report *rep)
 		bool arm = false;
 
 		for (int n = 0; n < 16; n++) {
-			char row[8];
+			char row[16];
 			const char *desc;
 			int cls = -1;
 
