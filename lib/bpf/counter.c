@@ -282,8 +282,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	char line[512];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (level != LIBBPF_DEBUG && strlen(line) > 1)
+	if (level != LIBBPF_DEBUG && strlen(line) > 1) {
+		size_t n;
+
 		memcpy(last_libbpf_msg, line, sizeof(last_libbpf_msg));
+		n = strlen(last_libbpf_msg);
+		while (n && (last_libbpf_msg[n - 1] == '\n' || last_libbpf_msg[n - 1] == ' '))
+			last_libbpf_msg[--n] = 0;
+	}
 	if (getenv("IPITRACE_DEBUG"))
 		fputs(line, stderr);
 	return 0;
@@ -413,8 +419,9 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 	vmlinux = NULL;
 	err = ipitrace_bpf__load(b->skel);
 	if (err) {
-		ipt_err("BPF is unavailable: loading the programs: %s%s%s",
-			      strerror(-err), *last_libbpf_msg ? ": " : "", last_libbpf_msg);
+		ipt_err("BPF is unavailable: loading the programs: %s%s%s%s",
+			      strerror(-err), err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : "",
+			      *last_libbpf_msg ? "; " : "", last_libbpf_msg);
 		goto fail;
 	}
 	if (o.stats) {
