@@ -524,6 +524,33 @@ int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_
 		    struct ipt_strbuf *sb);
 
 /*
+ * The same with the matching columns after those, in order: lat_ns,
+ * handler_ns, handler_ts_ns (send -> handler entry, entry -> exit, the
+ * entry's time; integers in ns), matched, coalesced (true/false),
+ * unmatched_reason (ipt_unmatched_reason_name), callsite_func (the call
+ * site's symbol without +0x..), func_name (the symbol of the function
+ * really run: row->func's, else the callback's), stack (the sender's
+ * kernel stack, tracing frames trimmed, leaf first: "sym+0xoff" strings,
+ * "0x..." for an unknown address; a JSON array, in CSV joined by ';').
+ * m (from ipt_report_row_match, see below) may be NULL; the matching
+ * columns follow struct ipt_row_match: lat_ns when has_latency,
+ * handler_ns when has_handler, handler_ts_ns when has_handler_ts,
+ * matched, coalesced and unmatched_reason when known; else, and without m,
+ * they are null (JSON) or empty (CSV), as are unknown symbols and a row
+ * without a stack.  With !explode the row stands for its send event: the
+ * six per-target columns (lat_ns .. unmatched_reason) are given only for a
+ * send to one CPU (ntargets 1), null for a multicast; callsite_func,
+ * func_name and stack belong to the send and are always given.  t gives
+ * the stack's symbols.
+ */
+int ipt_rows_header_match(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb);
+struct ipt_row_match;
+struct ipt_report;
+int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ipt_trace *t,
+			  const struct ipt_ipi_row *r, const struct ipt_row_match *m,
+			  struct ipt_strbuf *sb);
+
+/*
  * Files that appear under their name only when complete.  The data goes to
  * an unnamed file in the target directory (O_TMPFILE), so that a process
  * killed at any moment leaves nothing behind; publishing fsyncs it and
@@ -579,6 +606,16 @@ struct ipt_parquet_opts {
 	/* ipt_parquet_convert only: partition keys ("host", "date",
 	 * "host,date"; NULL: none), see ipt_parquet_partition_dir() */
 	const char *partition_by;
+	/* the matching columns after those (see ipt_rows_format_match):
+	 * lat_ns, handler_ns, handler_ts_ns INT64, matched, coalesced BOOLEAN,
+	 * unmatched_reason, callsite_func, func_name STRING, stack
+	 * LIST<STRING>, all nullable.  trace gives the stack's symbols
+	 * (ipt_parquet_convert sets it); ipt_parquet_convert takes the row
+	 * results of report (made with row_results and the iterator's filter;
+	 * NULL: the columns from matching are null). */
+	bool match_columns;
+	const struct ipt_trace *trace;
+	struct ipt_report *report;
 };
 
 struct ipt_parquet_writer;
@@ -588,6 +625,10 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 /* Add one row (rows of one trace: symbol strings are cached by address).
  * With !explode the row stands for its whole send event (row->targets). */
 int ipt_parquet_add(struct ipt_parquet_writer *w, const struct ipt_ipi_row *row);
+/* The same with what matching found for the row (opts.match_columns; m may
+ * be NULL: those columns null). */
+int ipt_parquet_add_match(struct ipt_parquet_writer *w, const struct ipt_ipi_row *row,
+			  const struct ipt_row_match *m);
 /* Finish the file and move it into place; frees w.  -1 on error (the
  * partial file is removed). */
 int ipt_parquet_close(struct ipt_parquet_writer *w);
@@ -606,8 +647,10 @@ int ipt_parquet_check_partition(const char *by);
  * The partition directory of trace t under base for keys by ("host",
  * "host,date", ...): base/host=<uname nodename>/date=<YYYY-MM-DD>.  host is
  * the second word of the trace's uname ("unknown" if none); date is the
- * trace file's modification time in UTC (trace.dat files hold no wall-clock
- * date).  Values are escaped as Hive does (%XX).  Caller frees.
+ * recording's start in UTC when `ipitrace record` stored it (provenance
+ * start_utc), else the trace file's modification time in UTC (trace.dat
+ * files hold no wall-clock date).  Values are escaped as Hive does (%XX).
+ * Caller frees.
  */
 char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const char *by);
 /*

@@ -30,8 +30,9 @@ static void convert_usage(FILE *f)
 		"  -Z, --compression C  parquet: zstd (default) or none\n"
 		"      --partition-by K parquet dataset: K is host, date or host,date; OUT is a\n"
 		"                       directory, the file goes to OUT/host=H/date=D/part-N.parquet\n"
-		"                       (H: the trace's uname node name; D: the trace file's\n"
-		"                       modification date, UTC; N: the first free number).\n"
+		"                       (H: the trace's uname node name; D: the UTC date the\n"
+		"                       recording started, as `record` stores it, else of the\n"
+		"                       file's modification; N: the first free number).\n"
 		"                       A trace already in the dataset (same uname, clock,\n"
 		"                       CPUs and first event time, noted in\n"
 		"                       DIR/.ipitrace-sources) is refused: its rows would\n"
@@ -39,6 +40,9 @@ static void convert_usage(FILE *f)
 		"      --no-explode     one row per send event; its targets as a CPU list\n"
 		"                       string (csv: \"0-3,8\"), an array of integers (jsonl)\n"
 		"                       or a list<int32> column (parquet)\n"
+		"      --no-match       leave out the matching (a report pass): lat_ns,\n"
+		"                       handler_ns, handler_ts_ns, matched, coalesced,\n"
+		"                       unmatched_reason and stack are null\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
 		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"
 		"  -c, --cpus LIST      keep only rows whose target CPU is in LIST (with -F: both;\n"
@@ -52,12 +56,30 @@ static void convert_usage(FILE *f)
 		"  -h, --help           this text\n"
 		"\n"
 		"Columns: ts_ns,id,src_cpu,target_cpu,ntargets,pid,comm,event,kind,callsite,\n"
-		"callsite_sym,callback,callback_sym,func,func_sym,reason.  id numbers the send\n"
-		"event (rows of one multicast share it); func is the function really run (from\n"
-		"csd:csd_queue_cpu on Linux 6.5+); kind is one of resched, wakeup, call, tlb,\n"
-		"irq_work, membarrier, timer, stop, other.  Parquet: ts_ns is a TIMESTAMP(NANOS)\n"
-		"of the trace clock (not wall-clock time), cpus and pid INT32, addresses \"0x...\"\n"
-		"strings as in the CSV, unknown symbols NULL.\n");
+		"callsite_sym,callback,callback_sym,func,func_sym,reason, then lat_ns,handler_ns,\n"
+		"handler_ts_ns,matched,coalesced,unmatched_reason,callsite_func,func_name,stack.\n"
+		"id numbers the send event (rows of one multicast share it); func is the\n"
+		"function really run (from csd:csd_queue_cpu on Linux 6.5+); kind is one of\n"
+		"resched, wakeup, call, tlb, irq_work, membarrier, timer, stop, other.\n"
+		"Parquet: ts_ns is a TIMESTAMP(NANOS) of the trace clock (not wall-clock time),\n"
+		"cpus and pid INT32, addresses \"0x...\" strings as in the CSV, unknown symbols\n"
+		"NULL.\n"
+		"\n"
+		"The last columns come from matching each send to the interrupt that served it\n"
+		"on its target CPU, as `ipitrace report` does (it reads the trace twice):\n"
+		"matched (true/false), coalesced (served by an interrupt that had served an\n"
+		"earlier send; null when not matched), unmatched_reason (trace_ended, no_receive_events, lost_events,\n"
+		"no_handler), lat_ns (send -> handler entry), handler_ns (entry -> exit),\n"
+		"handler_ts_ns (the entry's time); callsite_func is the call site's function,\n"
+		"func_name the function really run (else the callback), stack the sender's\n"
+		"kernel stack leaf first, tracing frames trimmed (\"sym+0xoff\" strings; csv:\n"
+		"joined by ';').  Null (csv: empty) when not known: no match, lat_ns across\n"
+		"CPUs with a clock not comparable across them, times with a clock not in ns,\n"
+		"no exit seen, no stack recorded.  With --no-explode a row is a whole send:\n"
+		"the per-target columns lat_ns .. unmatched_reason are given for a send to\n"
+		"one CPU only, null for a multicast (use the default one row per target).\n"
+		"Parquet: INT64, BOOLEAN, STRING, list<string> stack.  Matching keeps 32 bytes\n"
+		"per row in memory (and the report's tables) until the end.\n");
 }
 
 /*
@@ -270,6 +292,7 @@ int cmd_convert(int argc, char **argv)
 		{ "partition-by", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
+		{ "no-match", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -277,7 +300,9 @@ int cmd_convert(int argc, char **argv)
 	const char *buffer = NULL, *cpus_arg = NULL;
 	char *cpus_expr = NULL;
 	enum ipt_row_format rf = IPT_ROWS_CSV;
-	bool explode = true;
+	bool explode = true, match = true;
+	struct ipt_report *rep = NULL;
+	struct ipt_row_match m;
 	struct ipt_trace *t = NULL;
 	struct ipt_ipi_iter *it = NULL;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -303,6 +328,7 @@ int cmd_convert(int argc, char **argv)
 		case 'Z': compression = optarg; break;
 		case 'P': partition = optarg; break;
 		case 'B': buffer = optarg; break;
+		case 'M': match = false; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1])
 				return usage_err("convert", "--threads: a number from 1 to 8, not '%s'", optarg);
@@ -334,6 +360,17 @@ int cmd_convert(int argc, char **argv)
 		return ret;
 	}
 	ret = 1;
+	if (match) {	/* the matching first: row results for every counted row */
+		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
+					      .threads = threads > 8 ? 8 : (int)threads };
+
+		rep = ipt_report_run(t, &ro);
+		if (!rep) {
+			err_msg("%s", ipt_errmsg());
+			ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+			goto out;
+		}
+	}
 	it = ipt_ipi_iter_new(t, filter);
 	if (!it) {
 		err_msg("%s", ipt_errmsg());
@@ -363,6 +400,8 @@ int cmd_convert(int argc, char **argv)
 			parquet_files(out, &before);
 		}
 		parquet_opts(&po, explode, compression, partition);
+		po.match_columns = true;
+		po.report = rep;
 		if (ipt_parquet_convert(t, it, out, &po)) {
 			err_msg("%s", ipt_errmsg());
 		} else {
@@ -376,15 +415,18 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (outfile_open(&of, out))
 		goto out;
-	if (ipt_rows_header(rf, explode, &sb))
+	if (ipt_rows_header_match(rf, explode, &sb))
 		goto fail;
 	while ((r = ipt_ipi_next(it, &row)) > 0) {
+		/* every row, the skipped ones too: the report's cursor moves on */
+		if (rep && ipt_report_row_match(rep, &row, &m))
+			goto fail;
 		if (!explode) {
 			if (row.id == last_id)
 				continue;
 			last_id = row.id;
 		}
-		if (ipt_rows_format(rf, explode, &row, &sb))
+		if (ipt_rows_format_match(rf, explode, t, &row, rep ? &m : NULL, &sb))
 			goto fail;
 		if (sb.len > (1 << 16)) {
 			if (outfile_write(&of, sb.buf, sb.len))
@@ -411,6 +453,7 @@ fail:
 out:
 	ipt_strbuf_free(&sb);
 	ipt_ipi_iter_free(it);
+	ipt_report_free(rep);
 	ipt_trace_close(t);
 	free(cpus_expr);
 	return ret;

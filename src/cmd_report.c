@@ -795,7 +795,6 @@ static void jgroup(const struct ctx *x, const struct ipt_report_group *g, uint64
 static int json_groups(struct ctx *x)
 {
 	bool first = true, any = false;
-	enum ipt_group_by by = x->by;
 
 	printf(",\"by\":\"%s\",\"groups\":[", ipt_group_by_name(x->by));
 	for (int c = 0; c < x->s->ncpus; c++) {
@@ -825,7 +824,6 @@ static int json_groups(struct ctx *x)
 	}
 	putchar('[');
 	first = true;
-	x->by = IPT_BY_STACK;
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 		size_t n, k = 0;
@@ -833,10 +831,8 @@ static int json_groups(struct ctx *x)
 
 		if (!cp->ipis)
 			continue;
-		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n))) {
-			x->by = by;
+		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n)))
 			return -1;
-		}
 		printf("%s{\"target_cpu\":%d,\"ipis\":%llu,\"with_stack\":%llu,\"stacks\":[", first ? "" : ",",
 		       c, (unsigned long long)cp->ipis, (unsigned long long)cp->with_stack);
 		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
@@ -851,7 +847,6 @@ static int json_groups(struct ctx *x)
 		printf("]}");
 		first = false;
 	}
-	x->by = by;
 	putchar(']');
 	return 0;
 }

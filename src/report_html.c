@@ -278,7 +278,22 @@ static void head(struct hx *x)
 		esc(f, x->filter);
 		fputs("</code>", f);
 	}
-	fputs("</p>\n<p>", f);
+	fputs("</p>\n", f);
+	{
+		char v[2048];
+
+		if (ipt_trace_provenance(t, "command_line", v, sizeof(v))) {
+			fputs("<p class=\"meta\">Recorded with: <code>", f);
+			esc(f, v);
+			fputs("</code>", f);
+			if (ipt_trace_provenance(t, "start_utc", v, sizeof(v))) {
+				fputs(" &middot; started ", f);
+				esc(f, v);
+			}
+			fputs("</p>\n", f);
+		}
+	}
+	fputs("<p>", f);
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		if (r->kinds[k])
 			fprintf(f, "<span class=\"pill\">%s %s</span>", ipt_kind_name(k), num(r->kinds[k], a));
@@ -981,6 +996,44 @@ fail:
 	return -1;
 }
 
+/* kernel_counters - /proc/interrupts (stored by record) beside the trace */
+static void kernel_counters(struct hx *x)
+{
+	FILE *f = x->f;
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	char a[32];
+
+	if (!n)
+		return;
+	fputs("<h3>Kernel counters (/proc/interrupts), tracing on to off</h3><table class=\"kernel\"><tr>"
+	      "<th>CPU</th><th class=\"l\">row</th><th>kernel</th><th>traced</th><th>sends</th>"
+	      "<th>unexplained</th><th>setup</th><th>teardown</th><th class=\"l\">what</th></tr>\n", f);
+	for (size_t i = 0; i < n && i < CPU_ROWS_MAX * 4; i++) {
+		int64_t v[] = { k[i].kernel, k[i].traced, k[i].sends,
+				k[i].within || k[i].kernel < 0 ? -1 :
+				k[i].traced < 0 ? k[i].kernel : k[i].kernel - k[i].traced,
+				k[i].setup, k[i].teardown };
+
+		fprintf(f, "<tr><td>%d</td><td class=\"l\">", k[i].cpu);
+		esc(f, k[i].row);
+		fputs("</td>", f);
+		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+			if (j == 3 && k[i].within)
+				fputs("<td>(in CAL)</td>", f);
+			else if (v[j] < 0)
+				fputs("<td>-</td>", f);
+			else
+				fprintf(f, "<td>%s</td>", num((uint64_t)v[j], a));
+		}
+		fputs("<td class=\"l\">", f);
+		esc(f, k[i].desc);
+		fputs(k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "", f);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void matching(struct hx *x)
 {
 	FILE *f = x->f;
@@ -1031,6 +1084,7 @@ static void matching(struct hx *x)
 			      " IPI send events do not cover.</p>\n", f);
 		}
 	}
+	kernel_counters(x);
 	fputs("</section>\n", f);
 }
 

@@ -464,7 +464,11 @@ const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t 
 {
 	const struct ipt_sym *s = ipt_symtab_lookup(&t->ksyms, addr);
 
-	if (!s)
+	/* an empty name marks where a text trace's known names end; a real
+	 * symbol at the same address wins */
+	while (s && !*s->name && s + 1 < t->ksyms.syms + t->ksyms.n && s[1].addr == s->addr)
+		s++;
+	if (!s || !*s->name)
 		return NULL;
 	if (offset)
 		*offset = addr - s->addr;

@@ -1154,6 +1154,15 @@ static int real_sym(struct tx *x, const char *name, size_t n, uint64_t addr)
 	return 0;
 }
 
+/* unknown_at - from addr on, no name is known (an empty symbol; a real one
+ * at the same address wins, see ipt_trace_symbol) */
+static int unknown_at(struct tx *x, uint64_t addr)
+{
+	if (!addr || addr >= x->sym_top || aset_has(&x->real, addr))
+		return 0;
+	return ipt_symtab_add(&x->t->ksyms, addr, "", 0);
+}
+
 /* reason_addr - printk string address of an arm64 IPI reason */
 static int reason_addr(struct tx *x, const char *s, size_t n, uint64_t *addr)
 {
@@ -1817,8 +1826,12 @@ static int stack_line(struct tx *x, const char *p, const char *e)
 	if (!plus && !have_addr && (te - p >= 8 || starts(p, te, "0x"))) {
 		const char *h = starts(p, te, "0x") ? p + 2 : p;
 
-		if (parse_hexn(h, te, &addr))
-			goto store;	/* a raw address */
+		if (parse_hexn(h, te, &addr)) {
+			/* a raw address: trace-cmd knew no name for it, nor do we */
+			if (unknown_at(x, addr))
+				return -1;
+			goto store;
+		}
 	}
 	if (plus) {
 		const char *slash = memchr(plus, '/', (size_t)(te - plus));
@@ -1828,7 +1841,10 @@ static int stack_line(struct tx *x, const char *p, const char *e)
 			return ipt_err_at(x->t->path, x->line_off, "bad offset in stack line");
 	}
 	if (have_addr) {
-		if (real_sym(x, p, (size_t)(ne - p), addr - off))
+		/* the name covers its start to this address (to its size when
+		 * given), nothing known beyond */
+		if (real_sym(x, p, (size_t)(ne - p), addr - off) ||
+		    unknown_at(x, size > off ? addr - off + size : addr + 1))
 			return -1;
 	} else if (sym_addr(x, p, (size_t)(ne - p), off, size, &addr)) {
 		return -1;

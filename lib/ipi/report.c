@@ -229,6 +229,7 @@ struct cpu_state {
 	uint64_t last_ts;
 	uint32_t drops;			/* losses seen on this CPU so far */
 	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
+	uint64_t last_dur[NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[NCLASS];
 };
 
@@ -894,6 +895,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 		p->class_seen[C_CALL_ANY] = true;
 		s->had_entry[C_CALL_ANY] = true;
 		s->last_entry_ts[C_CALL_ANY] = ts;
+		s->last_dur[C_CALL_ANY] = UINT64_MAX;
 	}
 	c->handlers++;
 	s->open_class = cls;
@@ -904,6 +906,7 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	s->open_isu = -1;
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
+	s->last_dur[cls] = UINT64_MAX;
 	while (had && q->n && q->v[q->head].ts <= prev) {
 		e = q_pop(q);
 		popped = true;
@@ -937,6 +940,10 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 		return 0;
 	s->open_class = -1;
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	/* for sends found coalesced into this interrupt at the end (settle) */
+	s->last_dur[cls] = dur;
+	if (cls == C_CALL || cls == C_CALL_SINGLE)
+		s->last_dur[C_CALL_ANY] = dur;
 	if (s->open_isu >= 0)
 		r->isu[s->open_isu].handler = (int64_t)dur;
 	s->open_isu = -1;
@@ -1551,6 +1558,11 @@ static int settle(struct rpt *r)
 					/* coalesced into the last interrupt of the vector */
 					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
+					/* that interrupt's time, for the rows and the list */
+					if (s->last_dur[k] != UINT64_MAX && e->res >= 0)
+						r->res[e->res].hdur = s->last_dur[k];
+					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
+						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
 					continue;
 				}
 				if (!r->have_receive || !p->class_seen[k])
@@ -1646,6 +1658,14 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
+/* resolve_id_seen - a row column, and whether the filter reads the column id */
+static int resolve_id_seen(void *ctx, const char *name)
+{
+	if (!strcmp(name, "id"))
+		*(bool *)ctx = true;
+	return ipt_row_resolve(NULL, name);
+}
+
 /* first_stamps - the first record's time of each CPU with data: before it,
  * that CPU was not recording (a send from it could not be traced) */
 static int first_stamps(struct rpt *r, struct priv *p)
@@ -1693,6 +1713,7 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
 	struct pipe *pp;
 	struct priv *p;
+	bool id_seen = false;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -1715,8 +1736,11 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
 	}
 	if (r->opts.filter && *r->opts.filter &&
-	    !(r->filter = ipt_row_filter_parse(r->opts.filter, ipt_row_resolve, NULL)))
+	    !(r->filter = ipt_row_filter_parse(r->opts.filter, resolve_id_seen, &id_seen)))
 		return -1;
+	/* ids are numbered in the merged order: lanes would filter on their own */
+	if (id_seen)
+		r->opts.threads = 1;
 	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
@@ -1847,6 +1871,8 @@ struct ipt_report {
 		size_t n;
 	} *groups;
 	size_t rcur;				/* ipt_report_row_match's next result */
+	const char *canon_name;			/* canonical_frame's last answer */
+	uint64_t canon_addr;
 	struct ipt_report_unsent *unsent;
 	size_t nunsent;
 	int32_t *rec_pids;			/* the recorder's own, sorted */
@@ -2124,7 +2150,7 @@ static int kernel_irqs(struct ipt_report *rep)
 		bool arm = false;
 
 		for (int n = 0; n < 16; n++) {
-			char row[16];
+			char row[16];	/* room for any int: gcc -O1 checks it */
 			const char *desc;
 			int cls = -1;
 
@@ -2186,6 +2212,24 @@ static int unsent_table(struct ipt_report *rep)
 	return 0;
 }
 
+/* canonical_frame - the first address of the symbol naming addr (text
+ * traces), addr itself when it has no name */
+static uint64_t canonical_frame(struct ipt_report *rep, uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ipt_trace_symbol(rep->r.t, addr, &off);
+	uint64_t a;
+
+	if (!name)
+		return addr;
+	if (rep->canon_name == name)	/* the same frame as the last one asked */
+		return rep->canon_addr;
+	a = ipt_trace_symbol_addr(rep->r.t, name);
+	rep->canon_name = name;
+	rep->canon_addr = a ? a : addr;
+	return rep->canon_addr;
+}
+
 /* trim_stacks - every recorded stack without its tracing frames, interned again */
 static int trim_stacks(struct ipt_report *rep)
 {
@@ -2204,7 +2248,21 @@ static int trim_stacks(struct ipt_report *rep)
 		const uint64_t *a = stk_get(&r->stacks, id, &k);
 
 		cut[id] = stk_trim_count(r->t, a, k);
-		if (!(rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id])))
+		if (ipt_trace_kind(r->t) != IPT_INPUT_TRACEDAT) {
+			/* text: the printed names are all there is (trace-cmd shows no
+			 * offset), so frames are told apart by name */
+			uint64_t *v = ipt_malloc((k - cut[id] + 1) * sizeof(*v));
+
+			if (!v)
+				goto fail;
+			for (uint32_t f = cut[id]; f < k; f++)
+				v[f - cut[id]] = canonical_frame(rep, a[f]);
+			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
+			free(v);
+		} else {
+			rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id]);
+		}
+		if (!rep->tmap[id])
 			goto fail;
 	}
 	/* the views, once the table stopped growing */

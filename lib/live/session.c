@@ -725,9 +725,11 @@ int ipt_record_stop(struct ipt_recorder *r)
 			tsc_sample(&r->tsc_off);
 		}
 	}
+	/* read just before: writing tracing_on 0 wakes the buffer's waiters,
+	 * irq_works on this CPU that the trace can no longer hold */
+	irq_snapshot(r, IPT_IRQ_TRACING_OFF);
 	if (r->live && ipt_live_set_tracing(r->live, false))
 		return -1;
-	irq_snapshot(r, IPT_IRQ_TRACING_OFF);
 	return 0;
 }
 

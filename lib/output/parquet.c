@@ -28,7 +28,7 @@
 #include <zstd.h>
 
 /* ---- Parquet enums (parquet.thrift) ---- */
-enum { PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
+enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
 enum { REP_REQUIRED = 0, REP_OPTIONAL = 1, REP_REPEATED = 2 };
 enum { CT_UTF8 = 0, CT_LIST = 3 };
 enum { ENC_PLAIN = 0, ENC_PLAIN_DICTIONARY = 2, ENC_RLE = 3 };
@@ -439,7 +439,11 @@ static void dict_free(struct dict *d)
 enum {
 	C_TS, C_ID, C_SRC, C_TARGET, C_NTARGETS, C_PID, C_COMM, C_EVENT, C_KIND,
 	C_CALLSITE, C_CALLSITE_SYM, C_CALLBACK, C_CALLBACK_SYM, C_FUNC, C_FUNC_SYM, C_REASON,
-	NCOLS
+	/* the matching columns (opts.match_columns) */
+	C_LAT, C_HANDLER, C_HANDLER_TS, C_MATCHED, C_COALESCED, C_UNMATCHED, C_CALLSITE_FUNC,
+	C_FUNC_NAME, C_STACK,
+	NCOLS,
+	NCOLS_BASE = C_LAT
 };
 
 static const struct {
@@ -463,6 +467,15 @@ static const struct {
 	[C_FUNC] = { "func", PT_BYTE_ARRAY, false },
 	[C_FUNC_SYM] = { "func_sym", PT_BYTE_ARRAY, true },
 	[C_REASON] = { "reason", PT_BYTE_ARRAY, true },
+	[C_LAT] = { "lat_ns", PT_INT64, true },
+	[C_HANDLER] = { "handler_ns", PT_INT64, true },
+	[C_HANDLER_TS] = { "handler_ts_ns", PT_INT64, true },
+	[C_MATCHED] = { "matched", PT_BOOLEAN, true },
+	[C_COALESCED] = { "coalesced", PT_BOOLEAN, true },
+	[C_UNMATCHED] = { "unmatched_reason", PT_BYTE_ARRAY, true },
+	[C_CALLSITE_FUNC] = { "callsite_func", PT_BYTE_ARRAY, true },
+	[C_FUNC_NAME] = { "func_name", PT_BYTE_ARRAY, true },
+	[C_STACK] = { "stack", PT_BYTE_ARRAY, true },	/* LIST<STRING> */
 };
 
 /* the metadata of one written column chunk */
@@ -506,6 +519,9 @@ struct ipt_parquet_writer {
 	FILE *f;
 	uint64_t off;			/* bytes written */
 	struct col cols[NCOLS];
+	int ncols;			/* NCOLS_BASE, or NCOLS with match_columns */
+	const struct ipt_report_stack *last_stack;	/* the stack column's previous row */
+	uint32_t *last_frames, nlast, caplast;	/* ... its frames' dictionary indices */
 	uint32_t page_rows;
 	uint64_t rg_rows, rows;
 	struct rg_meta *rgs;
@@ -604,6 +620,15 @@ static int flush_page(struct ipt_parquet_writer *w, struct col *c, size_t nlev)
 		if (bb_u8(&w->page, (uint8_t)bw) ||
 		    rle_encode(&w->page, NULL, (const uint32_t *)(void *)c->vals.p, c->vals.n / 4, bw))
 			return -1;
+	} else if (c->ptype == PT_BOOLEAN) {	/* PLAIN: bit-packed, LSB first */
+		size_t at = w->page.n, nb = (c->vals.n + 7) / 8;
+
+		if (bb_grow(&w->page, nb))
+			return -1;
+		memset(w->page.p + at, 0, nb);
+		for (size_t k = 0; k < c->vals.n; k++)
+			w->page.p[at + k / 8] |= (uint8_t)((c->vals.p[k] & 1) << (k % 8));
+		w->page.n += nb;
 	} else if (bb_put(&w->page, c->vals.p, c->vals.n)) {
 		return -1;
 	}
@@ -629,7 +654,7 @@ static int flush_page(struct ipt_parquet_writer *w, struct col *c, size_t nlev)
 
 static int flush_pages(struct ipt_parquet_writer *w)
 {
-	for (int i = 0; i < NCOLS; i++) {
+	for (int i = 0; i < w->ncols; i++) {
 		struct col *c = &w->cols[i];
 		size_t nlev = c->max_rep ? c->rep.n : c->max_def ? c->def.n : w->page_rows;
 
@@ -644,7 +669,7 @@ static int flush_pages(struct ipt_parquet_writer *w)
 
 static void put_minmax_int(struct chunk_meta *m, const struct col *c)
 {
-	unsigned int n = c->ptype == PT_INT32 ? 4 : 8;
+	unsigned int n = c->ptype == PT_BOOLEAN ? 1 : c->ptype == PT_INT32 ? 4 : 8;
 
 	m->min = ipt_malloc(n);
 	m->max = ipt_malloc(n);
@@ -714,7 +739,7 @@ static int flush_row_group(struct ipt_parquet_writer *w)
 	memset(rg, 0, sizeof(*rg));
 	rg->rows = (int64_t)w->rg_rows;
 	rg->file_off = (int64_t)w->off;
-	for (int i = 0; i < NCOLS; i++) {
+	for (int i = 0; i < w->ncols; i++) {
 		struct col *c = &w->cols[i];
 		struct chunk_meta *m = &rg->cols[i];
 
@@ -757,6 +782,7 @@ static int flush_row_group(struct ipt_parquet_writer *w)
 		c->has_minmax = false;
 		dict_reset(&c->d);
 	}
+	w->last_stack = NULL;	/* its indices were the dictionary's */
 	w->rg_rows = 0;
 	return 0;
 }
@@ -900,9 +926,123 @@ static int put_targets(struct col *c, const struct ipt_cpuset *set)
 	return 0;
 }
 
+/* an optional integer or boolean: v, or null when !has */
+static int put_opt(struct col *c, bool has, int64_t v)
+{
+	if (!has)
+		return put_null(c);
+	if (bb_u8(&c->def, 1))
+		return -1;
+	if (c->ptype != PT_BOOLEAN)
+		return put_int(c, v);
+	v = v ? 1 : 0;
+	if (!c->has_minmax) {
+		c->min = c->max = v;
+		c->has_minmax = true;
+	} else if (v < c->min) {
+		c->min = v;
+	} else if (v > c->max) {
+		c->max = v;
+	}
+	return bb_u8(&c->vals, (uint8_t)v);
+}
+
+/* a frame of the stack list: "sym+0xoff" (or "0x...") by address, cached */
+static int64_t frame_idx(struct ipt_parquet_writer *w, struct dict *d, uint64_t addr)
+{
+	static const char marker[1];
+	char buf[512];
+	uint32_t j;
+	int64_t idx;
+
+	if ((d->acn + 1) * 2 > d->accap && ac_grow(d))
+		return -1;
+	j = ac_slot(d, addr, marker);
+	if (d->ac[j].val)
+		return d->ac[j].val - 2;
+	ipt_trace_format_symbol(w->o.trace, addr, true, buf, sizeof(buf));
+	idx = dict_index(d, buf, strlen(buf));
+	if (idx < 0)
+		return -1;
+	d->ac[j].addr = addr;
+	d->ac[j].sym = marker;
+	d->ac[j].val = (uint32_t)idx + 2;
+	d->acn++;
+	return idx;
+}
+
+/* put_stack - the stack column: a list of strings, null without a stack */
+static int put_stack(struct ipt_parquet_writer *w, struct col *c, const struct ipt_report_stack *st)
+{
+	if (!st || !w->o.trace) {
+		c->nulls++;
+		return bb_u8(&c->rep, 0) || bb_u8(&c->def, 0) ? -1 : 0;
+	}
+	if (!st->nframes)	/* a stack of tracing frames only: an empty list */
+		return bb_u8(&c->rep, 0) || bb_u8(&c->def, 1) ? -1 : 0;
+	if (st != w->last_stack) {	/* the rows of a multicast share it */
+		w->last_stack = NULL;
+		if (st->nframes > w->caplast) {
+			uint32_t *n = ipt_realloc(w->last_frames, st->nframes * sizeof(*n));
+
+			if (!n)
+				return -1;
+			w->last_frames = n;
+			w->caplast = st->nframes;
+		}
+		for (uint32_t i = 0; i < st->nframes; i++) {
+			int64_t idx = frame_idx(w, &c->d, st->frames[i]);
+
+			if (idx < 0)
+				return -1;
+			w->last_frames[i] = (uint32_t)idx;
+		}
+		w->nlast = st->nframes;
+		w->last_stack = st;
+	}
+	for (uint32_t i = 0; i < w->nlast; i++) {
+		uint32_t x = w->last_frames[i];
+
+		if (x > c->page_maxidx)
+			c->page_maxidx = x;
+		if (bb_u8(&c->rep, i ? 1 : 0) || bb_u8(&c->def, 2) || bb_put(&c->vals, &x, 4))
+			return -1;
+	}
+	return 0;
+}
+
+/* the matching columns (see ipt_rows_format_match) */
+static int put_match(struct ipt_parquet_writer *w, const struct ipt_ipi_row *r,
+		     const struct ipt_row_match *m)
+{
+	const struct ipt_row_match *pt = m && m->known && (w->o.explode || r->ntargets == 1) ? m : NULL;
+	struct col *c = w->cols;
+	int e = 0;
+
+	e |= put_opt(&c[C_LAT], pt && pt->has_latency, pt ? (int64_t)pt->latency_ns : 0);
+	e |= put_opt(&c[C_HANDLER], pt && pt->has_handler, pt ? (int64_t)pt->handler_ns : 0);
+	e |= put_opt(&c[C_HANDLER_TS], pt && pt->has_handler_ts, pt ? (int64_t)pt->handler_ts_ns : 0);
+	e |= put_opt(&c[C_MATCHED], pt, pt && pt->matched);
+	e |= put_opt(&c[C_COALESCED], pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
+	e |= put_str(&c[C_UNMATCHED], pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL);
+	e |= put_addr(&c[C_CALLSITE_FUNC], r->callsite, r->callsite_sym, false, 0, true);
+	if (r->func)
+		e |= put_addr(&c[C_FUNC_NAME], r->func, r->func_sym, false, 0, true);
+	else
+		e |= put_addr(&c[C_FUNC_NAME], r->callback, r->callback_sym, false, 0, true);
+	e |= put_stack(w, &c[C_STACK], m ? m->stack : NULL);
+	return e ? -1 : 0;
+}
+
 enum { PAGE_BYTES = 1 << 20, DICT_MAX_BYTES = 16 << 20, DICT_MAX_ENTRIES = 1 << 20 };
 
 int ipt_parquet_add(struct ipt_parquet_writer *w, const struct ipt_ipi_row *r)
+{
+	return ipt_parquet_add_match(w, r, NULL);
+}
+
+int ipt_parquet_add_match(struct ipt_parquet_writer *w, const struct ipt_ipi_row *r,
+			  const struct ipt_row_match *m)
 {
 	struct col *c = w->cols;
 	int e = 0;
@@ -928,17 +1068,20 @@ int ipt_parquet_add(struct ipt_parquet_writer *w, const struct ipt_ipi_row *r)
 	e |= put_addr(&c[C_FUNC], r->func, NULL, false, 0, false);
 	e |= put_addr(&c[C_FUNC_SYM], r->func, r->func_sym, false, 0, true);
 	e |= put_str(&c[C_REASON], r->reason);
+	if (w->ncols > NCOLS_BASE)
+		e |= put_match(w, r, m);
 	if (e)
 		goto fail;
 	w->rows++;
 	w->rg_rows++;
-	if (++w->page_rows >= w->o.page_rows || c[C_TARGET].vals.n >= PAGE_BYTES) {
+	if (++w->page_rows >= w->o.page_rows || c[C_TARGET].vals.n >= PAGE_BYTES ||
+	    c[C_STACK].vals.n >= PAGE_BYTES) {
 		size_t bytes = 0;
 		bool full = w->rg_rows >= w->o.row_group_rows;
 
 		if (flush_pages(w))
 			goto fail;
-		for (int i = 0; i < NCOLS; i++) {
+		for (int i = 0; i < w->ncols; i++) {
 			bytes += w->cols[i].chunk.n + w->cols[i].d.data.n;
 			if (w->cols[i].d.data.n > DICT_MAX_BYTES || w->cols[i].d.n > DICT_MAX_ENTRIES)
 				full = true;
@@ -961,11 +1104,18 @@ uint64_t ipt_parquet_rows(const struct ipt_parquet_writer *w)
 
 /* ---- the footer ---- */
 
+/* whether column i is a list (targets without explode, stack) */
+static bool is_list(const struct ipt_parquet_writer *w, int i)
+{
+	return (i == C_TARGET && !w->o.explode) || i == C_STACK;
+}
+
+/* a schema element: a group when nchildren (ptype unused), else a leaf */
 static void schema_elem(struct tw *t, int ptype, int rep, const char *name, int nchildren,
 			int converted)
 {
 	tw_push(t);
-	if (ptype)
+	if (!nchildren)
 		tw_i32(t, 1, ptype);
 	tw_i32(t, 3, rep);
 	tw_str(t, 4, name);
@@ -977,14 +1127,21 @@ static void schema_elem(struct tw *t, int ptype, int rep, const char *name, int 
 
 static void footer_schema(struct ipt_parquet_writer *w, struct tw *t)
 {
-	tw_list(t, 2, TT_STRUCT, w->o.explode ? NCOLS + 1 : NCOLS + 3);
+	int nlists = 0;
+
+	for (int i = 0; i < w->ncols; i++)
+		nlists += is_list(w, i);
+	tw_list(t, 2, TT_STRUCT, (size_t)(w->ncols + 1 + 2 * nlists));
 	tw_push(t);				/* the root */
 	tw_str(t, 4, "schema");
-	tw_i32(t, 5, NCOLS);
+	tw_i32(t, 5, w->ncols);
 	tw_end(t);
-	for (int i = 0; i < NCOLS; i++) {
-		if (i == C_TARGET && !w->o.explode) {
-			schema_elem(t, 0, REP_OPTIONAL, "targets", 1, CT_LIST);
+	for (int i = 0; i < w->ncols; i++) {
+		if (is_list(w, i)) {
+			bool str = colspec[i].ptype == PT_BYTE_ARRAY;
+
+			schema_elem(t, 0, REP_OPTIONAL, i == C_TARGET ? "targets" : colspec[i].name,
+				    1, CT_LIST);
 			tw_struct(t, 10);		/* LogicalType */
 			tw_struct(t, 3);		/* LIST */
 			tw_end(t);
@@ -992,7 +1149,14 @@ static void footer_schema(struct ipt_parquet_writer *w, struct tw *t)
 			tw_end(t);
 			schema_elem(t, 0, REP_REPEATED, "list", 1, -1);
 			tw_end(t);
-			schema_elem(t, PT_INT32, REP_REQUIRED, "element", 0, -1);
+			schema_elem(t, colspec[i].ptype, REP_REQUIRED, "element", 0,
+				    str ? CT_UTF8 : -1);
+			if (str) {
+				tw_struct(t, 10);
+				tw_struct(t, 1);	/* STRING */
+				tw_end(t);
+				tw_end(t);
+			}
 			tw_end(t);
 			continue;
 		}
@@ -1038,9 +1202,9 @@ static void footer_chunk(struct ipt_parquet_writer *w, struct tw *t, int i,
 		if (levels)
 			tw_elem_i32(t, ENC_RLE);
 	}
-	if (i == C_TARGET && !w->o.explode) {
+	if (is_list(w, i)) {
 		tw_list(t, 3, TT_BINARY, 3);
-		tw_elem_bin(t, "targets");
+		tw_elem_bin(t, i == C_TARGET ? "targets" : colspec[i].name);
 		tw_elem_bin(t, "list");
 		tw_elem_bin(t, "element");
 	} else {
@@ -1127,8 +1291,8 @@ static int write_footer(struct ipt_parquet_writer *w)
 		const struct rg_meta *rg = &w->rgs[g];
 
 		tw_push(&t);
-		tw_list(&t, 1, TT_STRUCT, NCOLS);
-		for (int i = 0; i < NCOLS; i++)
+		tw_list(&t, 1, TT_STRUCT, (size_t)w->ncols);
+		for (int i = 0; i < w->ncols; i++)
 			footer_chunk(w, &t, i, &rg->cols[i]);
 		tw_i64(&t, 2, rg->usize);
 		tw_i64(&t, 3, rg->rows);
@@ -1141,8 +1305,8 @@ static int write_footer(struct ipt_parquet_writer *w)
 	for (size_t i = 0; i < nkv; i++)
 		kv(&t, keys[i], vals[i]);
 	tw_str(&t, 6, "ipitrace version " IPT_VERSION);
-	tw_list(&t, 7, TT_STRUCT, NCOLS);	/* column_orders: TYPE_ORDER for each */
-	for (int i = 0; i < NCOLS; i++) {
+	tw_list(&t, 7, TT_STRUCT, (size_t)w->ncols);	/* column_orders: TYPE_ORDER for each */
+	for (int i = 0; i < w->ncols; i++) {
 		tw_push(&t);
 		tw_struct(&t, 1);
 		tw_end(&t);
@@ -1204,6 +1368,7 @@ static void writer_free(struct ipt_parquet_writer *w)
 			free(w->rgs[g].cols[i].max);
 		}
 	free(w->rgs);
+	free(w->last_frames);
 	bb_free(&w->page);
 	bb_free(&w->comp);
 	bb_free(&w->hdr);
@@ -1239,11 +1404,12 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 		c->ptype = colspec[i].ptype;
 		c->dict = c->ptype == PT_BYTE_ARRAY;
 		c->max_def = colspec[i].optional ? 1 : 0;
-		if (i == C_TARGET && !w->o.explode) {
+		if (is_list(w, i)) {
 			c->max_def = 2;
 			c->max_rep = 1;
 		}
 	}
+	w->ncols = w->o.match_columns ? NCOLS : NCOLS_BASE;
 	if (w->o.codec == IPT_PQ_ZSTD && !(w->cctx = ZSTD_createCCtx())) {
 		ipt_err("out of memory");
 		goto fail;
@@ -1451,17 +1617,21 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
 		} else {
 			struct stat st;
 			struct tm tm;
-			char d[32];
+			char d[32], start[32];
 
-			if (stat(ipt_trace_path(t), &st)) {
+			/* the recording's own start (provenance), else the file's time */
+			if (ipt_trace_provenance(t, "start_utc", start, sizeof(start)) && strlen(start) >= 10 &&
+			    start[4] == '-' && start[7] == '-') {
+				memcpy(d, start, 10);
+				d[10] = 0;
+			} else if (stat(ipt_trace_path(t), &st)) {
 				ipt_err("%s: %s", ipt_trace_path(t), strerror(errno));
 				goto fail;
-			}
-			if (!gmtime_r(&st.st_mtime, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d", &tm)) {
+			} else if (!gmtime_r(&st.st_mtime, &tm) || !strftime(d, sizeof(d), "%Y-%m-%d", &tm)) {
 				ipt_err("%s: bad modification time", ipt_trace_path(t));
 				goto fail;
 			}
-			if (sb_adds(&sb, "/date=") || sb_adds(&sb, d))
+			if (sb_adds(&sb, "/date=") || hive_escape(&sb, d, strlen(d)))
 				goto fail;
 		}
 		p += n;
@@ -1493,6 +1663,7 @@ int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char
 	o.source = ipt_trace_path(t);
 	o.clock = ipt_trace_clock(t);
 	o.kernel = ipt_trace_uname(t);
+	o.trace = t;
 	o.numbered = false;
 	if (o.partition_by) {
 		dir = ipt_parquet_partition_dir(t, out, o.partition_by);
@@ -1506,13 +1677,20 @@ int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char
 	if (!w)
 		return -1;
 	while ((r = ipt_ipi_next(it, &row)) > 0) {
+		struct ipt_row_match m;
+
+		/* every row, the skipped ones too: the report's cursor moves on */
+		if (o.match_columns && o.report && ipt_report_row_match(o.report, &row, &m)) {
+			r = -1;
+			break;
+		}
 		if (!o.explode) {
 			if (have_last && row.id == last_id)
 				continue;
 			last_id = row.id;
 			have_last = true;
 		}
-		if (ipt_parquet_add(w, &row)) {
+		if (ipt_parquet_add_match(w, &row, o.match_columns && o.report ? &m : NULL)) {
 			r = -1;
 			break;
 		}

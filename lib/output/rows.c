@@ -148,7 +148,7 @@ static size_t slen(const char *s)
 }
 
 /* csv_row - one CSV line for a row (or an event's targets when !explode) */
-static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb)
+static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb, bool nl)
 {
 	size_t lc = slen(r->comm), le = slen(r->event), lcs = slen(r->callsite_sym);
 	size_t lcb = slen(r->callback_sym), lf = slen(r->func_sym), lr = slen(r->reason);
@@ -213,7 +213,8 @@ static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf 
 	p = put_csv(p, r->func_sym, lf);
 	*p++ = ',';
 	p = put_csv(p, r->reason, lr);
-	*p++ = '\n';
+	if (nl)
+		*p++ = '\n';
 	*p = 0;
 	sb->len = (size_t)(p - sb->buf);
 	return 0;
@@ -235,16 +236,16 @@ int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb
 	return sb_addc(sb, '\n');
 }
 
-/* ipt_rows_format - one row (or one event when !explode) as a line */
-int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
-		    struct ipt_strbuf *sb)
+/* row_base - the base columns of a row; the line is ended (newline) when end */
+static int row_base(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
+		    struct ipt_strbuf *sb, bool end)
 {
 	char cs[256];
 	const char *callsite;
 	int ret = 0;
 
 	if (fmt != IPT_ROWS_JSONL)
-		return csv_row(explode, r, sb);
+		return csv_row(explode, r, sb, end);
 	callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
 	{
 		ret |= sb_adds(sb, "{\"ts_ns\":") | sb_add_u64(sb, r->ts);
@@ -275,7 +276,143 @@ int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_
 		ret |= sb_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
 		ret |= sb_adds(sb, ",\"func_sym\":") | json_str(sb, r->func_sym);
 		ret |= sb_adds(sb, ",\"reason\":") | json_str(sb, r->reason);
-		ret |= sb_adds(sb, "}\n");
+		if (end)
+			ret |= sb_adds(sb, "}\n");
 		return ret ? -1 : 0;
 	}
+}
+
+/* ipt_rows_format - one row (or one event when !explode) as a line */
+int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
+		    struct ipt_strbuf *sb)
+{
+	return row_base(fmt, explode, r, sb, true);
+}
+
+/* ---- the matching columns (ipt_rows_format_match) ---- */
+
+static const char *const cols_match[] = {
+	"lat_ns", "handler_ns", "handler_ts_ns", "matched", "coalesced", "unmatched_reason",
+	"callsite_func", "func_name", "stack",
+};
+
+/* ipt_rows_header_match - the header with the matching columns */
+int ipt_rows_header_match(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
+{
+	if (fmt != IPT_ROWS_CSV)
+		return 0;
+	if (ipt_rows_header(fmt, explode, sb))
+		return -1;
+	sb->len--;	/* the newline */
+	for (size_t i = 0; i < ARRAY_SIZE(cols_match); i++)
+		if (sb_addc(sb, ',') || sb_adds(sb, cols_match[i]))
+			return -1;
+	return sb_addc(sb, '\n');
+}
+
+/* csv_field - s as a CSV field, quoted when it must be (NULL: empty) */
+static int csv_field(struct ipt_strbuf *sb, const char *s)
+{
+	size_t n = slen(s);
+	char *p;
+
+	if (sb_grow(sb, 2 * n + 3))
+		return -1;
+	p = put_csv(sb->buf + sb->len, s, n);
+	*p = 0;
+	sb->len = (size_t)(p - sb->buf);
+	return 0;
+}
+
+/* a field (name for JSON, "" for CSV) */
+static int field(struct ipt_strbuf *sb, bool json, const char *name)
+{
+	if (!json)
+		return sb_addc(sb, ',');
+	return sb_adds(sb, ",\"") || sb_adds(sb, name) || sb_adds(sb, "\":");
+}
+
+static int opt_u64(struct ipt_strbuf *sb, bool json, const char *name, bool has, uint64_t v)
+{
+	if (field(sb, json, name))
+		return -1;
+	if (has)
+		return sb_add_u64(sb, v);
+	return json ? sb_adds(sb, "null") : 0;
+}
+
+static int opt_bool(struct ipt_strbuf *sb, bool json, const char *name, bool has, bool v)
+{
+	if (field(sb, json, name))
+		return -1;
+	if (has)
+		return sb_adds(sb, v ? "true" : "false");
+	return json ? sb_adds(sb, "null") : 0;
+}
+
+static int opt_str(struct ipt_strbuf *sb, bool json, const char *name, const char *s)
+{
+	if (field(sb, json, name))
+		return -1;
+	return json ? json_str(sb, s) : csv_field(sb, s);
+}
+
+/* the stack: a JSON array of "sym+0xoff" strings, or the frames joined by ';' */
+static int stack_col(struct ipt_strbuf *sb, bool json, const struct ipt_trace *t,
+		     const struct ipt_report_stack *st)
+{
+	struct ipt_strbuf fr = IPT_STRBUF_INIT;
+	char buf[512];
+	int ret = 0;
+
+	if (field(sb, json, "stack"))
+		return -1;
+	if (!st)
+		return json ? sb_adds(sb, "null") : 0;
+	if (json)
+		ret |= sb_addc(sb, '[');
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
+		if (json)
+			ret |= (i ? sb_addc(sb, ',') : 0) | json_str(sb, buf);
+		else
+			ret |= (i ? sb_addc(&fr, ';') : 0) | sb_adds(&fr, buf);
+	}
+	if (json)
+		ret |= sb_addc(sb, ']');
+	else if (fr.len)
+		ret |= csv_field(sb, fr.buf);
+	ipt_strbuf_free(&fr);
+	return ret ? -1 : 0;
+}
+
+/*
+ * ipt_rows_format_match - a row with the matching columns.  m NULL: they
+ * are null (but callsite_func and func_name, taken from the row).  With
+ * !explode the row stands for its send event: the per-target columns
+ * (lat_ns .. unmatched_reason) are given only for a send to one CPU.
+ */
+int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ipt_trace *t,
+			  const struct ipt_ipi_row *r, const struct ipt_row_match *m,
+			  struct ipt_strbuf *sb)
+{
+	const struct ipt_row_match *pt = m && m->known && (explode || r->ntargets == 1) ? m : NULL;
+	bool json = fmt == IPT_ROWS_JSONL;
+	int ret = 0;
+
+	if (row_base(fmt, explode, r, sb, false))
+		return -1;
+	ret |= opt_u64(sb, json, "lat_ns", pt && pt->has_latency, pt ? pt->latency_ns : 0);
+	ret |= opt_u64(sb, json, "handler_ns", pt && pt->has_handler, pt ? pt->handler_ns : 0);
+	ret |= opt_u64(sb, json, "handler_ts_ns", pt && pt->has_handler_ts,
+		       pt ? pt->handler_ts_ns : 0);
+	ret |= opt_bool(sb, json, "matched", pt, pt && pt->matched);
+	ret |= opt_bool(sb, json, "coalesced", pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
+	ret |= opt_str(sb, json, "unmatched_reason",
+		       pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL);
+	ret |= opt_str(sb, json, "callsite_func", r->callsite_sym);
+	ret |= opt_str(sb, json, "func_name", r->func ? r->func_sym : r->callback_sym);
+	ret |= stack_col(sb, json, t, m ? m->stack : NULL);
+	ret |= json ? sb_adds(sb, "}\n") : sb_addc(sb, '\n');
+	return ret ? -1 : 0;
 }

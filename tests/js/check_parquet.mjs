@@ -22,8 +22,14 @@ import fs from 'node:fs';
 const INTS = ['id', 'src_cpu', 'target_cpu', 'ntargets', 'pid'];
 const REQ = ['comm', 'event', 'kind', 'callsite', 'callback', 'func'];
 const OPT = ['callsite_sym', 'callback_sym', 'func_sym', 'reason'];
+// the matching columns: nullable BIGINT, BOOLEAN, VARCHAR, and stack a VARCHAR[]
+// (the CSV: empty for null, true/false, the frames joined by ';')
+const BIGS = ['lat_ns', 'handler_ns', 'handler_ts_ns'];
+const BOOLS = ['matched', 'coalesced'];
+const MSTR = ['unmatched_reason', 'callsite_func', 'func_name'];
 const ORDER = ['ts_ns', 'id', 'src_cpu', 'target_cpu', 'ntargets', 'pid', 'comm', 'event', 'kind',
-	'callsite', 'callsite_sym', 'callback', 'callback_sym', 'func', 'func_sym', 'reason'];
+	'callsite', 'callsite_sym', 'callback', 'callback_sym', 'func', 'func_sym', 'reason']
+	.concat(BIGS, BOOLS, MSTR, ['stack']);
 
 const inst = await DuckDBInstance.create(':memory:');
 const db = await inst.connect();
@@ -50,6 +56,9 @@ function expectedTypes(explode, tstype) {
 		if (c === 'id') return [c, 'BIGINT'];
 		if (c === 'target_cpu') return explode ? [c, 'INTEGER'] : ['targets', 'INTEGER[]'];
 		if (INTS.includes(c)) return [c, 'INTEGER'];
+		if (BIGS.includes(c)) return [c, 'BIGINT'];
+		if (BOOLS.includes(c)) return [c, 'BOOLEAN'];
+		if (c === 'stack') return [c, 'VARCHAR[]'];
 		return [c, 'VARCHAR'];
 	});
 }
@@ -74,6 +83,9 @@ function diffConds(explode, tstype) {
 	}
 	for (const x of REQ) conds.push(`coalesce(p.${x}, '') <> coalesce(c.${x}, '')`);
 	for (const x of OPT) conds.push(`p.${x} IS DISTINCT FROM c.${x}`);
+	for (const x of BIGS.concat(BOOLS)) conds.push(`p.${x}::VARCHAR IS DISTINCT FROM c.${x}`);
+	for (const x of MSTR) conds.push(`p.${x} IS DISTINCT FROM c.${x}`);
+	conds.push(`(CASE WHEN len(p.stack) = 0 THEN NULL ELSE p.stack END) IS DISTINCT FROM string_split(c.stack, ';')`);
 	return conds.join(' OR ');
 }
 
@@ -112,7 +124,7 @@ async function checkStats(P, explode) {
 	const meta = new Map();
 	for (const r of rows) {
 		if (r.nulls === null) throw new Error(`column ${r.col}: a chunk without null_count`);
-		const num = INTS.includes(r.col);
+		const num = INTS.includes(r.col) || BIGS.includes(r.col);
 		const lt = (x, y) => (num ? BigInt(x) < BigInt(y) : Buffer.compare(Buffer.from(x), Buffer.from(y)) < 0);
 		const m = meta.get(r.col) || { col: r.col, nulls: 0, mn: null, mx: null };
 		m.nulls += Number(r.nulls);
@@ -121,13 +133,13 @@ async function checkStats(P, explode) {
 		meta.set(r.col, m);
 	}
 	for (const m of meta.values()) {
-		const name = m.col.startsWith('targets') ? null : m.col;
+		const name = m.col.startsWith('targets') || m.col.startsWith('stack') ? null : m.col;
 		if (!name) continue;
 		const a = (await q(`SELECT count(*) FILTER (WHERE ${name} IS NULL) AS nulls,
 			min(${name})::VARCHAR AS mn, max(${name})::VARCHAR AS mx FROM ${pq(P)}`))[0];
 		if (Number(a.nulls) !== m.nulls)
 			throw new Error(`column ${name}: null_count ${m.nulls}, the data has ${a.nulls}`);
-		const num = INTS.includes(name);
+		const num = INTS.includes(name) || BIGS.includes(name);
 		const eq = (x, y) => (x === null && y === null) || (x !== null && y !== null &&
 			(num ? BigInt(x) === BigInt(y) : x === y));
 		if (!eq(m.mn, a.mn) || !eq(m.mx, a.mx))
@@ -222,7 +234,7 @@ async function arrowrsCheck(P, C, explode) {
 	const t = arrowrs(P);
 	const want = expectedTypes(explode, 'TIMESTAMP_NS').map(([n, ty]) => [n, {
 		TIMESTAMP_NS: 'Timestamp<NANOSECOND>', BIGINT: 'Int64', INTEGER: 'Int32', VARCHAR: 'Utf8',
-		'INTEGER[]': 'List<Int32>' }[ty]]);
+		'INTEGER[]': 'List<Int32>', BOOLEAN: 'Bool', 'VARCHAR[]': 'List<Utf8>' }[ty]]);
 	const got = t.schema.fields.map((f) => [f.name, String(f.type)]);
 	if (JSON.stringify(got) !== JSON.stringify(want))
 		throw new Error(`arrow types ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
@@ -239,7 +251,10 @@ async function arrowrsCheck(P, C, explode) {
 			let a;
 			if (name === 'ts_ns') a = String(ts[i]);
 			else if (name === 'targets') a = `[${Array.from(v.get(i)).join(', ')}]`;
-			else {
+			else if (name === 'stack') {
+				const x = v.get(i);
+				a = x === null || x.length === 0 ? null : Array.from(x).join(';');
+			} else {
 				const x = v.get(i);
 				a = x === null ? null : String(x);
 			}

@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_rowsmatch.sh - convert's matching columns (lat_ns, handler_ns,
+# handler_ts_ns, matched, coalesced, unmatched_reason, callsite_func,
+# func_name, stack): the rows add up to the report's per-CPU and unmatched
+# counts, JSON lines carry the CSV's values with JSON types, --no-explode and
+# --no-match follow their documented rules (tests/rows_match_check.py), a
+# few sends of busy-stacks.dat are computed by hand from `trace-cmd report
+# -t`, and tests/data/latency.report.txt (timestamps stated in
+# test_report.sh) gives a coalesced send and an unmatched one.
+#
+#   sh tests/test_rowsmatch.sh [BUILD_DIR]
+. "$(dirname "$0")/lib.sh"
+
+CHK="$TOP/tests/rows_match_check.py"
+GEN="$TOP/$B/tools/gen-synth"
+[ -x "$IPT" ] || { fail build "$IPT is missing (run make)"; finish; }
+
+TR=""
+for f in "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace; do
+	[ -f "$f" ] && TR="$TR $f"
+done
+if [ -x "$GEN" ]; then
+	# lost events and sends with no receive events, arm64, wide masks
+	"$GEN" -o "$TMP/synth-lost.dat" -e 20000 -s 3 -n 8 -m &&
+	"$GEN" -o "$TMP/synth-arm64.dat" -a arm64 -e 20000 -s 2 -n 8 &&
+	"$GEN" -o "$TMP/synth-wide.dat" -n 300 -e 5000 -s 5 &&
+		TR="$TR $TMP/synth-lost.dat $TMP/synth-arm64.dat $TMP/synth-wide.dat"
+fi
+TR="$TR $TOP/tests/data/latency.report.txt"
+
+for t in $TR; do
+	n=$(basename "$t")
+	o="$TMP/$n"
+	if ! "$IPT" report --format json "$t" > "$o.json" 2> "$TMP/err" ||
+	   ! "$IPT" convert "$t" -o "$o.csv" 2>> "$TMP/err" ||
+	   ! "$IPT" convert "$t" -o "$o.jsonl" 2>> "$TMP/err" ||
+	   ! "$IPT" convert "$t" --no-explode -o "$o.ne.csv" 2>> "$TMP/err" ||
+	   ! "$IPT" convert "$t" --no-match -o "$o.nm.csv" 2>> "$TMP/err"; then
+		fail "convert-$n" "$(head -n 1 "$TMP/err")"
+		continue
+	fi
+	for k in totals noexplode nomatch; do
+		case $k in
+		totals) set -- "$o.json" "$o.csv" "$o.jsonl" ;;
+		noexplode) set -- "$o.csv" "$o.ne.csv" ;;
+		nomatch) set -- "$o.nm.csv" ;;
+		esac
+		if msg=$("$PY" "$CHK" $k "$@" 2>&1); then
+			pass "$k-$n ($(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
+		else
+			fail "$k-$n" "$(echo "$msg" | tail -n 1)"
+		fi
+	done
+	# threads: the same rows
+	bad=""
+	threads_agree "$n" convert "$t" -o -
+	[ -z "$bad" ] && pass "threads-$n" || fail "threads-$n" "convert differs:$bad"
+done
+
+# busy-stacks.dat: sends and their reschedule_entry/exit by hand, from trace-cmd
+BS="$TRACES/recorded/busy-stacks.dat"
+if [ ! -f "$BS" ]; then
+	skip hand-busy-stacks "no $BS"
+elif ! command -v trace-cmd > /dev/null 2>&1; then
+	skip hand-busy-stacks "trace-cmd is not installed"
+elif trace-cmd report -t "$BS" > "$TMP/bs.txt" 2> /dev/null &&
+     msg=$("$PY" "$CHK" hand "$TMP/bs.txt" "$TMP/busy-stacks.dat.csv" 8 2>&1); then
+	pass "hand-busy-stacks ($(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
+else
+	fail hand-busy-stacks "$(echo "$msg" | tail -n 1)"
+fi
+# busy-stacks.dat: the first send's stack, from trace-cmd's kernel_stack
+# lines (function names; trimmed of the tracing frames)
+if [ -s "$TMP/bs.txt" ]; then
+	want=$(awk '/ipi_send_cpu:/ { on = 1; next } on && /^=>/ { print $2; next } on && !/kernel_stack/ { exit }' "$TMP/bs.txt" |
+		grep -v -e '^trace_event_raw_event_' -e '^__traceiter_' | tr '\n' ';' | sed 's/;$//')
+	got=$(sed -n 2p "$TMP/busy-stacks.dat.csv" | awk -F, '{ print $NF }' | sed 's/+0x[0-9a-f]*//g')
+	[ -n "$want" ] && [ "$got" = "$want" ] && pass "stack-first-send (${want%%;*}...)" ||
+		fail stack-first-send "'$got', trace-cmd has '$want'"
+fi
+
+# tests/data/latency.report.txt: sends to CPU 1 at 10, 20, 23 us (resched)
+# and 41 (csd call); reschedule_entry 15 (exit 18) and 27 (exit 37);
+# call_function_single entry 50 (exit 60); a send to CPU 0 at 70 with no
+# interrupt after it.  The text clock is not comparable across CPUs: no
+# lat_ns.  The 23 send is coalesced into the 27 interrupt (which served 20).
+L="$TMP/latency.report.txt.csv"
+if [ -f "$L" ]; then
+	got=$(cut -d, -f1,17-25 "$L" | tail -n +2 | tr '\n' ' ')
+	want="100000010000,,3000,100000015000,true,false,,wakeup_preempt,, \
+100000020000,,10000,100000027000,true,false,,wakeup_preempt,, \
+100000023000,,10000,100000027000,true,true,,wakeup_preempt,, \
+100000041000,,10000,100000050000,true,false,,ttwu_queue_wakelist,sched_ttwu_pending, \
+100000070000,,,,false,,trace_ended,wakeup_preempt,, "
+	[ "$got" = "$want" ] && pass "latency-by-hand (coalesced, trace_ended)" ||
+		fail latency-by-hand "got '$got'"
+fi
+
+# a filter: the rows kept carry the values of the unfiltered rows (matching
+# sees every event)
+if [ -f "$TMP/busy-stacks.dat.csv" ]; then
+	"$IPT" convert "$BS" -F 'target_cpu == 1 && kind == "resched"' -o "$TMP/f.csv" 2> "$TMP/err"
+	awk -F, 'NR == 1 || ($4 == 1 && $9 == "resched")' "$TMP/busy-stacks.dat.csv" > "$TMP/f.want"
+	if [ "$(wc -l < "$TMP/f.csv")" -gt 100 ] && cmp -s "$TMP/f.csv" "$TMP/f.want"; then
+		pass "filtered-rows-same-values ($(($(wc -l < "$TMP/f.csv") - 1)) rows)"
+	else
+		fail filtered-rows-same-values "$(head -n 1 "$TMP/err") $(wc -l < "$TMP/f.csv") rows"
+	fi
+fi
+
+# a filter on id with --threads: the report (and so the rows) the same as
+# with one thread (ids are numbered in the merged order, not per lane)
+if [ -f "$BS" ]; then
+	bad=""
+	threads_agree report-id report --format json -F 'kind == "resched" && id > 10' "$BS"
+	threads_agree convert-id convert -F 'kind == "resched" && id > 10' "$BS" -o -
+	[ -z "$bad" ] && pass "threads-id-filter" || fail threads-id-filter "differs:$bad"
+fi
+
+# a bad filter is a usage error (exit 2), with and without matching
+for nm in "" --no-match; do
+	# shellcheck disable=SC2086
+	"$IPT" convert $nm "$TOP/tests/data/latency.report.txt" -F 'target_cpu ==' -o "$TMP/x.csv" 2> /dev/null
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$TMP/x.csv" ] && pass "bad-filter-exit-2${nm:+ $nm}" ||
+		fail "bad-filter${nm:+ $nm}" "exit $rc"
+done
+
+# --help names the columns and --no-match
+h=$("$IPT" convert --help)
+ok=1
+for w in lat_ns handler_ns handler_ts_ns matched coalesced unmatched_reason callsite_func \
+	 func_name stack --no-match "32 bytes"; do
+	echo "$h" | grep -q -- "$w" || { ok=0; fail help "convert --help does not say $w"; }
+done
+[ $ok = 1 ] && pass help-columns
+
+finish
