@@ -162,6 +162,27 @@ clean:
 
 .PHONY: all asan deps demo check test bench fuzz clean man install uninstall print-lib-src
 
+# ---- BPF (ipitrace top, lib/bpf/): built when clang, bpftool and libbpf are
+# there; otherwise lib/bpf/counter.c says at run time that BPF is not built in.
+BPF_CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || ls /usr/sbin/bpftool 2>/dev/null)
+HAVE_BPF ?= $(shell pkg-config --exists libbpf 2>/dev/null && command -v $(BPF_CLANG) >/dev/null 2>&1 && \
+	test -n "$(BPFTOOL)" && echo 1)
+ifeq ($(HAVE_BPF),1)
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+LDLIBS += $(shell pkg-config --libs libbpf)
+$(B)/lib/bpf/counter.o $(B)/pic/lib/bpf/counter.o: CPPFLAGS += -DIPT_HAVE_BPF -I$(B)/bpf
+$(B)/lib/bpf/counter.o $(B)/pic/lib/bpf/counter.o: $(B)/bpf/ipitrace.skel.h
+$(B)/bpf/ipitrace.bpf.o: lib/bpf/progs/ipitrace.bpf.c lib/bpf/progs/ipitrace.bpf.h
+	@mkdir -p $(dir $@)
+	@echo "  BPF     $@"
+	@$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ilib/bpf/progs -c -o $@ $<
+$(B)/bpf/ipitrace.skel.h: $(B)/bpf/ipitrace.bpf.o
+	@$(BPFTOOL) gen skeleton $< name ipitrace_bpf > $@.tmp && mv $@.tmp $@
+endif
+
 # ---- Python module (issue 21): build/python/ipitrace, `import ipitrace` with
 # PYTHONPATH=build/python.  Debian's python3 and its python3-dev and
 # python3-numpy headers; left out (with a note) when they are missing.

@@ -1258,6 +1258,135 @@ const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i)
 
 /* (end of the recording section) */
 
+/*
+ * ---- In-kernel counting with BPF (`ipitrace top`) ----
+ *
+ * BPF programs on the IPI tracepoints count in kernel maps, and the caller
+ * polls the maps: no ring buffer, no wake-up, so nothing is sent to the
+ * CPUs being watched once the programs are attached.  Sends are counted
+ * per (target CPU, sending CPU, event, call site, callback or function,
+ * sending command): ipi_send_cpu (tp_btf), ipi_send_cpumask (tp_btf, one
+ * count per target CPU of the mask), csd_queue_cpu (raw_tp: the function
+ * the target runs); receive handler time per (CPU, vector) from the x86
+ * irq_vectors *_entry/_exit pairs, as a log2 histogram.  Tracepoints this
+ * kernel lacks are skipped and named (ipt_bpf_skipped).  Attaching and
+ * detaching patch kernel text, which sends IPIs to every CPU: attach once
+ * and stay attached.  Needs root (CAP_BPF and CAP_PERFMON) and the kernel's
+ * BTF (/sys/kernel/btf/vmlinux).
+ */
+
+/* False if libipitrace was built without libbpf (then ipt_bpf_open fails). */
+bool ipt_bpf_built(void);
+
+enum ipt_bpf_event {
+	IPT_BPF_SEND_CPU = 0,		/* ipi:ipi_send_cpu */
+	IPT_BPF_SEND_CPUMASK = 1,	/* ipi:ipi_send_cpumask (one count per target) */
+	IPT_BPF_CSD_QUEUE = 2,		/* csd:csd_queue_cpu: addr2 is the function */
+};
+/* "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" */
+const char *ipt_bpf_event_name(enum ipt_bpf_event ev);
+
+/* x86 receive vectors, handler time measured from *_entry to *_exit */
+enum ipt_bpf_vector {
+	IPT_BPF_VEC_RESCHEDULE = 0,
+	IPT_BPF_VEC_CALL_FUNCTION = 1,
+	IPT_BPF_VEC_CALL_FUNCTION_SINGLE = 2,
+	IPT_BPF_VEC_IRQ_WORK = 3,
+	IPT_BPF_NVECTORS = 4,
+};
+/* "reschedule", "call_function", "call_function_single", "irq_work" */
+const char *ipt_bpf_vector_name(enum ipt_bpf_vector v);
+
+#define IPT_BPF_HIST_SLOTS 32		/* slot i: [2^i, 2^(i+1)) ns */
+
+struct ipt_bpf_send {
+	int target;			/* target CPU */
+	int src;			/* sending CPU */
+	enum ipt_bpf_event event;
+	uint64_t callsite;
+	uint64_t addr2;			/* callback (sends), function (csd) */
+	char comm[16];			/* sending command */
+	uint64_t count;
+};
+
+struct ipt_bpf_handler {
+	int cpu;
+	enum ipt_bpf_vector vector;
+	uint64_t count, sum_ns, max_ns;	/* max_ns: since attach, not a delta */
+	uint64_t hist[IPT_BPF_HIST_SLOTS];
+};
+
+/* Counters that say what was not counted (never silent). */
+enum ipt_bpf_error {
+	IPT_BPF_ERR_SEND_FULL = 0,	/* a send not counted: the send map is full */
+	IPT_BPF_ERR_SEND_UPDATE,	/* a send not counted: another map error */
+	IPT_BPF_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
+	IPT_BPF_ERR_MASK_READ,		/* a cpumask word could not be read */
+	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
+	IPT_BPF_NERRORS,
+};
+/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry" */
+const char *ipt_bpf_error_name(enum ipt_bpf_error e);
+
+/* The maps at one moment (ipt_bpf_read), or the difference of two. */
+struct ipt_bpf_snapshot {
+	double time;			/* CLOCK_MONOTONIC seconds of the read */
+	size_t nsends;
+	struct ipt_bpf_send *sends;	/* sorted by target, then count (descending) */
+	size_t nhandlers;
+	struct ipt_bpf_handler *handlers;	/* sorted by CPU, vector */
+	uint64_t errors[IPT_BPF_NERRORS];
+	uint64_t recursion_misses;	/* the kernel's, every program: runs skipped */
+};
+
+struct ipt_bpf_opts {
+	size_t sz;			/* sizeof(struct ipt_bpf_opts) */
+	/* pin the calling thread there before loading (NULL:
+	 * ipt_housekeeping_cpus(), as the recorder does); no_pin: leave it */
+	const struct ipt_cpuset *housekeeping;
+	bool no_pin;
+	bool stats;			/* kernel BPF run-time stats while open */
+};
+
+struct ipt_bpf;
+
+/*
+ * Load the programs this kernel can run and attach them (once).  NULL on
+ * failure: ipt_errmsg() says why (not built with libbpf, no BTF, no
+ * permission, the verifier's refusal); a tracepoint that is missing or
+ * that does not attach is skipped, not a failure, unless every send
+ * tracepoint is.
+ */
+struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts);
+/* Comma-separated tracepoints attached / skipped ("" when none). */
+const char *ipt_bpf_attached(const struct ipt_bpf *b);
+const char *ipt_bpf_skipped(const struct ipt_bpf *b);
+/* Nanoseconds ipt_bpf_open spent loading and attaching. */
+uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b);
+/* The CPUs the caller was pinned to (empty with no_pin). */
+const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b);
+/* Read every map (one syscall per entry; nothing is deleted). */
+struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b);
+/* now - before, entry by entry (entries never go away); NULL on no memory. */
+struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *now,
+					       const struct ipt_bpf_snapshot *before);
+void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s);
+/* The kernel symbol at or below addr (kallsyms read after attaching), NULL if none. */
+const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset);
+/* Kernel run-time stats of program i (0 <= i < ipt_bpf_nprogs), with opts.stats;
+ * -1 if i is not attached. */
+struct ipt_bpf_prog_stats {
+	const char *name;		/* the tracepoint */
+	uint64_t run_cnt, run_time_ns, recursion_misses;
+};
+int ipt_bpf_nprogs(const struct ipt_bpf *b);
+int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st);
+/* Detach, unload, restore the caller's affinity; NULL is fine. */
+void ipt_bpf_close(struct ipt_bpf *b);
+
+/* Is cpu isolated or nohz_full on this machine (sysfs)? Fills set. */
+int ipt_bpf_isolated_cpus(struct ipt_cpuset *set);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_explode(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */
 
 #include <stdarg.h>

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "count", cmd_count, "decode every event and count them per CPU and type" },
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
+	{ "top", cmd_top, "IPIs per target CPU now, counted in the kernel with BPF" },
 };
 
 /* The filter language: `ipitrace help filters`, and the FILTERS sections of the man pages. */
@@ -79,32 +80,33 @@ static void usage(FILE *f)
 		"brackets; default: ipitrace without a command):\n"
 		"  -o, --output FILE         the file to write (record, convert, explode, default)\n"
 		"  -d, --duration TIME       how long to record: 10, 2.5, 30s, 5m, 2h (record,\n"
-		"                            default)\n"
+		"                            default; top: the interval)\n"
 		"  -c, --cpus LIST           only IPIs to these target CPUs (record, report,\n"
-		"                            convert, default)\n"
+		"                            convert, top, default)\n"
 		"  -F, --filter EXPR         a filter (record: kernel filter on the sends;\n"
 		"                            report, convert: IPI rows; dump: events)\n"
-		"  -f, --format FMT          output format (report, convert)\n"
+		"  -f, --format FMT          output format (report, convert, top)\n"
 		"  -i, --isolated LIST       list every IPI that reached these CPUs (report,\n"
 		"                            default)\n"
 		"  -s, --stacks              record the kernel stacks of the sends (record,\n"
 		"                            default)\n"
 		"  -e, --events LIST         events: more to record (record), only these (dump)\n"
 		"  -j, --threads N           decoding threads (report, convert, count)\n"
-		"  -t, --top N               rows of the top-N tables (report)\n"
+		"  -t, --top N               rows of the top-N tables (report, top)\n"
 		"  -n, --count N             stop after N events (dump)\n"
 		"  -p, --pid PID             only IPIs sent by this task (record)\n"
 		"  -C, --clock NAME          trace clock (record)\n"
 		"  -Z, --compression C       output compression (record, convert, explode)\n"
 		"  -b, --buffer-kb N         per-CPU ring buffer in KiB (record)\n"
-		"  -H, --housekeeping LIST   CPUs for the recorder's threads (record)\n"
+		"  -H, --housekeeping LIST   CPUs for the recorder's threads (record, top)\n"
 		"  -R, --raw                 every field as name=value (dump)\n"
-		"  -q, --quiet               only errors and warnings (record, default)\n"
+		"  -q, --quiet               only errors and warnings (record, top, default)\n"
 		"  -g, --by KEY              group the senders by KEY (report)\n"
 		"  -k, --sort ORDER          order of the groups (report)\n"
 		"  -h, --help                the command's help (every command)\n"
 		"Long only: --html OUT (report, default), --buffer NAME (report, dump,\n"
-		"convert), --comm NAME (record), --on-cpus LIST (dump: recording CPUs).\n"
+		"convert), --comm NAME (record), --on-cpus LIST (dump: recording CPUs),\n"
+		"--once, --watch LIST, --stats (top).\n"
 		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 

@@ -15,7 +15,7 @@ Exit 1 on any violation.
 import os, re, subprocess, sys
 
 RANK = {'core': 0, 'ringbuf': 1, 'input': 2, 'render': 3, 'filter': 4,
-        'ipi': 5, 'output': 6, 'live': 7}
+        'ipi': 5, 'output': 6, 'live': 7, 'bpf': 8}
 
 def rel(path):
     """'lib/core/model' or 'src/main' from any path of an object"""

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * counter.c - in-kernel IPI counting: load and attach the BPF programs of
+ * progs/ipitrace.bpf.c (through the skeleton bpftool made of them), read
+ * their maps.  Built with -DIPT_HAVE_BPF when libbpf, clang and bpftool
+ * are present; without, ipt_bpf_open() says that BPF was not built in.
+ */
+#include "core/core.h"
+#include "live/live.h"
+#include "bpf/progs/ipitrace.bpf.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
+static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
+					    "irq_work" };
+static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
+					   "mask_read", "exit_without_entry" };
+
+_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR, "error counters");
+_Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
+_Static_assert(IPT_BPF_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
+_Static_assert((int)IPT_BPF_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
+_Static_assert((int)IPT_BPF_CSD_QUEUE == (int)IPTK_EV_CSD, "events");
+
+const char *ipt_bpf_event_name(enum ipt_bpf_event ev)
+{
+	return (unsigned int)ev < 3 ? event_names[ev] : "?";
+}
+
+const char *ipt_bpf_vector_name(enum ipt_bpf_vector v)
+{
+	return (unsigned int)v < IPT_BPF_NVECTORS ? vector_names[v] : "?";
+}
+
+const char *ipt_bpf_error_name(enum ipt_bpf_error e)
+{
+	return (unsigned int)e < IPT_BPF_NERRORS ? error_names[e] : "?";
+}
+
+/* ipt_bpf_isolated_cpus - the isolated and nohz_full CPUs */
+int ipt_bpf_isolated_cpus(struct ipt_cpuset *set)
+{
+	struct ipt_cpuset nohz = IPT_CPUSET_INIT;
+	int rc;
+
+	ipt_cpuset_clear(set);
+	ipt_cpuset_init(&nohz);
+	rc = ipt_sysfs_cpulist("isolated", set) || ipt_sysfs_cpulist("nohz_full", &nohz) ||
+	     ipt_cpuset_or(set, &nohz) ? -1 : 0;
+	ipt_cpuset_free(&nohz);
+	return rc;
+}
+
+static IPT_UNUSED double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->sends);
+	free(s->handlers);
+	free(s);
+}
+
+/* send_key_cmp - the identity of a send entry (not its count) */
+static int send_key_cmp(const struct ipt_bpf_send *a, const struct ipt_bpf_send *b)
+{
+	if (a->target != b->target)
+		return a->target < b->target ? -1 : 1;
+	if (a->src != b->src)
+		return a->src < b->src ? -1 : 1;
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	if (a->callsite != b->callsite)
+		return a->callsite < b->callsite ? -1 : 1;
+	if (a->addr2 != b->addr2)
+		return a->addr2 < b->addr2 ? -1 : 1;
+	return strncmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+static int send_key_qcmp(const void *a, const void *b)
+{
+	return send_key_cmp(a, b);
+}
+
+/* by target, then count descending, then key */
+static int send_out_qcmp(const void *pa, const void *pb)
+{
+	const struct ipt_bpf_send *a = pa, *b = pb;
+
+	if (a->target != b->target)
+		return a->target < b->target ? -1 : 1;
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return send_key_cmp(a, b);
+}
+
+static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
+{
+	const struct ipt_bpf_handler *a = pa, *b = pb;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return a->vector < b->vector ? -1 : a->vector > b->vector;
+}
+
+struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *now,
+					       const struct ipt_bpf_snapshot *before)
+{
+	struct ipt_bpf_snapshot *d = calloc(1, sizeof(*d));
+	struct ipt_bpf_send *old = NULL;
+	size_t i, j;
+
+	if (!d)
+		goto nomem;
+	d->time = now->time - before->time;
+	if (now->nsends) {
+		d->sends = calloc(now->nsends, sizeof(*d->sends));
+		if (!d->sends)
+			goto nomem;
+	}
+	if (before->nsends) {
+		old = malloc(before->nsends * sizeof(*old));
+		if (!old)
+			goto nomem;
+		memcpy(old, before->sends, before->nsends * sizeof(*old));
+		qsort(old, before->nsends, sizeof(*old), send_key_qcmp);
+	}
+	for (i = 0; i < now->nsends; i++) {
+		const struct ipt_bpf_send *s = &now->sends[i];
+		const struct ipt_bpf_send *o = old ? bsearch(s, old, before->nsends, sizeof(*old),
+							     send_key_qcmp) : NULL;
+		uint64_t c = s->count - (o && o->count <= s->count ? o->count : 0);
+
+		if (!c)
+			continue;
+		d->sends[d->nsends] = *s;
+		d->sends[d->nsends++].count = c;
+	}
+	free(old);
+	old = NULL;
+	if (d->nsends)
+		qsort(d->sends, d->nsends, sizeof(*d->sends), send_out_qcmp);
+	if (now->nhandlers) {
+		d->handlers = calloc(now->nhandlers, sizeof(*d->handlers));
+		if (!d->handlers)
+			goto nomem;
+	}
+	for (i = 0; i < now->nhandlers; i++) {
+		const struct ipt_bpf_handler *h = &now->handlers[i], *o = NULL;
+		struct ipt_bpf_handler *out = &d->handlers[d->nhandlers];
+
+		for (j = 0; j < before->nhandlers && !o; j++)
+			if (before->handlers[j].cpu == h->cpu && before->handlers[j].vector == h->vector)
+				o = &before->handlers[j];
+		*out = *h;
+		if (o) {
+			out->count -= o->count;
+			out->sum_ns -= o->sum_ns;
+			for (j = 0; j < IPT_BPF_HIST_SLOTS; j++)
+				out->hist[j] -= o->hist[j];
+		}
+		if (out->count)
+			d->nhandlers++;
+	}
+	for (i = 0; i < IPT_BPF_NERRORS; i++)
+		d->errors[i] = now->errors[i] - before->errors[i];
+	d->recursion_misses = now->recursion_misses - before->recursion_misses;
+	return d;
+nomem:
+	free(old);
+	ipt_bpf_snapshot_free(d);
+	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	return NULL;
+}
+
+#ifndef IPT_HAVE_BPF
+
+bool ipt_bpf_built(void) { return false; }
+
+struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
+{
+	(void)opts;
+	ipt_err("BPF is unavailable: libipitrace was built without libbpf "
+		      "(install clang, bpftool and libbpf-dev, then rebuild)");
+	return NULL;
+}
+const char *ipt_bpf_attached(const struct ipt_bpf *b) { (void)b; return ""; }
+const char *ipt_bpf_skipped(const struct ipt_bpf *b) { (void)b; return ""; }
+uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { (void)b; return 0; }
+const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { (void)b; return NULL; }
+struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
+{
+	(void)b;
+	ipt_err("BPF is unavailable");
+	return NULL;
+}
+const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+{
+	(void)b; (void)addr; (void)offset;
+	return NULL;
+}
+int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return 0; }
+int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
+{
+	(void)b; (void)i; (void)st;
+	return -1;
+}
+void ipt_bpf_close(struct ipt_bpf *b) { (void)b; }
+
+#else /* IPT_HAVE_BPF */
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/btf.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+#include "ipitrace.skel.h"
+
+bool ipt_bpf_built(void) { return true; }
+
+/* the programs, by tracepoint; send: one of the three send events */
+struct prog_desc {
+	const char *tp;			/* tracepoint name (btf_trace_<tp>) */
+	bool send;
+};
+static const struct prog_desc prog_descs[] = {
+	{ "ipi_send_cpu", true }, { "ipi_send_cpumask", true }, { "csd_queue_cpu", true },
+	{ "reschedule_entry", false }, { "reschedule_exit", false },
+	{ "call_function_entry", false }, { "call_function_exit", false },
+	{ "call_function_single_entry", false }, { "call_function_single_exit", false },
+	{ "irq_work_entry", false }, { "irq_work_exit", false },
+};
+#define NPROGS ((int)(sizeof(prog_descs) / sizeof(prog_descs[0])))
+
+struct ipt_bpf {
+	struct ipitrace_bpf *skel;
+	struct bpf_program *progs[NPROGS];
+	struct bpf_link *links[NPROGS];
+	char *attached, *skipped;
+	uint64_t attach_ns;
+	int stats_fd;
+	struct ipt_cpuset pin;
+	cpu_set_t orig_affinity;
+	bool pinned;
+	struct ipt_symtab ksyms;
+	int ncpus;
+};
+
+static struct bpf_program *prog_of(struct ipitrace_bpf *s, int i)
+{
+	struct bpf_program *p[NPROGS] = {
+		s->progs.ipt_send_cpu, s->progs.ipt_send_cpumask, s->progs.ipt_csd_queue_cpu,
+		s->progs.ipt_reschedule_entry, s->progs.ipt_reschedule_exit,
+		s->progs.ipt_call_function_entry, s->progs.ipt_call_function_exit,
+		s->progs.ipt_call_function_single_entry, s->progs.ipt_call_function_single_exit,
+		s->progs.ipt_irq_work_entry, s->progs.ipt_irq_work_exit,
+	};
+	return p[i];
+}
+
+/* the verifier's and libbpf's messages: kept for the error, printed with IPITRACE_DEBUG */
+static char last_libbpf_msg[512];
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (level != LIBBPF_DEBUG && strlen(line) > 1) {
+		size_t n;
+
+		memcpy(last_libbpf_msg, line, sizeof(last_libbpf_msg));
+		n = strlen(last_libbpf_msg);
+		while (n && (last_libbpf_msg[n - 1] == '\n' || last_libbpf_msg[n - 1] == ' '))
+			last_libbpf_msg[--n] = 0;
+	}
+	if (getenv("IPITRACE_DEBUG"))
+		fputs(line, stderr);
+	return 0;
+}
+
+static int list_add(char **list, const char *name)
+{
+	size_t n = *list ? strlen(*list) : 0;
+	char *p = realloc(*list, n + strlen(name) + 2);
+
+	if (!p)
+		return -1;
+	if (n)
+		p[n++] = ',';
+	strcpy(p + n, name);
+	*list = p;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* pin - the calling thread onto the housekeeping CPUs */
+static int pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o)
+{
+	struct ipt_cpuset online = IPT_CPUSET_INIT, allowed = IPT_CPUSET_INIT;
+	cpu_set_t set;
+	int c, rc = -1;
+
+	ipt_cpuset_init(&online);
+	ipt_cpuset_init(&allowed);
+	if (sched_getaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity)) {
+		ipt_err("sched_getaffinity: %s", strerror(errno));
+		goto out;
+	}
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &b->orig_affinity) && ipt_cpuset_add(&allowed, (unsigned int)c))
+			goto out;
+	if (o->housekeeping) {
+		if (ipt_cpuset_copy(&b->pin, o->housekeeping))
+			goto out;
+	} else if (ipt_sysfs_cpulist("online", &online) ||
+		   ipt_housekeeping_cpus(&b->pin, &online, &allowed)) {
+		goto out;
+	}
+	CPU_ZERO(&set);
+	for (c = ipt_cpuset_next(&b->pin, 0); c >= 0 && c < CPU_SETSIZE;
+	     c = ipt_cpuset_next(&b->pin, (unsigned int)c + 1))
+		CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		ipt_err("pinning to the housekeeping CPUs: %s", strerror(errno));
+		goto out;
+	}
+	b->pinned = true;
+	rc = 0;
+out:
+	ipt_cpuset_free(&online);
+	ipt_cpuset_free(&allowed);
+	return rc;
+}
+
+struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
+{
+	struct ipt_bpf_opts o = { 0 };
+	struct ipt_bpf *b;
+	struct btf *vmlinux = NULL;
+	char tname[96], *text = NULL;
+	size_t len;
+	uint64_t t0;
+	int i, err, nsend = 0;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	b->stats_fd = -1;
+	ipt_cpuset_init(&b->pin);
+	if (!b->attached && list_add(&b->attached, ""))
+		goto nomem;
+	if (!b->skipped && list_add(&b->skipped, ""))
+		goto nomem;
+	if (!o.no_pin && pin(b, &o))
+		goto fail;
+	libbpf_set_print(libbpf_print);
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		ipt_err("BPF is unavailable: no kernel BTF (/sys/kernel/btf/vmlinux: %s)",
+			      strerror(errno));
+		goto fail;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		ipt_err("BPF is unavailable: reading the kernel BTF: %s",
+			      strerror(errno));
+		goto fail;
+	}
+	t0 = mono_ns();
+	b->skel = ipitrace_bpf__open();
+	if (!b->skel) {
+		ipt_err("BPF is unavailable: opening the programs: %s", strerror(errno));
+		goto fail;
+	}
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus < 1) {
+		ipt_err("BPF: the possible CPUs: %s", strerror(-b->ncpus));
+		goto fail;
+	}
+	b->skel->rodata->nr_cpu_ids = (u32)b->ncpus;
+	for (i = 0; i < NPROGS; i++) {
+		b->progs[i] = prog_of(b->skel, i);
+		snprintf(tname, sizeof(tname), "btf_trace_%s", prog_descs[i].tp);
+		if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) < 0) {
+			bpf_program__set_autoload(b->progs[i], false);
+			b->progs[i] = NULL;
+			if (list_add(&b->skipped, prog_descs[i].tp))
+				goto nomem;
+		}
+	}
+	btf__free(vmlinux);
+	vmlinux = NULL;
+	err = ipitrace_bpf__load(b->skel);
+	if (err) {
+		ipt_err("BPF is unavailable: loading the programs: %s%s%s%s",
+			      strerror(-err), err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : "",
+			      *last_libbpf_msg ? "; " : "", last_libbpf_msg);
+		goto fail;
+	}
+	if (o.stats) {
+		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (b->stats_fd < 0)
+			b->stats_fd = -1;	/* stats stay 0; not fatal */
+	}
+	for (i = 0; i < NPROGS; i++) {
+		if (!b->progs[i])
+			continue;
+		b->links[i] = bpf_program__attach(b->progs[i]);
+		if (!b->links[i]) {
+			b->links[i] = NULL;
+			if (list_add(&b->skipped, prog_descs[i].tp))
+				goto nomem;
+			continue;
+		}
+		if (list_add(&b->attached, prog_descs[i].tp))
+			goto nomem;
+		nsend += prog_descs[i].send;
+	}
+	b->attach_ns = mono_ns() - t0;
+	if (!nsend) {
+		ipt_err("BPF: no IPI send tracepoint could be attached (skipped: %s)",
+			      b->skipped);
+		goto fail;
+	}
+	/* symbols after loading: the JIT images are in kallsyms then */
+	if (ipt_file_read("/proc/kallsyms", &text, &len) == 0) {
+		if (ipt_symtab_load_kallsyms(&b->ksyms, text, len) == 0)
+			ipt_symtab_sort(&b->ksyms);
+		free(text);
+	}
+	return b;
+nomem:
+	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+fail:
+	btf__free(vmlinux);
+	{
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+		enum ipt_error code = ipt_errcode();
+		ipt_bpf_close(b);
+		ipt_err_code(code, "%s", msg);
+	}
+	return NULL;
+}
+
+const char *ipt_bpf_attached(const struct ipt_bpf *b) { return b->attached; }
+const char *ipt_bpf_skipped(const struct ipt_bpf *b) { return b->skipped; }
+uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { return b->attach_ns; }
+const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { return &b->pin; }
+
+struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
+{
+	struct ipt_bpf_snapshot *s = calloc(1, sizeof(*s));
+	struct iptk_send_key k, next, *prev = NULL;
+	struct iptk_handler_key hk, hnext, *hprev = NULL;
+	struct iptk_handler_val hv;
+	size_t cap = 0;
+	uint64_t v;
+	int fd, i;
+
+	if (!s)
+		goto nomem;
+	s->time = mono_s();
+	fd = bpf_map__fd(b->skel->maps.sends);
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;	/* never deleted: cannot happen */
+		if (s->nsends == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct ipt_bpf_send *p = realloc(s->sends, nc * sizeof(*p));
+
+			if (!p)
+				goto nomem;
+			s->sends = p;
+			cap = nc;
+		}
+		struct ipt_bpf_send *o = &s->sends[s->nsends++];
+
+		memset(o, 0, sizeof(*o));
+		o->target = (int)k.target;
+		o->src = (int)k.src;
+		o->event = (enum ipt_bpf_event)k.event;
+		o->callsite = k.callsite;
+		o->addr2 = k.addr2;
+		memcpy(o->comm, k.comm, sizeof(o->comm));
+		o->comm[sizeof(o->comm) - 1] = 0;
+		o->count = v;
+	}
+	if (s->nsends)
+		qsort(s->sends, s->nsends, sizeof(*s->sends), send_out_qcmp);
+	cap = 0;
+	fd = bpf_map__fd(b->skel->maps.handlers);
+	while (bpf_map_get_next_key(fd, hprev, &hnext) == 0) {
+		hk = hnext;
+		hprev = &hk;
+		if (bpf_map_lookup_elem(fd, &hk, &hv))
+			continue;
+		if (s->nhandlers == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct ipt_bpf_handler *p = realloc(s->handlers, nc * sizeof(*p));
+
+			if (!p)
+				goto nomem;
+			s->handlers = p;
+			cap = nc;
+		}
+		struct ipt_bpf_handler *h = &s->handlers[s->nhandlers++];
+
+		h->cpu = (int)hk.cpu;
+		h->vector = (enum ipt_bpf_vector)hk.vec;
+		h->count = hv.count;
+		h->sum_ns = hv.sum_ns;
+		h->max_ns = hv.max_ns;
+		memcpy(h->hist, hv.hist, sizeof(h->hist));
+	}
+	if (s->nhandlers)
+		qsort(s->handlers, s->nhandlers, sizeof(*s->handlers), handler_qcmp);
+	for (i = 0; i < IPT_BPF_NERRORS; i++)
+		s->errors[i] = __atomic_load_n(&b->skel->bss->errors[i], __ATOMIC_RELAXED);
+	for (i = 0; i < NPROGS; i++) {
+		struct ipt_bpf_prog_stats st;
+
+		if (ipt_bpf_prog_stats(b, i, &st) == 0)
+			s->recursion_misses += st.recursion_misses;
+	}
+	return s;
+nomem:
+	ipt_bpf_snapshot_free(s);
+	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	return NULL;
+}
+
+const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+{
+	const struct ipt_sym *sym = addr ? ipt_symtab_lookup(&b->ksyms, addr) : NULL;
+
+	if (!sym)
+		return NULL;
+	if (offset)
+		*offset = addr - sym->addr;
+	return sym->name;
+}
+
+int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return NPROGS; }
+
+int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	if (i < 0 || i >= NPROGS || !b->links[i])
+		return -1;
+	memset(&info, 0, sizeof(info));
+	memset(st, 0, sizeof(*st));
+	st->name = prog_descs[i].tp;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(b->progs[i]), &info, &len))
+		return 0;
+	st->run_cnt = info.run_cnt;
+	st->run_time_ns = info.run_time_ns;
+	st->recursion_misses = info.recursion_misses;
+	return 0;
+}
+
+void ipt_bpf_close(struct ipt_bpf *b)
+{
+	int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < NPROGS; i++)
+		bpf_link__destroy(b->links[i]);
+	ipitrace_bpf__destroy(b->skel);
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	if (b->pinned)
+		sched_setaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity);
+	ipt_cpuset_free(&b->pin);
+	ipt_symtab_free(&b->ksyms);
+	free(b->attached);
+	free(b->skipped);
+	free(b);
+}
+
+#endif /* IPT_HAVE_BPF */

@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_top.c - `ipitrace top`: IPIs per target CPU, counted in the kernel by
+ * BPF programs (the library's ipt_bpf_*), read by polling the maps.
+ *
+ * The loader is pinned to the housekeeping CPUs before the programs load,
+ * attaches once and stays attached; it has one thread and one poll() loop
+ * (the interval timer and, in the live view, the keyboard); no ring buffer,
+ * so no wake-up is ever sent to the CPUs it watches.
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_TOP	3
+
+struct top_opts {
+	double interval;		/* seconds */
+	bool once;
+	bool json;
+	struct ipt_cpuset watch;	/* marked CPUs */
+	struct ipt_cpuset cpus;		/* rows shown (empty: every CPU) */
+	bool have_cpus;
+	struct ipt_cpuset hk;		/* --housekeeping */
+	bool have_hk;
+	int top;			/* entries per CPU in the JSON senders, text top lists */
+	bool stats;
+	bool quiet;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void top_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ipitrace top [OPTIONS]\n"
+		"\n"
+		"IPIs per target CPU, counted in the kernel by BPF programs, as a live view\n"
+		"refreshed every interval (q or Ctrl-C quits), or with --once one table over one\n"
+		"interval.  Needs root and the kernel's BTF (/sys/kernel/btf/vmlinux); where BPF\n"
+		"is unavailable (no BTF, no permission, built without libbpf) it says so and\n"
+		"exits 1.\n"
+		"\n"
+		"Counted: ipi:ipi_send_cpu and ipi:ipi_send_cpumask (one count per target CPU of\n"
+		"the mask) per target CPU, sending CPU, call site, callback and sending command;\n"
+		"csd:csd_queue_cpu for the function the target really runs; and on x86 the\n"
+		"handler time of the reschedule, call_function, call_function_single and irq_work\n"
+		"vectors per CPU (a log2 histogram).  Tracepoints this kernel lacks are skipped\n"
+		"and named on stderr.\n"
+		"\n"
+		"Each row begins with the target CPU (* after it: a watched CPU), then the IPIs\n"
+		"sent to it (sends), the csd functions queued for it (csd), the interrupts it\n"
+		"received per vector with their mean handler time, the top sending command and\n"
+		"the top call site -> function.  Counts are for the interval, not per second.\n"
+		"Sends the programs could not count (a full map, a read error) are shown, never\n"
+		"dropped silently.\n"
+		"\n"
+		"Options:\n"
+		"      --once            one interval, one table, then exit\n"
+		"  -d, --duration TIME   the interval: seconds (fractions allowed) or 500ms, 30s,\n"
+		"                        5m (default 1)\n"
+		"  -f, --format FMT      text (default) or json (one object per interval, one\n"
+		"                        line each)\n"
+		"      --watch LIST      CPUs to mark (default: the isolated and nohz_full CPUs)\n"
+		"  -c, --cpus LIST       only rows of these target CPUs\n"
+		"  -t, --top N           senders listed per CPU in json (default %d; 0: all)\n"
+		"  -H, --housekeeping LIST  CPUs the loader runs on (default: the CPUs neither\n"
+		"                        isolated nor nohz_full; if none is, the first CPU)\n"
+		"      --stats           the kernel's BPF run-time stats at the end on stderr:\n"
+		"                        runs and ns per run of each program; attach and\n"
+		"                        detach time\n"
+		"  -q, --quiet           only errors and warnings on stderr\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Attaching and detaching patch kernel text, which sends IPIs to every CPU:\n"
+		"top attaches once, at the start, and stays attached until it exits.  The\n"
+		"loader then sends nothing to the watched CPUs: it sleeps in poll() and reads\n"
+		"the maps with one system call per entry.\n",
+		DEFAULT_TOP);
+}
+
+static int parse_list(struct ipt_cpuset *set, const char *opt, const char *arg)
+{
+	if (ipt_cpuset_parse_list(set, arg, strlen(arg)) || ipt_cpuset_empty(set))
+		return usage_err("top", "%s: bad CPU list '%s'", opt, arg);
+	return 0;
+}
+
+static int parse_args(struct top_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, '1' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 't' },
+		{ "housekeeping", required_argument, NULL, 'H' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_watch = false;
+	char *end;
+	long v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:f:c:t:H:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case '1': o->once = true; break;
+		case 'd':
+			if (parse_duration(optarg, &o->interval) || o->interval < 0.01)
+				return usage_err("top", "--duration: bad interval '%s' (e.g. 1, 0.5, 500ms, 30s)",
+						 optarg);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				o->json = true;
+			else if (strcmp(optarg, "text"))
+				return usage_err("top", "--format: '%s' is not text or json", optarg);
+			break;
+		case 'w':
+			have_watch = true;
+			if (parse_list(&o->watch, "--watch", optarg))
+				return 2;
+			break;
+		case 'c':
+			o->have_cpus = true;
+			if (parse_list(&o->cpus, "--cpus", optarg))
+				return 2;
+			break;
+		case 't':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > 1000000)
+				return usage_err("top", "--top: bad number '%s'", optarg);
+			o->top = (int)v;
+			break;
+		case 'H':
+			o->have_hk = true;
+			if (parse_list(&o->hk, "--housekeeping", optarg))
+				return 2;
+			break;
+		case 'S': o->stats = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': top_usage(stdout); return 3;
+		default: return opt_err("top", c, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_err("top", "unexpected argument '%s'", argv[optind]);
+	if (!have_watch && ipt_bpf_isolated_cpus(&o->watch)) {
+		err_msg("%s", ipt_errmsg());
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the table of one interval ---- */
+
+struct cpu_row {
+	int cpu;
+	uint64_t sends, csd;
+	uint64_t recv[IPT_BPF_NVECTORS], recv_ns[IPT_BPF_NVECTORS];
+};
+
+/* sym - addr as "name+0xoff" (with_off) or "name", else "0x..." */
+static const char *sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
+{
+	uint64_t off = 0;
+	const char *name = ipt_bpf_symbol(b, addr, &off);
+
+	if (!addr)
+		snprintf(buf, size, "0");
+	else if (!name)
+		snprintf(buf, size, "0x%" PRIx64, addr);
+	else if (with_off && off)
+		snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* agg - counts of one (callsite, addr2) or one comm for one CPU */
+struct agg {
+	uint64_t callsite, addr2;
+	const char *comm;
+	uint64_t count;
+};
+
+/* top_of - the largest group of the CPU's entries [lo, hi) of event class
+ * csd (or sends), grouped by comm (by_comm) or by (callsite, addr2) */
+static struct agg top_of(const struct ipt_bpf_snapshot *d, size_t lo, size_t hi, bool csd, bool by_comm)
+{
+	struct agg best = { 0, 0, NULL, 0 };
+
+	for (size_t i = lo; i < hi; i++) {
+		const struct ipt_bpf_send *s = &d->sends[i];
+		struct agg a = { s->callsite, s->addr2, s->comm, 0 };
+		bool seen = false;
+
+		if ((s->event == IPT_BPF_CSD_QUEUE) != csd)
+			continue;
+		for (size_t j = lo; j < i && !seen; j++) {
+			const struct ipt_bpf_send *t = &d->sends[j];
+
+			if ((t->event == IPT_BPF_CSD_QUEUE) != csd)
+				continue;
+			seen = by_comm ? !strncmp(t->comm, s->comm, sizeof(s->comm))
+				       : t->callsite == s->callsite && t->addr2 == s->addr2;
+		}
+		if (seen)
+			continue;
+		for (size_t j = i; j < hi; j++) {
+			const struct ipt_bpf_send *t = &d->sends[j];
+
+			if ((t->event == IPT_BPF_CSD_QUEUE) != csd)
+				continue;
+			if (by_comm ? !strncmp(t->comm, s->comm, sizeof(s->comm))
+				    : t->callsite == s->callsite && t->addr2 == s->addr2)
+				a.count += t->count;
+		}
+		if (a.count > best.count)
+			best = a;
+	}
+	return best;
+}
+
+/* the callback of a function-call IPI is only the generic handler: the
+ * function is then the top csd function queued for the CPU */
+static bool generic_callback(const struct ipt_bpf *b, uint64_t addr)
+{
+	const char *n = ipt_bpf_symbol(b, addr, NULL);
+
+	return n && (!strcmp(n, "generic_smp_call_function_single_interrupt") ||
+		     !strcmp(n, "generic_smp_call_function_interrupt"));
+}
+
+static void top_site(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d, size_t lo, size_t hi,
+		     char *site, size_t ssize, char *fn, size_t fsize)
+{
+	struct agg s = top_of(d, lo, hi, false, false), q = top_of(d, lo, hi, true, false);
+
+	*site = *fn = 0;
+	if (!s.count && !q.count)
+		return;
+	if (!s.count) {
+		sym(b, q.callsite, true, site, ssize);
+		sym(b, q.addr2, false, fn, fsize);
+		return;
+	}
+	sym(b, s.callsite, true, site, ssize);
+	if (!s.addr2)
+		snprintf(fn, fsize, "(reschedule)");
+	else if (generic_callback(b, s.addr2) && q.count)
+		sym(b, q.addr2, false, fn, fsize);
+	else
+		sym(b, s.addr2, false, fn, fsize);
+}
+
+static void fill_row(const struct ipt_bpf_snapshot *d, struct cpu_row *r, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi; i++) {
+		if (d->sends[i].event == IPT_BPF_CSD_QUEUE)
+			r->csd += d->sends[i].count;
+		else
+			r->sends += d->sends[i].count;
+	}
+	for (size_t i = 0; i < d->nhandlers; i++) {
+		const struct ipt_bpf_handler *h = &d->handlers[i];
+
+		if (h->cpu == r->cpu && (unsigned int)h->vector < IPT_BPF_NVECTORS) {
+			r->recv[h->vector] += h->count;
+			r->recv_ns[h->vector] += h->sum_ns;
+		}
+	}
+}
+
+static bool shown(const struct top_opts *o, int cpu)
+{
+	return !o->have_cpus || ipt_cpuset_has(&o->cpus, (unsigned int)cpu);
+}
+
+/* ncpus_of - rows: every CPU up to the highest seen, at least the online count */
+static int ncpus_of(const struct ipt_bpf_snapshot *d)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int max = n > 0 ? (int)n : 1;
+
+	for (size_t i = 0; i < d->nsends; i++)
+		if (d->sends[i].target >= max)
+			max = d->sends[i].target + 1;
+	for (size_t i = 0; i < d->nhandlers; i++)
+		if (d->handlers[i].cpu >= max)
+			max = d->handlers[i].cpu + 1;
+	return max;
+}
+
+static uint64_t lost_of(const struct ipt_bpf_snapshot *d)
+{
+	return d->errors[IPT_BPF_ERR_SEND_FULL] + d->errors[IPT_BPF_ERR_SEND_UPDATE] +
+	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ];
+}
+
+static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
+		       const struct ipt_bpf_snapshot *d, bool tty)
+{
+	char site[160], fn[128];
+	int ncpus = ncpus_of(d);
+	size_t lo = 0;
+
+	fprintf(f, "%-5s %8s %8s %8s %7s %8s %7s %8s %7s  %-15s %s\n", "CPU", "sends", "csd",
+		"resched", "avg_ns", "call", "avg_ns", "irq_work", "avg_ns", "top command",
+		"top call site -> function");
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct cpu_row r;
+		size_t hi;
+		struct agg c;
+		uint64_t call, call_ns;
+		char cpu_s[16];
+
+		memset(&r, 0, sizeof(r));
+		r.cpu = cpu;
+		while (lo < d->nsends && d->sends[lo].target < cpu)
+			lo++;
+		for (hi = lo; hi < d->nsends && d->sends[hi].target == cpu; hi++)
+			;
+		if (!shown(o, cpu)) {
+			lo = hi;
+			continue;
+		}
+		fill_row(d, &r, lo, hi);
+		c = top_of(d, lo, hi, false, true);
+		if (!c.count)
+			c = top_of(d, lo, hi, true, true);
+		top_site(b, d, lo, hi, site, sizeof(site), fn, sizeof(fn));
+		call = r.recv[IPT_BPF_VEC_CALL_FUNCTION] + r.recv[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
+		call_ns = r.recv_ns[IPT_BPF_VEC_CALL_FUNCTION] + r.recv_ns[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
+		snprintf(cpu_s, sizeof(cpu_s), "%d%s", cpu,
+			 ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "*" : "");
+		fprintf(f, "%-5s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
+			" %8" PRIu64 " %7" PRIu64 "  %-15s %s%s%s\n", cpu_s, r.sends, r.csd,
+			r.recv[IPT_BPF_VEC_RESCHEDULE],
+			r.recv[IPT_BPF_VEC_RESCHEDULE] ? r.recv_ns[IPT_BPF_VEC_RESCHEDULE] /
+				r.recv[IPT_BPF_VEC_RESCHEDULE] : 0,
+			call, call ? call_ns / call : 0, r.recv[IPT_BPF_VEC_IRQ_WORK],
+			r.recv[IPT_BPF_VEC_IRQ_WORK] ? r.recv_ns[IPT_BPF_VEC_IRQ_WORK] /
+				r.recv[IPT_BPF_VEC_IRQ_WORK] : 0,
+			c.comm ? c.comm : "-", *site ? site : "-", *fn ? " -> " : "", fn);
+		lo = hi;
+	}
+	if (tty || lost_of(d) || d->recursion_misses)
+		fprintf(tty ? f : stderr, "%snot counted: %" PRIu64 " (map full %" PRIu64 ", map errors %"
+			PRIu64 ", mask reads %" PRIu64 "), recursion misses %" PRIu64 "\n",
+			tty ? "" : "ipitrace top: ", lost_of(d), d->errors[IPT_BPF_ERR_SEND_FULL] +
+			d->errors[IPT_BPF_ERR_HANDLER_FULL], d->errors[IPT_BPF_ERR_SEND_UPDATE],
+			d->errors[IPT_BPF_ERR_MASK_READ], d->recursion_misses);
+}
+
+static void json_list(FILE *f, const char *list)
+{
+	const char *p = list;
+
+	fputc('[', f);
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		fprintf(f, "%s\"%.*s\"", p == list ? "" : ",", (int)n, p);
+		p += n + (e ? 1 : 0);
+	}
+	fputc(']', f);
+}
+
+static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
+		       const struct ipt_bpf_snapshot *d)
+{
+	char buf[160], buf2[160], site[160], fn[128], w[256];
+	int ncpus = ncpus_of(d);
+	size_t lo = 0;
+
+	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
+	fprintf(f, "{\"source\":\"bpf\",\"interval_s\":%.6f,\"attached\":", d->time);
+	json_list(f, ipt_bpf_attached(b));
+	fprintf(f, ",\"skipped\":");
+	json_list(f, ipt_bpf_skipped(b));
+	fprintf(f, ",\"watch\":\"%s\",\"errors\":{", w);
+	for (int e = 0; e < IPT_BPF_NERRORS; e++)
+		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_bpf_error_name(e), d->errors[e]);
+	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"cpus\":[", d->recursion_misses);
+	for (int cpu = 0, first = 1; cpu < ncpus; cpu++) {
+		struct cpu_row r;
+		size_t hi;
+		struct agg c;
+		int n = 0;
+
+		memset(&r, 0, sizeof(r));
+		r.cpu = cpu;
+		while (lo < d->nsends && d->sends[lo].target < cpu)
+			lo++;
+		for (hi = lo; hi < d->nsends && d->sends[hi].target == cpu; hi++)
+			;
+		if (!shown(o, cpu)) {
+			lo = hi;
+			continue;
+		}
+		fill_row(d, &r, lo, hi);
+		c = top_of(d, lo, hi, false, true);
+		top_site(b, d, lo, hi, site, sizeof(site), fn, sizeof(fn));
+		fprintf(f, "%s{\"cpu\":%d,\"watched\":%s,\"sends\":%" PRIu64 ",\"csd\":%" PRIu64
+			",\"top_comm\":", first ? "" : ",", cpu,
+			ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "true" : "false", r.sends, r.csd);
+		first = 0;
+		if (c.comm)
+			json_str(f, c.comm);
+		else
+			fputs("null", f);
+		fputs(",\"top_callsite\":", f);
+		json_str(f, site);
+		fputs(",\"top_function\":", f);
+		json_str(f, fn);
+		fputs(",\"received\":{", f);
+		for (size_t i = 0, k = 0; i < d->nhandlers; i++) {
+			const struct ipt_bpf_handler *h = &d->handlers[i];
+			int last = IPT_BPF_HIST_SLOTS - 1;
+
+			if (h->cpu != cpu)
+				continue;
+			while (last > 0 && !h->hist[last])
+				last--;
+			fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+				",\"log2_ns_hist\":[", k++ ? "," : "", ipt_bpf_vector_name(h->vector), h->count,
+				h->sum_ns, h->max_ns);
+			for (int s = 0; s <= last; s++)
+				fprintf(f, "%s%" PRIu64, s ? "," : "", h->hist[s]);
+			fputs("]}", f);
+		}
+		fputs("},\"senders\":[", f);
+		for (size_t i = lo; i < hi && (!o->top || n < o->top); i++, n++) {
+			const struct ipt_bpf_send *s = &d->sends[i];
+
+			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
+				n ? "," : "", s->src, ipt_bpf_event_name(s->event), s->count);
+			json_str(f, s->comm);
+			fprintf(f, ",\"callsite\":\"%s\",\"%s\":\"%s\",\"callsite_addr\":\"0x%" PRIx64 "\"}",
+				sym(b, s->callsite, true, buf, sizeof(buf)),
+				s->event == IPT_BPF_CSD_QUEUE ? "func" : "callback",
+				sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
+		}
+		fputs("]}", f);
+		lo = hi;
+	}
+	fputs("]}\n", f);
+}
+
+/* ---- the loop ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* wait_until - sleep in poll() until t (the keyboard too when keys); 1 on q, -1 on a signal */
+static int wait_until(double t, bool keys)
+{
+	for (;;) {
+		double left = t - now_s();
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+		int r;
+
+		if (stop_signal)
+			return -1;
+		if (left <= 0)
+			return 0;
+		r = poll(&p, keys ? 1 : 0, (int)(left * 1000) + 1);
+		if (r > 0 && keys) {
+			char ch;
+
+			if (read(0, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
+				return 1;
+		}
+	}
+}
+
+static void print_stats(const struct ipt_bpf *b, double detach_s)
+{
+	for (int i = 0; i < ipt_bpf_nprogs(b); i++) {
+		struct ipt_bpf_prog_stats st;
+
+		if (ipt_bpf_prog_stats(b, i, &st))
+			continue;
+		fprintf(stderr, "ipitrace top: bpf %s: %" PRIu64 " runs, %" PRIu64 " ns, %.0f ns/run, %" PRIu64
+			" recursion misses\n", st.name, st.run_cnt, st.run_time_ns,
+			st.run_cnt ? (double)st.run_time_ns / (double)st.run_cnt : 0.0, st.recursion_misses);
+	}
+	fprintf(stderr, "ipitrace top: attach %.1f ms\n", (double)ipt_bpf_attach_ns(b) / 1e6);
+	(void)detach_s;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP };
+	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
+	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL;
+	struct ipt_bpf *b = NULL;
+	struct termios saved;
+	bool tty = false, keys = false;
+	struct sigaction sa;
+	int rc, w;
+	double t, t_close;
+
+	ipt_cpuset_init(&o.watch);
+	ipt_cpuset_init(&o.cpus);
+	ipt_cpuset_init(&o.hk);
+	rc = parse_args(&o, argc, argv);
+	if (rc) {
+		rc = rc == 3 ? 0 : rc;
+		goto out;
+	}
+	bo.housekeeping = o.have_hk ? &o.hk : NULL;
+	bo.stats = o.stats;
+	b = ipt_bpf_open(&bo);
+	if (!b) {
+		err_msg("top: %s", ipt_errmsg());
+		rc = 1;
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	tty = !o.once && !o.json && isatty(1);
+	if (tty && isatty(0) && tcgetattr(0, &saved) == 0) {
+		struct termios raw = saved;
+
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		keys = tcsetattr(0, TCSANOW, &raw) == 0;
+	}
+	prev = ipt_bpf_read(b);
+	if (!prev)
+		goto runtime_err;
+	/* said after the first read: the interval counts from here */
+	if (!o.quiet) {
+		char pin[256];
+
+		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
+		fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
+			ipt_bpf_attached(b));
+		if (*ipt_bpf_skipped(b))
+			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
+	}
+	t = prev->time;
+	for (;;) {
+		t += o.interval;
+		w = wait_until(t, keys);
+		if (w < 0 && (o.once || !prev))
+			break;
+		if (w)
+			break;
+		cur = ipt_bpf_read(b);
+		if (!cur)
+			goto runtime_err;
+		d = ipt_bpf_snapshot_diff(cur, prev);
+		if (!d)
+			goto runtime_err;
+		if (o.json) {
+			print_json(stdout, &o, b, d);
+		} else {
+			if (tty)
+				fputs("\033[H\033[2J", stdout);
+			print_text(stdout, &o, b, d, tty);
+			if (tty)
+				printf("%.2f s; q quits\n", d->time);
+			else if (!o.once)
+				putchar('\n');
+		}
+		fflush(stdout);
+		ipt_bpf_snapshot_free(prev);
+		ipt_bpf_snapshot_free(d);
+		d = NULL;
+		prev = cur;
+		cur = NULL;
+		if (o.once)
+			break;
+	}
+	if (stop_signal && o.once) {
+		err_msg("top: interrupted before the interval ended");
+		rc = 1;
+	}
+	goto done;
+runtime_err:
+	err_msg("top: %s", ipt_errmsg());
+	rc = 1;
+done:
+	if (keys)
+		tcsetattr(0, TCSANOW, &saved);
+	if (o.stats)
+		print_stats(b, 0);
+	t_close = now_s();
+	ipt_bpf_close(b);
+	if (o.stats)
+		fprintf(stderr, "ipitrace top: detach %.1f ms\n", (now_s() - t_close) * 1e3);
+out:
+	ipt_bpf_snapshot_free(prev);
+	ipt_bpf_snapshot_free(cur);
+	ipt_bpf_snapshot_free(d);
+	ipt_cpuset_free(&o.watch);
+	ipt_cpuset_free(&o.cpus);
+	ipt_cpuset_free(&o.hk);
+	return rc;
+}
