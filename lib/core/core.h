@@ -341,6 +341,8 @@ struct ipt_usyms;
 void ipt_usyms_free(struct ipt_usyms *u);
 /* Parse the option's data (size bytes, from file offset at) into t->usyms. */
 int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long long at);
+/* The option's text as stored (NULL if none). */
+const char *ipt_usyms_text(const struct ipt_trace *t);
 /* The frame for addr of process tgid: its token if stored, else addr. */
 uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr);
 /* The function of a user frame token, *offset set; NULL if none or unknown. */

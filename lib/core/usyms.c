@@ -28,6 +28,7 @@ struct ipt_usyms {
 	} *proc;
 	size_t nproc;
 	char *text;			/* a copy of the option: the names point into it */
+	char *raw;			/* the option as stored, for rewriting (explode) */
 };
 
 void ipt_usyms_free(struct ipt_usyms *u)
@@ -37,6 +38,7 @@ void ipt_usyms_free(struct ipt_usyms *u)
 	free(u->v);
 	free(u->proc);
 	free(u->text);
+	free(u->raw);
 	free(u);
 }
 
@@ -155,10 +157,12 @@ int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long l
 	while (len < size && d[len])
 		len++;
 	u->text = ipt_malloc(len + 1);
-	if (!u->text)
+	u->raw = ipt_malloc(len + 1);
+	if (!u->text || !u->raw)
 		goto fail;
 	memcpy(u->text, d, len);
 	u->text[len] = '\0';
+	memcpy(u->raw, u->text, len + 1);
 	end = u->text + len;
 	for (s = u->text; s < end;) {
 		char *nl = memchr(s, '\n', (size_t)(end - s));
@@ -201,6 +205,11 @@ static const struct ipt_usym *find(const struct ipt_usyms *u, int32_t tgid, uint
 			lo = mid + 1;
 	}
 	return NULL;
+}
+
+const char *ipt_usyms_text(const struct ipt_trace *t)
+{
+	return t->usyms ? t->usyms->raw : NULL;
 }
 
 uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr)
