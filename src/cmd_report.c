@@ -109,7 +109,8 @@ static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 
 /* the provenance keys shown after "Recorded with:", in order */
 static const char *const prov_keys[] = {
-	"recorder", "command", "events", "filter", "cpus", "stacks", "buffer_kb", "clock", "start_utc",
+	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
+	"start_utc",
 	"recorder_pids",
 };
 
