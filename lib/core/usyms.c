@@ -178,7 +178,8 @@ int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long l
 		}
 		s = e + 1;
 	}
-	qsort(u->v, u->n, sizeof(*u->v), cmp_usym);
+	if (u->n)
+		qsort(u->v, u->n, sizeof(*u->v), cmp_usym);
 	ipt_usyms_free(t->usyms);
 	t->usyms = u;
 	return 0;

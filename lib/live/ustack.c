@@ -396,7 +396,8 @@ int ipt_ustacks_option(struct ipt_ustacks *u, struct ipt_strbuf *out, struct ipt
 	for (size_t i = 0; i < u->capaddr; i++)
 		if (u->addr[i].used)
 			v[n++] = u->addr[i];
-	qsort(v, n, sizeof(*v), cmp_uaddr);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_uaddr);
 	st->records = u->records;
 	st->in_irq = u->in_irq;
 	st->processes = u->nproc;
