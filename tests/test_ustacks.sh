@@ -27,8 +27,10 @@ D=$TMP/us.dat
 "$IPT" record --help | grep -q -- "--user-stacks" && pass "help names --user-stacks" ||
 	fail "help" "record --help does not name --user-stacks"
 
-IPI_WORKLOAD_PRINT_ADDR=1 "$IPT" record --user-stacks -o "$D" -- \
-	"$WL" --cpus 0,1 --rate 2000 membarrier 2000 > "$TMP/wl.out" 2> "$TMP/rec.err"
+# two runs: two processes, loaded at other addresses, one code path
+IPI_WORKLOAD_PRINT_ADDR=1 "$IPT" record --user-stacks -o "$D" -- sh -c \
+	"'$WL' --cpus 0,1 --rate 2000 membarrier 1000 && '$WL' --cpus 0,1 --rate 2000 membarrier 1000" \
+	> "$TMP/wl.out" 2> "$TMP/rec.err"
 rc=$?
 if grep -q "built without elfutils" "$TMP/rec.err"; then
 	skip ustacks "this ipitrace was built without elfutils (libdw)"
@@ -40,22 +42,19 @@ grep "user stacks:" "$TMP/rec.err" | sed 's/^/# /'
 grep -q "user stacks: [1-9][0-9]* recorded" "$TMP/rec.err" && pass "recorder says what it resolved" ||
 	fail "recorder note" "no 'user stacks: N recorded' line"
 
-addr=$(sed -n 's/^addr run_membarrier 0x//p' "$TMP/rec.err" | head -n 1)
 size=$(nm -S "$WL" | awk '$4 == "run_membarrier" { print $2 }' | head -n 1)
-if [ -z "$addr" ] || [ -z "$size" ]; then
-	fail "workload" "no run_membarrier address ($addr) or size ($size)"
+if [ "$(grep -c '^addr run_membarrier 0x' "$TMP/rec.err")" != 2 ] || [ -z "$size" ]; then
+	fail "workload" "no run_membarrier addresses, or no size ($size)"
 	finish
 fi
 
 trace-cmd report -l "$D" > "$TMP/tc.txt" 2> "$TMP/tc.err" && pass "trace-cmd reads the file" ||
 	fail "trace-cmd report" "$(head -n 2 "$TMP/tc.err")"
-# the workload's pid: the sender of its membarrier sends, as trace-cmd names it
-# (-l cuts task names to 8 characters: "ipi-work-PID")
-wlpid=$(sed -n 's/^ *ipi-work-\([0-9]*\) .*ipi_send_cpu: .*membarrier_private_expedited.*/\1/p' \
-	"$TMP/tc.txt" | head -n 1)
 "$IPT" report --format folded "$D" > "$TMP/folded" 2> "$TMP/folded.err" ||
 	fail "report --format folded" "$(head -n 1 "$TMP/folded.err")"
-$PY "$TOP/tests/ustacks_check.py" "$TMP/tc.txt" "$addr" "$size" "$TMP/folded" "${wlpid:-0}" > "$TMP/v"
+"$IPT" report -g stack -t 0 -f json "$D" > "$TMP/groups.json" 2> "$TMP/groups.err" ||
+	fail "report -g stack" "$(head -n 1 "$TMP/groups.err")"
+$PY "$TOP/tests/ustacks_check.py" "$TMP/tc.txt" "$TMP/rec.err" "$size" "$TMP/folded" "$TMP/groups.json" > "$TMP/v"
 while IFS= read -r l; do
 	case $l in
 	"P "*) pass "${l#P }" ;;

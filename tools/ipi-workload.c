@@ -232,7 +232,8 @@ static int run_membarrier(struct workload *w)
 		return 1;
 	/* for tests that check user stacks: where this function is, as run */
 	if (getenv("IPI_WORKLOAD_PRINT_ADDR"))
-		fprintf(stderr, "addr run_membarrier %p\n", (void *)(uintptr_t)run_membarrier);
+		fprintf(stderr, "addr run_membarrier %p pid %d\n", (void *)(uintptr_t)run_membarrier,
+			(int)getpid());
 	t0 = now_s();
 	for (i = 0; i < w->n; i++) {
 		pace(w);

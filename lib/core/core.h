@@ -345,6 +345,9 @@ int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long l
 const char *ipt_usyms_text(const struct ipt_trace *t);
 /* The frame for addr of process tgid: its token if stored, else addr. */
 uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr);
+/* The token of the first process's entry at the same file, function and
+ * offset as frame's (frame itself when not a token, or not named). */
+uint64_t ipt_usym_canonical(const struct ipt_trace *t, uint64_t frame);
 /* The function of a user frame token, *offset set; NULL if none or unknown. */
 const char *ipt_usym_name(const struct ipt_trace *t, uint64_t frame, uint64_t *offset);
 /* The value of key in "key=value\n" text: its start, *len its length; NULL if absent. */

@@ -22,6 +22,8 @@ struct ipt_usyms {
 		const char *module, *name;	/* NULL: unknown */
 	} *v;				/* sorted by (tgid, addr) */
 	size_t n;
+	uint32_t *canon;		/* per entry: the first entry of the same file,
+					 * function and offset (in another process) */
 	struct ipt_uproc {
 		int32_t tgid;
 		enum ipt_uproc_state state;
@@ -36,6 +38,7 @@ void ipt_usyms_free(struct ipt_usyms *u)
 	if (!u)
 		return;
 	free(u->v);
+	free(u->canon);
 	free(u->proc);
 	free(u->text);
 	free(u->raw);
@@ -145,6 +148,56 @@ static int parse_line(struct ipt_usyms *u, char *s, char *e, size_t *capv, size_
 	return -1;
 }
 
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+/* same_place - two entries name the same file, function and offset */
+static bool same_place(const struct ipt_usym *a, const struct ipt_usym *b)
+{
+	return a->off == b->off && a->module && b->module && a->name && b->name &&
+	       !strcmp(a->module, b->module) && !strcmp(a->name, b->name);
+}
+
+/* canonicalize - canon[i]: the first entry at the same place as entry i
+ * (itself when its function or file is unknown), so that the same code
+ * path in two processes is one stack */
+static int canonicalize(struct ipt_usyms *u)
+{
+	size_t cap = 16, *slot;
+
+	while (cap < u->n * 2)
+		cap *= 2;
+	u->canon = ipt_malloc((u->n ? u->n : 1) * sizeof(*u->canon));
+	slot = ipt_malloc(cap * sizeof(*slot));
+	if (!u->canon || !slot) {
+		free(slot);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = SIZE_MAX;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct ipt_usym *e = &u->v[i];
+		size_t k;
+
+		u->canon[i] = (uint32_t)i;
+		if (!e->name || !e->module)
+			continue;
+		k = hash_str(hash_str(0xcbf29ce484222325ULL ^ e->off, e->module), e->name) & (cap - 1);
+		while (slot[k] != SIZE_MAX && !same_place(&u->v[slot[k]], e))
+			k = (k + 1) & (cap - 1);
+		if (slot[k] == SIZE_MAX)
+			slot[k] = i;
+		else
+			u->canon[i] = (uint32_t)slot[k];
+	}
+	free(slot);
+	return 0;
+}
+
 int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long long at)
 {
 	struct ipt_usyms *u = ipt_calloc(1, sizeof(*u));
@@ -180,6 +233,8 @@ int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long l
 	}
 	if (u->n)
 		qsort(u->v, u->n, sizeof(*u->v), cmp_usym);
+	if (canonicalize(u))
+		goto fail;
 	ipt_usyms_free(t->usyms);
 	t->usyms = u;
 	return 0;
@@ -211,6 +266,16 @@ static const struct ipt_usym *find(const struct ipt_usyms *u, int32_t tgid, uint
 const char *ipt_usyms_text(const struct ipt_trace *t)
 {
 	return t->usyms ? t->usyms->raw : NULL;
+}
+
+uint64_t ipt_usym_canonical(const struct ipt_trace *t, uint64_t frame)
+{
+	const struct ipt_usyms *u = t->usyms;
+	uint64_t i = frame & ~IPT_UFRAME_TAG_MASK;
+
+	if ((frame & IPT_UFRAME_TAG_MASK) != IPT_UFRAME_TAG || !u || i >= u->n)
+		return frame;
+	return IPT_UFRAME_TAG | u->canon[i];
 }
 
 uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr)

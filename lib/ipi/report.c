@@ -2358,6 +2358,17 @@ static int trim_stacks(struct ipt_report *rep)
 				v[f - cut[id]] = canonical_frame(rep, a[f]);
 			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
 			free(v);
+		} else if (ipt_trace_has_user_symbols(r->t)) {
+			/* user frames by place, not by process: the same path in
+			 * two processes is one stack */
+			uint64_t *v = ipt_malloc((k - cut[id] + 1) * sizeof(*v));
+
+			if (!v)
+				goto fail;
+			for (uint32_t f = cut[id]; f < k; f++)
+				v[f - cut[id]] = ipt_usym_canonical(r->t, a[f]);
+			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
+			free(v);
 		} else {
 			rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id]);
 		}
