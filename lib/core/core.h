@@ -325,7 +325,7 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
  *                                   offset in FUNCTION (hex), the file it is
  *                                   in; "-" for an unknown module or function
  */
-#define IPT_OPTION_USER_SYMBOLS		67
+#define IPT_OPTION_USER_SYMBOLS		68
 
 /* A user-space frame in a report's stacks: IPT_UFRAME_TAG | the index of its
  * (process, address) entry (no kernel address has these top bits: they are
