@@ -635,6 +635,25 @@ static int load_v6(struct ipt_trace *t, struct rd *r)
 /* ---- v7 ---- */
 
 /*
+ * prefault - the pages of a large buffer about to be written, in one call
+ * rather than one fault each (a 5 MB kallsyms section: 1300 faults, a
+ * quarter of a short report's time).  Only a hint: ignored where the
+ * kernel has no MADV_POPULATE_WRITE.
+ */
+static void prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + n) & ~(uintptr_t)4095;
+
+	if (n >= (1u << 20) && e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+/*
  * section_at - read the section header at off and give its content,
  * decompressed into *owned when the section is compressed.
  */
@@ -671,6 +690,7 @@ static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const ch
 		*owned = ipt_malloc(usize ? usize : 1);
 		if (!*owned)
 			return -1;
+		prefault(*owned, usize);
 		if (ipt_decompress(t->compression, c, csize, *owned, usize, t->path, (long long)off + 24)) {
 			free(*owned);
 			*owned = NULL;
