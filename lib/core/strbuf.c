@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* strbuf.c - a growable byte buffer, always NUL-terminated */
+#define IPT_STRBUF_IMPL	/* the functions themselves, not the inline fast paths */
 #include "core/core.h"
 
 #include <stdio.h>
