@@ -317,7 +317,9 @@ const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu)
 /* ipt_trace_ts_in_ns - whether the clock counts nanoseconds */
 bool ipt_trace_ts_in_ns(const struct ipt_trace *t)
 {
-	return t->tsc_mult || (strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc"));
+	/* asked per event: the first letter tells most clocks apart */
+	return t->tsc_mult || (t->clock[0] != 'c' && t->clock[0] != 'x') ||
+	       (strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc"));
 }
 
 /* ipt_trace_time_unit - "ns", or "cycles" (x86-tsc with no conversion), "counts" (counter) */
