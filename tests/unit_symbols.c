@@ -21,17 +21,6 @@ struct nsym {
 static struct nsym *nv;
 static int nn;
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* naive_parse - the oracle's table: one entry per line that has a symbol */
 static void naive_parse(const char *text)
 {
@@ -52,8 +41,8 @@ static void naive_parse(const char *text)
 		p = e ? e + 1 : p + strlen(p);
 		if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
 			i = 2;
-		while (hexval(buf[i]) >= 0) {
-			a = a << 4 | (uint64_t)hexval(buf[i]);
+		while (ipt_hex_digit(buf[i]) >= 0) {
+			a = a << 4 | (uint64_t)ipt_hex_digit(buf[i]);
 			i++;
 			digits++;
 		}
