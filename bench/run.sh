@@ -19,6 +19,10 @@
 #             (default 1M; small: 100k).  Skipped with a note without tracefs.
 #   perf.data `perf record -a` of the same workload (ipi:*, csd:* and the IPI
 #             irq_vectors), read by `perf script`.
+#   recorded  busy-stacks.dat from BENCH_RECORDED (default
+#             ../shared/traces/recorded): 12.8k events with the full
+#             kallsyms, for start-up; its "ipitrace report (start-up)" row
+#             is the best wall time of 20 runs without /usr/bin/time.
 #
 # Rows (the "command" column), each with stdout to /dev/null:
 #   trace-cmd report              text output: the reference for "x tc".
@@ -32,6 +36,8 @@
 #                                 put where {} is), else `ipitrace count` or
 #                                 `ipitrace stat` if --help lists one, else
 #                                 `ipitrace report` stands in (marked proxy).
+#   ipitrace count --threads 1    decoding with one thread, on every trace:
+#                                 report and convert are held to 3x of it.
 #   ... --threads 1 / 2           report (and count) with one and two threads,
 #                                 on the largest synth trace, if supported
 #                                 (--threads in --help, or IPITRACE_THREADS).
@@ -48,8 +54,11 @@
 # linearly from the two largest measured sizes and marked with '~'.
 #
 # Targets (printed after the table, met / NOT MET / n/a with the measured
-# value): the "x tc" ones use the largest synth size trace-cmd really ran on
-# (never a '~' row); the floor and threads ones use the largest synth size;
+# value): the "x tc" ones (report and convert 100x on v7 none and 30x on
+# zstd, dump 20x) and "within 3x of count --threads 1" use the largest synth
+# size trace-cmd really ran on (never a '~' row); the real-recording ones
+# (50x none, 25x zstd) the largest real recording; start-up is report on
+# busy-stacks.dat under 15 ms; the floor and threads ones use the largest synth size;
 # peak RSS compares the largest synth size with the smallest; "linear" checks
 # that each step in size grows the time at most 1.25x the event ratio.
 #
