@@ -33,12 +33,12 @@ squeeze() { tr -s ' \t' '  '; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 # threads_agree TAG ARGS...: `ipitrace ARGS -j N` prints the same for N = 1, 2,
-# 3 and 8 (output and errors); else "TAG:-jN" is added to $bad ("TAG:failed"
+# 3, 4 and 8 (output and errors); else "TAG:-jN" is added to $bad ("TAG:failed"
 # if the one-thread run fails)
 threads_agree() {
 	tag=$1; shift
 	"$IPT" "$@" -j 1 > "$TMP/agree1" 2>&1 || { bad="$bad $tag:failed"; return; }
-	for t in 2 3 8; do
+	for t in 2 3 4 8; do
 		"$IPT" "$@" -j $t > "$TMP/agreen" 2>&1
 		cmp -s "$TMP/agree1" "$TMP/agreen" || bad="$bad $tag:-j$t"
 	done

@@ -109,7 +109,7 @@ else
 fi
 
 # convert --threads: the same CSV (rows, order, ids) with 1 thread and with the
-# streams decoded by 2, 3 and 8 parallel threads, with and without filters
+# streams decoded by 2, 3, 4 and 8 parallel threads, with and without filters
 set --
 for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat; do
 	[ -f "$f" ] && set -- "$@" "$f"
@@ -123,6 +123,6 @@ for f in "$@"; do
 	done
 	n=$((n + 1))
 done
-check "convert --threads 1, 2, 3, 8 give the same CSV on $n traces, 3 filters:${bad:- ok}" \
+check "convert --threads 1, 2, 3, 4, 8 give the same CSV on $n traces, 3 filters:${bad:- ok}" \
 	[ $n -ge 2 -a -z "$bad" ]
 finish

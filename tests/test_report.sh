@@ -145,5 +145,12 @@ for f in "$@"; do
 	threads_agree "$(basename "$f")" report -f json --isolated 0-3 --assume-synced-clock "$f"
 	n=$((n + 1))
 done
-check "--threads 1, 2, 3, 8 give the same JSON on $n traces:${bad:- ok}" [ $n -ge 2 -a -z "$bad" ]
+ntr=$n
+check "--threads 1, 2, 3, 4, 8 give the same JSON on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
+# and the same text, byte for byte (what `report` prints by default)
+bad=""
+for f in "$@"; do
+	threads_agree "$(basename "$f")" report "$f"
+done
+check "--threads 1, 2, 3, 4, 8 give the same text report on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
 finish

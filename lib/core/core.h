@@ -39,10 +39,46 @@ char *ipt_strndup(const char *s, size_t n);
 char *ipt_strdup(const char *s);
 
 /* ---- strbuf (strbuf.c): the public ipt_strbuf_* under short names ---- */
+#ifdef IPT_STRBUF_IMPL
 #define sb_grow ipt_strbuf_grow
 #define sb_add ipt_strbuf_add
 #define sb_adds ipt_strbuf_adds
 #define sb_addc ipt_strbuf_addc
+#else
+/* the library's own calls: the common case (room enough) inline, the
+ * function only to grow (text output makes several calls per field) */
+static inline int sb_grow(struct ipt_strbuf *sb, size_t extra)
+{
+	if (extra < sb->cap - sb->len)	/* cap >= len: room for extra + NUL */
+		return 0;
+	return ipt_strbuf_grow(sb, extra);
+}
+
+static inline int sb_add(struct ipt_strbuf *sb, const char *s, size_t n)
+{
+	if (n >= sb->cap - sb->len)
+		return ipt_strbuf_add(sb, s, n);
+	if (n)
+		memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+static inline int sb_adds(struct ipt_strbuf *sb, const char *s)
+{
+	return sb_add(sb, s, strlen(s));
+}
+
+static inline int sb_addc(struct ipt_strbuf *sb, char c)
+{
+	if (sb->len + 1 >= sb->cap)
+		return ipt_strbuf_addc(sb, c);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+#endif
 #define sb_addf ipt_strbuf_addf
 #define sb_add_u64 ipt_strbuf_add_u64
 #define sb_add_i64 ipt_strbuf_add_i64
@@ -154,9 +190,33 @@ struct ipt_symtab {
 	char *strings;		/* storage the names point into (may be NULL) */
 	char **extra;		/* additionally owned strings */
 	size_t nextra, extracap;
+	/* deferred kallsyms (ipt_symtab_defer_kallsyms): the text is borrowed;
+	 * the address index is made at the first lookup, a name when a lookup
+	 * returns its symbol (syms[i].name NULL until then: read names with
+	 * ipt_symtab_name) */
+	const char *ltext;
+	size_t llen;
+	uint32_t *noff;		/* name offset in ltext of each symbol */
+	int lstate;		/* 0: none or made, 1: pending (atomic) */
+	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
+	size_t nbyname;
 };
 /* Parse /proc/kallsyms text ("addr type name [module]"). */
 int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
+/*
+ * The same, deferred: text must stay as it is while st lives.  Nothing is
+ * parsed until a lookup; then one pass finds the addresses (sorted only if
+ * the text is not), and only the symbols lookups return get their names.
+ * A table with symbols already, or a second text, is loaded (and sorted) at
+ * once.
+ */
+int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
+/* A deferred table made in full (every name), the text no longer needed. */
+int ipt_symtab_materialize(struct ipt_symtab *st);
+/* The name of s, a symbol of st (made on demand for deferred tables). */
+const char *ipt_symtab_name(const struct ipt_symtab *st, const struct ipt_sym *s);
+/* The address of the symbol called name (the lowest of several), or 0. */
+uint64_t ipt_symtab_addr_of(const struct ipt_symtab *st, const char *name);
 /* Parse printk_formats text ("0xaddr : \"string\""). */
 int ipt_symtab_load_printk(struct ipt_symtab *st, const char *text, size_t len);
 /* Add one symbol (the name is copied). */

@@ -105,15 +105,49 @@ bool ipt_cpuset_has(const struct ipt_cpuset *set, unsigned int cpu)
 	return cpu / 64 < n && (w[cpu / 64] >> (cpu % 64)) & 1;
 }
 
+/*
+ * weight_sw - bits set in w[0..n) with what the build's target has (the
+ * portable x86-64 build: a libgcc call per word); weight_hw, the same with
+ * the POPCNT instruction, is used when the CPU has it.
+ */
+#define DEFINE_WEIGHT(name, attr)						\
+	attr static unsigned int name(const uint64_t *w, uint32_t n)		\
+	{									\
+		unsigned int c = 0;						\
+										\
+		for (uint32_t i = 0; i < n; i++)				\
+			c += (unsigned int)__builtin_popcountll(w[i]);		\
+		return c;							\
+	}
+DEFINE_WEIGHT(weight_sw, )
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__POPCNT__)
+DEFINE_WEIGHT(weight_hw, __attribute__((target("popcnt"))))
+
+/* 0: not asked yet, 1: no POPCNT, 2: POPCNT (asked once; any thread) */
+static int have_popcnt;
+
+static unsigned int weight(const uint64_t *w, uint32_t n)
+{
+	int h = __atomic_load_n(&have_popcnt, __ATOMIC_RELAXED);
+
+	if (!h) {
+		__builtin_cpu_init();
+		h = __builtin_cpu_supports("popcnt") ? 2 : 1;
+		__atomic_store_n(&have_popcnt, h, __ATOMIC_RELAXED);
+	}
+	return h == 2 ? weight_hw(w, n) : weight_sw(w, n);
+}
+#else
+#define weight weight_sw
+#endif
+
 unsigned int ipt_cpuset_weight(const struct ipt_cpuset *set)
 {
-	uint32_t n, i;
+	uint32_t n;
 	const uint64_t *w = cwords(set, &n);
-	unsigned int c = 0;
 
-	for (i = 0; i < n; i++)
-		c += (unsigned int)__builtin_popcountll(w[i]);
-	return c;
+	return weight(w, n);
 }
 
 bool ipt_cpuset_empty(const struct ipt_cpuset *set)

@@ -318,7 +318,9 @@ const char *ipt_trace_cpustat(const struct ipt_trace *t, int cpu)
 /* ipt_trace_ts_in_ns - whether the clock counts nanoseconds */
 bool ipt_trace_ts_in_ns(const struct ipt_trace *t)
 {
-	return t->tsc_mult || (strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc"));
+	/* asked per event: the first letter tells most clocks apart */
+	return t->tsc_mult || (t->clock[0] != 'c' && t->clock[0] != 'x') ||
+	       (strcmp(t->clock, "counter") && strcmp(t->clock, "x86-tsc"));
 }
 
 /* ipt_trace_time_unit - "ns", or "cycles" (x86-tsc with no conversion), "counts" (counter) */
@@ -471,7 +473,8 @@ const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t 
 
 	/* an empty name marks where a text trace's known names end; a real
 	 * symbol at the same address wins */
-	while (s && !*s->name && s + 1 < t->ksyms.syms + t->ksyms.n && s[1].addr == s->addr)
+	while (s && !*s->name && s + 1 < t->ksyms.syms + t->ksyms.n && s[1].addr == s->addr &&
+	       ipt_symtab_name(&t->ksyms, s + 1))
 		s++;
 	if (!s || !*s->name)
 		return NULL;
@@ -482,10 +485,7 @@ const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t 
 
 uint64_t ipt_trace_symbol_addr(const struct ipt_trace *t, const char *name)
 {
-	for (size_t i = 0; i < t->ksyms.n; i++)
-		if (!strcmp(t->ksyms.syms[i].name, name))
-			return t->ksyms.syms[i].addr;
-	return 0;
+	return ipt_symtab_addr_of(&t->ksyms, name);
 }
 
 const char *ipt_trace_printk_string(const struct ipt_trace *t, uint64_t addr)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* strbuf.c - a growable byte buffer, always NUL-terminated */
+#define IPT_STRBUF_IMPL	/* the functions themselves, not the inline fast paths */
 #include "core/core.h"
 
 #include <stdio.h>
@@ -75,27 +76,42 @@ int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...)
 	return 0;
 }
 
+/* add - sb_add with the room checked here (the numbers below) */
+static inline int add(struct ipt_strbuf *sb, const char *s, size_t n)
+{
+	if (n >= sb->cap - sb->len)
+		return sb_add(sb, s, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+/* decimal - the digits of v ending at end; their start */
+static char *decimal(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 /* sb_add_u64 - decimal without stdio */
 int sb_add_u64(struct ipt_strbuf *sb, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	char tmp[24], *p = decimal(tmp + sizeof(tmp), v);
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return sb_add(sb, tmp + i, sizeof(tmp) - (size_t)i);
+	return add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 int sb_add_i64(struct ipt_strbuf *sb, int64_t v)
 {
-	if (v < 0) {
-		if (sb_addc(sb, '-'))
-			return -1;
-		return sb_add_u64(sb, (uint64_t)0 - (uint64_t)v);
-	}
-	return sb_add_u64(sb, (uint64_t)v);
+	char tmp[24], *p = decimal(tmp + sizeof(tmp), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+
+	if (v < 0)
+		*--p = '-';
+	return add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 int sb_add_hex(struct ipt_strbuf *sb, uint64_t v)
@@ -108,7 +124,7 @@ int sb_add_hex(struct ipt_strbuf *sb, uint64_t v)
 		tmp[--i] = digits[v & 15];
 		v >>= 4;
 	} while (v);
-	return sb_add(sb, tmp + i, sizeof(tmp) - (size_t)i);
+	return add(sb, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
 /* sb_pad - pad with blanks so that the text since from is width wide */
@@ -118,7 +134,7 @@ int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width)
 
 	if (have >= width)
 		return 0;
-	if (sb_grow(sb, width - have))
+	if (width - have >= sb->cap - sb->len && sb_grow(sb, width - have))
 		return -1;
 	memset(sb->buf + sb->len, ' ', width - have);
 	sb->len += width - have;

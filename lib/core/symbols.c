@@ -9,7 +9,16 @@
 #include "core/hash.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
+
+/* deferred tables: making the index and the names (rare; any thread) */
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct ipt_sym_byname {
+	char *name;
+	uint64_t addr;
+};
 
 /* keep - remember an owned string in the table */
 static int keep(struct ipt_symtab *st, char *s)
@@ -56,30 +65,68 @@ int ipt_symtab_add(struct ipt_symtab *st, uint64_t addr, const char *name, size_
 	return push(st, addr, s);
 }
 
-static int hexdig(int c)
+/* hex1[c]: 1 + the value of hex digit c, 0 for any other byte */
+static const uint8_t hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+/*
+ * hex8 - the 8 hex digits at p (most significant first) in *v; false if one
+ * of them is not a hex digit.  Eight bytes at a time: a word's bytes are
+ * range-checked and turned into their values together (SWAR).
+ */
+static inline bool hex8(const char *p, uint32_t *v)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	uint64_t x, lo, dig, alp, val;
+
+	memcpy(&x, p, 8);	/* byte 0 lowest */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	if (x & high)
+		return false;
+	/* per byte, with every byte < 0x80: b >= k iff (b + 0x80 - k) has bit 7 */
+	dig = (x + ones * (0x80 - '0')) & ~(x + ones * (0x80 - '9' - 1)) & high;
+	lo = x | ones * 0x20;
+	alp = (lo + ones * (0x80 - 'a')) & ~(lo + ones * (0x80 - 'f' - 1)) & high;
+	if ((dig | alp) != high)
+		return false;
+	/* '0'-'9': low nibble; 'a'-'f', 'A'-'F': low nibble + 9 (bit 6 set) */
+	val = (x & ones * 0x0f) + ((x >> 6) & ones) * 9;
+	/* pack: digit pairs into bytes, byte pairs into halves, halves */
+	val = ((val << 4) | (val >> 8)) & 0x00ff00ff00ff00ffull;
+	val = ((val << 8) | (val >> 16)) & 0x0000ffff0000ffffull;
+	*v = (uint32_t)((val << 16) | (val >> 32));
+	return true;
 }
 
 /* parse_hex - hex number at s[*i] (optional 0x); false if none */
 static bool parse_hex(const char *s, size_t n, size_t *i, uint64_t *v)
 {
-	size_t start;
+	size_t start, k;
+	uint64_t x = 0;
 
-	*v = 0;
 	if (*i + 1 < n && s[*i] == '0' && (s[*i + 1] == 'x' || s[*i + 1] == 'X'))
 		*i += 2;
-	start = *i;
-	while (*i < n && hexdig((unsigned char)s[*i]) >= 0) {
-		*v = (*v << 4) | (uint64_t)hexdig((unsigned char)s[*i]);
-		(*i)++;
+	start = k = *i;
+	/* the usual kallsyms address: 16 digits and a space */
+	if (k + 16 < n && s[k + 16] == ' ') {
+		uint32_t a, b;
+
+		if (hex8(s + k, &a) && hex8(s + k + 8, &b)) {
+			*i = k + 16;
+			*v = (uint64_t)a << 32 | b;
+			return true;
+		}
 	}
-	return *i > start && *i - start <= 16;
+	for (unsigned int d; k < n && (d = hex1[(unsigned char)s[k]]); k++)
+		x = (x << 4) | (d - 1);
+	*i = k;
+	*v = x;
+	return k > start && k - start <= 16;
 }
 
 /*
@@ -193,6 +240,246 @@ next:
 	return 0;
 }
 
+/* ---- deferred kallsyms ---- */
+
+static void made(const struct ipt_symtab *cst);
+
+/*
+ * kline - the line of text at [i, eol) as ipt_symtab_load_kallsyms reads it:
+ * true with its address and name (offset, length) if it has a symbol
+ */
+static bool kline(const char *s, size_t i, size_t eol, uint64_t *addr, size_t *name, size_t *nlen)
+{
+	size_t k;
+
+	if (!parse_hex(s, eol, &i, addr) || i >= eol || s[i] != ' ')
+		return false;
+	i++;
+	if (i >= eol)
+		return false;
+	i++;	/* the type */
+	if (i >= eol || s[i] != ' ')
+		return false;
+	*name = ++i;
+	if (!nlen)	/* the index needs only to know there is a name */
+		return i < eol && s[i] != '\t' && s[i] != ' ';
+	for (k = i; k < eol && s[k] != '\t' && s[k] != ' '; k++)
+		;
+	*nlen = k - i;
+	return k > i;
+}
+
+int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len)
+{
+	if (st->n || st->ltext || len > UINT32_MAX)
+		return ipt_symtab_materialize(st) || ipt_symtab_load_kallsyms(st, text, len) ?
+		       -1 : ipt_symtab_sort(st);
+	st->ltext = text;
+	st->llen = len;
+	__atomic_store_n(&st->lstate, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct koff {
+	uint64_t addr;
+	uint32_t off;
+};
+
+static int cmp_koff(const void *a, const void *b)
+{
+	const struct koff *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : (x->off > y->off);	/* file order */
+}
+
+/* make_index - one pass over the deferred text: addresses and where names are */
+static int make_index(struct ipt_symtab *st)
+{
+	const char *s = st->ltext;
+	size_t len = st->llen, i = 0, n = 0, cap = len / 40 + 16;
+	bool sorted = true;
+
+	st->syms = ipt_malloc(cap * sizeof(*st->syms));
+	st->noff = ipt_malloc(cap * sizeof(*st->noff));
+	if (!st->syms || !st->noff)
+		goto fail;
+	while (i < len) {
+		const char *nl;
+		size_t eol, name;
+		uint64_t addr;
+
+		nl = memchr(s + i, '\n', len - i);
+		eol = nl ? (size_t)(nl - s) : len;
+		if (kline(s, i, eol, &addr, &name, NULL)) {
+			if (n == cap) {
+				struct ipt_sym *w = ipt_realloc(st->syms, cap * 2 * sizeof(*w));
+				uint32_t *o = w ? ipt_realloc(st->noff, cap * 2 * sizeof(*o)) : NULL;
+
+				if (w)
+					st->syms = w;
+				if (!o)
+					goto fail;
+				st->noff = o;
+				cap *= 2;
+			}
+			if (n && addr < st->syms[n - 1].addr)
+				sorted = false;
+			st->syms[n].addr = addr;
+			st->syms[n].name = NULL;
+			st->noff[n] = (uint32_t)name;
+			n++;
+		}
+		i = eol + 1;
+	}
+	if (!sorted) {
+		struct koff *v = ipt_malloc((n ? n : 1) * sizeof(*v));
+
+		if (!v)
+			goto fail;
+		for (size_t k = 0; k < n; k++)
+			v[k] = (struct koff){ st->syms[k].addr, st->noff[k] };
+		qsort(v, n, sizeof(*v), cmp_koff);
+		for (size_t k = 0; k < n; k++) {
+			st->syms[k].addr = v[k].addr;
+			st->noff[k] = v[k].off;
+		}
+		free(v);
+	}
+	st->n = st->cap = n;
+	return 0;
+fail:
+	free(st->syms);
+	free(st->noff);
+	st->syms = NULL;
+	st->noff = NULL;
+	st->n = st->cap = 0;
+	return -1;
+}
+
+/* made - the index of a deferred table, made once (any thread may ask) */
+static void made(const struct ipt_symtab *cst)
+{
+	struct ipt_symtab *st = (struct ipt_symtab *)cst;
+
+	if (!__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&lazy_lock);
+	if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED)) {
+		if (make_index(st))
+			st->n = 0;	/* out of memory: no symbols */
+		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lazy_lock);
+}
+
+const char *ipt_symtab_name(const struct ipt_symtab *cst, const struct ipt_sym *s)
+{
+	struct ipt_symtab *st = (struct ipt_symtab *)cst;
+	struct ipt_sym *w = (struct ipt_sym *)s;
+	const char *name = __atomic_load_n(&s->name, __ATOMIC_ACQUIRE);
+
+	if (name || !st->noff)
+		return name;
+	pthread_mutex_lock(&lazy_lock);
+	if (!(name = w->name)) {
+		size_t off = st->noff[s - st->syms], k = off;
+		char *c;
+
+		while (k < st->llen && st->ltext[k] != '\n' && st->ltext[k] != '\t' && st->ltext[k] != ' ')
+			k++;
+		c = ipt_strndup(st->ltext + off, k - off);
+		if (c && keep(st, c)) {
+			free(c);
+			c = NULL;
+		}
+		if (c)
+			__atomic_store_n(&w->name, c, __ATOMIC_RELEASE);
+		name = c;
+	}
+	pthread_mutex_unlock(&lazy_lock);
+	return name;
+}
+
+int ipt_symtab_materialize(struct ipt_symtab *st)
+{
+	if (!st->ltext)
+		return 0;
+	made(st);
+	for (size_t i = 0; i < st->n; i++)
+		if (!ipt_symtab_name(st, &st->syms[i]))
+			return -1;
+	free(st->noff);
+	st->noff = NULL;
+	st->ltext = NULL;
+	st->llen = 0;
+	return 0;
+}
+
+/* defer_addr_of - ipt_symtab_addr_of in the deferred text (under the lock) */
+static uint64_t defer_addr_of(const struct ipt_symtab *st, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *s = st->ltext, *q = s;
+	uint64_t best = 0;
+	bool found = false;
+
+	while (nl && (q = memmem(q, st->llen - (size_t)(q - s), name, nl))) {
+		size_t at = (size_t)(q - s), bol = at, eol, nm, len;
+		uint64_t addr;
+
+		while (bol > 0 && s[bol - 1] != '\n')
+			bol--;
+		eol = at + nl;
+		while (eol < st->llen && s[eol] != '\n')
+			eol++;
+		if (kline(s, bol, eol, &addr, &nm, &len) && nm == at && len == nl &&
+		    (!found || addr < best)) {
+			best = addr;
+			found = true;
+		}
+		q = s + eol;	/* one symbol per line */
+		if (eol >= st->llen)
+			break;
+	}
+	return best;
+}
+
+uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
+{
+	struct ipt_symtab *st = (struct ipt_symtab *)cst;
+	uint64_t a = 0;
+
+	if (!st->ltext) {
+		for (size_t i = 0; i < st->n; i++)
+			if (!strcmp(ipt_symtab_name(st, &st->syms[i]), name))
+				return st->syms[i].addr;
+		return 0;
+	}
+	pthread_mutex_lock(&lazy_lock);
+	for (size_t i = 0; i < st->nbyname; i++)
+		if (!strcmp(st->byname[i].name, name)) {
+			a = st->byname[i].addr;
+			goto out;
+		}
+	a = defer_addr_of(st, name);
+	{
+		struct ipt_sym_byname *v = ipt_realloc(st->byname, (st->nbyname + 1) * sizeof(*v));
+		char *c = ipt_strdup(name);
+
+		if (v)
+			st->byname = v;
+		if (v && c)
+			st->byname[st->nbyname++] = (struct ipt_sym_byname){ c, a };
+		else
+			free(c);
+	}
+out:
+	pthread_mutex_unlock(&lazy_lock);
+	return a;
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct ipt_sym *x = a, *y = b;
@@ -205,6 +492,8 @@ static int cmp_sym(const void *a, const void *b)
 
 int ipt_symtab_sort(struct ipt_symtab *st)
 {
+	if (st->ltext)
+		return 0;	/* deferred: the index comes out sorted */
 	if (st->n > 1)
 		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
 	return 0;
@@ -213,8 +502,10 @@ int ipt_symtab_sort(struct ipt_symtab *st)
 /* ipt_symtab_lookup - the last symbol with address <= addr */
 const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t addr)
 {
-	size_t lo = 0, hi = st->n;
+	size_t lo = 0, hi;
 
+	made(st);
+	hi = st->n;
 	if (!st->n || addr < st->syms[0].addr)
 		return NULL;
 	while (hi - lo > 1) {
@@ -228,6 +519,8 @@ const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t ad
 	/* the first of several symbols at the same address */
 	while (lo > 0 && st->syms[lo - 1].addr == st->syms[lo].addr)
 		lo--;
+	if (st->noff && !ipt_symtab_name(st, &st->syms[lo]))
+		return NULL;	/* out of memory */
 	return &st->syms[lo];
 }
 
@@ -245,6 +538,10 @@ void ipt_symtab_free(struct ipt_symtab *st)
 	free(st->extra);
 	free(st->syms);
 	free(st->strings);
+	free(st->noff);
+	for (size_t i = 0; i < st->nbyname; i++)
+		free(st->byname[i].name);
+	free(st->byname);
 	memset(st, 0, sizeof(*st));
 }
 

@@ -10,14 +10,18 @@
 
 #include <stdlib.h>
 
+/* a heap entry: the key of a reader's next record (the record is in recs[]);
+ * small, so that sifting moves 16 bytes, not records */
 struct head {
-	struct ipt_record rec;
+	uint64_t ts;
+	int32_t cpu;
 	int reader;
 };
 
 struct ipt_iter {
 	struct ipt_trace *t;
 	struct ipt_page_reader *readers;
+	struct ipt_record *recs;	/* each reader's next record */
 	int nreaders;
 	struct head *heap;
 	int nheap;
@@ -27,9 +31,9 @@ struct ipt_iter {
 
 static bool before(const struct head *a, const struct head *b)
 {
-	if (a->rec.ts != b->rec.ts)
-		return a->rec.ts < b->rec.ts;
-	return a->rec.cpu < b->rec.cpu;
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	return a->cpu < b->cpu;
 }
 
 static void sift_down(struct ipt_iter *it, int i)
@@ -69,13 +73,11 @@ static void sift_up(struct ipt_iter *it, int i)
 /* refill - read the next record of reader k into the heap; -1 on error */
 static int refill(struct ipt_iter *it, int k)
 {
-	struct head h;
-	int r = ipt_page_reader_next(&it->readers[k], &h.rec);
+	int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
 
 	if (r <= 0)
 		return r;
-	h.reader = k;
-	it->heap[it->nheap] = h;
+	it->heap[it->nheap] = (struct head){ it->recs[k].ts, it->recs[k].cpu, k };
 	sift_up(it, it->nheap++);
 	return 0;
 }
@@ -89,8 +91,9 @@ struct ipt_iter *ipt_iter_new(struct ipt_trace *t, const struct ipt_cpuset *cpus
 	it->t = t;
 	it->pending = -1;
 	it->readers = ipt_calloc((size_t)t->nstreams, sizeof(*it->readers));
+	it->recs = ipt_calloc((size_t)t->nstreams + 1, sizeof(*it->recs));
 	it->heap = ipt_calloc((size_t)t->nstreams, sizeof(*it->heap));
-	if (!it->readers || !it->heap) {
+	if (!it->readers || !it->recs || !it->heap) {
 		ipt_iter_free(it);
 		return NULL;
 	}
@@ -117,21 +120,26 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 		 * alone so that the record stayed valid): the reader moves on
 		 * and its next record replaces the root, one sift down.
 		 */
-		int r = ipt_page_reader_next(&it->readers[it->heap[0].reader], &it->heap[0].rec);
+		int k = it->heap[0].reader;
+		int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
 
 		it->pending = -1;
 		if (r < 0) {
 			it->failed = true;
 			return -1;
 		}
-		if (r == 0)
+		if (r == 0) {
 			it->heap[0] = it->heap[--it->nheap];
+		} else {
+			it->heap[0].ts = it->recs[k].ts;
+			it->heap[0].cpu = it->recs[k].cpu;
+		}
 		if (it->nheap > 1)
 			sift_down(it, 0);
 	}
 	if (!it->nheap)
 		return 0;
-	*rec = it->heap[0].rec;
+	*rec = it->recs[it->heap[0].reader];
 	it->pending = it->heap[0].reader;
 	return 1;
 }
@@ -143,6 +151,7 @@ void ipt_iter_free(struct ipt_iter *it)
 	for (int i = 0; i < it->nreaders; i++)
 		ipt_page_reader_release(&it->readers[i]);
 	free(it->readers);
+	free(it->recs);
 	free(it->heap);
 	free(it);
 }

@@ -48,6 +48,10 @@ struct ipt_lanes {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int last;		/* lane of the item handed out last, or -1 */
+	/* consumer: each lane's next item (NULL: the lane is over), valid
+	 * once primed; only the lane handed out last moves */
+	const struct ipt_lane_key *head[IPT_LANES_MAX];
+	bool primed;
 };
 
 struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size, int *n)
@@ -235,11 +239,17 @@ void *ipt_lanes_next(struct ipt_lanes *l, int *lane)
 	const struct ipt_lane_key *best = NULL;
 	int bl = -1;
 
-	if (l->last >= 0)
+	if (!l->primed) {
+		for (int i = 0; i < l->n; i++)
+			l->head[i] = (const void *)head_item(l, &l->lane[i]);
+		l->primed = true;
+	} else if (l->last >= 0) {
 		l->lane[l->last].pos++;
+		l->head[l->last] = (const void *)head_item(l, &l->lane[l->last]);
+	}
 	l->last = -1;
 	for (int i = 0; i < l->n; i++) {
-		const struct ipt_lane_key *k = (const void *)head_item(l, &l->lane[i]);
+		const struct ipt_lane_key *k = l->head[i];
 
 		if (k && (!best || k->ts < best->ts || (k->ts == best->ts && k->cpu < best->cpu))) {
 			best = k;

@@ -12,7 +12,7 @@
 
 /* ---- a small counting map ---- */
 
-static uint64_t key_hash(const struct rpt_key *k)
+static inline uint64_t key_hash(const struct rpt_key *k)
 {
 	return ipt_hash_combine(ipt_hash_combine(ipt_hash64(k->a), k->b), k->c);
 }
@@ -414,7 +414,7 @@ static int q_push(struct queue *q, const struct pend *e)
 		q->cap = cap;
 		q->head = 0;
 	}
-	q->v[(q->head + q->n++) % q->cap] = *e;
+	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;	/* cap: a power of two */
 	return 0;
 }
 
@@ -425,26 +425,43 @@ static struct pend *q_pop(struct queue *q)
 	if (!q->n)
 		return NULL;
 	e = &q->v[q->head];
-	q->head = (q->head + 1) % q->cap;
+	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	return e;
 }
 
+/* a producer's last answer for a callback's name (names are interned: the
+ * same symbol, the same pointer) */
+struct cb_memo {
+	const char *sym;
+	int cls;
+};
+
 /* send_class - which receive event serves this send */
-static int send_class(struct priv *p, const struct ipt_ipi_row *row)
+static int send_class(struct priv *p, const struct ipt_ipi_row *row, struct cb_memo *m)
 {
+	int cls;
+
 	if (row->reason)
 		return reason_class(p, row->reason);
 	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
 		return C_IRQ_WORK;
 	if (!row->callback)
 		return C_RESCHED;
+	if (!row->callback_sym)
+		return C_CALL_ANY;
+	if (m->sym == row->callback_sym)
+		return m->cls;
 	/* the callback names the vector (an exploded mask send keeps it) */
-	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_interrupt"))
-		return C_CALL;
-	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_single_interrupt"))
-		return C_CALL_SINGLE;
-	return C_CALL_ANY;
+	if (!strcmp(row->callback_sym, "generic_smp_call_function_interrupt"))
+		cls = C_CALL;
+	else if (!strcmp(row->callback_sym, "generic_smp_call_function_single_interrupt"))
+		cls = C_CALL_SINGLE;
+	else
+		cls = C_CALL_ANY;
+	m->sym = row->callback_sym;
+	m->cls = cls;
+	return cls;
 }
 
 /*
@@ -1286,6 +1303,7 @@ struct prod {
 	struct pipe *pp;
 	int lane;
 	uint64_t rows;			/* row items emitted */
+	struct cb_memo cb;
 };
 
 /* item_free - what an item owns (once: the item becomes a plain marker) */
@@ -1423,7 +1441,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it->type = IT_ROW;
 	it->k.ts = row->ts;
 	it->k.cpu = row->src_cpu;
-	it->cls = (int16_t)send_class(r->priv, row);
+	it->cls = (int16_t)send_class(r->priv, row, &pd->cb);
 	it->u.row.id = row->id;
 	it->u.row.callsite = row->callsite;
 	it->u.row.callback = row->callback;
@@ -1588,7 +1606,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
 	struct pipe *pp = ((struct priv *)r->priv)->pipe;
-	struct prod pd = { r, pp, lane, 0 };
+	struct prod pd = { r, pp, lane, 0, { NULL, 0 } };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
 	struct ipt_record rec;
 	int k = -1, ret = -1;

@@ -55,38 +55,27 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out)
 {
 	uint64_t usec;
-	char frac[7];
 
 	if (!ipt_trace_ts_in_ns(t))
 		return sb_addf(out, "%12llu", (unsigned long long)ts);
 	usec = (ts + 500) / 1000;
 	{
+		/* "%5llu.%06llu" of seconds and microseconds, in one piece */
 		uint64_t secs = usec / 1000000, f = usec % 1000000;
-		size_t start = out->len;
+		char buf[40], *e = buf + sizeof(buf), *p = e - 6;
 
 		for (int i = 5; i >= 0; i--) {
-			frac[i] = (char)('0' + f % 10);
+			p[i] = (char)('0' + f % 10);
 			f /= 10;
 		}
-		/* "%5llu" */
-		if (secs < 10000) {
-			char tmp[8];
-			int n = 0;
-			uint64_t s = secs;
-
-			do {
-				tmp[n++] = (char)('0' + s % 10);
-				s /= 10;
-			} while (s);
-			if (sb_pad(out, start, (size_t)(5 - n)))
-				return -1;
-			while (n)
-				if (sb_addc(out, tmp[--n]))
-					return -1;
-		} else if (sb_add_u64(out, secs)) {
-			return -1;
-		}
-		return sb_addc(out, '.') || sb_add(out, frac, 6);
+		*--p = '.';
+		do {
+			*--p = (char)('0' + secs % 10);
+			secs /= 10;
+		} while (secs);
+		while (e - p < 5 + 7)
+			*--p = ' ';
+		return sb_add(out, p, (size_t)(e - p));
 	}
 }
 
@@ -446,11 +435,12 @@ int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
 		return sb_adds(out, "[unknown event]");
 	if (flags & IPT_RENDER_RAW)
 		return ipt_render_raw_fields(t, r, flags, out);
-	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack") &&
+	/* asked per record: the first letter first */
+	if (ev->system[0] == 'f' && !strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack") &&
 	    !render_stack(t, r, out))
 		return 0;
 	out->len = mark;
-	if (!strcmp(ev->system, "sched")) {
+	if (ev->system[0] == 's' && !strcmp(ev->system, "sched")) {
 		int ret = 1;
 
 		if (!strcmp(ev->name, "sched_switch"))

@@ -1,0 +1,250 @@
+/*
+ * unit_symbols.c - deferred kallsyms (ipt_symtab_defer_kallsyms) against a
+ * second, naive reading of the same text written here: every line parsed on
+ * its own, a lookup the largest address <= the one asked (the first line of
+ * several at that address), a name the lowest address of its lines.  Texts:
+ * sorted and shuffled, duplicates, modules, malformed lines, upper-case and
+ * 0x addresses, no final newline; lookups from several threads at once.
+ */
+#include "core/core.h"
+#include "testlib.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+struct nsym {
+	uint64_t addr;
+	char name[64];
+	int line;
+};
+
+static struct nsym *nv;
+static int nn;
+
+/* naive_parse - the oracle's table: one entry per line that has a symbol */
+static void naive_parse(const char *text)
+{
+	int line = 0;
+
+	nn = 0;
+	for (const char *p = text; *p; line++) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char buf[256];
+		size_t i = 0, digits = 0;
+		uint64_t a = 0;
+
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		p = e ? e + 1 : p + strlen(p);
+		if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+			i = 2;
+		while (ipt_hex_digit(buf[i]) >= 0) {
+			a = a << 4 | (uint64_t)ipt_hex_digit(buf[i]);
+			i++;
+			digits++;
+		}
+		if (!digits || digits > 16 || buf[i] != ' ' || !buf[i + 1] || buf[i + 2] != ' ')
+			continue;
+		i += 3;
+		size_t k = i;
+
+		while (buf[k] && buf[k] != '\t' && buf[k] != ' ')
+			k++;
+		if (k == i || k - i >= sizeof(nv[0].name))
+			continue;
+		nv = realloc(nv, (size_t)(nn + 1) * sizeof(*nv));
+		nv[nn].addr = a;
+		memcpy(nv[nn].name, buf + i, k - i);
+		nv[nn].name[k - i] = 0;
+		nv[nn].line = line;
+		nn++;
+	}
+}
+
+static const struct nsym *naive_lookup(uint64_t q)
+{
+	const struct nsym *best = NULL;
+
+	for (int i = 0; i < nn; i++)
+		if (nv[i].addr <= q && (!best || nv[i].addr > best->addr))
+			best = &nv[i];	/* strictly larger: the first line at an address stays */
+	return best;
+}
+
+static uint64_t naive_addr_of(const char *name)
+{
+	uint64_t best = 0;
+	bool found = false;
+
+	for (int i = 0; i < nn; i++)
+		if (!strcmp(nv[i].name, name) && (!found || nv[i].addr < best)) {
+			best = nv[i].addr;
+			found = true;
+		}
+	return best;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* check_text - every way of asking, deferred and eager, against the oracle */
+static void check_text(const char *tag, const char *text)
+{
+	struct ipt_symtab d = { 0 }, e = { 0 };
+	int bad = 0, badname = 0;
+
+	naive_parse(text);
+	CHECK(ipt_symtab_defer_kallsyms(&d, text, strlen(text)) == 0, "%s: defer", tag);
+	CHECK(ipt_symtab_load_kallsyms(&e, text, strlen(text)) == 0 && ipt_symtab_sort(&e) == 0,
+	      "%s: eager load", tag);
+	CHECK(d.n == 0, "%s: nothing parsed before a lookup", tag);
+	for (int i = 0; i < 4 * nn + 64; i++) {
+		uint64_t q = i < nn ? nv[i].addr : i < 2 * nn ? nv[i - nn].addr + rnd() % 64 :
+			     i < 3 * nn ? nv[i - 2 * nn].addr - 1 : rnd();
+		const struct nsym *w = naive_lookup(q);
+		const struct ipt_sym *g = ipt_symtab_lookup(&d, q), *h = ipt_symtab_lookup(&e, q);
+
+		if (!w ? (g || h) : (!g || !h || g->addr != w->addr || strcmp(g->name, w->name) ||
+				     h->addr != w->addr || strcmp(h->name, w->name))) {
+			if (bad++ < 3)
+				CHECK(0, "%s: lookup %#llx: want %s, deferred %s, eager %s", tag,
+				      (unsigned long long)q, w ? w->name : "-", g ? g->name : "-",
+				      h ? h->name : "-");
+		}
+	}
+	for (int i = 0; i < nn; i++) {
+		uint64_t w = naive_addr_of(nv[i].name);
+
+		if (ipt_symtab_addr_of(&d, nv[i].name) != w || ipt_symtab_addr_of(&e, nv[i].name) != w)
+			if (badname++ < 3)
+				CHECK(0, "%s: addr_of %s", tag, nv[i].name);
+	}
+	CHECK(ipt_symtab_addr_of(&d, "no_such_symbol_here") == 0, "%s: unknown name", tag);
+	CHECK(ipt_symtab_addr_of(&d, "") == 0, "%s: empty name", tag);
+	CHECK(!bad && !badname, "%s: %d symbols, every lookup as the oracle", tag, nn);
+	CHECK(d.n == e.n, "%s: as many symbols deferred (%zu) as eager (%zu)", tag, d.n, e.n);
+	ipt_symtab_free(&d);
+	ipt_symtab_free(&e);
+}
+
+/* a kallsyms-like text of n lines; shuffled: not in address order */
+static char *make_text(int n, bool shuffled, bool dups)
+{
+	size_t cap = (size_t)n * 80 + 1024, len = 0;
+	char *s = malloc(cap);
+	uint64_t a = 0xffffffff81000000ull;
+
+	for (int i = 0; i < n; i++) {
+		uint64_t x = shuffled ? 0xffffffff81000000ull + rnd() % 0x1000000 : (a += 1 + rnd() % 300);
+		const char *mod = i % 7 == 0 ? "\t[kvm]" : "";
+
+		if (dups && i % 5 == 0 && i)
+			x = shuffled ? x : a;	/* same address as the previous line */
+		char name[32];
+
+		if (i % 11 == 0)	/* a name on several lines: the lowest address counts */
+			snprintf(name, sizeof(name), "common_%d", i % 3);
+		else
+			snprintf(name, sizeof(name), "sym_%d", i);
+		len += (size_t)snprintf(s + len, cap - len, "%016llx %c %s%s\n", (unsigned long long)x,
+					"TtDdbr"[i % 6], name, mod);
+	}
+	s[len] = 0;
+	return s;
+}
+
+struct thr {
+	struct ipt_symtab *st;
+	int bad;
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+
+	for (int i = 0; i < nn; i++) {
+		const struct nsym *w = naive_lookup(nv[i].addr + 3);
+		const struct ipt_sym *g = ipt_symtab_lookup(t->st, nv[i].addr + 3);
+
+		if (!g || g->addr != w->addr || strcmp(g->name, w->name))
+			t->bad++;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	char *s;
+
+	check_text("hand", "ffffffff81000000 T _stext\n"
+		   "ffffffff81000010 t b_first\n"
+		   "ffffffff81000010 T b_second\n"
+		   "FFFFFFFF81000020 T upper\n"
+		   "0xffffffff81000030 T prefixed\n"
+		   "ffffffff81000040 T\n"			/* no name */
+		   "ffffffff81000050 T  two_spaces\n"		/* empty name */
+		   "1ffffffff81000060 T too_long\n"		/* 17 digits */
+		   "ffffffff81000070 Tnospace\n"
+		   "\n"
+		   "garbage line\n"
+		   "ffffffff81000080 d data_sym\t[mod]\n"
+		   "ffffffff81000090 t tab_end\textra\n"
+		   "81000100 T short_addr\n"
+		   "ffffffff810000a0 T last_no_newline");
+	check_text("empty", "");
+	s = make_text(5000, false, true);
+	check_text("sorted", s);
+	free(s);
+	s = make_text(5000, true, true);
+	check_text("shuffled", s);
+
+	/* several threads asking a fresh deferred table at once */
+	{
+		struct ipt_symtab d = { 0 };
+		struct thr t[4];
+		pthread_t th[4];
+		int bad = 0;
+
+		naive_parse(s);
+		ipt_symtab_defer_kallsyms(&d, s, strlen(s));
+		for (int i = 0; i < 4; i++) {
+			t[i] = (struct thr){ &d, 0 };
+			pthread_create(&th[i], NULL, thr_main, &t[i]);
+		}
+		for (int i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			bad += t[i].bad;
+		}
+		CHECK(bad == 0, "4 threads: %d wrong lookups", bad);
+		ipt_symtab_free(&d);
+	}
+
+	/* a second text: what was deferred is made, the second loaded at once */
+	{
+		struct ipt_symtab d = { 0 };
+		const char *a = "ffffffff81000000 T one\nffffffff81000100 T two\n";
+		const char *b = "ffffffff81000080 T between\n";
+		const struct ipt_sym *g;
+
+		CHECK(ipt_symtab_defer_kallsyms(&d, a, strlen(a)) == 0, "first text");
+		CHECK(ipt_symtab_defer_kallsyms(&d, b, strlen(b)) == 0, "second text");
+		g = ipt_symtab_lookup(&d, 0xffffffff81000090ull);
+		CHECK(g && !strcmp(g->name, "between"), "second text's symbol found");
+		g = ipt_symtab_lookup(&d, 0xffffffff81000100ull);
+		CHECK(g && !strcmp(g->name, "two"), "first text's symbol kept");
+		ipt_symtab_free(&d);
+	}
+	free(s);
+	free(nv);
+	TEST_MAIN_END();
+}
