@@ -206,6 +206,8 @@ struct csd_open {
 	bool matched;
 };
 
+#define NLEVEL 4			/* context levels: task, softirq, hardirq, NMI */
+
 struct cpu_state {
 	struct queue q[NCLASS];
 	int open_class;			/* -1: no IPI handler running */
@@ -216,16 +218,20 @@ struct cpu_state {
 		int64_t iso, res;
 	} *open;
 	size_t nopen, capopen;
-	struct cur_row {		/* the counted rows of this CPU's last send */
-		int32_t target, pid;
-		int64_t iso, res;
-	} *cur;
-	size_t ncur, capcur;
-	uint64_t cur_id;		/* ... and its send id */
-	struct stack_rec *ustack;	/* the user stack recorded after send ustack_id */
-	uint64_t ustack_id;
+	/* per context level (task, softirq, hardirq, NMI: a send's stacks are
+	 * the next records of its own level; a nested one's come in between) */
+	struct cur_set {
+		struct cur_row {	/* the counted rows of the level's last send */
+			int32_t target, pid;
+			int64_t iso, res;
+		} *cur;
+		size_t ncur, capcur;
+		uint64_t cur_id;	/* ... and its send id */
+		uint64_t last_gid;	/* id of the level's last send event */
+		struct stack_rec *ustack;	/* the user stack recorded after send ustack_id */
+		uint64_t ustack_id;
+	} lv[NLEVEL];
 	int64_t open_isu;		/* the running handler's entry in r->isu, or -1 */
-	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
 	int ncsd;
 	uint64_t last_ts;
@@ -243,6 +249,7 @@ struct recv_ev {
 	int cls;
 	const struct ipt_field *f1, *f2;	/* reason | cpu,csd | csd | caller | caller,tgid */
 	const struct ipt_field *f3;		/* user stack: common_flags */
+	const struct ipt_field *flags;		/* every event: common_flags (context level) */
 };
 
 struct csd_pend {
@@ -326,6 +333,9 @@ static int setup_events(struct rpt *r, struct priv *p)
 		if (ev->id < 0 || ev->id >= p->nev)
 			continue;
 		e = &p->ev[ev->id];
+		e->flags = ipt_event_field(ev, "common_flags");
+		if (e->flags && (e->flags->size != 1 || e->flags->offset < 2))
+			e->flags = NULL;
 		info = ipt_ipi_event_info(ev->system, ev->name);
 		if (info && info->arch == IPT_ARCH_X86 && info->vector != IPT_VEC_NONE) {
 			e->kind = info->role == IPT_ROLE_VEC_ENTRY ? RK_ENTRY : RK_EXIT;
@@ -489,6 +499,7 @@ enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY,
 struct item {
 	struct ipt_lane_key k;		/* ts, and the record's CPU (rows: the sender) */
 	uint8_t type;
+	uint8_t lvl;			/* the record's context level (0..NLEVEL-1) */
 	bool counted;
 	int16_t cls;
 	union {
@@ -520,7 +531,8 @@ struct batch {
 /* producer-side state per CPU */
 struct pcpu {
 	uint64_t last_ts, lost;
-	bool lost_unknown, last_was_send;
+	bool lost_unknown;
+	bool send_at[NLEVEL];		/* the level's last record was a send */
 };
 
 /* per-lane producer state (and the consumer's last send number of it) */
@@ -598,8 +610,10 @@ static int add_res(struct rpt *r, const struct item *it)
 }
 
 /* cur_add - a counted row of the CPU's last send (its stack comes next) */
-static int cur_add(struct cpu_state *s, const struct item *it, const struct pend *e)
+static int cur_add(struct cpu_state *cs, const struct item *it, const struct pend *e)
 {
+	struct cur_set *s = &cs->lv[it->lvl];
+
 	if (s->cur_id != it->u.row.id) {
 		s->cur_id = it->u.row.id;
 		s->ncur = 0;
@@ -1081,11 +1095,11 @@ static bool csd_take(struct priv *p, uint64_t csd, int target, struct csd_pend *
 static int c_ustack(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
-	struct cpu_state *s;
+	struct cur_set *s;
 
 	if (ensure_cpu(r, it->k.cpu))
 		return -1;
-	s = &p->cpu[it->k.cpu];
+	s = &p->cpu[it->k.cpu].lv[it->lvl];
 	if (s->cur_id != s->last_gid || !s->ncur)
 		return 0;
 	if (!s->ustack && !(s->ustack = ipt_malloc(sizeof(*s->ustack))))
@@ -1136,7 +1150,7 @@ static uint32_t with_user(const struct rpt *r, const uint64_t *k, uint32_t n, co
 static int c_stack(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
-	struct cpu_state *s;
+	struct cur_set *s;
 	uint64_t both[STACK_MAX * 2 + 1];
 	const uint64_t *addr = it->u.stack->addr;
 	const struct stack_rec *u = NULL;
@@ -1145,7 +1159,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 
 	if (ensure_cpu(r, it->k.cpu))
 		return -1;
-	s = &p->cpu[it->k.cpu];
+	s = &p->cpu[it->k.cpu].lv[it->lvl];
 	n = it->u.stack->n;
 	if (s->cur_id != s->last_gid || !s->ncur || !n)
 		return 0;	/* not right after a counted send, or no frames (raw text) */
@@ -1224,7 +1238,7 @@ static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 		p->sends++;
 		if (ensure_cpu(r, it->k.cpu))
 			return -1;
-		p->cpu[it->k.cpu].last_gid = p->sends;
+		p->cpu[it->k.cpu].lv[it->lvl].last_gid = p->sends;
 	}
 	it->u.row.id = p->sends;
 	return 0;
@@ -1304,6 +1318,7 @@ struct prod {
 	int lane;
 	uint64_t rows;			/* row items emitted */
 	struct cb_memo cb;
+	uint8_t lvl;			/* of the record being produced */
 };
 
 /* item_free - what an item owns (once: the item becomes a plain marker) */
@@ -1338,11 +1353,18 @@ static struct item *emit(struct prod *pd)
 {
 	struct pipe *pp = pd->pp;
 
-	if (pp->lanes)
-		return ipt_lanes_emit(pp->lanes, pd->lane);
-	if (pp->inline_batch->n == BATCH && consume_inline(pd->r, pp))
-		return NULL;
-	return &pp->inline_batch->v[pp->inline_batch->n++];
+	struct item *it;
+
+	if (pp->lanes) {
+		it = ipt_lanes_emit(pp->lanes, pd->lane);
+	} else {
+		if (pp->inline_batch->n == BATCH && consume_inline(pd->r, pp))
+			return NULL;
+		it = &pp->inline_batch->v[pp->inline_batch->n++];
+	}
+	if (it)
+		it->lvl = pd->lvl;
+	return it;
 }
 
 /* pcpu_grow - producer state for CPUs 0..cpu */
@@ -1514,6 +1536,18 @@ static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_re
 	return 0;
 }
 
+/* rec_level - the context a record was written in: 0 task, 1 softirq,
+ * 2 hardirq, 3 NMI (trace flags 0x10, 0x08, 0x40); 0 without the field */
+static uint8_t rec_level(const struct recv_ev *e, const struct ipt_record *rec)
+{
+	uint8_t f;
+
+	if (!e->flags || e->flags->offset >= rec->size)
+		return 0;
+	f = rec->data[e->flags->offset];
+	return f & 0x40 ? 3 : f & 0x08 ? 2 : f & 0x10 ? 1 : 0;
+}
+
 /* produce - one record in time order (the producer stage) */
 static int produce(struct prod *pd, const struct ipt_record *rec)
 {
@@ -1540,15 +1574,16 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	if (rec->ts > ln->last_ts)
 		ln->last_ts = rec->ts;
 	pc->last_ts = rec->ts;
-	was_send = pc->last_was_send;
-	pc->last_was_send = false;
 	id = rec->event ? rec->event->id : -1;
 	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
+	pd->lvl = e ? rec_level(e, rec) : 0;
+	was_send = pc->send_at[pd->lvl];
+	pc->send_at[pd->lvl] = false;
 	if (e && e->kind == RK_STACK)
 		return was_send ? p_stack(pd, e, rec) : 0;
 	if (e && e->kind == RK_USTACK) {
 		/* between a send and its kernel stack (the trigger's comes last) */
-		pc->last_was_send = was_send;
+		pc->send_at[pd->lvl] = was_send;
 		return was_send ? p_stack(pd, e, rec) : 0;
 	}
 	sends = ipt_ipi_decoder_stats(ln->dec)->send_events;
@@ -1556,7 +1591,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	if (ipt_ipi_decoder_feed(ln->dec, rec, p_row, pd) < 0)
 		return -1;
 	if (ipt_ipi_decoder_stats(ln->dec)->send_events != sends) {
-		pc->last_was_send = true;
+		pc->send_at[pd->lvl] = true;
 		if (pd->rows == rows) {
 			/* a send with no row still takes a number */
 			struct item *it = emit(pd);
@@ -1606,7 +1641,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
 	struct pipe *pp = ((struct priv *)r->priv)->pipe;
-	struct prod pd = { r, pp, lane, 0, { NULL, 0 } };
+	struct prod pd = { r, pp, lane, 0, { NULL, 0 }, 0 };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
 	struct ipt_record rec;
 	int k = -1, ret = -1;
@@ -1921,8 +1956,10 @@ void rpt_free(struct rpt *r)
 			for (int k = 0; k < NCLASS; k++)
 				free(p->cpu[c].q[k].v);
 			free(p->cpu[c].open);
-			free(p->cpu[c].cur);
-			free(p->cpu[c].ustack);
+			for (int l = 0; l < NLEVEL; l++) {
+				free(p->cpu[c].lv[l].cur);
+				free(p->cpu[c].lv[l].ustack);
+			}
 		}
 		free(p->cpu);
 		free(p->first_ts);
