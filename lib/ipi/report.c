@@ -323,7 +323,7 @@ static int setup_events(struct rpt *r, struct priv *p)
 		if (ev->id < 0 || ev->id >= p->nev)
 			continue;
 		e = &p->ev[ev->id];
-		info = ipt_ipi_event_info(ev->system, ev->name);
+		info = ipt_ipi_event_info_of(ev);
 		if (info && info->arch == IPT_ARCH_X86 && info->vector != IPT_VEC_NONE) {
 			e->kind = info->role == IPT_ROLE_VEC_ENTRY ? RK_ENTRY : RK_EXIT;
 			e->cls = info->vector;
@@ -2149,12 +2149,17 @@ static int kernel_irqs(struct ipt_report *rep)
 	for (int cpu = 0; cpu < rep->sum.ncpus; cpu++) {
 		bool arm = false;
 
+		/* static names: the table keeps the pointer */
+		static const char *const ipi_rows[16] = {
+			"IPI0", "IPI1", "IPI2", "IPI3", "IPI4", "IPI5", "IPI6", "IPI7",
+			"IPI8", "IPI9", "IPI10", "IPI11", "IPI12", "IPI13", "IPI14", "IPI15",
+		};
+
 		for (int n = 0; n < 16; n++) {
-			char row[16];	/* room for any int: gcc -O1 checks it */
+			const char *row = ipi_rows[n];
 			const char *desc;
 			int cls = -1;
 
-			snprintf(row, sizeof(row), "IPI%d", n);
 			if (!(desc = ipt_trace_irq_desc(t, row)))
 				continue;
 			arm = true;
