@@ -1195,6 +1195,11 @@ struct ipt_record_event {
 	bool present;			/* this kernel has it: it is recorded */
 	bool send;			/* a send event */
 	const char *since;		/* missing: the first Linux with it, or NULL */
+	/* a dynamic probe record defined for the missing send events: the
+	 * function it is on and what it stands for ("ipi:ipi_send_cpu",
+	 * "ipi:ipi_send_cpumask", "-": a caller giving call site and
+	 * function); NULL for a kernel event */
+	const char *probe_function, *stands_for;
 };
 int ipt_record_nevents(const struct ipt_recorder *r);
 const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i);

@@ -383,13 +383,18 @@ static void test_stop(enum ipt_record_point point, void *arg)
 /* print_events - the IPI events recorded and those this kernel lacks */
 static void print_events(struct recorder *r)
 {
-	struct ipt_strbuf have = IPT_STRBUF_INIT, miss = IPT_STRBUF_INIT;
+	struct ipt_strbuf have = IPT_STRBUF_INIT, miss = IPT_STRBUF_INIT, kp = IPT_STRBUF_INIT;
 	bool send = false;
 
 	for (int i = 0; i < ipt_record_nevents(r->rec); i++) {
 		const struct ipt_record_event *e = ipt_record_event(r->rec, i);
 
-		if (e->present) {
+		if (e->probe_function) {
+			ipt_strbuf_addf(&kp, " %s:%s=%s%s%s", e->system, e->name, e->probe_function,
+					strcmp(e->stands_for, "-") ? " as " : "",
+					strcmp(e->stands_for, "-") ? e->stands_for : "");
+			send |= e->send;
+		} else if (e->present) {
 			ipt_strbuf_addf(&have, " %s:%s", e->system, e->name);
 			send |= e->send;
 		} else {
@@ -401,10 +406,13 @@ static void print_events(struct recorder *r)
 	info(r, "events:%s", ipt_strbuf_str(&have));
 	if (miss.len)
 		info(r, "missing in this kernel:%s", ipt_strbuf_str(&miss));
+	if (kp.len)
+		info(r, "send events from kprobes (removed at the end):%s", ipt_strbuf_str(&kp));
 	if (!send)
 		info(r, "no IPI send event here: recording the receive side only");
 	ipt_strbuf_free(&have);
 	ipt_strbuf_free(&miss);
+	ipt_strbuf_free(&kp);
 }
 
 /* setup - the session up to its events enabled */
