@@ -1,0 +1,110 @@
+# test_qemu.sh - ipitrace on Debian's own kernels under qemu (TCG, 8 CPUs):
+# x86_64 6.1 (no ipi send events: kprobes stand for them), arm64 6.1
+# (ipi_raise masks, ipi_entry/exit), and x86_64 with isolcpus=2,3
+# nohz_full=2,3.  tests/qemu/prepare.sh fetches the kernels and busybox with
+# apt-get (cached in build/qemu, never committed), builds a static ipitrace
+# and ipi-workload for each architecture and an initramfs; tests/qemu/boot.sh
+# boots it; tests/qemu/init.sh records inside and takes its own
+# /proc/interrupts snapshots; tests/qemu/check.py compares on the host with
+# `trace-cmd report` and those snapshots.  The guests' results stay in
+# build/qemu/out/.  Runs once per `make check` (the plain build's pass).
+. "$(dirname "$0")/lib.sh"
+Q=$TOP/build/qemu
+case $B in
+*asan*) skip qemu "runs once, in the plain build's pass (the guests run static non-ASan builds)"; finish ;;
+esac
+for c in trace-cmd cpio gzip dpkg-deb apt-get; do
+	command -v $c > /dev/null 2>&1 || { skip qemu "no $c"; finish; }
+done
+t_start=$(date +%s)
+
+# guest ARCH NAME [APPEND...]: prepare (once per arch), boot, check
+guest() {
+	arch=$1 name=$2
+	shift 2
+	qemu=qemu-system-x86_64
+	[ $arch = arm64 ] && qemu=qemu-system-aarch64
+	if ! command -v $qemu > /dev/null 2>&1; then
+		skip "qemu-$name" "no $qemu (apt-get install qemu-system-x86 qemu-system-arm)"
+		return 1
+	fi
+	if [ ! -f "$TMP/prepared-$arch" ]; then
+		sh "$TOP/tests/qemu/prepare.sh" $arch "$Q" > "$TMP/prep-$arch" 2> "$TMP/prep-$arch.err"
+		rc=$?
+		if [ $rc = 3 ]; then
+			skip "qemu-$name" "$(head -n 1 "$TMP/prep-$arch.err")"
+			return 1
+		elif [ $rc != 0 ]; then
+			fail "qemu-$name-prepare" "$(tail -n 3 "$TMP/prep-$arch.err" | tr '\n' ';')"
+			return 1
+		fi
+		touch "$TMP/prepared-$arch"
+	fi
+	kernel=$(sed -n 's/^kernel //p' "$TMP/prep-$arch")
+	initrd=$(sed -n 's/^initrd //p' "$TMP/prep-$arch")
+	out=$Q/out/$name
+	rm -rf "$out"
+	if ! sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err"; then
+		fail "qemu-$name-boot" "$(head -n 2 "$TMP/boot.err" | tr '\n' ';') $(tail -n 3 "$out/console.log" 2>/dev/null | tr '\n' ';')"
+		return 1
+	fi
+	init=$(sed -n 's/^init //p' "$out/times")
+	echo "FIGURE $name-boot-to-init-s $init"
+	echo "FIGURE $name-qemu-wall-s $(cat "$out/wall")"
+	if [ "$(cat "$out/record.rc" 2>/dev/null)" = "rc 0" ] && [ -s "$out/trace.dat" ]; then
+		pass "qemu-$name-record"
+	else
+		fail "qemu-$name-record" "$(cat "$out/record.rc" 2>/dev/null); $(grep -v '^ipitrace:   cpu' "$out/record.err" | tail -n 3 | tr '\n' ';')"
+		return 1
+	fi
+	# tracefs left as found: no instance, no kprobe event
+	if [ ! -s "$out/instances-after" ] && [ ! -s "$out/kprobes-after" ]; then
+		pass "qemu-$name-cleanup"
+	else
+		fail "qemu-$name-cleanup" "left: $(cat "$out/instances-after" "$out/kprobes-after" | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+# check ARCH NAME [REPORT-ARGS...]: check.py's PASS/FAIL lines counted here
+check_guest() {
+	$PY "$TOP/tests/qemu/check.py" "$@" > "$TMP/check.out" 2>&1
+	cat "$TMP/check.out" | grep -v '^PASS\|^FAIL'
+	while read -r word rest; do
+		case $word in
+		PASS) pass "$rest" ;;
+		FAIL) fail "${rest%%:*}" "${rest#*: }" ;;
+		esac
+	done < "$TMP/check.out"
+}
+
+# ---- x86_64 6.1: kprobes for the send side ----
+if guest x86_64 x86_64; then
+	out=$Q/out/x86_64
+	check_guest x86_64 "$out" "$IPT"
+	if grep -q "send events from kprobes" "$out/record.err"; then
+		pass qemu-x86_64-kprobes-chosen
+	else
+		fail qemu-x86_64-kprobes-chosen "$(grep -i 'kprobe\|probe' "$out/record.err" | head -n 3 | tr '\n' ';')"
+	fi
+	# the report's kinds from the probes: wakeups, TLB shootdowns and
+	# membarrier calls named as on kernels with the send events
+	if $PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["kinds"]
+assert k["wakeup"] > 0 and k["tlb"] > 0 and k["membarrier"] > 0, k
+' "$out/report.json" 2> "$TMP/py.err"; then
+		pass qemu-x86_64-kinds
+	else
+		fail qemu-x86_64-kinds "$(tail -n 1 "$TMP/py.err")"
+	fi
+fi
+
+# ---- arm64 6.1: ipi_raise masks ----
+if guest arm64 arm64; then
+	check_guest arm64 "$Q/out/arm64" "$IPT"
+fi
+
+echo "FIGURE qemu-total-s $(($(date +%s) - t_start))"
+finish
