@@ -827,6 +827,9 @@ struct ipt_report_summary {
 		 unmatched_no_handler;
 	uint64_t csd_set_aside;		/* csd runs not paired with their queueing: events
 					 * were lost on the target in between */
+	bool senders_unknown;		/* the trace has no send event at all (a kernel
+					 * before 6.4 recorded without dynamic probes):
+					 * only the receive side is known */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 

@@ -194,6 +194,10 @@ static void text_summary(struct ctx *x)
 	       (unsigned long long)s->ipis);
 	if (s->filtered)
 		printf(", %llu matching the filter", (unsigned long long)s->ipis_counted);
+	if (s->senders_unknown)
+		printf("\n  senders unknown: the trace has no IPI send event (ipi:ipi_send_cpu and\n"
+		       "  ipi:ipi_send_cpumask need Linux 6.4+; record defines kprobes for them where the\n"
+		       "  kernel allows): the receive side alone, in 'interrupts with no traced send'");
 	printf("\n  lost events:");
 	for (int c = 0; c < s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
@@ -880,6 +884,7 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		printf(",\"buffers\":");
 		jstr(names);
 	}
+	printf(",\"senders_known\":%s", r->senders_unknown ? "false" : "true");
 	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
 	       (unsigned long long)r->events, (unsigned long long)r->send_events,
 	       (unsigned long long)r->ipis, (unsigned long long)r->ipis_counted);

@@ -453,7 +453,7 @@ static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, cons
 }
 
 /* take_caller - for a function-call send hook to target (-1: a mask): the
- * waiting caller's call site and function, consumed; false if none */
+ * waiting caller's call site and function; false if none */
 static bool take_caller(struct ipt_ipi_decoder *d, int src, int target, uint64_t *callsite,
 			uint64_t *func)
 {
@@ -463,9 +463,12 @@ static bool take_caller(struct ipt_ipi_decoder *d, int src, int target, uint64_t
 		return false;
 	*callsite = c->callsite;
 	*func = c->func;
-	if (c->target >= 0)
+	/* a queued call rides one IPI; a many_cond call stays for the sends
+	 * after it (an exploded mask is several), until the next caller */
+	if (c->target >= 0) {
 		d->stats.csd_joined++;
-	c->valid = false;
+		c->valid = false;
+	}
 	return true;
 }
 

@@ -324,6 +324,8 @@ static int setup_events(struct rpt *r, struct priv *p)
 			continue;
 		e = &p->ev[ev->id];
 		info = ipt_ipi_event_info_of(ev);
+		if (info && info->role == IPT_ROLE_SEND)
+			r->have_send = true;
 		if (info && info->arch == IPT_ARCH_X86 && info->vector != IPT_VEC_NONE) {
 			e->kind = info->role == IPT_ROLE_VEC_ENTRY ? RK_ENTRY : RK_EXIT;
 			e->cls = info->vector;
@@ -2311,6 +2313,7 @@ static int finish(struct ipt_report *rep)
 	s->cross_cpu_latency = r->cross_ok;
 	s->cross_cpu_missing_because = r->cross_ok ? NULL : r->cross_why;
 	s->receive_events = r->have_receive;
+	s->senders_unknown = !r->have_send;
 	s->remote = r->remote_total;
 	s->remote_matched = r->remote_matched;
 	s->unmatched_trace_ended = r->unmatched.trace_ended;

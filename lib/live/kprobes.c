@@ -30,9 +30,10 @@
 #include <unistd.h>
 
 /* the call site: the return address on the stack at function entry (x86);
- * elsewhere the probes go without one */
+ * elsewhere the probes go without one.  Addresses are fetched as "symbol"
+ * (a u64 printed with %pS): trace-cmd shows them by name */
 #if defined(__x86_64__) || defined(__i386__)
-#define CALLSITE " callsite=$stack0:x64"
+#define CALLSITE " callsite=$stack0:symbol"
 #else
 #define CALLSITE ""
 #endif
@@ -51,9 +52,9 @@ static const struct candidate {
 	  { "native_send_call_func_ipi", "arch_send_call_function_ipi_mask" },
 	  "cpumask=+0($arg1):%s" CALLSITE },
 	{ "queue", "-", "queue", NULL, { "__smp_call_single_queue" },
-	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):x64" CALLSITE },
+	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):symbol" CALLSITE },
 	{ "many", "-", "many", NULL, { "smp_call_function_many_cond" },
-	  "func=$arg2:x64" CALLSITE },
+	  "func=$arg2:symbol" CALLSITE },
 };
 
 #define NCAND ARRAY_SIZE(candidates)

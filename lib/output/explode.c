@@ -212,8 +212,9 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	}
 	{
 		static const uint16_t ids[] = { IPT_OPTION_CPU_ISOLATION, IPT_OPTION_PROVENANCE,
-						IPT_OPTION_INTERRUPTS };
-		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text };
+						IPT_OPTION_INTERRUPTS, IPT_OPTION_PROBES };
+		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text,
+					t->probes_text };
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 			if (texts[i] && *texts[i] &&
@@ -223,12 +224,21 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	return 0;
 }
 
-/* send_event - the catalogue's IPI send event system:name of t and its target field */
+/*
+ * send_event - the catalogue's IPI send event system:name of t and its
+ * target field; in a trace whose probes stand for it, the probe (for
+ * ipi_send_cpu the function-call one, which the exploded masks become)
+ */
 static const struct ipt_event *send_event(struct ipt_trace *t, const char *system, const char *name,
 					  const struct ipt_field **target)
 {
 	const struct ipt_ipi_event_info *info = ipt_ipi_event_info(system, name);
 	const struct ipt_event *ev = ipt_trace_find_event(t, system, name);
+
+	for (int i = 0; !ev && i < t->nevents; i++)
+		if (t->events[i].as_name && !strcmp(t->events[i].as_name, name) &&
+		    (t->events[i].probe == IPT_PROBE_SEND_CALL || strcmp(name, "ipi_send_cpu")))
+			ev = &t->events[i];
 
 	*target = NULL;
 	if (!ev || !info || info->role != IPT_ROLE_SEND || !info->target)

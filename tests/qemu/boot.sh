@@ -14,11 +14,11 @@ cpus=${QEMU_CPUS:-8}
 case $arch in
 x86_64)
 	set -- qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m 1024 -nographic -no-reboot \
-		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet $*" \
+		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=virtio ;;
 arm64)
 	set -- qemu-system-aarch64 -M virt -cpu cortex-a57 -smp "$cpus" -m 1024 -nographic -no-reboot \
-		-kernel "$kernel" -initrd "$initrd" -append "console=ttyAMA0 panic=-1 quiet $*" \
+		-kernel "$kernel" -initrd "$initrd" -append "console=ttyAMA0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=none,id=out -device virtio-blk-device,drive=out ;;
 esac
 t0=$(date +%s.%N)

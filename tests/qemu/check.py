@@ -128,8 +128,25 @@ if arch == "x86_64":
                 send_cal[c] += 1
     ok("recv-equal-res", recv_res == res, "reschedule_entry %s, RES delta %s" % (recv_res, res))
     ok("recv-equal-cal", recv_cal == cal, "call_function*_entry %s, CAL delta %s" % (recv_cal, cal))
-    ok("send-equal-res", send_res == res, "resched probe %s, RES delta %s" % (send_res, res))
-    ok("send-equal-cal", send_cal == cal, "call_single+call_mask probes %s, CAL delta %s" % (send_cal, cal))
+    # kprobe hits the kernel missed (one kprobe firing inside another on
+    # a CPU) are counted in kprobe_profile: "EVENT HITS MISSES"
+    missed = {}
+    try:
+        for l in open(out + "/kprobe_profile"):
+            p = l.split()
+            if len(p) == 3:
+                missed[p[0].split("/")[-1]] = int(p[2])
+    except OSError:
+        pass
+    figure("kprobe-misses", sum(missed.values()))
+    m_res = missed.get("resched", 0)
+    m_cal = missed.get("call_single", 0) + missed.get("call_mask", 0)
+    ok("send-equal-res", send_res == res or (m_res and sum(res) - sum(send_res) <= m_res and
+                                             all(s <= r for s, r in zip(send_res, res))),
+       "resched probe %s, RES delta %s, %d misses" % (send_res, res, m_res))
+    ok("send-equal-cal", send_cal == cal or (m_cal and sum(cal) - sum(send_cal) <= m_cal and
+                                             all(s <= c for s, c in zip(send_cal, cal))),
+       "call_single+call_mask probes %s, CAL delta %s, %d misses" % (send_cal, cal, m_cal))
     ok("wide-masks", wide >= 100, "%d mask sends with 3 or more CPUs (want 100)" % wide)
     figure("RES-delta", sum(res))
     figure("CAL-delta", sum(cal))

@@ -51,6 +51,8 @@ while ! grep -q "recording on" /out/record.err && kill -0 $RP 2> /dev/null && [ 
 done
 echo "recording $(uptime_s)" >> /out/times
 INST=$(ls -d $T/instances/ipitrace-* 2>/dev/null | head -n 1)
+# the probes as the kernel has them (the test's oracle maps their functions)
+cat $T/kprobe_events > /out/kprobe_events 2> /dev/null
 if [ -n "$INST" ]; then
 	settle
 	irq-snap start /out/irq-a.txt "$INST/trace_marker" ipitest-start
@@ -66,6 +68,9 @@ if [ -n "$INST" ]; then
 	$WL --cpus 3,2 membarrier 100 >> /out/wl.txt
 	settle
 	irq-snap end /out/irq-b.txt "$INST/trace_marker" ipitest-end
+	# the kernel's hit and miss counts of the probes (a kprobe hit while
+	# another kprobe runs on that CPU is missed, and counted here)
+	cat $T/kprobe_profile > /out/kprobe_profile 2> /dev/null
 	echo "$INST" > /out/instance
 fi
 echo "workload-end $(uptime_s)" >> /out/times
