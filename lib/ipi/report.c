@@ -433,6 +433,11 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
 		return C_IRQ_WORK;
 	if (!row->callback)
 		return C_RESCHED;
+	/* a send to a mask is the call-function vector's, whatever the
+	 * callback says (since 6.5 it names the single-call handler: the two
+	 * share it) */
+	if (row->event && !strcmp(row->event, "ipi_send_cpumask"))
+		return C_CALL;
 	/* the callback names the vector (an exploded mask send keeps it) */
 	if (row->callback_sym && !strcmp(row->callback_sym, "generic_smp_call_function_interrupt"))
 		return C_CALL;
