@@ -44,7 +44,17 @@ guest() {
 	initrd=$(sed -n 's/^initrd //p' "$TMP/prep-$arch")
 	out=$Q/out/$name
 	rm -rf "$out"
-	if ! sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err"; then
+	# a guest that hangs (seen once under heavy load on the host: a soft
+	# lockup of CPU 0 in ipitrace while the probes were set up) is booted
+	# once more; its console is kept beside the results
+	if ! sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err" &&
+	   grep -q "timed out" "$TMP/boot.err"; then
+		cp "$out/console.log" "$Q/out/$name.hung-console.log"
+		echo "NOTE $name: the guest hung (console in build/qemu/out/$name.hung-console.log); booting it again"
+		rm -rf "$out"
+		sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err"
+	fi
+	if [ ! -f "$out/times" ]; then
 		fail "qemu-$name-boot" "$(head -n 2 "$TMP/boot.err" | tr '\n' ';') $(tail -n 3 "$out/console.log" 2>/dev/null | tr '\n' ';')"
 		return 1
 	fi
@@ -122,7 +132,7 @@ out = sys.argv[3]
 assert open(out + "/isolated").read().strip() == "2-3", "kernel isolated: " + open(out + "/isolated").read()
 assert open(out + "/nohz_full").read().strip() == "2-3", "kernel nohz_full: " + open(out + "/nohz_full").read()
 iso = d["isolated"]
-assert iso and sorted(iso["cpus"]) == [2, 3], "report isolated: %r" % (iso and {k: iso[k] for k in iso if k != "ipis"},)
+assert iso and iso["cpus"] == "2-3", "report isolated CPUs: %r" % (iso and iso.get("cpus"),)
 # sends to CPUs 2 and 3 in trace-cmd's text (probes: resched/call_single cpu=, call_mask cpumask=)
 want = 0
 irq_work = 0

@@ -489,6 +489,12 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		d->stats.lost_events += rec->missed;
 	if (rec->missed && pend_forget_src(d, rec->cpu))
 		return -1;
+	if (rec->missed && rec->cpu >= 0 && rec->cpu < d->ncallers && d->callers[rec->cpu].valid) {
+		/* as the csd calls: the caller probe may belong to a lost send */
+		if (d->callers[rec->cpu].target >= 0)
+			d->stats.csd_no_ipi++;
+		d->callers[rec->cpu].valid = false;
+	}
 	if (!rec->event)
 		return 0;
 	id = rec->event->id;
