@@ -117,7 +117,8 @@ PROBE_ROLES = {
     "native_send_call_func_single_ipi": "call_single",
     "arch_send_call_function_single_ipi": "call_single",
     "native_send_call_func_ipi": "call_mask", "arch_send_call_function_ipi_mask": "call_mask",
-    "__smp_call_single_queue": "queue", "smp_call_function_many_cond": "many",
+    "__smp_call_single_queue": "queue", "generic_exec_single": "queue",
+    "smp_call_function_many_cond": "many",
 }
 
 
@@ -521,9 +522,13 @@ def main():
                  "generic_smp_call_function_single_interrupt", site, joined=func)
         elif role in ("queue", "many"):
             if role == "queue":
-                csd_queued += 1
                 func = "sched_ttwu_pending" if int(f["flags"]) & 0xf0 == 0x30 else sym(f.get("func"))
-                caller[cpu] = [sym(f.get("callsite")), func, int(f["cpu"])]
+                c = caller.get(cpu)
+                # generic_exec_single and the __smp_call_single_queue it
+                # calls for the same call: counted once, the outer call site
+                if not (c and c[2] == int(f["cpu"]) and c[1] == func):
+                    csd_queued += 1
+                    caller[cpu] = [sym(f.get("callsite")), func, int(f["cpu"])]
             else:
                 caller[cpu] = [sym(f.get("callsite")), sym(f.get("func")), -1]
         elif ev == "ipi_send_cpu":

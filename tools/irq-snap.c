@@ -4,13 +4,15 @@
  *
  *   irq-snap start|end OUT MARKER TEXT
  *
- * start: writes TEXT to MARKER (a tracefs trace_marker), then reads
- * /proc/interrupts with one read() into OUT; end: reads first, then writes
- * the marker.  So the marked window of a trace holds every interrupt the
- * two snapshots count, and only microseconds more: the qemu guests' test
- * (tests/qemu/init.sh) compares the two.  A shell would read the file in
- * many small reads (tens of milliseconds under emulation, IPIs on the way)
- * or fork a cat between the marker and the snapshot.
+ * Reads /proc/interrupts (one read() each), writes TEXT to MARKER (a
+ * tracefs trace_marker), reads /proc/interrupts again: start writes the
+ * second reading to OUT and the first to OUT.pre, end the first to OUT and
+ * the second to OUT.post.  The qemu guests' test (tests/qemu/init.sh,
+ * check.py) counts the events between a start and an end marker: at least
+ * OUT(end) - OUT(start), at most OUT.post - OUT.pre; the same when no
+ * interrupt came while a marker was written.  A shell would read the file
+ * in many small reads (tens of milliseconds under emulation, IPIs on the
+ * way) or fork a cat between the marker and the snapshot.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,14 +20,30 @@
 #include <string.h>
 #include <unistd.h>
 
-static char buf[4 << 20];
+static char buf[2][4 << 20];
 
-static int mark(const char *path, const char *text)
+/* snap - /proc/interrupts in one read into buf[i]; its length, -1 on error */
+static ssize_t snap(int i)
 {
-	int fd = open(path, O_WRONLY);
+	int fd = open("/proc/interrupts", O_RDONLY);
+	ssize_t n;
 
-	if (fd < 0 || write(fd, text, strlen(text)) < 0) {
-		perror(path);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf[i], sizeof(buf[i]));
+	close(fd);
+	return n > 0 && (size_t)n < sizeof(buf[i]) ? n : -1;
+}
+
+static int save(const char *path, const char *suffix, int i, ssize_t n)
+{
+	char name[4096];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf[i], (size_t)n) != n) {
+		perror(name);
 		return -1;
 	}
 	close(fd);
@@ -34,30 +52,31 @@ static int mark(const char *path, const char *text)
 
 int main(int argc, char **argv)
 {
-	ssize_t n;
-	int in, out, start;
+	ssize_t n0, n1;
+	int fd, start;
 
 	if (argc != 5 || (strcmp(argv[1], "start") && strcmp(argv[1], "end"))) {
 		fprintf(stderr, "usage: irq-snap start|end OUT MARKER TEXT\n");
 		return 2;
 	}
 	start = !strcmp(argv[1], "start");
-	in = open("/proc/interrupts", O_RDONLY);
-	out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (in < 0 || out < 0) {
-		perror(in < 0 ? "/proc/interrupts" : argv[2]);
+	fd = open(argv[3], O_WRONLY);
+	if (fd < 0) {
+		perror(argv[3]);
 		return 1;
 	}
-	if (start && mark(argv[3], argv[4]))
-		return 1;
-	n = read(in, buf, sizeof(buf));
-	if (!start && mark(argv[3], argv[4]))
-		return 1;
-	if (n <= 0 || (size_t)n == sizeof(buf) || write(out, buf, (size_t)n) != n) {
-		fprintf(stderr, "irq-snap: /proc/interrupts: short or failed read or write\n");
+	n0 = snap(0);
+	if (write(fd, argv[4], strlen(argv[4])) < 0) {
+		perror(argv[3]);
 		return 1;
 	}
-	close(out);
-	close(in);
-	return 0;
+	n1 = snap(1);
+	close(fd);
+	if (n0 < 0 || n1 < 0) {
+		fprintf(stderr, "irq-snap: /proc/interrupts: failed or short read\n");
+		return 1;
+	}
+	if (start)
+		return save(argv[2], ".pre", 0, n0) || save(argv[2], "", 1, n1);
+	return save(argv[2], "", 0, n0) || save(argv[2], ".post", 1, n1);
 }

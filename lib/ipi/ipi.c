@@ -28,6 +28,7 @@ struct src_event {
 	enum src_kind kind;
 	enum ipt_probe_role probe;	/* a dynamic probe's role (IPT_OPTION_PROBES) */
 	const struct ipt_field *cpu, *mask, *callsite, *callback, *func, *reason, *flags;
+	const struct ipt_field *probe_ip;	/* a kprobe's __probe_ip */
 	const struct ipt_field *prev_comm, *prev_pid, *next_comm, *next_pid;
 };
 
@@ -144,6 +145,7 @@ static int classify_events(struct ipt_ipi_decoder *d)
 		if (s->kind == SRC_SEND_CPU || s->kind == SRC_SEND_MASK || s->kind == SRC_RAISE) {
 			s->callsite = fld(ev, "callsite");
 			s->callback = fld(ev, "callback");
+			s->probe_ip = ev->probe ? fld(ev, "__probe_ip") : NULL;
 		}
 	}
 	return 0;
@@ -434,20 +436,27 @@ static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, cons
 {
 	struct caller *c = caller_of(d, rec->cpu);
 
+	uint64_t func = val(d->t, rec, s->func);
+	int target = -1;
+
 	if (!c)
 		return rec->cpu < 0 || rec->cpu >= IPT_CPUSET_MAX ? 0 : -1;
+	if (s->probe == IPT_PROBE_QUEUE) {
+		target = (int)val(d->t, rec, s->cpu);
+		/* a queued wakeup's node is a task's wake_entry, not a csd: no func */
+		if (s->flags && (val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
+			func = d->ttwu_func;
+		/* generic_exec_single, then the __smp_call_single_queue it
+		 * calls: one call, the outer call site */
+		if (c->valid && c->target == target && c->func == func)
+			return 0;
+		d->stats.csd_queued++;
+	}
 	if (c->valid && c->target >= 0)
 		d->stats.csd_no_ipi++;	/* a queued call no IPI followed */
 	c->callsite = val(d->t, rec, s->callsite);
-	c->func = val(d->t, rec, s->func);
-	c->target = -1;
-	if (s->probe == IPT_PROBE_QUEUE) {
-		c->target = (int)val(d->t, rec, s->cpu);
-		/* a queued wakeup's node is a task's wake_entry, not a csd: no func */
-		if (s->flags && (val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
-			c->func = d->ttwu_func;
-		d->stats.csd_queued++;
-	}
+	c->func = func;
+	c->target = target;
 	c->valid = true;
 	return 0;
 }
@@ -532,6 +541,10 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 
 		take_caller(d, rec->cpu, one, &row.callsite, &probe_func);
 		row.callback = d->generic_handler ? d->generic_handler : probe_func;
+		/* a probe record with no probed address was written by explode
+		 * for one CPU of a mask: its rows are the mask's */
+		if (s->kind == SRC_SEND_CPU && s->probe_ip && !val(d->t, rec, s->probe_ip))
+			row.event = "ipi_send_cpumask";
 	}
 	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
 	callback_generic = set_sym(d, row.callback, &row.callback_sym, NULL);

@@ -8,6 +8,8 @@
  * native_send_call_func_single_ipi, native_send_call_func_ipi; elsewhere
  * smp_send_reschedule and arch_send_call_function_{single_ipi,ipi_mask}).
  * Their callers give the call site and the function run:
+ * generic_exec_single(cpu, csd) (smp_call_function_single and _async; it
+ * may have __smp_call_single_queue inlined) and
  * __smp_call_single_queue(cpu, node) for one CPU (the node's csd type and
  * function: flags at +8 and func at +16 of struct __call_single_data, the
  * layout since Linux 5.10 on 64-bit kernels) and
@@ -51,6 +53,8 @@ static const struct candidate {
 	{ "call_mask", "ipi:ipi_send_cpumask", "send_call", "cpumask",
 	  { "native_send_call_func_ipi", "arch_send_call_function_ipi_mask" },
 	  "cpumask=+0($arg1):%s" CALLSITE },
+	{ "exec_single", "-", "queue", NULL, { "generic_exec_single" },
+	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):symbol" CALLSITE },
 	{ "queue", "-", "queue", NULL, { "__smp_call_single_queue" },
 	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):symbol" CALLSITE },
 	{ "many", "-", "many", NULL, { "smp_call_function_many_cond" },

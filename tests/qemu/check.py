@@ -56,10 +56,30 @@ def irq_table(path):
     return ncpu, tab
 
 
+# irq-snap reads /proc/interrupts on both sides of each marker: the events
+# between the markers number at least b - a (the readings inside the
+# window) and at most b.post - a.pre; both are the same when no interrupt
+# came while a marker was written
 ncpu, a = irq_table(out + "/irq-a.txt")
 _, b = irq_table(out + "/irq-b.txt")
+_, a0 = irq_table(out + "/irq-a.txt.pre")
+_, b1 = irq_table(out + "/irq-b.txt.post")
 delta = {k: [b[k][0][c] - a[k][0][c] for c in range(ncpu)] for k in a if k in b}
+delta_hi = {k: [b1[k][0][c] - a0[k][0][c] for c in range(ncpu)] for k in a0 if k in b1}
 desc = {k: b[k][1] for k in b}
+brackets = sum(sum(delta_hi[k]) - sum(delta[k]) for k in delta if k in delta_hi)
+
+
+def within(got, k, slack=0):
+    """got (per CPU) lies in the bracket of row k (or of rows k, a list),
+    below it by at most slack in all (missed kprobe hits)"""
+    ks = k if isinstance(k, list) else [k]
+    lo = [sum(delta[r][c] for r in ks) for c in range(ncpu)]
+    hi = [sum(delta_hi[r][c] for r in ks) for c in range(ncpu)]
+    if got == lo:
+        return True
+    short = sum(max(0, lo[c] - got[c]) for c in range(ncpu))
+    return short <= slack and all(got[c] <= hi[c] for c in range(ncpu))
 
 tc = subprocess.run(["trace-cmd", "report", "-t", out + "/trace.dat"], capture_output=True, text=True)
 ok("trace-cmd-reads", tc.returncode == 0 and tc.stdout, tc.stderr.strip()[-200:])
@@ -126,8 +146,8 @@ if arch == "x86_64":
             wide += len(cpus) >= 3
             for c in cpus:
                 send_cal[c] += 1
-    ok("recv-equal-res", recv_res == res, "reschedule_entry %s, RES delta %s" % (recv_res, res))
-    ok("recv-equal-cal", recv_cal == cal, "call_function*_entry %s, CAL delta %s" % (recv_cal, cal))
+    ok("recv-equal-res", within(recv_res, "RES"), "reschedule_entry %s, RES delta %s..%s" % (recv_res, res, delta_hi.get("RES")))
+    ok("recv-equal-cal", within(recv_cal, "CAL"), "call_function*_entry %s, CAL delta %s..%s" % (recv_cal, cal, delta_hi.get("CAL")))
     # kprobe hits the kernel missed (one kprobe firing inside another on
     # a CPU) are counted in kprobe_profile: "EVENT HITS MISSES"
     missed = {}
@@ -141,18 +161,17 @@ if arch == "x86_64":
     figure("kprobe-misses", sum(missed.values()))
     m_res = missed.get("resched", 0)
     m_cal = missed.get("call_single", 0) + missed.get("call_mask", 0)
-    ok("send-equal-res", send_res == res or (m_res and sum(res) - sum(send_res) <= m_res and
-                                             all(s <= r for s, r in zip(send_res, res))),
-       "resched probe %s, RES delta %s, %d misses" % (send_res, res, m_res))
-    ok("send-equal-cal", send_cal == cal or (m_cal and sum(cal) - sum(send_cal) <= m_cal and
-                                             all(s <= c for s, c in zip(send_cal, cal))),
-       "call_single+call_mask probes %s, CAL delta %s, %d misses" % (send_cal, cal, m_cal))
+    ok("send-equal-res", within(send_res, "RES", m_res),
+       "resched probe %s, RES delta %s..%s, %d misses" % (send_res, res, delta_hi.get("RES"), m_res))
+    ok("send-equal-cal", within(send_cal, "CAL", m_cal),
+       "call_single+call_mask probes %s, CAL delta %s..%s, %d misses" % (send_cal, cal, delta_hi.get("CAL"), m_cal))
     ok("wide-masks", wide >= 100, "%d mask sends with 3 or more CPUs (want 100)" % wide)
     figure("RES-delta", sum(res))
     figure("CAL-delta", sum(cal))
     figure("TLB-delta-not-added", sum(delta.get("TLB", [0])))
     figure("mask-sends-3plus", wide)
     per_target = [res[c] + cal[c] for c in range(ncpu)]
+    per_rows, slack = ["RES", "CAL"], m_res + m_cal
 else:
     ipis = sorted((k for k in delta if re.match(r"^IPI\d+$", k)), key=lambda k: int(k[3:]))
     tot = [sum(delta[k][c] for k in ipis) for c in range(ncpu)]
@@ -170,9 +189,11 @@ else:
                 raise_weight[c] += 1
     for k in ipis:
         got = recv.get(desc[k], [0] * ncpu)
-        ok("recv-equal-" + k, got == delta[k],
-           "ipi_entry (%s) %s, %s delta %s" % (desc[k], got, k, delta[k]))
-    ok("raise-equal-ipis", raise_weight == tot, "ipi_raise mask weights %s, IPI deltas %s" % (raise_weight, tot))
+        ok("recv-equal-" + k, within(got, k),
+           "ipi_entry (%s) %s, %s delta %s..%s" % (desc[k], got, k, delta[k], delta_hi.get(k)))
+    ok("raise-equal-ipis", within(raise_weight, ipis),
+       "ipi_raise mask weights %s, IPI deltas %s" % (raise_weight, tot))
+    per_rows, slack = ipis, 0
     figure("IPI-delta", sum(tot))
     figure("raise-mask-weight", sum(raise_weight))
     figure("mask-sends-3plus", wide)
@@ -188,7 +209,9 @@ try:
         got[pc["cpu"]] = pc["ipis"]
 except (ValueError, KeyError, IndexError) as e:
     d, got = None, "unreadable: %s %s" % (e, rep.stderr.strip()[-200:])
-ok("report-equal-deltas", got == per_target, "report per target %s, deltas %s" % (got, per_target))
+ok("report-equal-deltas", isinstance(got, list) and within(got, per_rows, slack),
+   "report per target %s, deltas %s (%d kprobe misses)" % (got, per_target, slack))
+figure("interrupts-while-a-marker-was-written", brackets)
 figure("report-ipis", sum(got) if isinstance(got, list) else got)
 if d is not None:
     json.dump(d, open(out + "/report.json", "w"))

@@ -80,8 +80,7 @@ echo "rc $?" > /out/record.rc
 echo "record-end $(uptime_s)" >> /out/times
 # a short recording for the committed fixtures (tests/data/qemu, made
 # small on the host with tools/trim-syms): masks to several CPUs, wakeups
-cat $T/kprobe_events > /out/kprobe_events.before-fixture 2> /dev/null
-ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "$WL --cpus 0,$rest membarrier 4 > /dev/null;
+ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /out/fixture.kprobe_events; $WL --cpus 0,$rest membarrier 4 > /dev/null;
 	$WL --cpus 1,2,3,4 membarrier 25 > /dev/null; $WL --cpus 0,1 pingpong 25 > /dev/null;
 	$WL --cpus 2,0,7,5 tlb 8 > /dev/null" 2> /out/fixture.err
 echo "fixture-end $(uptime_s)" >> /out/times
