@@ -830,6 +830,8 @@ struct ipt_report_summary {
 	bool senders_unknown;		/* the trace has no send event at all (a kernel
 					 * before 6.4 recorded without dynamic probes):
 					 * only the receive side is known */
+	int64_t probes_missed;		/* sends from kprobes that the kernel missed
+					 * (record counts them), -1: not known */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 

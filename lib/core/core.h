@@ -277,6 +277,7 @@ struct ipt_trace {
 	char *provenance_text;	/* private option: "key=value\n" lines (how it was recorded) */
 	char *interrupts_text;	/* private option: /proc/interrupts at four points */
 	char *probes_text;	/* private option: the dynamic probes and what they stand for */
+	int64_t probes_missed;	/* their hits the kernel missed (-1: not known) */
 	struct ipt_irq_table *irq;	/* ... parsed on first use (interrupts.c) */
 
 	/* data of later stages kept with the trace, released by ipt_trace_close */

@@ -23,6 +23,7 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 	t->compression = ipt_strdup("none");
 	t->clock = ipt_strdup("");
 	t->uname = ipt_strdup("");
+	t->probes_missed = -1;
 	if (!t->path || !t->compression || !t->clock || !t->uname) {
 		ipt_trace_close(t);
 		return NULL;
@@ -100,7 +101,7 @@ static int probe_line(struct ipt_trace *t, const char *line, size_t n)
 		{ "send", IPT_PROBE_SEND }, { "send_call", IPT_PROBE_SEND_CALL },
 		{ "queue", IPT_PROBE_QUEUE }, { "many", IPT_PROBE_MANY },
 	};
-	char buf[512], *w[4], *save = NULL, *colon;
+	char buf[512], *w[6], *save = NULL, *colon;
 	struct ipt_event *ev = NULL;
 	int k = 0;
 
@@ -108,8 +109,18 @@ static int probe_line(struct ipt_trace *t, const char *line, size_t n)
 		return -1;
 	memcpy(buf, line, n);
 	buf[n] = 0;
-	for (char *tok = strtok_r(buf, " ", &save); tok && k < 4; tok = strtok_r(NULL, " ", &save))
+	for (char *tok = strtok_r(buf, " ", &save); tok && k < 6; tok = strtok_r(NULL, " ", &save))
 		w[k++] = tok;
+	/* " hits=H missed=M" (record's count from kprobe_profile) */
+	for (int i = 4; i < k; i++)
+		if (!strncmp(w[i], "missed=", 7)) {
+			char *end;
+			unsigned long long m = strtoull(w[i] + 7, &end, 10);
+
+			if (*end)
+				return -1;
+			t->probes_missed = (t->probes_missed < 0 ? 0 : t->probes_missed) + (int64_t)m;
+		}
 	if (k < 3 || !(colon = strchr(w[0], ':')))
 		return -1;
 	*colon = 0;
@@ -140,6 +151,7 @@ int ipt_trace_apply_probes(struct ipt_trace *t)
 {
 	const char *s = t->probes_text;
 
+	t->probes_missed = -1;
 	while (s && *s) {
 		const char *e = strchr(s, '\n');
 		size_t n = e ? (size_t)(e - s) : strlen(s);

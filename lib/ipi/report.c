@@ -2319,6 +2319,7 @@ static int finish(struct ipt_report *rep)
 	s->cross_cpu_missing_because = r->cross_ok ? NULL : r->cross_why;
 	s->receive_events = r->have_receive;
 	s->senders_unknown = !r->have_send;
+	s->probes_missed = r->t->probes_missed;
 	s->remote = r->remote_total;
 	s->remote_matched = r->remote_matched;
 	s->unmatched_trace_ended = r->unmatched.trace_ended;

@@ -197,6 +197,65 @@ const char *ipt_kprobes_option(const struct ipt_kprobes *k)
 	return k && k->option.len ? k->option.buf : NULL;
 }
 
+/*
+ * ipt_kprobes_count_missed - the kernel's hit and miss counts of the
+ * probes (kprobe_profile: "NAME HITS MISSES", NAME with or without its
+ * group), added to the option's lines as " hits=H missed=M"; the total
+ * missed in *missed.  A probe another kprobe group names alike (a second
+ * recorder at the same time) cannot be told apart in kernels that print
+ * the name alone: its counts are added.
+ */
+int ipt_kprobes_count_missed(struct ipt_kprobes *k, uint64_t *missed)
+{
+	char path[PATH_MAX + 32], *text, *save = NULL;
+	uint64_t hits[NCAND] = { 0 }, miss[NCAND] = { 0 };
+	struct ipt_strbuf opt = IPT_STRBUF_INIT;
+	const char *s;
+	int i = 0;
+
+	*missed = 0;
+	if (!k || !k->n)
+		return 0;
+	snprintf(path, sizeof(path), "%s/kprobe_profile", k->tracefs);
+	if (ipt_file_read(path, &text, NULL))
+		return -1;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+		unsigned long long h, m;
+		const char *n;
+
+		if (sscanf(l, " %255s %llu %llu", name, &h, &m) != 3)
+			continue;
+		n = strchr(name, '/');
+		if (n && (strncmp(name, k->group, (size_t)(n - name)) || strlen(k->group) != (size_t)(n - name)))
+			continue;
+		n = n ? n + 1 : name;
+		for (int j = 0; j < k->n; j++)
+			if (!strcmp(n, k->p[j].name)) {
+				hits[j] += h;
+				miss[j] += m;
+			}
+	}
+	free(text);
+	/* the option again, each line with its counts */
+	for (s = k->option.buf; s && *s && i < k->n; i++) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (ipt_strbuf_add(&opt, s, n) ||
+		    ipt_strbuf_addf(&opt, " hits=%llu missed=%llu\n", (unsigned long long)hits[i],
+				    (unsigned long long)miss[i])) {
+			ipt_strbuf_free(&opt);
+			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		}
+		*missed += miss[i];
+		s += n + (e ? 1 : 0);
+	}
+	ipt_strbuf_free(&k->option);
+	k->option = opt;
+	return 0;
+}
+
 /* remove_one - "-:group/name" appended to kprobe_events */
 static int remove_one(const char *tracefs, const char *group, const char *name)
 {

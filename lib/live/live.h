@@ -100,6 +100,9 @@ int ipt_kprobes_count(const struct ipt_kprobes *k);
 const struct ipt_kprobe *ipt_kprobes_get(const struct ipt_kprobes *k, int i);
 /* The IPT_OPTION_PROBES text: "SYSTEM:NAME STANDS_FOR ROLE FUNCTION\n" each. */
 const char *ipt_kprobes_option(const struct ipt_kprobes *k);
+/* The kernel's hit and miss counts (kprobe_profile) added to the option's
+ * lines (" hits=H missed=M"); *missed: the misses of all. */
+int ipt_kprobes_count_missed(struct ipt_kprobes *k, uint64_t *missed);
 /* Remove the probes (after the instance that enabled them) and free k;
  * -1 if one stays (the message names it). */
 int ipt_kprobes_remove(struct ipt_kprobes *k);

@@ -1052,8 +1052,17 @@ int ipt_record_write(struct ipt_recorder *r)
 		return ipt_err("recording: nothing collected");
 	remove_instance(r);
 	if (r->kprobes && ipt_kprobes_option(r->kprobes)) {
-		const char *o = ipt_kprobes_option(r->kprobes);
+		const char *o;
+		uint64_t missed = 0;
 
+		if (ipt_kprobes_count_missed(r->kprobes, &missed))
+			note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+		else if (missed)
+			note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+			     "the kernel missed %llu hits of the probes (a kprobe hit while another "
+			     "runs on that CPU): those sends are not in the file",
+			     (unsigned long long)missed);
+		o = ipt_kprobes_option(r->kprobes);
 		if (ipt_tdw_add_option(w, IPT_OPTION_PROBES, o, (uint32_t)strlen(o) + 1))
 			return -1;
 	}

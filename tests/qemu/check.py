@@ -215,4 +215,10 @@ figure("interrupts-while-a-marker-was-written", brackets)
 figure("report-ipis", sum(got) if isinstance(got, list) else got)
 if d is not None:
     json.dump(d, open(out + "/report.json", "w"))
+    if arch == "x86_64":
+        # the misses record read from kprobe_profile at its end: at least
+        # those the guest read at the end of the window
+        pm = d.get("probes_missed")
+        ok("probes-missed-stored", pm is not None and pm >= sum(missed.values()),
+           "report probes_missed %r, kprobe_profile at the window's end %d" % (pm, sum(missed.values())))
 sys.exit(1 if fails else 0)
