@@ -11,8 +11,9 @@
  * generic_exec_single(cpu, csd) (smp_call_function_single and _async; it
  * may have __smp_call_single_queue inlined) and
  * __smp_call_single_queue(cpu, node) for one CPU (the node's csd type and
- * function: flags at +8 and func at +16 of struct __call_single_data, the
- * layout since Linux 5.10 on 64-bit kernels) and
+ * function: u_flags and func of struct __call_single_data, their offsets
+ * from the kernel's BTF, else +8 and +16, the layout of 64-bit kernels
+ * since 5.10) and
  * smp_call_function_many_cond(mask, func, ...) for several.  Each probe is
  * put on the first function of its list the kernel offers, never chosen
  * by version number; the decoder (ipi/ipi.c) joins a send hook to the
@@ -43,7 +44,8 @@
 static const struct candidate {
 	const char *name, *stands_for, *role, *target;
 	const char *functions[3];
-	const char *args;	/* %s: the mask words ("x64" or "x64[N]") */
+	const char *args;	/* %s: the mask words ("x64" or "x64[N]"); queue
+				 * roles: %d %d the csd's flags and func offsets */
 } candidates[] = {
 	{ "resched", "ipi:ipi_send_cpu", "send", "cpu",
 	  { "native_smp_send_reschedule", "smp_send_reschedule" }, "cpu=$arg1:u32" CALLSITE },
@@ -54,9 +56,9 @@ static const struct candidate {
 	  { "native_send_call_func_ipi", "arch_send_call_function_ipi_mask" },
 	  "cpumask=+0($arg1):%s" CALLSITE },
 	{ "exec_single", "-", "queue", NULL, { "generic_exec_single" },
-	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):symbol" CALLSITE },
+	  "cpu=$arg1:u32 flags=+%d($arg2):u32 func=+%d($arg2):symbol" CALLSITE },
 	{ "queue", "-", "queue", NULL, { "__smp_call_single_queue" },
-	  "cpu=$arg1:u32 flags=+8($arg2):u32 func=+16($arg2):symbol" CALLSITE },
+	  "cpu=$arg1:u32 flags=+%d($arg2):u32 func=+%d($arg2):symbol" CALLSITE },
 	{ "many", "-", "many", NULL, { "smp_call_function_many_cond" },
 	  "func=$arg2:symbol" CALLSITE },
 };
@@ -96,6 +98,152 @@ static bool offered(const char *funcs, const char *kallsyms, const char *functio
 	return false;
 }
 
+/* ---- BTF: where a csd keeps its flags and function ---- */
+
+struct btf {
+	const uint8_t *types, *strs;
+	uint32_t types_len, strs_len;
+	uint32_t *off;		/* offset of type id i in types (1-based ids) */
+	uint32_t n;
+};
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* btf_extra - bytes after a type's 12-byte header, by kind; -1 unknown */
+static long btf_extra(uint32_t info)
+{
+	uint32_t kind = (info >> 24) & 0x1f, vlen = info & 0xffff;
+
+	switch (kind) {
+	case 1: case 14: case 17: return 4;		/* INT, VAR, DECL_TAG */
+	case 3: return 12;				/* ARRAY */
+	case 4: case 5: case 15: case 19: return 12L * vlen;	/* STRUCT, UNION, DATASEC, ENUM64 */
+	case 6: case 13: return 8L * vlen;		/* ENUM, FUNC_PROTO */
+	case 2: case 7: case 8: case 9: case 10: case 11: case 12: case 16: case 18:
+		return 0;
+	default: return -1;
+	}
+}
+
+static const char *btf_str(const struct btf *b, uint32_t off)
+{
+	return off < b->strs_len ? (const char *)b->strs + off : "";
+}
+
+/* btf_index - the offset of every type; -1 on a malformed file */
+static int btf_index(struct btf *b, const uint8_t *d, size_t len)
+{
+	uint32_t hdr, toff, tlen, soff, slen, pos = 0, cap = 0;
+
+	if (len < 24 || d[0] != 0x9f || d[1] != 0xeb)
+		return -1;
+	hdr = rd32(d + 4);
+	toff = rd32(d + 8);
+	tlen = rd32(d + 12);
+	soff = rd32(d + 16);
+	slen = rd32(d + 20);
+	if (hdr > len || toff > len - hdr || tlen > len - hdr - toff || soff > len - hdr ||
+	    slen > len - hdr - soff)
+		return -1;
+	b->types = d + hdr + toff;
+	b->types_len = tlen;
+	b->strs = d + hdr + soff;
+	b->strs_len = slen;
+	while (pos + 12 <= tlen) {
+		long extra = btf_extra(rd32(b->types + pos + 4));
+
+		if (extra < 0 || pos + 12 + (uint32_t)extra > tlen)
+			return -1;
+		if (b->n + 2 > cap) {
+			uint32_t *no = realloc(b->off, (cap = cap ? cap * 2 : 65536) * sizeof(*no));
+
+			if (!no)
+				return -1;
+			b->off = no;
+		}
+		b->off[++b->n] = pos;
+		pos += 12 + (uint32_t)extra;
+	}
+	return 0;
+}
+
+/* btf_member - the bit offset of member name in struct/union id (through
+ * anonymous members), -1 if none */
+static long btf_member(const struct btf *b, uint32_t id, const char *name, int depth)
+{
+	const uint8_t *t;
+	uint32_t info, kind, vlen;
+
+	if (!id || id > b->n || depth > 4)
+		return -1;
+	t = b->types + b->off[id];
+	info = rd32(t + 4);
+	kind = (info >> 24) & 0x1f;
+	vlen = info & 0xffff;
+	if (kind != 4 && kind != 5)
+		return -1;
+	for (uint32_t i = 0; i < vlen; i++) {
+		const uint8_t *m = t + 12 + 12 * i;
+		uint32_t bits = rd32(m + 8) & (info >> 31 ? 0xffffff : 0xffffffff);
+		long inner;
+
+		if (!strcmp(btf_str(b, rd32(m)), name))
+			return bits;
+		if (!rd32(m) && (inner = btf_member(b, rd32(m + 4), name, depth + 1)) >= 0)
+			return bits + inner;
+	}
+	return -1;
+}
+
+/* btf_struct - the id of struct name, 0 if none */
+static uint32_t btf_struct(const struct btf *b, const char *name)
+{
+	for (uint32_t id = 1; id <= b->n; id++) {
+		const uint8_t *t = b->types + b->off[id];
+
+		if (((rd32(t + 4) >> 24) & 0x1f) == 4 && !strcmp(btf_str(b, rd32(t)), name))
+			return id;
+	}
+	return 0;
+}
+
+/*
+ * ipt_btf_csd_layout - the byte offsets of a csd's flags (u_flags of struct
+ * __call_single_node) and function (func of struct __call_single_data)
+ * from the kernel's BTF: 1 found, 0 no BTF (the caller assumes), -1 BTF
+ * without them (the callers' probes are left out)
+ */
+int ipt_btf_csd_layout(int *flags_off, int *func_off)
+{
+	struct btf b = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	long fl, fn;
+	int ret = -1;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) ||
+	    ipt_file_read("/sys/kernel/btf/vmlinux", &text, &len))
+		return 0;
+	if (!btf_index(&b, (const uint8_t *)text, len)) {
+		fl = btf_member(&b, btf_struct(&b, "__call_single_node"), "u_flags", 0);
+		fn = btf_member(&b, btf_struct(&b, "__call_single_data"), "func", 0);
+		if (fl >= 0 && fn >= 0 && fl % 8 == 0 && fn % 8 == 0) {
+			*flags_off = (int)(fl / 8);
+			*func_off = (int)(fn / 8);
+			ret = 1;
+		}
+	}
+	free(b.off);
+	free(text);
+	return ret;
+}
+
 /* mask_words - "x64" or "x64[N]" for the possible CPUs */
 static void mask_words(char *buf, size_t size)
 {
@@ -120,6 +268,7 @@ struct ipt_kprobes *ipt_kprobes_define(const char *tracefs, int pid,
 {
 	char path[PATH_MAX + 32], words[32], args[256], line[PATH_MAX + 64], msg[PATH_MAX + 1024];
 	char *funcs = NULL, *kallsyms = NULL;
+	int layout, flags_off = 8, func_off = 16;
 	struct ipt_kprobes *k = ipt_calloc(1, sizeof(*k));
 
 	if (!k)
@@ -143,15 +292,34 @@ struct ipt_kprobes *ipt_kprobes_define(const char *tracefs, int pid,
 		}
 	}
 	mask_words(words, sizeof(words));
+	/* the csd layout: from BTF, else that of 64-bit kernels since 5.10 */
+	layout = ipt_btf_csd_layout(&flags_off, &func_off);
+	if (layout == 0 && skipped)
+		skipped("no BTF: the csd's flags and function read at +8 and +16 (64-bit kernels "
+			"since 5.10)", arg);
 	for (size_t i = 0; i < NCAND; i++) {
 		const struct candidate *c = &candidates[i];
 		const char *fn = NULL;
 		const char *why = "the kernel has none of its functions";
+		bool queue = !strcmp(c->role, "queue");
+
+		if (queue && layout < 0) {
+			if (skipped) {
+				snprintf(msg, sizeof(msg), "no probe %s (%s): the BTF has no "
+					 "__call_single_data.func or __call_single_node.u_flags",
+					 c->name, c->functions[0]);
+				skipped(msg, arg);
+			}
+			continue;
+		}
 
 		for (int j = 0; j < 3 && c->functions[j] && !fn; j++) {
 			if (!offered(funcs, kallsyms, c->functions[j]))
 				continue;
-			snprintf(args, sizeof(args), c->args, words);
+			if (queue)
+				snprintf(args, sizeof(args), c->args, flags_off, func_off);
+			else
+				snprintf(args, sizeof(args), c->args, words);
 			snprintf(line, sizeof(line), "p:%s/%s %s %s", k->group, c->name, c->functions[j], args);
 			if (ipt_file_write(path, line)) {
 				why = ipt_errmsg();

@@ -100,6 +100,9 @@ int ipt_kprobes_count(const struct ipt_kprobes *k);
 const struct ipt_kprobe *ipt_kprobes_get(const struct ipt_kprobes *k, int i);
 /* The IPT_OPTION_PROBES text: "SYSTEM:NAME STANDS_FOR ROLE FUNCTION\n" each. */
 const char *ipt_kprobes_option(const struct ipt_kprobes *k);
+/* The byte offsets of a csd's u_flags and func from the running kernel's
+ * BTF (/sys/kernel/btf/vmlinux): 1 found, 0 no BTF, -1 BTF without them. */
+int ipt_btf_csd_layout(int *flags_off, int *func_off);
 /* The kernel's hit and miss counts (kprobe_profile) added to the option's
  * lines (" hits=H missed=M"); *missed: the misses of all. */
 int ipt_kprobes_count_missed(struct ipt_kprobes *k, uint64_t *missed);
