@@ -14,26 +14,28 @@ arm64: per target CPU, IPI0..n deltas equal the ipi_entry counts by reason,
 and the ipi_raise rows (ipitrace) equal the sum of the mask weights.
 """
 import json
+import os
 import re
 import subprocess
 import sys
 
 arch, out, ipt = sys.argv[1], sys.argv[2], sys.argv[3]
 extra = sys.argv[4:]
+label = os.path.basename(out.rstrip("/"))	# the guest's name (x86_64-iso, ...)
 fails = 0
 
 
 def ok(name, cond, why=""):
     global fails
     if cond:
-        print("PASS %s-%s" % (arch, name))
+        print("PASS %s-%s" % (label, name))
     else:
         fails += 1
-        print("FAIL %s-%s: %s" % (arch, name, why))
+        print("FAIL %s-%s: %s" % (label, name, why))
 
 
 def figure(k, v):
-    print("FIGURE %s-%s %s" % (arch, k, v))
+    print("FIGURE %s-%s %s" % (label, k, v))
 
 
 def irq_table(path):
