@@ -105,8 +105,8 @@ static void usage(FILE *f)
 		"  -k, --sort ORDER          order of the groups (report)\n"
 		"  -h, --help                the command's help (every command)\n"
 		"Long only: --html OUT (report, default), --buffer NAME (report, dump,\n"
-		"convert), --comm NAME (record), --on-cpus LIST (dump: recording CPUs),\n"
-		"--once, --watch LIST, --stats (top).\n"
+		"convert), --comm NAME (record), --user-stacks (record, default), --on-cpus\n"
+		"LIST (dump: recording CPUs), --once, --watch LIST, --stats (top).\n"
 		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 

@@ -216,9 +216,10 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	}
 	{
 		static const uint16_t ids[] = { IPT_OPTION_CPU_ISOLATION, IPT_OPTION_PROVENANCE,
-						IPT_OPTION_INTERRUPTS, IPT_OPTION_PROBES };
+						IPT_OPTION_INTERRUPTS, IPT_OPTION_USER_SYMBOLS,
+						IPT_OPTION_PROBES };
 		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text,
-					t->probes_text };
+					ipt_usyms_text(t), t->probes_text };
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 			if (texts[i] && *texts[i] &&

@@ -56,7 +56,7 @@ if [ $arch = arm64 ] && [ ! -f /usr/lib/aarch64-linux-gnu/libzstd.a ]; then
 	cannot "no arm64 libzstd (dpkg --add-architecture arm64; apt-get install libzstd-dev:arm64 zlib1g-dev:arm64)"
 fi
 bd=$dir/$arch/bin
-make -s -C "$top" B="$bd" CC="$cc" HAVE_BPF=0 PY_OK= LDFLAGS="-static $ldir" \
+make -s -C "$top" B="$bd" CC="$cc" HAVE_BPF=0 HAVE_DW=0 PY_OK= LDFLAGS="-static $ldir" \
 	"$bd/ipitrace" "$bd/tools/ipi-workload" "$bd/tools/irq-snap" > "$dir/$arch/make.log" 2>&1 ||
 	{ tail -n 5 "$dir/$arch/make.log" >&2; exit 1; }
 
