@@ -135,7 +135,7 @@ per_target = [0] * ncpu		# what the deltas count (x86 RES+CAL, arm64 IPI0..n)
 # waiting was in flight at the start (or its send was a kprobe hit the
 # kernel missed: kprobe_profile counts those); those still waiting at the
 # end were in flight then.
-pending, inflight_start = {}, [0] * ncpu
+pending, unpaired = {}, {}	# (class, cpu) -> sends waiting / interrupts with none
 
 
 def flight_send(cls, c):
@@ -146,13 +146,18 @@ def flight_recv(cls, c):
     if pending.get((cls, c), 0):
         pending[(cls, c)] -= 1
     else:
-        inflight_start[c] += 1
+        unpaired[(cls, c)] = unpaired.get((cls, c), 0) + 1
 
 
-def adjusted(sends):
-    """sends per target as the interrupts in the window count them"""
-    end = [sum(v for (k, c), v in pending.items() if c == cpu) for cpu in range(ncpu)]
-    return [sends[c] - end[c] + inflight_start[c] for c in range(ncpu)], sum(end) + sum(inflight_start)
+def adjusted(sends, cls=None):
+    """sends per target as the interrupts in the window count them (of
+    class cls, or of all); and how many were moved"""
+    def per_cpu(d):
+        return [sum(v for (k, c), v in d.items() if c == cpu and cls in (None, k)) for cpu in range(ncpu)]
+    end, start = per_cpu(pending), per_cpu(unpaired)
+    return [sends[c] - end[c] + start[c] for c in range(ncpu)], sum(end) + sum(start)
+
+
 if arch == "x86_64":
     res = delta.get("RES", [0] * ncpu)
     cal = delta.get("CAL", [0] * ncpu)
@@ -195,22 +200,8 @@ if arch == "x86_64":
     m_cal = missed.get("call_single", 0) + missed.get("call_mask", 0)
     # the sends, with those in flight at the edges moved to the side of
     # their interrupt (per class)
-    ends = dict(pending)
-    pending.clear()
-    for (k, c), v in ends.items():
-        if k == "RES":
-            pending[(k, c)] = v
-    starts = list(inflight_start)
-    inflight_start[:] = [0] * ncpu
-    adj_res, _ = adjusted(send_res)
-    pending.clear()
-    for (k, c), v in ends.items():
-        if k == "CAL":
-            pending[(k, c)] = v
-    adj_cal, _ = adjusted(send_cal)
-    for (k, c), v in ends.items():
-        pending[(k, c)] = v
-    inflight_start[:] = starts
+    adj_res, _ = adjusted(send_res, "RES")
+    adj_cal, _ = adjusted(send_cal, "CAL")
     ok("send-equal-res", within(adj_res, "RES", m_res),
        "resched probe %s, RES delta %s..%s, %d misses" % (adj_res, res, delta_hi.get("RES"), m_res))
     ok("send-equal-cal", within(adj_cal, "CAL", m_cal),
