@@ -5,6 +5,8 @@
 #                   man pages, bash completion  (make uninstall removes them)
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
+#   make check-qemu only the qemu guests' test (tests/test_qemu.sh: Debian's
+#                   x86_64 and arm64 kernels, 8 CPUs; run once by make check too)
 #   make bench      benchmarks against trace-cmd and perf
 #   make fuzz       run every fuzz target for FUZZ_SECONDS (default 180) each
 #   make deps       install the Debian packages the build and tests need
@@ -152,6 +154,10 @@ check: deps
 
 test: check
 
+check-qemu: deps
+	@$(MAKE) -s all
+	@TESTS=test_qemu sh tests/run.sh build
+
 bench: all
 	@IPITRACE_DEPS=bench sh tools/install-deps.sh
 	@sh bench/run.sh
@@ -164,7 +170,7 @@ fuzz: all
 clean:
 	rm -rf build
 
-.PHONY: all asan deps demo check test bench fuzz clean man install uninstall print-lib-src
+.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src
 
 # ---- BPF (ipitrace top, lib/bpf/): built when clang, bpftool and libbpf are
 # there; otherwise lib/bpf/counter.c says at run time that BPF is not built in.

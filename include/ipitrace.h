@@ -860,6 +860,11 @@ struct ipt_report_summary {
 		 unmatched_no_handler;
 	uint64_t csd_set_aside;		/* csd runs not paired with their queueing: events
 					 * were lost on the target in between */
+	bool senders_unknown;		/* the trace has no send event at all (a kernel
+					 * before 6.4 recorded without dynamic probes):
+					 * only the receive side is known */
+	int64_t probes_missed;		/* sends from kprobes that the kernel missed
+					 * (record counts them), -1: not known */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 
@@ -1242,6 +1247,11 @@ struct ipt_record_event {
 	bool present;			/* this kernel has it: it is recorded */
 	bool send;			/* a send event */
 	const char *since;		/* missing: the first Linux with it, or NULL */
+	/* a dynamic probe record defined for the missing send events: the
+	 * function it is on and what it stands for ("ipi:ipi_send_cpu",
+	 * "ipi:ipi_send_cpumask", "-": a caller giving call site and
+	 * function); NULL for a kernel event */
+	const char *probe_function, *stands_for;
 };
 int ipt_record_nevents(const struct ipt_recorder *r);
 const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i);

@@ -87,6 +87,17 @@ static void record_usage(FILE *f)
 		"irq_vectors:{reschedule,call_function,call_function_single,irq_work,\n"
 		"x86_platform_ipi}_{entry,exit}; on arm64 ipi:ipi_raise/ipi_entry/ipi_exit.\n"
 		"\n"
+		"Kernels without a send event (before 6.4): kprobe events in a group of its\n"
+		"own (ipitrace_<pid>, removed at the end) stand for ipi_send_cpu and\n"
+		"ipi_send_cpumask: on the arch send hooks for the targets\n"
+		"(native_smp_send_reschedule, native_send_call_func_single_ipi,\n"
+		"native_send_call_func_ipi, or the smp_send_reschedule and\n"
+		"arch_send_call_function_* functions) and on generic_exec_single,\n"
+		"__smp_call_single_queue and smp_call_function_many_cond for the call site and\n"
+		"function, each where the kernel offers it (available_filter_functions, else\n"
+		"kallsyms).  The file says what each probe stands for; report, convert and\n"
+		"explode read them as those events.\n"
+		"\n"
 		"`record -- COMMAND` records the whole machine while COMMAND runs, not COMMAND\n"
 		"alone (unlike `perf record -- COMMAND`): every CPU, every sender.  --pid and\n"
 		"--comm focus on the IPIs one task sends (a kernel filter on the sending task;\n"
@@ -392,13 +403,18 @@ static void test_stop(enum ipt_record_point point, void *arg)
 /* print_events - the IPI events recorded and those this kernel lacks */
 static void print_events(struct recorder *r)
 {
-	struct ipt_strbuf have = IPT_STRBUF_INIT, miss = IPT_STRBUF_INIT;
+	struct ipt_strbuf have = IPT_STRBUF_INIT, miss = IPT_STRBUF_INIT, kp = IPT_STRBUF_INIT;
 	bool send = false;
 
 	for (int i = 0; i < ipt_record_nevents(r->rec); i++) {
 		const struct ipt_record_event *e = ipt_record_event(r->rec, i);
 
-		if (e->present) {
+		if (e->probe_function) {
+			ipt_strbuf_addf(&kp, " %s:%s=%s%s%s", e->system, e->name, e->probe_function,
+					strcmp(e->stands_for, "-") ? " as " : "",
+					strcmp(e->stands_for, "-") ? e->stands_for : "");
+			send |= e->send;
+		} else if (e->present) {
 			ipt_strbuf_addf(&have, " %s:%s", e->system, e->name);
 			send |= e->send;
 		} else {
@@ -410,10 +426,13 @@ static void print_events(struct recorder *r)
 	info(r, "events:%s", ipt_strbuf_str(&have));
 	if (miss.len)
 		info(r, "missing in this kernel:%s", ipt_strbuf_str(&miss));
+	if (kp.len)
+		info(r, "send events from kprobes (removed at the end):%s", ipt_strbuf_str(&kp));
 	if (!send)
 		info(r, "no IPI send event here: recording the receive side only");
 	ipt_strbuf_free(&have);
 	ipt_strbuf_free(&miss);
+	ipt_strbuf_free(&kp);
 }
 
 /* setup - the session up to its events enabled */

@@ -195,6 +195,13 @@ static void text_summary(struct ctx *x)
 	       (unsigned long long)s->ipis);
 	if (s->filtered)
 		printf(", %llu matching the filter", (unsigned long long)s->ipis_counted);
+	if (s->probes_missed > 0)
+		printf("\n  sends from kprobes the kernel missed (a kprobe hit while another ran on that\n"
+		       "  CPU): %lld, not in the trace", (long long)s->probes_missed);
+	if (s->senders_unknown)
+		printf("\n  senders unknown: the trace has no IPI send event (ipi:ipi_send_cpu and\n"
+		       "  ipi:ipi_send_cpumask need Linux 6.4+; record defines kprobes for them where the\n"
+		       "  kernel allows): the receive side alone, in 'interrupts with no traced send'");
 	printf("\n  lost events:");
 	for (int c = 0; c < s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
@@ -895,6 +902,11 @@ static int json_report(struct ctx *x, const struct ipt_cpuset *iso)
 		printf(",\"buffers\":");
 		jstr(names);
 	}
+	printf(",\"senders_known\":%s", r->senders_unknown ? "false" : "true");
+	if (r->probes_missed >= 0)
+		printf(",\"probes_missed\":%lld", (long long)r->probes_missed);
+	else
+		printf(",\"probes_missed\":null");
 	printf(",\"events\":%llu,\"send_events\":%llu,\"ipis\":%llu,\"ipis_counted\":%llu",
 	       (unsigned long long)r->events, (unsigned long long)r->send_events,
 	       (unsigned long long)r->ipis, (unsigned long long)r->ipis_counted);

@@ -8,6 +8,11 @@
 #                                 `trace-cmd report`, or tracefs `trace`)
 #   OPTS: --options DUMP.txt      `trace-cmd dump --options` of a text trace
 #         --assume-synced-clock   latencies even on a per-CPU clock
+#         --probes KPROBE_EVENTS  a trace recorded with kprobes standing for
+#                                 the send events (kernels before 6.4): the
+#                                 kernel's kprobe_events text of that
+#                                 recording; each probe's role comes from the
+#                                 function it is on (PROBE_ROLES below)
 #         --rows OUT              one JSON line per IPI (when, where, kind,
 #                                 function, vector, matched, latency)
 #
@@ -100,6 +105,28 @@ REASON_RULES = [
     ("CPU stop*", "stop"),
     ("*", "other"),
 ]
+
+# kprobes on the send paths (ipitrace record on kernels without the send
+# events), by the kernel function they sit on: a send hook (targets from
+# cpu= or cpumask=, a 64-bit word list) or a caller giving the call site and
+# function to the next function-call send hook on its CPU: a queued call for
+# one CPU (flags 0x30 in the csd type bits: a task wakeup, which runs
+# sched_ttwu_pending) or a call for a mask.
+PROBE_ROLES = {
+    "native_smp_send_reschedule": "resched", "smp_send_reschedule": "resched",
+    "native_send_call_func_single_ipi": "call_single",
+    "arch_send_call_function_single_ipi": "call_single",
+    "native_send_call_func_ipi": "call_mask", "arch_send_call_function_ipi_mask": "call_mask",
+    "__smp_call_single_queue": "queue", "generic_exec_single": "queue",
+    "smp_call_function_many_cond": "many",
+}
+
+
+def probe_mask(s):
+    """CPUs of a kprobe mask: 0x... (one u64) or {0x..,0x..} (word 0 first)"""
+    words = [int(w, 16) for w in s.strip("{}").split(",")]
+    return [i * 64 + b for i, w in enumerate(words) for b in range(64) if w >> b & 1]
+
 
 LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:[^\s]+\s+)??"
                   r"(?P<sec>\d+)(?:\.(?P<frac>\d+))?:\s+(?P<ev>[\w:.-]+?):\s?(?P<rest>.*)$")
@@ -221,6 +248,7 @@ def main():
     args = sys.argv[1:]
     rows_file = opts_file = None
     synced = False
+    probes = {}			# event name -> role (--probes)
     while len(args) > 1 and args[0].startswith("--"):
         if args[0] == "--rows":
             rows_file = args[1]
@@ -231,6 +259,12 @@ def main():
         elif args[0] == "--assume-synced-clock":
             synced = True
             args = args[1:]
+        elif args[0] == "--probes":
+            for l in open(args[1]):
+                pm = re.match(r"^[pr]:[\w]+/(\w+)\s+(\S+)", l)
+                if pm and pm.group(2) in PROBE_ROLES:
+                    probes[pm.group(1)] = PROBE_ROLES[pm.group(2)]
+            args = args[2:]
         else:
             sys.exit(f"oracle.py: unknown option {args[0]}")
     if len(args) != 1:
@@ -301,6 +335,7 @@ def main():
     # for that target (events in between come from interrupts); forgotten
     # when the sending CPU lost events (the right one may be among them)
     csd_func = {}		# (sending cpu, target) -> func
+    caller = {}			# probes: sending cpu -> [callsite, func, target or -1]
     csd_pending = {}		# (target, csd) -> queue ts
     csd_stale = set()		# (target, csd) queued before a drop on the target
     csd_open = {}		# (cpu, csd) -> entry ts, for a counted csd run
@@ -322,6 +357,7 @@ def main():
             csd_stale.add(key)
         for key in [k for k in csd_func if k[0] == cpu]:
             del csd_func[key]
+        caller.pop(cpu, None)
 
     def serve(cpu, s, ts, is_coal):
         sts, src, row = s
@@ -382,14 +418,16 @@ def main():
             if n:
                 hnd[cpu].append(ts - e)
 
-    def send(src, ts, targets, ev, callback, callsite, reason=None):
+    def send(src, ts, targets, ev, callback, callsite, reason=None, joined=None):
         nonlocal send_events, csd_with_ipi
         send_events += 1
         for t in targets:
             # only a function-call send (one with a callback) takes the
             # queued function: a reschedule IPI (callback NULL) has no csd
             func = None
-            if callback is not None and (src, t) in csd_func:
+            if joined is not None:
+                func = joined
+            elif callback is not None and (src, t) in csd_func:
                 func = csd_func.pop((src, t))
                 csd_with_ipi += 1
             k = classify(reason, func, callback, callsite)
@@ -406,6 +444,10 @@ def main():
                 cls = "irq_work"
             elif callback is None:
                 cls = "resched"
+            elif ev == "ipi_send_cpumask":
+                # a mask send is the call-function vector's (since 6.5 its
+                # callback names the single-call handler, which it shares)
+                cls = "call"
             elif callback == "generic_smp_call_function_interrupt":
                 cls = "call"
             elif callback == "generic_smp_call_function_single_interrupt":
@@ -464,7 +506,32 @@ def main():
         ev = m.group("ev")
         rest = m.group("rest").strip()
         f = dict(FIELD.findall(rest))
-        if ev == "ipi_send_cpu":
+        role = probes.get(ev)
+        if role == "resched":
+            send(cpu, ts, [int(f["cpu"])], "ipi_send_cpu", None, sym(f.get("callsite")))
+        elif role in ("call_single", "call_mask"):
+            targets = [int(f["cpu"])] if role == "call_single" else probe_mask(f["cpumask"])
+            site, func = sym(f.get("callsite")), None
+            c = caller.get(cpu)
+            if c and (c[2] < 0 or (role == "call_single" and c[2] == targets[0])):
+                site, func = c[0], c[1]
+                if c[2] >= 0:		# a queued call rides one IPI
+                    csd_with_ipi += 1
+                    del caller[cpu]
+            send(cpu, ts, targets, "ipi_send_cpu" if role == "call_single" else "ipi_send_cpumask",
+                 "generic_smp_call_function_single_interrupt", site, joined=func)
+        elif role in ("queue", "many"):
+            if role == "queue":
+                func = "sched_ttwu_pending" if int(f["flags"]) & 0xf0 == 0x30 else sym(f.get("func"))
+                c = caller.get(cpu)
+                # generic_exec_single and the __smp_call_single_queue it
+                # calls for the same call: counted once, the outer call site
+                if not (c and c[2] == int(f["cpu"]) and c[1] == func):
+                    csd_queued += 1
+                    caller[cpu] = [sym(f.get("callsite")), func, int(f["cpu"])]
+            else:
+                caller[cpu] = [sym(f.get("callsite")), sym(f.get("func")), -1]
+        elif ev == "ipi_send_cpu":
             send(cpu, ts, [int(f["cpu"])], ev, sym(f.get("callback")), sym(f.get("callsite")))
         elif ev == "ipi_send_cpumask":
             send(cpu, ts, cpulist(f["cpumask"]), ev, sym(f.get("callback")),

@@ -127,7 +127,7 @@ fi
 # ---- traces ----
 mkdir -p "$TMP/tr"
 TR=""
-for f in "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace "$TOP"/tests/data/*; do
+for f in "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace "$TOP"/tests/data/* "$TOP"/tests/data/qemu/*.dat; do
 	[ -f "$f" ] && TR="$TR $f"
 done
 if [ -x "$GEN" ]; then

@@ -132,7 +132,7 @@ fi
 # a text trace
 GEN="$TOP/$B/tools/gen-synth"
 set --
-for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat \
+for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat "$TOP"/tests/data/qemu/*.dat \
 	 "$TRACES"/public/lkml-snippets/x86-hackbench-csd_queue_cpu-ipi_send_cpu-csd_function_entry-trace-cmd-report.txt; do
 	[ -f "$f" ] && set -- "$@" "$f"
 done

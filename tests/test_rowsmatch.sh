@@ -27,6 +27,8 @@ if [ -x "$GEN" ]; then
 		TR="$TR $TMP/synth-lost.dat $TMP/synth-arm64.dat $TMP/synth-wide.dat"
 fi
 TR="$TR $TOP/tests/data/latency.report.txt"
+# the qemu guests' traces: x86 6.1 with kprobes for the sends, arm64 masks
+for f in "$TOP"/tests/data/qemu/*.dat; do TR="$TR $f"; done
 
 for t in $TR; do
 	n=$(basename "$t")

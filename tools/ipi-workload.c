@@ -6,13 +6,16 @@
  *	pipe ping-pong between a thread on CPU A and one on CPU B, N round
  *	trips: remote wakeups (ttwu_queue_wakelist + csd sched_ttwu_pending)
  *	and reschedule IPIs (wakeup_preempt), about one of each per trip.
- *   ipi-workload [--rate R] [--cpus A,B] membarrier N
+ *   ipi-workload [--rate R] [--cpus A,B[,C...]] membarrier N
  *	N membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) from CPU A while a
- *	thread of the process spins on CPU B: ipi_mb function-call IPIs.
- *   ipi-workload [--rate R] [--cpus A,B] tlb N
+ *	thread of the process spins on CPU B (and on C...: one thread on each
+ *	CPU after A, for IPIs to several CPUs at once): ipi_mb function-call
+ *	IPIs.
+ *   ipi-workload [--rate R] [--cpus A,B[,C...]] tlb N
  *	N rounds of mmap/touch/mprotect/munmap on CPU A while a thread spins
- *	on CPU B.  On VMs whose hypervisor flushes remote TLBs itself (the
- *	machines this project runs on) this yields no remote TLB IPIs.
+ *	on CPU B (and C...).  On VMs whose hypervisor flushes remote TLBs
+ *	itself (the machines this project runs on) this yields no remote TLB
+ *	IPIs.
  *
  * One summary line goes to stdout, e.g. "pingpong: 1000 round trips
  * cpu0<->cpu1 (0.052 s)".  Exit 0 on success, 1 on error, 2 on bad usage.
@@ -33,12 +36,18 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#define MAX_SPIN 64
+
 struct workload {
 	long n;			/* operations */
 	double rate;		/* operations per second, 0 = as fast as possible */
 	int cpu_a, cpu_b;
+	int spin_cpu[MAX_SPIN];	/* the spinners' CPUs: B, then C... */
+	int nspin;
+	atomic_int started;	/* spinners running (or failed) */
 	int ping[2], pong[2];	/* pingpong pipes */
-	atomic_bool spinning, done;
+	atomic_int spinning;	/* spinners that reached their CPU */
+	atomic_bool done;
 	struct timespec next;	/* pacing */
 };
 
@@ -54,13 +63,15 @@ static void usage(FILE *f)
 		"  pingpong N    N pipe round trips between threads pinned to CPU A and B:\n"
 		"                remote wakeups (csd sched_ttwu_pending) and reschedule IPIs\n"
 		"  membarrier N  N membarrier(PRIVATE_EXPEDITED) on CPU A while a thread\n"
-		"                spins on CPU B: ipi_mb function-call IPIs\n"
-		"  tlb N         N mmap/mprotect/munmap rounds on CPU A with a thread on B;\n"
-		"                on VMs whose hypervisor flushes remote TLBs: no TLB IPIs\n"
+		"                spins on CPU B (and C...): ipi_mb function-call IPIs\n"
+		"  tlb N         N mmap/mprotect/munmap rounds on CPU A with a thread on B\n"
+		"                (and C...); on VMs whose hypervisor flushes remote TLBs:\n"
+		"                no TLB IPIs\n"
 		"\n"
 		"Options:\n"
 		"  --rate R      pace to R operations per second (default: full speed)\n"
-		"  --cpus A,B    the two CPUs (default 0,1)\n"
+		"  --cpus A,B[,C...]  CPU A and the others (default 0,1); membarrier and\n"
+		"                tlb spin a thread on each CPU after A\n"
 		"  -h, --help    this text\n");
 }
 
@@ -169,43 +180,50 @@ static int run_pingpong(struct workload *w)
 	return 0;
 }
 
-/* spin_main - keep this process running on CPU B until done */
+/* spin_main - keep this process running on one spinner CPU until done */
 static void *spin_main(void *arg)
 {
 	struct workload *w = arg;
+	int me = atomic_fetch_add(&w->started, 1);
 
-	if (pin(w->cpu_b)) {
+	if (pin(w->spin_cpu[me])) {
 		atomic_store(&w->done, true);
-		atomic_store(&w->spinning, true);
+		atomic_fetch_add(&w->spinning, 1);
 		return (void *)1;
 	}
-	atomic_store(&w->spinning, true);
+	atomic_fetch_add(&w->spinning, 1);
 	while (!atomic_load_explicit(&w->done, memory_order_relaxed))
 		;
 	return NULL;
 }
 
-/* start_spinner - start the CPU B spinner and wait until it runs there */
+/* start_spinner - start a spinner on each spinner CPU, wait until all run */
 static int start_spinner(struct workload *w, pthread_t *th)
 {
-	if (pthread_create(th, NULL, spin_main, w)) {
-		fprintf(stderr, "ipi-workload: cannot start a thread\n");
-		return -1;
-	}
-	while (!atomic_load(&w->spinning))
+	int i;
+
+	for (i = 0; i < w->nspin; i++)
+		if (pthread_create(&th[i], NULL, spin_main, w)) {
+			fprintf(stderr, "ipi-workload: cannot start a thread\n");
+			atomic_store(&w->done, true);
+			break;
+		}
+	while (atomic_load(&w->spinning) < i)
 		sched_yield();
 	if (atomic_load(&w->done)) {
-		pthread_join(*th, NULL);
+		while (i-- > 0)
+			pthread_join(th[i], NULL);
 		return -1;
 	}
 	return 0;
 }
 
-/* stop_spinner - end the spinner */
-static void stop_spinner(struct workload *w, pthread_t th)
+/* stop_spinner - end the spinners */
+static void stop_spinner(struct workload *w, pthread_t *th)
 {
 	atomic_store(&w->done, true);
-	pthread_join(th, NULL);
+	for (int i = 0; i < w->nspin; i++)
+		pthread_join(th[i], NULL);
 }
 
 /* membarrier_call - the membarrier(2) system call (not inlined, and the
@@ -219,7 +237,7 @@ static __attribute__((noinline)) int membarrier_call(int cmd)
 /* run_membarrier - N private expedited barriers with a thread on CPU B */
 static int run_membarrier(struct workload *w)
 {
-	pthread_t th;
+	pthread_t th[MAX_SPIN];
 	double t0;
 	long i;
 
@@ -228,7 +246,7 @@ static int run_membarrier(struct workload *w)
 			strerror(errno));
 		return 1;
 	}
-	if (pin(w->cpu_a) || start_spinner(w, &th))
+	if (pin(w->cpu_a) || start_spinner(w, th))
 		return 1;
 	/* for tests that check user stacks: where this function is, as run */
 	if (getenv("IPI_WORKLOAD_PRINT_ADDR"))
@@ -246,8 +264,8 @@ static int run_membarrier(struct workload *w)
 			strerror(errno));
 		return 1;
 	}
-	printf("membarrier: %ld private expedited barriers cpu%d -> cpu%d (%.3f s)\n", w->n,
-	       w->cpu_a, w->cpu_b, now_s() - t0);
+	printf("membarrier: %ld private expedited barriers cpu%d -> cpu%d%s (%.3f s)\n", w->n,
+	       w->cpu_a, w->cpu_b, w->nspin > 1 ? " and more" : "", now_s() - t0);
 	return 0;
 }
 
@@ -269,11 +287,11 @@ static int tlb_round(long page)
 static int run_tlb(struct workload *w)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	pthread_t th;
+	pthread_t th[MAX_SPIN];
 	double t0;
 	long i;
 
-	if (pin(w->cpu_a) || start_spinner(w, &th))
+	if (pin(w->cpu_a) || start_spinner(w, th))
 		return 1;
 	t0 = now_s();
 	for (i = 0; i < w->n; i++) {
@@ -292,19 +310,35 @@ static int run_tlb(struct workload *w)
 	return 0;
 }
 
-/* parse_cpus - "A,B" */
+/* parse_cpus - "A,B[,C...]": A, then the spinners' CPUs (B first) */
 static int parse_cpus(struct workload *w, const char *s)
 {
 	char *end;
+	long v;
+	int n = 0;
 
-	w->cpu_a = (int)strtol(s, &end, 10);
-	if (end == s || *end != ',')
+	for (;;) {
+		v = strtol(s, &end, 10);
+		if (end == s || v < 0 || v >= CPU_SETSIZE || n > MAX_SPIN)
+			return -1;
+		if (n == 0)
+			w->cpu_a = (int)v;
+		else
+			w->spin_cpu[n - 1] = (int)v;
+		for (int i = 0; i < n; i++)
+			if ((i == 0 ? w->cpu_a : w->spin_cpu[i - 1]) == (int)v)
+				return -1;
+		n++;
+		if (!*end)
+			break;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+	if (n < 2)
 		return -1;
-	s = end + 1;
-	w->cpu_b = (int)strtol(s, &end, 10);
-	if (end == s || *end || w->cpu_a < 0 || w->cpu_b < 0 || w->cpu_a == w->cpu_b ||
-	    w->cpu_a >= CPU_SETSIZE || w->cpu_b >= CPU_SETSIZE)
-		return -1;
+	w->nspin = n - 1;
+	w->cpu_b = w->spin_cpu[0];
 	return 0;
 }
 
@@ -332,7 +366,7 @@ static const char *parse_args(struct workload *w, int argc, char **argv, int *rc
 			break;
 		case 'c':
 			if (parse_cpus(w, optarg)) {
-				fprintf(stderr, "ipi-workload: bad --cpus '%s' (want A,B)\n", optarg);
+				fprintf(stderr, "ipi-workload: bad --cpus '%s' (want A,B[,C...])\n", optarg);
 				return NULL;
 			}
 			break;
@@ -366,7 +400,10 @@ int main(int argc, char **argv)
 
 	memset(&w, 0, sizeof(w));
 	w.cpu_b = 1;
-	atomic_init(&w.spinning, false);
+	w.spin_cpu[0] = 1;
+	w.nspin = 1;
+	atomic_init(&w.started, 0);
+	atomic_init(&w.spinning, 0);
 	atomic_init(&w.done, false);
 	mode = parse_args(&w, argc, argv, &rc);
 	if (!mode)

@@ -143,10 +143,27 @@ struct ipt_field {
 	unsigned int nelem;	/* fixed arrays: element count */
 };
 
+/*
+ * A dynamic probe the recorder defined in place of a missing send event
+ * (IPT_OPTION_PROBES): what its records stand for.
+ */
+enum ipt_probe_role {
+	IPT_PROBE_NONE = 0,
+	IPT_PROBE_SEND,		/* a send with its own call site, no callback (reschedule) */
+	IPT_PROBE_SEND_CALL,	/* a function-call send: call site and function from the
+				 * caller probe just before it on the same CPU */
+	IPT_PROBE_QUEUE,	/* caller: a call queued for one CPU (cpu, callsite, flags, func) */
+	IPT_PROBE_MANY,		/* caller: calls for a mask of CPUs (callsite, func) */
+};
+
 struct ipt_event {
 	int id;
 	char *system;
 	char *name;
+	/* a probe (IPT_OPTION_PROBES): the generic event it stands for
+	 * ("ipi_send_cpu", "ipi_send_cpumask"; static text) and its role */
+	const char *as_name;
+	enum ipt_probe_role probe;
 	struct ipt_field *fields;
 	int nfields;
 	char *print_fmt;	/* text after "print fmt: " */
@@ -319,6 +336,8 @@ struct ipt_trace {
 	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
 	char *provenance_text;	/* private option: "key=value\n" lines (how it was recorded) */
 	char *interrupts_text;	/* private option: /proc/interrupts at four points */
+	char *probes_text;	/* private option: the dynamic probes and what they stand for */
+	int64_t probes_missed;	/* their hits the kernel missed (-1: not known) */
 	struct ipt_irq_table *irq;	/* ... parsed on first use (interrupts.c) */
 	struct ipt_usyms *usyms;	/* private option: user-space symbols (usyms.c) */
 
@@ -410,6 +429,14 @@ uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr);
 uint64_t ipt_usym_canonical(const struct ipt_trace *t, uint64_t frame);
 /* The function of a user frame token, *offset set; NULL if none or unknown. */
 const char *ipt_usym_name(const struct ipt_trace *t, uint64_t frame, uint64_t *offset);
+/*   PROBES         the kprobe events record defined where the kernel lacks the
+ *                  generic send events, one line each:
+ *                  "SYSTEM:NAME STANDS_FOR ROLE FUNCTION\n", STANDS_FOR
+ *                  ipi:ipi_send_cpu, ipi:ipi_send_cpumask or "-" (a caller),
+ *                  ROLE send, send_call, queue or many (enum ipt_probe_role) */
+#define IPT_OPTION_PROBES		67
+/* Apply t->probes_text to the events it names (after loading). */
+int ipt_trace_apply_probes(struct ipt_trace *t);
 /* The value of key in "key=value\n" text: its start, *len its length; NULL if absent. */
 const char *ipt_kv_find(const char *text, const char *key, size_t *len);
 struct ipt_irq_table;

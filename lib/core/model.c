@@ -23,6 +23,7 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 	t->compression = ipt_strdup("none");
 	t->clock = ipt_strdup("");
 	t->uname = ipt_strdup("");
+	t->probes_missed = -1;
 	if (!t->path || !t->compression || !t->clock || !t->uname) {
 		ipt_trace_close(t);
 		return NULL;
@@ -90,6 +91,76 @@ int ipt_trace_finish_events(struct ipt_trace *t)
 	for (int i = 0; i < t->nevents; i++)
 		if (t->events[i].id >= 0)
 			t->by_id[t->events[i].id] = &t->events[i];
+	return 0;
+}
+
+/* probe_line - one line of the PROBES option applied; -1 if malformed */
+static int probe_line(struct ipt_trace *t, const char *line, size_t n)
+{
+	static const struct { const char *name; enum ipt_probe_role role; } roles[] = {
+		{ "send", IPT_PROBE_SEND }, { "send_call", IPT_PROBE_SEND_CALL },
+		{ "queue", IPT_PROBE_QUEUE }, { "many", IPT_PROBE_MANY },
+	};
+	char buf[512], *w[6], *save = NULL, *colon;
+	struct ipt_event *ev = NULL;
+	int k = 0;
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, line, n);
+	buf[n] = 0;
+	for (char *tok = strtok_r(buf, " ", &save); tok && k < 6; tok = strtok_r(NULL, " ", &save))
+		w[k++] = tok;
+	/* " hits=H missed=M" (record's count from kprobe_profile) */
+	for (int i = 4; i < k; i++)
+		if (!strncmp(w[i], "missed=", 7)) {
+			char *end;
+			unsigned long long m = strtoull(w[i] + 7, &end, 10);
+
+			if (*end)
+				return -1;
+			t->probes_missed = (t->probes_missed < 0 ? 0 : t->probes_missed) + (int64_t)m;
+		}
+	if (k < 3 || !(colon = strchr(w[0], ':')))
+		return -1;
+	*colon = 0;
+	for (int i = 0; i < t->nevents && !ev; i++)
+		if (!strcmp(t->events[i].system, w[0]) && !strcmp(t->events[i].name, colon + 1))
+			ev = &t->events[i];
+	if (!ev)
+		return 0;	/* defined but not in the file: nothing to apply */
+	ev->as_name = !strcmp(w[1], "ipi:ipi_send_cpu") ? "ipi_send_cpu" :
+		      !strcmp(w[1], "ipi:ipi_send_cpumask") ? "ipi_send_cpumask" : NULL;
+	if (!ev->as_name && strcmp(w[1], "-"))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(roles); i++)
+		if (!strcmp(w[2], roles[i].name))
+			ev->probe = roles[i].role;
+	if (!ev->probe || (ev->as_name != NULL) != (ev->probe <= IPT_PROBE_SEND_CALL))
+		return -1;
+	/* a kprobe fetches a mask as plain words */
+	for (int i = 0; i < ev->nfields; i++)
+		if (!strcmp(ev->fields[i].name, ev->as_name ? "cpumask" : "mask") &&
+		    !(ev->fields[i].flags & IPT_FIELD_DYNAMIC))
+			ev->fields[i].flags |= IPT_FIELD_CPUMASK;
+	return 0;
+}
+
+/* ipt_trace_apply_probes - what each dynamic probe of the file stands for */
+int ipt_trace_apply_probes(struct ipt_trace *t)
+{
+	const char *s = t->probes_text;
+
+	t->probes_missed = -1;
+	while (s && *s) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n && probe_line(t, s, n))
+			return ipt_err_at(t->path, -1, "bad probe line '%.*s' in the PROBES option",
+					  (int)(n > 80 ? 80 : n), s);
+		s += n + (e ? 1 : 0);
+	}
 	return 0;
 }
 
@@ -274,6 +345,7 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->isolated_text);
 	free(t->provenance_text);
 	free(t->interrupts_text);
+	free(t->probes_text);
 	ipt_irq_table_free(t->irq);
 	ipt_usyms_free(t->usyms);
 	ipt_strbuf_free(&t->raw_header_page);

@@ -480,6 +480,10 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (ipt_usyms_parse(t, d, size, at + 6))
 				return -1;
 			break;
+		case IPT_OPTION_PROBES:
+			if (set_str(&t->probes_text, d, size))
+				return -1;
+			break;
 		default:
 			break;	/* unknown options are skipped, as trace-cmd does */
 		}
@@ -910,5 +914,5 @@ int ipt_tracedat_load(struct ipt_trace *t)
 	ipt_page_layout_default(&t->layout, psize, 8);
 	if ((t->version == 6 ? load_v6(t, &r) : load_v7(t, &r)))
 		return -1;
-	return ipt_trace_finish_events(t);
+	return ipt_trace_finish_events(t) || ipt_trace_apply_probes(t) ? -1 : 0;
 }

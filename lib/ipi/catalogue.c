@@ -46,3 +46,12 @@ const struct ipt_ipi_event_info *ipt_ipi_event_info(const char *system, const ch
 			return &ipt_ipi_catalogue[i];
 	return NULL;
 }
+
+const struct ipt_ipi_event_info *ipt_ipi_event_info_of(const struct ipt_event *ev)
+{
+	if (!ev)
+		return NULL;
+	if (ev->as_name)
+		return ipt_ipi_event_info("ipi", ev->as_name);
+	return ev->probe ? NULL : ipt_ipi_event_info(ev->system, ev->name);
+}

@@ -53,4 +53,7 @@ extern const size_t ipt_ipi_catalogue_len;
 /* The entry for system:name, or NULL if ipitrace does not know it for IPIs. */
 const struct ipt_ipi_event_info *ipt_ipi_event_info(const char *system, const char *name);
 
+/* The entry for an event of a trace: a dynamic probe's (ev->as_name) or its own. */
+const struct ipt_ipi_event_info *ipt_ipi_event_info_of(const struct ipt_event *ev);
+
 #endif

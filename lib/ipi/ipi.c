@@ -18,14 +18,35 @@
 
 #include <stdlib.h>
 
-enum src_kind { SRC_NONE, SRC_SEND_CPU, SRC_SEND_MASK, SRC_RAISE, SRC_CSD_QUEUE, SRC_SCHED_SWITCH };
+enum src_kind {
+	SRC_NONE, SRC_SEND_CPU, SRC_SEND_MASK, SRC_RAISE, SRC_CSD_QUEUE, SRC_SCHED_SWITCH,
+	SRC_KP_CALLER,		/* a dynamic probe on a caller of the send hooks */
+};
 
 /* per event id: what it is and its fields */
 struct src_event {
 	enum src_kind kind;
-	const struct ipt_field *cpu, *mask, *callsite, *callback, *func, *reason;
+	enum ipt_probe_role probe;	/* a dynamic probe's role (IPT_OPTION_PROBES) */
+	const struct ipt_field *cpu, *mask, *callsite, *callback, *func, *reason, *flags;
+	const struct ipt_field *probe_ip;	/* a kprobe's __probe_ip */
 	const struct ipt_field *prev_comm, *prev_pid, *next_comm, *next_pid;
 };
+
+/*
+ * The last caller probe seen on a CPU (kernels without the send events):
+ * __smp_call_single_queue(cpu, node) or smp_call_function_many_cond(mask,
+ * func), whose call site and function the next function-call send hook on
+ * that CPU takes (the hooks themselves know only their targets).
+ */
+struct caller {
+	uint64_t callsite, func;
+	int target;		/* the queued call's CPU; -1: a mask (many_cond) */
+	bool valid;
+};
+
+/* csd types in the flags of a queued node (include/linux/smp_types.h) */
+#define CSD_FLAG_TYPE_MASK	0xf0
+#define CSD_TYPE_TTWU		0x30
 
 /* a csd call queued from src to target, waiting for its IPI */
 struct pending {
@@ -63,6 +84,9 @@ struct ipt_ipi_decoder {
 	struct ipt_cpuset targets;
 	struct ipt_ipi_stats stats;
 	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
+	uint64_t ttwu_func;		/* address of sched_ttwu_pending (a queued wakeup's work) */
+	struct caller *callers;		/* per CPU (dynamic probes) */
+	int ncallers;
 };
 
 static const struct ipt_field *fld(const struct ipt_event *ev, const char *name)
@@ -87,7 +111,16 @@ static int classify_events(struct ipt_ipi_decoder *d)
 		if (ev->id < 0 || ev->id >= d->nids)
 			continue;
 		s = &d->by_id[ev->id];
-		info = ipt_ipi_event_info(ev->system, ev->name);
+		info = ipt_ipi_event_info_of(ev);
+		s->probe = ev->probe;
+		if (ev->probe == IPT_PROBE_QUEUE || ev->probe == IPT_PROBE_MANY) {
+			s->cpu = fld(ev, "cpu");
+			s->callsite = fld(ev, "callsite");
+			s->func = fld(ev, "func");
+			s->flags = fld(ev, "flags");
+			s->kind = s->func && (ev->probe == IPT_PROBE_MANY || s->cpu) ? SRC_KP_CALLER : SRC_NONE;
+			continue;
+		}
 		if (info && info->role == IPT_ROLE_SEND && !strcmp(info->target, "cpu")) {
 			s->cpu = fld(ev, info->target);
 			s->kind = s->cpu ? SRC_SEND_CPU : SRC_NONE;
@@ -112,6 +145,7 @@ static int classify_events(struct ipt_ipi_decoder *d)
 		if (s->kind == SRC_SEND_CPU || s->kind == SRC_SEND_MASK || s->kind == SRC_RAISE) {
 			s->callsite = fld(ev, "callsite");
 			s->callback = fld(ev, "callback");
+			s->probe_ip = ev->probe ? fld(ev, "__probe_ip") : NULL;
 		}
 	}
 	return 0;
@@ -126,6 +160,7 @@ struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t)
 	d->t = t;
 	ipt_cpuset_init(&d->targets);
 	d->generic_handler = ipt_trace_symbol_addr(t, "generic_smp_call_function_single_interrupt");
+	d->ttwu_func = ipt_trace_symbol_addr(t, "sched_ttwu_pending");
 	if (classify_events(d)) {
 		ipt_ipi_decoder_free(d);
 		return NULL;
@@ -139,6 +174,7 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 		return;
 	free(d->by_id);
 	free(d->pend);
+	free(d->callers);
 	ipt_cpuset_free(&d->targets);
 	free(d);
 }
@@ -291,6 +327,11 @@ static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *
 
 void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d)
 {
+	for (int i = 0; i < d->ncallers; i++)
+		if (d->callers[i].valid && d->callers[i].target >= 0) {
+			d->stats.csd_no_ipi++;
+			d->callers[i].valid = false;
+		}
 	d->stats.csd_no_ipi += d->npend;
 	d->npend = 0;
 	if (d->pend)
@@ -372,6 +413,74 @@ static enum ipt_ipi_kind classify(struct ipt_ipi_decoder *d, const struct ipt_ip
 	return m->kind;
 }
 
+/* caller_of - the caller slot of CPU cpu (grown on demand); NULL if out of memory */
+static struct caller *caller_of(struct ipt_ipi_decoder *d, int cpu)
+{
+	if (cpu < 0 || cpu >= IPT_CPUSET_MAX)
+		return NULL;
+	if (cpu >= d->ncallers) {
+		int n = cpu + 16;
+		struct caller *nc = ipt_realloc(d->callers, (size_t)n * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		memset(nc + d->ncallers, 0, (size_t)(n - d->ncallers) * sizeof(*nc));
+		d->callers = nc;
+		d->ncallers = n;
+	}
+	return &d->callers[cpu];
+}
+
+/* put_caller - a caller probe: its call site and function wait for the send */
+static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, const struct ipt_record *rec)
+{
+	struct caller *c = caller_of(d, rec->cpu);
+
+	uint64_t func = val(d->t, rec, s->func);
+	int target = -1;
+
+	if (!c)
+		return rec->cpu < 0 || rec->cpu >= IPT_CPUSET_MAX ? 0 : -1;
+	if (s->probe == IPT_PROBE_QUEUE) {
+		target = (int)val(d->t, rec, s->cpu);
+		/* a queued wakeup's node is a task's wake_entry, not a csd: no func */
+		if (s->flags && (val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
+			func = d->ttwu_func;
+		/* generic_exec_single, then the __smp_call_single_queue it
+		 * calls: one call, the outer call site */
+		if (c->valid && c->target == target && c->func == func)
+			return 0;
+		d->stats.csd_queued++;
+	}
+	if (c->valid && c->target >= 0)
+		d->stats.csd_no_ipi++;	/* a queued call no IPI followed */
+	c->callsite = val(d->t, rec, s->callsite);
+	c->func = func;
+	c->target = target;
+	c->valid = true;
+	return 0;
+}
+
+/* take_caller - for a function-call send hook to target (-1: a mask): the
+ * waiting caller's call site and function; false if none */
+static bool take_caller(struct ipt_ipi_decoder *d, int src, int target, uint64_t *callsite,
+			uint64_t *func)
+{
+	struct caller *c = src >= 0 && src < d->ncallers ? &d->callers[src] : NULL;
+
+	if (!c || !c->valid || (c->target >= 0 && c->target != target))
+		return false;
+	*callsite = c->callsite;
+	*func = c->func;
+	/* a queued call rides one IPI; a many_cond call stays for the sends
+	 * after it (an exploded mask is several), until the next caller */
+	if (c->target >= 0) {
+		d->stats.csd_joined++;
+		c->valid = false;
+	}
+	return true;
+}
+
 /* ipt_ipi_decoder_feed - one record in, rows out */
 int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
 			 ipt_row_fn fn, void *ctx)
@@ -379,6 +488,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	const struct src_event *s;
 	struct ipt_ipi_row row;
 	bool callback_generic;
+	uint64_t probe_func = 0;
 	int id, ret;
 
 	d->stats.records++;
@@ -388,6 +498,12 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		d->stats.lost_events += rec->missed;
 	if (rec->missed && pend_forget_src(d, rec->cpu))
 		return -1;
+	if (rec->missed && rec->cpu >= 0 && rec->cpu < d->ncallers && d->callers[rec->cpu].valid) {
+		/* as the csd calls: the caller probe may belong to a lost send */
+		if (d->callers[rec->cpu].target >= 0)
+			d->stats.csd_no_ipi++;
+		d->callers[rec->cpu].valid = false;
+	}
 	if (!rec->event)
 		return 0;
 	id = rec->event->id;
@@ -403,6 +519,8 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	case SRC_CSD_QUEUE:
 		d->stats.csd_queued++;
 		return pend_put(d, rec->cpu, (int)val(d->t, rec, s->cpu), val(d->t, rec, s->func));
+	case SRC_KP_CALLER:
+		return put_caller(d, s, rec);
 	default:
 		break;
 	}
@@ -413,9 +531,21 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	row.src_cpu = rec->cpu;
 	row.pid = ipt_record_pid(d->t, rec);
 	row.comm = ipt_trace_comm(d->t, row.pid);
-	row.event = rec->event->name;
+	row.event = rec->event->as_name ? rec->event->as_name : rec->event->name;
 	row.callsite = val(d->t, rec, s->callsite);
 	row.callback = val(d->t, rec, s->callback);
+	if (s->probe == IPT_PROBE_SEND_CALL) {
+		/* a send hook: the caller's call site and function, and the
+		 * generic handler as callback (as ipi_send_cpu says since 6.5) */
+		int one = s->kind == SRC_SEND_CPU ? (int)val(d->t, rec, s->cpu) : -1;
+
+		take_caller(d, rec->cpu, one, &row.callsite, &probe_func);
+		row.callback = d->generic_handler ? d->generic_handler : probe_func;
+		/* a probe record with no probed address was written by explode
+		 * for one CPU of a mask: its rows are the mask's */
+		if (s->kind == SRC_SEND_CPU && s->probe_ip && !val(d->t, rec, s->probe_ip))
+			row.event = "ipi_send_cpumask";
+	}
 	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
 	callback_generic = set_sym(d, row.callback, &row.callback_sym, NULL);
 	if (s->reason) {
@@ -443,7 +573,9 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 
 		row.target_cpu = c;
 		row.func = 0;
-		if (row.callback && pend_take(d, rec->cpu, c, &func)) {
+		if (probe_func) {
+			row.func = probe_func;
+		} else if (row.callback && pend_take(d, rec->cpu, c, &func)) {
 			d->stats.csd_joined++;
 			row.func = func;
 		} else if (row.callback && row.callback != d->generic_handler && !callback_generic) {

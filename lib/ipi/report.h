@@ -133,6 +133,7 @@ struct rpt {
 	bool cross_ok;			/* clock comparable across CPUs */
 	const char *cross_why;		/* why not */
 	bool have_receive;		/* receive events exist in the trace */
+	bool have_send;			/* send events (or probes standing for them) exist */
 	bool sends_filtered;		/* the recording filtered send events (its provenance) */
 	struct rpt_unmatched unmatched;
 	uint64_t csd_set_aside;		/* csd runs not paired: events lost on the target between */

@@ -206,6 +206,20 @@ int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set)
 		return 0;
 	if (ipt_file_read(path, &text, &len))
 		return -1;
+	/* Linux 6.1 prints nohz_full as "(null)" (a space first) when
+	 * nohz_full= was not given: no CPU */
+	{
+		size_t b = 0, e = len;
+
+		while (b < e && (text[b] == ' ' || text[b] == '\n'))
+			b++;
+		while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\n'))
+			e--;
+		if (e - b == 6 && !memcmp(text + b, "(null)", 6)) {
+			free(text);
+			return 0;
+		}
+	}
 	ret = ipt_cpuset_parse_list(set, text, len);
 	free(text);
 	if (ret)
@@ -261,15 +275,15 @@ out:
 /* instances                                                           */
 /* ------------------------------------------------------------------ */
 
-/* stale_pid - pid of an "ipitrace-<pid>" name whose process is gone, else 0 */
-static long stale_pid(const char *name)
+/* ipt_stale_pid - pid of a "<prefix><pid>" name whose process is gone, else 0 */
+long ipt_stale_pid(const char *name, const char *prefix)
 {
-	size_t plen = strlen(IPT_LIVE_PREFIX);
+	size_t plen = strlen(prefix);
 	const char *p = name + plen;
 	char *end;
 	long pid;
 
-	if (strncmp(name, IPT_LIVE_PREFIX, plen) || *p < '0' || *p > '9')
+	if (strncmp(name, prefix, plen) || *p < '0' || *p > '9')
 		return 0;
 	errno = 0;
 	pid = strtol(p, &end, 10);
@@ -295,7 +309,7 @@ int ipt_live_remove_stale(const char *tracefs,
 	if (!d)
 		return ipt_err("%s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		if (!stale_pid(de->d_name) || path_of(path, sizeof(path), dir, de->d_name))
+		if (!ipt_stale_pid(de->d_name, IPT_LIVE_PREFIX) || path_of(path, sizeof(path), dir, de->d_name))
 			continue;
 		if (rmdir(path))
 			continue;	/* busy: someone still holds it */

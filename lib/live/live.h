@@ -71,6 +71,49 @@ struct ipt_live {
 int ipt_live_remove_stale(const char *tracefs,
 			  void (*report)(const char *dir, void *arg), void *arg);
 
+/* The pid of a "<prefix><pid>" name whose process no longer runs, else 0. */
+long ipt_stale_pid(const char *name, const char *prefix);
+
+/* ---- dynamic probes (kprobes.c) ---- */
+
+/* kprobe group of a recorder: PREFIX<pid> (a group name allows no '-') */
+#define IPT_KPROBE_PREFIX	"ipitrace_"
+struct ipt_kprobes;
+/* One defined probe: group/name on function, standing for stands_for
+ * ("ipi:ipi_send_cpu", "ipi:ipi_send_cpumask", or "-": a caller whose call
+ * site and function the next send takes); target: its target field. */
+struct ipt_kprobe {
+	const char *group, *name, *function, *stands_for, *role, *target;
+	bool send;
+};
+/*
+ * Define, in group IPT_KPROBE_PREFIX<pid>, kprobe events on the generic send
+ * paths of this kernel (for kernels without ipi:ipi_send_cpu/_cpumask),
+ * each on the first function of its list that the kernel offers
+ * (available_filter_functions where readable, else /proc/kallsyms) and
+ * accepts.  skipped (may be NULL) hears each one left out and why.  NULL
+ * on failure; a set with no probe if none could be defined.
+ */
+struct ipt_kprobes *ipt_kprobes_define(const char *tracefs, int pid,
+				       void (*skipped)(const char *msg, void *arg), void *arg);
+int ipt_kprobes_count(const struct ipt_kprobes *k);
+const struct ipt_kprobe *ipt_kprobes_get(const struct ipt_kprobes *k, int i);
+/* The IPT_OPTION_PROBES text: "SYSTEM:NAME STANDS_FOR ROLE FUNCTION\n" each. */
+const char *ipt_kprobes_option(const struct ipt_kprobes *k);
+/* The byte offsets of a csd's u_flags and func from the running kernel's
+ * BTF (/sys/kernel/btf/vmlinux): 1 found, 0 no BTF, -1 BTF without them. */
+int ipt_btf_csd_layout(int *flags_off, int *func_off);
+/* The kernel's hit and miss counts (kprobe_profile) added to the option's
+ * lines (" hits=H missed=M"); *missed: the misses of all. */
+int ipt_kprobes_count_missed(struct ipt_kprobes *k, uint64_t *missed);
+/* Remove the probes (after the instance that enabled them) and free k;
+ * -1 if one stays (the message names it). */
+int ipt_kprobes_remove(struct ipt_kprobes *k);
+/* Remove the probes of recorders that no longer run; report as for
+ * ipt_live_remove_stale. */
+int ipt_kprobes_remove_stale(const char *tracefs,
+			     void (*report)(const char *dir, void *arg), void *arg);
+
 /* mkdir tracefs/instances/name (fails if it exists). */
 struct ipt_live *ipt_live_create(const char *tracefs, const char *name);
 /* rmdir the instance (events, filters, triggers and buffers go with it)

@@ -46,8 +46,9 @@ struct ipt_recorder {
 	struct ipt_live *live;
 	struct rec_event *ev;
 	int nev;
-	struct ipt_record_event *probed;	/* catalogue entries as probed */
+	struct ipt_record_event *probed;	/* catalogue entries as probed, then probes */
 	int nprobed;
+	struct ipt_kprobes *kprobes;	/* dynamic probes standing for missing send events */
 	char **systems;			/* systems whose formats go in the file */
 	int nsys;
 	struct ipt_cpuset online;
@@ -166,6 +167,7 @@ static int find_tracefs(struct ipt_recorder *r)
 	if (access(path, W_OK))
 		return ipt_err("%s: %s (tracefs instances are needed)", path, strerror(errno));
 	ipt_live_remove_stale(r->tracefs, report_stale, r);
+	ipt_kprobes_remove_stale(r->tracefs, report_stale, r);
 	return 0;
 }
 
@@ -319,6 +321,67 @@ static int probe_events(struct ipt_recorder *r)
 	return 0;
 }
 
+/* probe_skipped - a dynamic probe left out */
+static void probe_skipped(const char *msg, void *arg)
+{
+	note(arg, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE, "%s", msg);
+}
+
+/*
+ * add_kprobes - without a send event (ipi_send_cpu, ipi_send_cpumask,
+ * ipi_raise), kprobe events on the send paths stand for them (kprobes.c);
+ * listed after the catalogue's entries
+ */
+static int add_kprobes(struct ipt_recorder *r)
+{
+	struct ipt_record_event *np;
+	int n;
+
+	for (int i = 0; i < r->nev; i++)
+		if (r->ev[i].send)
+			return 0;
+	r->kprobes = ipt_kprobes_define(r->tracefs, (int)getpid(), probe_skipped, r);
+	if (!r->kprobes)
+		return -1;
+	n = ipt_kprobes_count(r->kprobes);
+	if (!n)
+		return 0;
+	np = realloc(r->probed, (size_t)(r->nprobed + n) * sizeof(*np));
+	if (!np)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	r->probed = np;
+	for (int i = 0; i < n; i++) {
+		const struct ipt_kprobe *k = ipt_kprobes_get(r->kprobes, i);
+		struct ipt_record_event *pe = &r->probed[r->nprobed++];
+
+		if (!ipt_live_has_event(r->live, k->group, k->name))
+			return ipt_err("%s/events/%s/%s: the probe defined is not in the instance",
+				       r->tracefs, k->group, k->name);
+		if (add_event(r, k->group, k->name, k->send, k->target, true))
+			return -1;
+		memset(pe, 0, sizeof(*pe));
+		pe->system = k->group;
+		pe->name = k->name;
+		pe->present = true;
+		pe->send = k->send;
+		pe->probe_function = k->function;
+		pe->stands_for = k->stands_for;
+	}
+	return 0;
+}
+
+/* remove_kprobes - the dynamic probes removed (after the instance) */
+static void remove_kprobes(struct ipt_recorder *r)
+{
+	if (!r->kprobes)
+		return;
+	if (ipt_kprobes_remove(r->kprobes)) {
+		r->rm_failed = true;
+		note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+	}
+	r->kprobes = NULL;
+}
+
 /* add_extra_one - one opts.events item: SYS:NAME, SYS:* or SYS */
 static int add_extra_one(struct ipt_recorder *r, char *item)
 {
@@ -463,7 +526,8 @@ int ipt_record_probe(struct ipt_recorder *r)
 	if (find_tracefs(r) || output_dir(r) || ipt_sysfs_cpulist("online", &r->online) ||
 	    choose_pin(r) || setup_instance(r))
 		return -1;
-	return read_headers(r) || choose_clock(r) || probe_events(r) || add_extra(r) ? -1 : 0;
+	return read_headers(r) || choose_clock(r) || probe_events(r) || add_kprobes(r) ||
+	       add_extra(r) ? -1 : 0;
 }
 
 /* ipt_record_nevents - how many catalogue events were probed */
@@ -1042,6 +1106,22 @@ int ipt_record_write(struct ipt_recorder *r)
 	if (!w)
 		return ipt_err("recording: nothing collected");
 	remove_instance(r);
+	if (r->kprobes && ipt_kprobes_option(r->kprobes)) {
+		const char *o;
+		uint64_t missed = 0;
+
+		if (ipt_kprobes_count_missed(r->kprobes, &missed))
+			note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+		else if (missed)
+			note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+			     "the kernel missed %llu hits of the probes (a kprobe hit while another "
+			     "runs on that CPU): those sends are not in the file",
+			     (unsigned long long)missed);
+		o = ipt_kprobes_option(r->kprobes);
+		if (ipt_tdw_add_option(w, IPT_OPTION_PROBES, o, (uint32_t)strlen(o) + 1))
+			return -1;
+	}
+	remove_kprobes(r);
 	irq_snapshot(r, IPT_IRQ_AFTER_TEARDOWN);
 	if (add_provenance(r) || add_user_symbols(r) ||
 	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
@@ -1066,6 +1146,7 @@ int ipt_record_close(struct ipt_recorder *r)
 	ipt_capture_free(r->cap);
 	r->cap = NULL;
 	remove_instance(r);
+	remove_kprobes(r);
 	return r->rm_failed ? -1 : 0;
 }
 

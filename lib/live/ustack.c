@@ -297,6 +297,7 @@ void ipt_ustacks_finish(struct ipt_ustacks *u)
 	scan(u);		/* what the readers drained at the end */
 }
 
+#ifdef IPT_HAVE_DW
 /* put_word - a name as one word of the option: spaces and newlines replaced */
 static int put_word(struct ipt_strbuf *sb, const char *s)
 {
@@ -319,7 +320,6 @@ static int put_rest(struct ipt_strbuf *sb, const char *s)
 	return 0;
 }
 
-#ifdef IPT_HAVE_DW
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,

@@ -172,8 +172,10 @@ static int explode_cpu(struct exploder *x, const struct ipt_cpu_stream *s, struc
 	return ret;
 }
 
-/* copy_meta - everything but the per-CPU data, as stored in the input */
-static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator)
+/* copy_meta - everything but the per-CPU data, as stored in the input
+ * (kallsyms: this text instead, if given) */
+static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator,
+		     const struct ipt_strbuf *kallsyms)
 {
 	if (ipt_tdw_set_headers(w, t->raw_header_page.buf ? t->raw_header_page.buf : "",
 				t->raw_header_page.len,
@@ -189,7 +191,9 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 		if (r)
 			return -1;
 	}
-	if ((t->raw_kallsyms.len && ipt_tdw_set_kallsyms(w, t->raw_kallsyms.buf, t->raw_kallsyms.len)) ||
+	if (!kallsyms)
+		kallsyms = &t->raw_kallsyms;
+	if ((kallsyms->len && ipt_tdw_set_kallsyms(w, kallsyms->buf, kallsyms->len)) ||
 	    (t->raw_printk.len && ipt_tdw_set_printk(w, t->raw_printk.buf, t->raw_printk.len)) ||
 	    (t->raw_cmdlines.len && ipt_tdw_set_cmdlines(w, t->raw_cmdlines.buf, t->raw_cmdlines.len)))
 		return -1;
@@ -212,9 +216,10 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	}
 	{
 		static const uint16_t ids[] = { IPT_OPTION_CPU_ISOLATION, IPT_OPTION_PROVENANCE,
-						IPT_OPTION_INTERRUPTS, IPT_OPTION_USER_SYMBOLS };
+						IPT_OPTION_INTERRUPTS, IPT_OPTION_USER_SYMBOLS,
+						IPT_OPTION_PROBES };
 		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text,
-					ipt_usyms_text(t) };
+					ipt_usyms_text(t), t->probes_text };
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 			if (texts[i] && *texts[i] &&
@@ -224,12 +229,21 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	return 0;
 }
 
-/* send_event - the catalogue's IPI send event system:name of t and its target field */
+/*
+ * send_event - the catalogue's IPI send event system:name of t and its
+ * target field; in a trace whose probes stand for it, the probe (for
+ * ipi_send_cpu the function-call one, which the exploded masks become)
+ */
 static const struct ipt_event *send_event(struct ipt_trace *t, const char *system, const char *name,
 					  const struct ipt_field **target)
 {
 	const struct ipt_ipi_event_info *info = ipt_ipi_event_info(system, name);
 	const struct ipt_event *ev = ipt_trace_find_event(t, system, name);
+
+	for (int i = 0; !ev && i < t->nevents; i++)
+		if (t->events[i].as_name && !strcmp(t->events[i].as_name, name) &&
+		    (t->events[i].probe == IPT_PROBE_SEND_CALL || strcmp(name, "ipi_send_cpu")))
+			ev = &t->events[i];
 
 	*target = NULL;
 	if (!ev || !info || info->role != IPT_ROLE_SEND || !info->target)
@@ -238,8 +252,9 @@ static const struct ipt_event *send_event(struct ipt_trace *t, const char *syste
 	return *target ? ev : NULL;
 }
 
-int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_opts *opts,
-		struct ipt_explode_stats *stats)
+/* rewrite - explode (or, with explode false, copy) t into out */
+static int rewrite(struct ipt_trace *t, const char *out, const struct ipt_explode_opts *opts,
+		   struct ipt_explode_stats *stats, bool explode, const struct ipt_strbuf *kallsyms)
 {
 	struct ipt_explode_opts o = { 0 };
 	struct ipt_tdw_opts wo = { 0 };
@@ -258,9 +273,11 @@ int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_o
 		return ipt_err_code(IPT_ERR_INVALID, "unknown compression '%s' (none, zstd, zlib)",
 				    o.compression);
 	x.t = t;
-	x.mask_ev = send_event(t, "ipi", "ipi_send_cpumask", &x.m_mask);
-	x.cpu_ev = send_event(t, "ipi", "ipi_send_cpu", &x.c_cpu);
-	x.raise_ev = send_event(t, "ipi", "ipi_raise", &x.r_mask);
+	if (explode) {
+		x.mask_ev = send_event(t, "ipi", "ipi_send_cpumask", &x.m_mask);
+		x.cpu_ev = send_event(t, "ipi", "ipi_send_cpu", &x.c_cpu);
+		x.raise_ev = send_event(t, "ipi", "ipi_raise", &x.r_mask);
+	}
 	if (x.mask_ev) {
 		x.m_callsite = ipt_event_field(x.mask_ev, "callsite");
 		x.m_callback = ipt_event_field(x.mask_ev, "callback");
@@ -278,7 +295,7 @@ int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_o
 	wo.long_size = t->long_size;
 	wo.page_size = t->layout.page_size;
 	w = ipt_tdw_open(out, &wo);
-	if (!w || copy_meta(t, w, o.creator ? o.creator : "libipitrace " IPT_VERSION))
+	if (!w || copy_meta(t, w, o.creator ? o.creator : "libipitrace " IPT_VERSION, kallsyms))
 		goto fail;
 	for (int i = 0; i < t->nstreams; i++)
 		if (explode_cpu(&x, &t->streams[i], w))
@@ -296,4 +313,19 @@ fail:
 	ipt_tdw_abort(w);
 	free(x.buf);
 	return -1;
+}
+
+int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_opts *opts,
+		struct ipt_explode_stats *stats)
+{
+	return rewrite(t, out, opts, stats, true, NULL);
+}
+
+/* ipt_trace_rewrite - t copied into out, records as they are, with this
+ * kallsyms text (tools/trim-syms: small fixtures) */
+int ipt_trace_rewrite(struct ipt_trace *t, const char *out, const struct ipt_strbuf *kallsyms)
+{
+	struct ipt_explode_opts o = { .sz = sizeof(o) };
+
+	return rewrite(t, out, &o, NULL, false, kallsyms);
 }

@@ -61,4 +61,9 @@ int ipt_tdw_commit(struct ipt_tdw *w);
 /* Drop everything; the temporary file is removed.  Accepts NULL. */
 void ipt_tdw_abort(struct ipt_tdw *w);
 
+/* (explode.c) t copied into out record for record, kallsyms replaced by
+ * the given text: for tools/trim-syms. */
+struct ipt_trace;
+int ipt_trace_rewrite(struct ipt_trace *t, const char *out, const struct ipt_strbuf *kallsyms);
+
 #endif

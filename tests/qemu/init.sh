@@ -1,0 +1,92 @@
+#!/bin/busybox sh
+# init.sh - /init of the qemu guests (tests/test_qemu.sh): busybox, a static
+# ipitrace and ipi-workload.  Records the workload with `ipitrace record`,
+# takes its own /proc/interrupts snapshots between tracing on and off, and
+# writes everything as a tar onto the second disk (/dev/vda), then powers off.
+#
+# The window: once the recorder runs (and a settling pause), irq-snap writes
+# "ipitest-start" into its instance's trace_marker and reads /proc/interrupts
+# in one read (snapshot a); the workload runs; after another pause (the
+# workload's processes leave IPIs behind as they go), irq-snap reads
+# /proc/interrupts again (snapshot b) and writes "ipitest-end".  The test
+# counts the events between the markers.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tracefs nodev /sys/kernel/tracing
+mkdir -p /out /tmp
+mount -t tmpfs tmpfs /out
+mount -t tmpfs tmpfs /tmp
+T=/sys/kernel/tracing
+say() { echo "ipitest: $*" > /dev/console; }
+uptime_s() { read up idle < /proc/uptime; echo "$up"; }
+echo "init $(uptime_s)" > /out/times
+
+for m in $(cat /modules.order 2>/dev/null); do
+	insmod "/modules/$m" 2>> /out/insmod.err
+done
+
+# settle: half a second without a fork (read on a FIFO opened read-write)
+mkfifo /tmp/settle
+settle() { read -t 0.5 x <> /tmp/settle; }
+WL=/bin/ipi-workload
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+last=$((ncpu - 1))
+all=""; for c in $(seq 0 $last); do all="$all${all:+,}$c"; done
+# the workload CPUs other than 0: "1,2,...,last"
+rest=${all#0,}
+
+cat /sys/devices/system/cpu/isolated > /out/isolated 2>/dev/null
+cat /sys/devices/system/cpu/nohz_full > /out/nohz_full 2>/dev/null
+cat /proc/cmdline > /out/cmdline
+ls $T/events/ipi > /out/ipi-events 2>/dev/null
+echo "record-start $(uptime_s)" >> /out/times
+ipitrace record -o /out/trace.dat 2> /out/record.err &
+RP=$!
+i=0
+while ! grep -q "recording on" /out/record.err && kill -0 $RP 2> /dev/null && [ $i -lt 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+echo "recording $(uptime_s)" >> /out/times
+INST=$(ls -d $T/instances/ipitrace-* 2>/dev/null | head -n 1)
+# the probes as the kernel has them (the test's oracle maps their functions)
+cat $T/kprobe_events > /out/kprobe_events 2> /dev/null
+if [ -n "$INST" ]; then
+	settle
+	irq-snap start /out/irq-a.txt "$INST/trace_marker" ipitest-start
+	# the workload: remote wakeups and reschedules between pinned pairs,
+	# function calls to several CPUs at once (membarrier with a spinner on
+	# each; few rounds to all 7 others: every IPI waits for 7 vCPUs on 2
+	# host CPUs), TLB shootdowns to them (x86)
+	$WL --cpus 0,1 pingpong 300 > /out/wl.txt
+	$WL --cpus 2,5 pingpong 200 >> /out/wl.txt
+	$WL --cpus 0,$rest membarrier 20 >> /out/wl.txt
+	$WL --cpus 1,3,4,6 membarrier 150 >> /out/wl.txt
+	$WL --cpus 2,0,7,5 tlb 60 >> /out/wl.txt
+	$WL --cpus 3,2 membarrier 100 >> /out/wl.txt
+	settle
+	irq-snap end /out/irq-b.txt "$INST/trace_marker" ipitest-end
+	# the kernel's hit and miss counts of the probes (a kprobe hit while
+	# another kprobe runs on that CPU is missed, and counted here)
+	cat $T/kprobe_profile > /out/kprobe_profile 2> /dev/null
+	echo "$INST" > /out/instance
+fi
+echo "workload-end $(uptime_s)" >> /out/times
+kill -INT $RP
+wait $RP
+echo "rc $?" > /out/record.rc
+echo "record-end $(uptime_s)" >> /out/times
+# a short recording for the committed fixtures (tests/data/qemu, made
+# small on the host with tools/trim-syms): masks to several CPUs, wakeups
+ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /out/fixture.kprobe_events; $WL --cpus 0,$rest membarrier 4 > /dev/null;
+	$WL --cpus 1,2,3,4 membarrier 25 > /dev/null; $WL --cpus 0,1 pingpong 25 > /dev/null;
+	$WL --cpus 2,0,7,5 tlb 8 > /dev/null" 2> /out/fixture.err
+echo "fixture-end $(uptime_s)" >> /out/times
+ls $T/instances > /out/instances-after 2>/dev/null
+cat $T/kprobe_events > /out/kprobes-after 2>/dev/null
+tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
+sync
+say "done"
+poweroff -f

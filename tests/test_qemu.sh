@@ -1,0 +1,173 @@
+# test_qemu.sh - ipitrace on Debian's own kernels under qemu (TCG, 8 CPUs):
+# x86_64 6.1 (no ipi send events: kprobes stand for them), arm64 6.1
+# (ipi_raise masks, ipi_entry/exit), and x86_64 with isolcpus=2,3
+# nohz_full=2,3.  tests/qemu/prepare.sh fetches the kernels and busybox with
+# apt-get (cached in build/qemu, never committed), builds a static ipitrace
+# and ipi-workload for each architecture and an initramfs; tests/qemu/boot.sh
+# boots it; tests/qemu/init.sh records inside and takes its own
+# /proc/interrupts snapshots; tests/qemu/check.py compares on the host with
+# `trace-cmd report` and those snapshots.  The guests' results stay in
+# build/qemu/out/.  Runs once per `make check` (the plain build's pass).
+. "$(dirname "$0")/lib.sh"
+Q=$TOP/build/qemu
+case $B in
+*asan*) skip qemu "runs once, in the plain build's pass (the guests run static non-ASan builds)"; finish ;;
+esac
+for c in trace-cmd cpio gzip dpkg-deb apt-get; do
+	command -v $c > /dev/null 2>&1 || { skip qemu "no $c"; finish; }
+done
+t_start=$(date +%s)
+
+# guest ARCH NAME [APPEND...]: prepare (once per arch), boot, check
+guest() {
+	arch=$1 name=$2
+	shift 2
+	qemu=qemu-system-x86_64
+	[ $arch = arm64 ] && qemu=qemu-system-aarch64
+	if ! command -v $qemu > /dev/null 2>&1; then
+		skip "qemu-$name" "no $qemu (apt-get install qemu-system-x86 qemu-system-arm)"
+		return 1
+	fi
+	if [ ! -f "$TMP/prepared-$arch" ]; then
+		sh "$TOP/tests/qemu/prepare.sh" $arch "$Q" > "$TMP/prep-$arch" 2> "$TMP/prep-$arch.err"
+		rc=$?
+		if [ $rc = 3 ]; then
+			skip "qemu-$name" "$(head -n 1 "$TMP/prep-$arch.err")"
+			return 1
+		elif [ $rc != 0 ]; then
+			fail "qemu-$name-prepare" "$(tail -n 3 "$TMP/prep-$arch.err" | tr '\n' ';')"
+			return 1
+		fi
+		touch "$TMP/prepared-$arch"
+	fi
+	kernel=$(sed -n 's/^kernel //p' "$TMP/prep-$arch")
+	initrd=$(sed -n 's/^initrd //p' "$TMP/prep-$arch")
+	out=$Q/out/$name
+	rm -rf "$out"
+	# a guest that hangs (seen once under heavy load on the host: a soft
+	# lockup of CPU 0 in ipitrace while the probes were set up) is booted
+	# once more; its console is kept beside the results
+	if ! sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err" &&
+	   grep -q "timed out" "$TMP/boot.err"; then
+		cp "$out/console.log" "$Q/out/$name.hung-console.log"
+		echo "NOTE $name: the guest hung (console in build/qemu/out/$name.hung-console.log); booting it again"
+		rm -rf "$out"
+		sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err"
+	fi
+	if [ ! -f "$out/times" ]; then
+		fail "qemu-$name-boot" "$(head -n 2 "$TMP/boot.err" | tr '\n' ';') $(tail -n 3 "$out/console.log" 2>/dev/null | tr '\n' ';')"
+		return 1
+	fi
+	init=$(sed -n 's/^init //p' "$out/times")
+	echo "FIGURE $name-boot-to-init-s $init"
+	echo "FIGURE $name-qemu-wall-s $(cat "$out/wall")"
+	if [ "$(cat "$out/record.rc" 2>/dev/null)" = "rc 0" ] && [ -s "$out/trace.dat" ]; then
+		pass "qemu-$name-record"
+	else
+		fail "qemu-$name-record" "$(cat "$out/record.rc" 2>/dev/null); $(grep -v '^ipitrace:   cpu' "$out/record.err" | tail -n 3 | tr '\n' ';')"
+		return 1
+	fi
+	# tracefs left as found: no instance, no kprobe event
+	if [ ! -s "$out/instances-after" ] && [ ! -s "$out/kprobes-after" ]; then
+		pass "qemu-$name-cleanup"
+	else
+		fail "qemu-$name-cleanup" "left: $(cat "$out/instances-after" "$out/kprobes-after" | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+# check ARCH NAME [REPORT-ARGS...]: check.py's PASS/FAIL lines counted here
+check_guest() {
+	$PY "$TOP/tests/qemu/check.py" "$@" > "$TMP/check.out" 2>&1
+	cat "$TMP/check.out" | grep -v '^PASS\|^FAIL'
+	while read -r word rest; do
+		case $word in
+		PASS) pass "$rest" ;;
+		FAIL) fail "${rest%%:*}" "${rest#*: }" ;;
+		esac
+	done < "$TMP/check.out"
+}
+
+# ---- x86_64 6.1: kprobes for the send side ----
+if guest x86_64 x86_64; then
+	out=$Q/out/x86_64
+	check_guest x86_64 "$out" "$IPT"
+	if grep -q "send events from kprobes" "$out/record.err"; then
+		pass qemu-x86_64-kprobes-chosen
+	else
+		fail qemu-x86_64-kprobes-chosen "$(grep -i 'kprobe\|probe' "$out/record.err" | head -n 3 | tr '\n' ';')"
+	fi
+	# the report's kinds from the probes: wakeups, TLB shootdowns and
+	# membarrier calls named as on kernels with the send events
+	if $PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["kinds"]
+assert k["wakeup"] > 0 and k["tlb"] > 0 and k["membarrier"] > 0, k
+' "$out/report.json" 2> "$TMP/py.err"; then
+		pass qemu-x86_64-kinds
+	else
+		fail qemu-x86_64-kinds "$(tail -n 1 "$TMP/py.err")"
+	fi
+fi
+
+# ---- arm64 6.1: ipi_raise masks ----
+if guest arm64 arm64; then
+	check_guest arm64 "$Q/out/arm64" "$IPT"
+fi
+
+# ---- x86_64 with isolated CPUs ----
+if guest x86_64 x86_64-iso isolcpus=2,3 nohz_full=2,3; then
+	out=$Q/out/x86_64-iso
+	check_guest x86_64 "$out" "$IPT"
+	# the kernel's and the file's isolated CPUs; report's default list of
+	# the IPIs that reached them, against trace-cmd's text of the whole file;
+	# no irq_work interrupt on CPUs 2 and 3 (the readers poll from CPU 0)
+	"$IPT" report -f json "$out/trace.dat" > "$TMP/iso.json" 2> "$TMP/iso.err"
+	trace-cmd report "$out/trace.dat" > "$TMP/iso.txt" 2> /dev/null
+	if $PY - "$TMP/iso.json" "$TMP/iso.txt" "$out" > "$TMP/iso.out" 2>&1 <<'PYEOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = sys.argv[3]
+assert open(out + "/isolated").read().strip() == "2-3", "kernel isolated: " + open(out + "/isolated").read()
+assert open(out + "/nohz_full").read().strip() == "2-3", "kernel nohz_full: " + open(out + "/nohz_full").read()
+iso = d["isolated"]
+assert iso and iso["cpus"] == "2-3", "report isolated CPUs: %r" % (iso and iso.get("cpus"),)
+# sends to CPUs 2 and 3 in trace-cmd's text (probes: resched/call_single cpu=, call_mask cpumask=)
+want = 0
+irq_work = 0
+for l in open(sys.argv[2]):
+    m = re.match(r"^\s*.*?-\d+\s+\[(\d+)\]\s+\S+:\s+(\w+):\s*(.*)$", l)
+    if not m:
+        continue
+    cpu, ev, rest = int(m.group(1)), m.group(2), m.group(3)
+    if ev in ("resched", "call_single"):
+        want += int(re.search(r"cpu=(\d+)", rest).group(1)) in (2, 3)
+    elif ev == "call_mask":
+        w = int(re.search(r"cpumask=(0x[0-9a-f]+)", rest).group(1), 16)
+        want += (w >> 2 & 1) + (w >> 3 & 1)
+    elif ev == "irq_work_entry" and cpu in (2, 3):
+        irq_work += 1
+got = iso["count"] if "count" in iso else len(iso["ipis"])
+assert got == want and want > 0, "report lists %d IPIs to CPUs 2-3, trace-cmd shows %d sends" % (got, want)
+# irq_work on CPUs 2-3 comes from nohz_full tick kicks (irq_work_queue_on
+# is notrace: no probe names its sender); counted, not asserted
+print("FIGURE iso-ipis-to-2-3 %d" % want)
+print("FIGURE iso-irq-work-on-2-3 %d" % irq_work)
+PYEOF
+	then
+		pass qemu-iso-report
+	else
+		fail qemu-iso-report "$(tail -n 1 "$TMP/iso.out")"
+	fi
+	grep '^FIGURE' "$TMP/iso.out"
+	# the readers on the housekeeping CPUs: neither 2 nor 3
+	if grep -q "readers on CPU 0-1,4-7)" "$out/record.err"; then
+		pass qemu-iso-readers
+	else
+		fail qemu-iso-readers "$(grep 'readers on' "$out/record.err")"
+	fi
+fi
+
+echo "FIGURE qemu-total-s $(($(date +%s) - t_start))"
+finish
