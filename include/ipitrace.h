@@ -441,6 +441,10 @@ enum ipt_ipi_kind {
 };
 /* "resched", "wakeup", "call", "tlb", "irq_work", "membarrier", "timer", "stop", "other" */
 const char *ipt_kind_name(enum ipt_ipi_kind kind);
+struct ipt_ipi_row;
+/* The kind of a send from its reason, function, call site and callback
+ * (the rules `convert` and `report` use). */
+enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);
 /* The kind named name, or -1. */
 int ipt_kind_from_name(const char *name);
 
@@ -1323,9 +1327,11 @@ enum ipt_bpf_error {
 	IPT_BPF_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
 	IPT_BPF_ERR_MASK_READ,		/* a cpumask word could not be read */
 	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
+	IPT_BPF_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
 	IPT_BPF_NERRORS,
 };
-/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry" */
+/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
+ * "ring_full" */
 const char *ipt_bpf_error_name(enum ipt_bpf_error e);
 
 /* The maps at one moment (ipt_bpf_read), or the difference of two. */
@@ -1346,9 +1352,33 @@ struct ipt_bpf_opts {
 	const struct ipt_cpuset *housekeeping;
 	bool no_pin;
 	bool stats;			/* kernel BPF run-time stats while open */
+	/* the flight recorder: the sends (and csd queueings) whose targets
+	 * include a CPU of watch are kept as rows in a ring buffer of
+	 * ring_bytes (a power of 2 >= 4096; 0: 4 MiB) written without
+	 * wake-ups; read them with ipt_bpf_drain().  NULL or empty: none. */
+	const struct ipt_cpuset *watch;
+	size_t ring_bytes;
 };
 
 struct ipt_bpf;
+
+/* One row of the flight recorder. */
+#define IPT_BPF_ROW_MASK_WORDS 4
+struct ipt_bpf_row {
+	uint64_t ts_ns;			/* CLOCK_MONOTONIC */
+	int src;			/* sending CPU */
+	int pid;			/* sending thread */
+	enum ipt_bpf_event event;
+	unsigned int ntargets;		/* targets (mask: CPUs 0-255 only) */
+	uint64_t mask[IPT_BPF_ROW_MASK_WORDS];
+	uint64_t callsite;
+	uint64_t addr2;			/* callback (sends), function (csd) */
+	char comm[16];
+};
+typedef void (*ipt_bpf_row_fn)(const struct ipt_bpf_row *row, void *ctx);
+/* Hand every row written since the last call to fn (never blocks, sends no
+ * wake-up); the number of rows, -1 on error. */
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx);
 
 /*
  * Load the programs this kernel can run and attach them (once).  NULL on
@@ -1383,6 +1413,22 @@ int ipt_bpf_nprogs(const struct ipt_bpf *b);
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st);
 /* Detach, unload, restore the caller's affinity; NULL is fine. */
 void ipt_bpf_close(struct ipt_bpf *b);
+
+/*
+ * Sharing one attachment (`ipitrace serve`): the snapshot as text
+ * (ipt_bpf_snapshot_text, malloc'ed, with the attached and skipped lists
+ * and the loader's CPUs), and a client that reads such snapshots from the
+ * serving process over its unix socket at path instead of attaching again:
+ * ipt_bpf_connect returns a handle on which ipt_bpf_read, _attached,
+ * _skipped, _pinned and _symbol work (symbols from this process's
+ * kallsyms) and that attaches nothing.  NULL when nothing serves at path
+ * (errno then ENOENT or ECONNREFUSED) or when its answer is
+ * malformed.  ipt_bpf_remote_pid: the serving process (0 for a local handle).
+ */
+char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *s,
+			    size_t *len);
+struct ipt_bpf *ipt_bpf_connect(const char *path);
+int ipt_bpf_remote_pid(const struct ipt_bpf *b);
 
 /* Is cpu isolated or nohz_full on this machine (sysfs)? Fills set. */
 int ipt_bpf_isolated_cpus(struct ipt_cpuset *set);

@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "live/live.h"
 #include "bpf/progs/ipitrace.bpf.h"
+#include "bpf/bpf_int.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -20,7 +21,7 @@ static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "
 static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
 					    "irq_work" };
 static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
-					   "mask_read", "exit_without_entry" };
+					   "mask_read", "exit_without_entry", "ring_full" };
 
 _Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR, "error counters");
 _Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
@@ -186,9 +187,68 @@ nomem:
 	return NULL;
 }
 
+const char *ipt_bpf_attached(const struct ipt_bpf *b) { return b->attached ? b->attached : ""; }
+const char *ipt_bpf_skipped(const struct ipt_bpf *b) { return b->skipped ? b->skipped : ""; }
+uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { return b->attach_ns; }
+const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { return &b->pin; }
+
+const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+{
+	const struct ipt_sym *sym = addr ? ipt_symtab_lookup(&b->ksyms, addr) : NULL;
+
+	if (!sym)
+		return NULL;
+	if (offset)
+		*offset = addr - sym->addr;
+	return sym->name;
+}
+
 #ifndef IPT_HAVE_BPF
 
 bool ipt_bpf_built(void) { return false; }
+
+/* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
+static int on_row(void *ctx, void *data, size_t size)
+{
+	struct ipt_bpf *b = ctx;
+	const struct iptk_row *r = data;
+	struct ipt_bpf_row row;
+
+	if (size < sizeof(*r) || !b->row_fn)
+		return 0;
+	memset(&row, 0, sizeof(row));
+	row.ts_ns = r->ts;
+	row.src = (int)r->src;
+	row.pid = (int)r->pid;
+	row.event = (enum ipt_bpf_event)r->event;
+	row.ntargets = r->ntargets;
+	memcpy(row.mask, r->mask, sizeof(row.mask));
+	row.callsite = r->callsite;
+	row.addr2 = r->addr2;
+	memcpy(row.comm, r->comm, sizeof(row.comm));
+	row.comm[sizeof(row.comm) - 1] = 0;
+	b->row_fn(&row, b->row_ctx);
+	b->row_count++;
+	return 0;
+}
+
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
+{
+	int n;
+
+	if (!b->ring)
+		return 0;
+	b->row_fn = fn;
+	b->row_ctx = ctx;
+	b->row_count = 0;
+	n = ring_buffer__consume(b->ring);
+	b->row_fn = NULL;
+	if (n < 0) {
+		ipt_err("BPF: draining the ring buffer: %s", strerror(-n));
+		return -1;
+	}
+	return b->row_count;
+}
 
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 {
@@ -197,20 +257,14 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		      "(install clang, bpftool and libbpf-dev, then rebuild)");
 	return NULL;
 }
-const char *ipt_bpf_attached(const struct ipt_bpf *b) { (void)b; return ""; }
-const char *ipt_bpf_skipped(const struct ipt_bpf *b) { (void)b; return ""; }
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { (void)b; return 0; }
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { (void)b; return NULL; }
 struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 {
-	(void)b;
-	ipt_err("BPF is unavailable");
-	return NULL;
+	return ipt_bpf_remote_read(b);
 }
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
 {
-	(void)b; (void)addr; (void)offset;
-	return NULL;
+	(void)b; (void)fn; (void)ctx;
+	return 0;
 }
 int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return 0; }
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
@@ -218,7 +272,11 @@ int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats
 	(void)b; (void)i; (void)st;
 	return -1;
 }
-void ipt_bpf_close(struct ipt_bpf *b) { (void)b; }
+void ipt_bpf_close(struct ipt_bpf *b)
+{
+	if (b)
+		ipt_bpf_remote_free(b);
+}
 
 #else /* IPT_HAVE_BPF */
 
@@ -249,19 +307,7 @@ static const struct prog_desc prog_descs[] = {
 };
 #define NPROGS ((int)(sizeof(prog_descs) / sizeof(prog_descs[0])))
 
-struct ipt_bpf {
-	struct ipitrace_bpf *skel;
-	struct bpf_program *progs[NPROGS];
-	struct bpf_link *links[NPROGS];
-	char *attached, *skipped;
-	uint64_t attach_ns;
-	int stats_fd;
-	struct ipt_cpuset pin;
-	cpu_set_t orig_affinity;
-	bool pinned;
-	struct ipt_symtab ksyms;
-	int ncpus;
-};
+_Static_assert(IPTK_NPROGS == NPROGS, "programs");
 
 static struct bpf_program *prog_of(struct ipitrace_bpf *s, int i)
 {
@@ -356,13 +402,55 @@ out:
 	return rc;
 }
 
+/* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
+static int on_row(void *ctx, void *data, size_t size)
+{
+	struct ipt_bpf *b = ctx;
+	const struct iptk_row *r = data;
+	struct ipt_bpf_row row;
+
+	if (size < sizeof(*r) || !b->row_fn)
+		return 0;
+	memset(&row, 0, sizeof(row));
+	row.ts_ns = r->ts;
+	row.src = (int)r->src;
+	row.pid = (int)r->pid;
+	row.event = (enum ipt_bpf_event)r->event;
+	row.ntargets = r->ntargets;
+	memcpy(row.mask, r->mask, sizeof(row.mask));
+	row.callsite = r->callsite;
+	row.addr2 = r->addr2;
+	memcpy(row.comm, r->comm, sizeof(row.comm));
+	row.comm[sizeof(row.comm) - 1] = 0;
+	b->row_fn(&row, b->row_ctx);
+	b->row_count++;
+	return 0;
+}
+
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
+{
+	int n;
+
+	if (!b->ring)
+		return 0;
+	b->row_fn = fn;
+	b->row_ctx = ctx;
+	b->row_count = 0;
+	n = ring_buffer__consume(b->ring);
+	b->row_fn = NULL;
+	if (n < 0) {
+		ipt_err("BPF: draining the ring buffer: %s", strerror(-n));
+		return -1;
+	}
+	return b->row_count;
+}
+
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 {
 	struct ipt_bpf_opts o = { 0 };
 	struct ipt_bpf *b;
 	struct btf *vmlinux = NULL;
-	char tname[96], *text = NULL;
-	size_t len;
+	char tname[96];
 	uint64_t t0;
 	int i, err, nsend = 0;
 
@@ -405,6 +493,23 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		goto fail;
 	}
 	b->skel->rodata->nr_cpu_ids = (u32)b->ncpus;
+	if (o.watch && !ipt_cpuset_empty(o.watch)) {
+		size_t ring = o.ring_bytes ? o.ring_bytes : 4u << 20;
+
+		if (ring < 4096 || (ring & (ring - 1)) || ring > (1u << 30)) {
+			ipt_err_code(IPT_ERR_INVALID, "BPF: the ring buffer size %zu is not a power of 2 "
+				     "from 4096 to 1 GiB", ring);
+			goto fail;
+		}
+		for (int c = ipt_cpuset_next(o.watch, 0); c >= 0 && c < IPTK_MAX_CPUS;
+		     c = ipt_cpuset_next(o.watch, (unsigned int)c + 1))
+			b->skel->rodata->watch_bits[c / 64] |= 1ull << (c % 64);
+		b->skel->rodata->watch_on = 1;
+		if (bpf_map__set_max_entries(b->skel->maps.rows, (u32)ring)) {
+			ipt_err("BPF: sizing the ring buffer: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	for (i = 0; i < NPROGS; i++) {
 		b->progs[i] = prog_of(b->skel, i);
 		snprintf(tname, sizeof(tname), "btf_trace_%s", prog_descs[i].tp);
@@ -444,17 +549,20 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		nsend += prog_descs[i].send;
 	}
 	b->attach_ns = mono_ns() - t0;
+	if (b->skel->rodata->watch_on) {
+		b->ring = ring_buffer__new(bpf_map__fd(b->skel->maps.rows), on_row, b, NULL);
+		if (!b->ring) {
+			ipt_err("BPF: the ring buffer: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	if (!nsend) {
 		ipt_err("BPF: no IPI send tracepoint could be attached (skipped: %s)",
 			      b->skipped);
 		goto fail;
 	}
 	/* symbols after loading: the JIT images are in kallsyms then */
-	if (ipt_file_read("/proc/kallsyms", &text, &len) == 0) {
-		if (ipt_symtab_load_kallsyms(&b->ksyms, text, len) == 0)
-			ipt_symtab_sort(&b->ksyms);
-		free(text);
-	}
+	ipt_bpf_load_ksyms(b);
 	return b;
 nomem:
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -471,14 +579,10 @@ fail:
 	return NULL;
 }
 
-const char *ipt_bpf_attached(const struct ipt_bpf *b) { return b->attached; }
-const char *ipt_bpf_skipped(const struct ipt_bpf *b) { return b->skipped; }
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { return b->attach_ns; }
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { return &b->pin; }
 
 struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 {
-	struct ipt_bpf_snapshot *s = calloc(1, sizeof(*s));
+	struct ipt_bpf_snapshot *s;
 	struct iptk_send_key k, next, *prev = NULL;
 	struct iptk_handler_key hk, hnext, *hprev = NULL;
 	struct iptk_handler_val hv;
@@ -486,6 +590,9 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	uint64_t v;
 	int fd, i;
 
+	if (b->remote)
+		return ipt_bpf_remote_read(b);
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
 	s->time = mono_s();
@@ -560,25 +667,14 @@ nomem:
 	return NULL;
 }
 
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
-{
-	const struct ipt_sym *sym = addr ? ipt_symtab_lookup(&b->ksyms, addr) : NULL;
-
-	if (!sym)
-		return NULL;
-	if (offset)
-		*offset = addr - sym->addr;
-	return sym->name;
-}
-
-int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return NPROGS; }
+int ipt_bpf_nprogs(const struct ipt_bpf *b) { return b->remote ? 0 : NPROGS; }
 
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
 
-	if (i < 0 || i >= NPROGS || !b->links[i])
+	if (b->remote || i < 0 || i >= NPROGS || !b->links[i])
 		return -1;
 	memset(&info, 0, sizeof(info));
 	memset(st, 0, sizeof(*st));
@@ -597,6 +693,11 @@ void ipt_bpf_close(struct ipt_bpf *b)
 
 	if (!b)
 		return;
+	if (b->remote) {
+		ipt_bpf_remote_free(b);
+		return;
+	}
+	ring_buffer__free(b->ring);
 	for (i = 0; i < NPROGS; i++)
 		bpf_link__destroy(b->links[i]);
 	ipitrace_bpf__destroy(b->skel);

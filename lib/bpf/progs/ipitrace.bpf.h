@@ -58,7 +58,26 @@ enum iptk_err {
 	IPTK_ERR_HANDLER_FULL,	/* handler map full */
 	IPTK_ERR_MASK_READ,		/* a mask word could not be read */
 	IPTK_ERR_NO_ENTRY,		/* an exit without a recorded entry */
+	IPTK_ERR_RING_FULL,		/* a watched row not kept: the ring buffer is full */
 	IPTK_NERR,
+};
+
+/*
+ * A row of the flight recorder: one send (or csd queueing) whose targets
+ * include a watched CPU, written to the ring buffer "rows" without a
+ * wake-up (BPF_RB_NO_WAKEUP) and drained by polling.
+ */
+#define IPTK_ROW_MASK_WORDS	4	/* the targets of the first 256 CPUs */
+struct iptk_row {
+	unsigned long long ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	unsigned long long callsite;
+	unsigned long long addr2;	/* callback (sends), func (csd) */
+	unsigned long long mask[IPTK_ROW_MASK_WORDS];	/* the targets */
+	unsigned int src;		/* sending CPU */
+	unsigned int pid;		/* sending thread */
+	unsigned int event;		/* enum iptk_event */
+	unsigned int ntargets;		/* targets in all (may exceed the mask) */
+	char comm[IPTK_COMM_LEN];
 };
 
 #endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bpf_int.h - the handle of lib/bpf/: a local attachment (counter.c, with
+ * libbpf) or a client of a process that shares its own (share.c).
+ */
+#ifndef IPT_BPF_INT_H
+#define IPT_BPF_INT_H
+
+#include "core/core.h"
+
+#include <sched.h>
+
+#define IPTK_NPROGS 11
+
+struct ipitrace_bpf;
+struct bpf_program;
+struct bpf_link;
+struct ring_buffer;
+
+struct ipt_bpf {
+	/* a client of a serving process (share.c): no programs of its own */
+	bool remote;
+	char *sock_path;
+	int remote_pid;
+	/* a local attachment */
+	struct ipitrace_bpf *skel;
+	struct bpf_program *progs[IPTK_NPROGS];
+	struct bpf_link *links[IPTK_NPROGS];
+	struct ring_buffer *ring;
+	ipt_bpf_row_fn row_fn;
+	void *row_ctx;
+	int row_count;
+	uint64_t attach_ns;
+	int stats_fd;
+	cpu_set_t orig_affinity;
+	bool pinned;
+	int ncpus;
+	/* both */
+	char *attached, *skipped;
+	struct ipt_cpuset pin;
+	struct ipt_symtab ksyms;
+};
+
+/* the kernel symbols, read now (after loading: JIT images are named then) */
+void ipt_bpf_load_ksyms(struct ipt_bpf *b);
+/* a snapshot read from the serving process */
+struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b);
+/* free what a remote handle holds */
+void ipt_bpf_remote_free(struct ipt_bpf *b);
+
+#endif
