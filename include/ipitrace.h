@@ -1429,6 +1429,9 @@ char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapsh
 			    size_t *len);
 struct ipt_bpf *ipt_bpf_connect(const char *path);
 int ipt_bpf_remote_pid(const struct ipt_bpf *b);
+/* GET what ("/watched.txt") from the serving process at path: the body of
+ * its 200 answer (malloc'ed, NUL-terminated, *len bytes), else NULL. */
+char *ipt_bpf_remote_get(const char *path, const char *what, size_t *len);
 
 /* Is cpu isolated or nohz_full on this machine (sysfs)? Fills set. */
 int ipt_bpf_isolated_cpus(struct ipt_cpuset *set);

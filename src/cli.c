@@ -5,6 +5,7 @@
 #include <ctype.h>
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -274,4 +275,36 @@ void cli_set_command_line(int argc, char **argv)
 const char *cli_command_line(void)
 {
 	return command_line ? command_line : "";
+}
+
+const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
+{
+	uint64_t off = 0;
+	const char *name = ipt_bpf_symbol(b, addr, &off);
+
+	if (!addr)
+		snprintf(buf, size, "0");
+	else if (!name)
+		snprintf(buf, size, "0x%" PRIx64, addr);
+	else if (with_off && off)
+		snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
+}
+
+void json_put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
 }

@@ -35,6 +35,8 @@ struct top_opts {
 	int top;			/* entries per CPU in the JSON senders, text top lists */
 	bool stats;
 	bool quiet;
+	const char *socket;		/* a running serve's */
+	bool no_serve;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -83,6 +85,10 @@ static void top_usage(FILE *f)
 		"      --stats           the kernel's BPF run-time stats at the end on stderr:\n"
 		"                        runs and ns per run of each program; attach and\n"
 		"                        detach time\n"
+		"      --socket PATH     where a running `ipitrace serve` answers (default\n"
+		"                        " SERVE_SOCKET "): top then reads its counts\n"
+		"                        instead of attaching the programs again\n"
+		"      --no-serve        attach the programs even when serve runs\n"
 		"  -q, --quiet           only errors and warnings on stderr\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -112,6 +118,8 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 		{ "housekeeping", required_argument, NULL, 'H' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "no-serve", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +167,8 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 			break;
 		case 'S': o->stats = true; break;
 		case 'q': o->quiet = true; break;
+		case 's': o->socket = optarg; break;
+		case 'N': o->no_serve = true; break;
 		case 'h': top_usage(stdout); return 3;
 		default: return opt_err("top", c, argv);
 		}
@@ -179,39 +189,6 @@ struct cpu_row {
 	uint64_t sends, csd;
 	uint64_t recv[IPT_BPF_NVECTORS], recv_ns[IPT_BPF_NVECTORS];
 };
-
-/* sym - addr as "name+0xoff" (with_off) or "name", else "0x..." */
-static const char *sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
-{
-	uint64_t off = 0;
-	const char *name = ipt_bpf_symbol(b, addr, &off);
-
-	if (!addr)
-		snprintf(buf, size, "0");
-	else if (!name)
-		snprintf(buf, size, "0x%" PRIx64, addr);
-	else if (with_off && off)
-		snprintf(buf, size, "%s+0x%" PRIx64, name, off);
-	else
-		snprintf(buf, size, "%s", name);
-	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 /* agg - counts of one (callsite, addr2) or one comm for one CPU */
 struct agg {
@@ -277,17 +254,17 @@ static void top_site(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d, 
 	if (!s.count && !q.count)
 		return;
 	if (!s.count) {
-		sym(b, q.callsite, true, site, ssize);
-		sym(b, q.addr2, false, fn, fsize);
+		bpf_sym(b, q.callsite, true, site, ssize);
+		bpf_sym(b, q.addr2, false, fn, fsize);
 		return;
 	}
-	sym(b, s.callsite, true, site, ssize);
+	bpf_sym(b, s.callsite, true, site, ssize);
 	if (!s.addr2)
 		snprintf(fn, fsize, "(reschedule)");
 	else if (generic_callback(b, s.addr2) && q.count)
-		sym(b, q.addr2, false, fn, fsize);
+		bpf_sym(b, q.addr2, false, fn, fsize);
 	else
-		sym(b, s.addr2, false, fn, fsize);
+		bpf_sym(b, s.addr2, false, fn, fsize);
 }
 
 static void fill_row(const struct ipt_bpf_snapshot *d, struct cpu_row *r, size_t lo, size_t hi)
@@ -412,7 +389,8 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 	size_t lo = 0;
 
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
-	fprintf(f, "{\"source\":\"bpf\",\"interval_s\":%.6f,\"attached\":", d->time);
+	fprintf(f, "{\"source\":\"bpf\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
+		ipt_bpf_remote_pid(b), d->time);
 	json_list(f, ipt_bpf_attached(b));
 	fprintf(f, ",\"skipped\":");
 	json_list(f, ipt_bpf_skipped(b));
@@ -444,13 +422,13 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 			ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "true" : "false", r.sends, r.csd);
 		first = 0;
 		if (c.comm)
-			json_str(f, c.comm);
+			json_put_str(f, c.comm);
 		else
 			fputs("null", f);
 		fputs(",\"top_callsite\":", f);
-		json_str(f, site);
+		json_put_str(f, site);
 		fputs(",\"top_function\":", f);
-		json_str(f, fn);
+		json_put_str(f, fn);
 		fputs(",\"received\":{", f);
 		for (size_t i = 0, k = 0; i < d->nhandlers; i++) {
 			const struct ipt_bpf_handler *h = &d->handlers[i];
@@ -473,11 +451,11 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 
 			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
 				n ? "," : "", s->src, ipt_bpf_event_name(s->event), s->count);
-			json_str(f, s->comm);
+			json_put_str(f, s->comm);
 			fprintf(f, ",\"callsite\":\"%s\",\"%s\":\"%s\",\"callsite_addr\":\"0x%" PRIx64 "\"}",
-				sym(b, s->callsite, true, buf, sizeof(buf)),
+				bpf_sym(b, s->callsite, true, buf, sizeof(buf)),
 				s->event == IPT_BPF_CSD_QUEUE ? "func" : "callback",
-				sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
+				bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
 		}
 		fputs("]}", f);
 		lo = hi;
@@ -534,7 +512,7 @@ static void print_stats(const struct ipt_bpf *b, double detach_s)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP };
+	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP, .socket = SERVE_SOCKET };
 	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
 	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL;
 	struct ipt_bpf *b = NULL;
@@ -554,7 +532,14 @@ int cmd_top(int argc, char **argv)
 	}
 	bo.housekeeping = o.have_hk ? &o.hk : NULL;
 	bo.stats = o.stats;
-	b = ipt_bpf_open(&bo);
+	/* one attachment per boot: a running serve's, if it answers */
+	if (!o.no_serve && access(o.socket, F_OK) == 0) {
+		b = ipt_bpf_connect(o.socket);
+		if (!b && errno != ECONNREFUSED && errno != ENOENT)
+			fprintf(stderr, "ipitrace top: warning: %s; attaching instead\n", ipt_errmsg());
+	}
+	if (!b)
+		b = ipt_bpf_open(&bo);
 	if (!b) {
 		err_msg("top: %s", ipt_errmsg());
 		rc = 1;
@@ -582,8 +567,13 @@ int cmd_top(int argc, char **argv)
 		char pin[256];
 
 		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
-		fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
-			ipt_bpf_attached(b));
+		if (ipt_bpf_remote_pid(b))
+			fprintf(stderr, "ipitrace top: counting with BPF: the attachment of ipitrace serve "
+				"(pid %d, %s), loader on CPU %s; attached: %s\n", ipt_bpf_remote_pid(b), o.socket,
+				pin, ipt_bpf_attached(b));
+		else
+			fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
+				ipt_bpf_attached(b));
 		if (*ipt_bpf_skipped(b))
 			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
 	}

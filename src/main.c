@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
 	{ "top", cmd_top, "IPIs per target CPU now, counted in the kernel with BPF" },
+	{ "serve", cmd_serve, "Prometheus metrics and a flight recorder of watched CPUs, with BPF" },
 };
 
 /* The filter language: `ipitrace help filters`, and the FILTERS sections of the man pages. */

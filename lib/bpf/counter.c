@@ -326,7 +326,9 @@ static char last_libbpf_msg[512];
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[512];
+	va_list ap2;
 
+	va_copy(ap2, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (level != LIBBPF_DEBUG && strlen(line) > 1) {
 		size_t n;
@@ -337,7 +339,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 			last_libbpf_msg[--n] = 0;
 	}
 	if (getenv("IPITRACE_DEBUG"))
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, ap2);	/* whole: a verifier log is one message */
+	va_end(ap2);
 	return 0;
 }
 

@@ -134,8 +134,7 @@ static int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ask - GET what over the socket; the body of a 200 answer (malloc'ed) */
-static char *ask(const char *path, const char *what, size_t *blen)
+char *ipt_bpf_remote_get(const char *path, const char *what, size_t *blen)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	char req[256], buf[65536], *body;
@@ -409,7 +408,7 @@ struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	text = ask(b->sock_path, "/snapshot", &len);
+	text = ipt_bpf_remote_get(b->sock_path, "/snapshot", &len);
 	if (!text || strlen(text) != len || parse(b, text, s)) {
 		if (text && strlen(text) != len)
 			ipt_err("%s: a NUL byte in the snapshot", b->sock_path);

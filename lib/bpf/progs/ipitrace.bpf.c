@@ -102,8 +102,13 @@ static __always_inline void keep_row(u32 event, u64 callsite, u64 addr2, u32 tar
 	r->addr2 = addr2;
 	for (int i = 0; i < IPTK_ROW_MASK_WORDS; i++)
 		r->mask[i] = mask ? mask[i] : 0;
-	if (!mask && target < IPTK_ROW_MASK_WORDS * 64)
-		r->mask[target / 64] = 1ull << (target % 64);
+	if (!mask) {
+		u32 w = target / 64;
+
+		asm volatile("" : "+r"(w));	/* keep the bound check (clang 14) */
+		if (w < IPTK_ROW_MASK_WORDS)
+			r->mask[w] = 1ull << (target % 64);
+	}
 	r->src = bpf_get_smp_processor_id();
 	r->pid = (u32)bpf_get_current_pid_tgid();
 	r->event = event;
@@ -186,8 +191,13 @@ static long walk_word(u32 index, void *data)
 	if (watch_on) {
 		if (word & watch_bits[i])
 			w->hit = 1;
-		if (i < IPTK_ROW_MASK_WORDS)
-			w->mask[i] = word;
+		/* constant offsets: the verifier refuses a variable one into the stack */
+		switch (i) {
+		case 0: w->mask[0] = word; break;
+		case 1: w->mask[1] = word; break;
+		case 2: w->mask[2] = word; break;
+		case 3: w->mask[3] = word; break;
+		}
 	}
 	__builtin_memcpy(&key, &w->key, sizeof(key));
 	for (u32 b = 0; b < 64; b++) {
