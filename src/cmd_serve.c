@@ -691,6 +691,7 @@ struct client {
 	char *out;			/* the answer, once made */
 	size_t olen, ooff;
 	int64_t deadline;
+	bool draining;			/* answered: reading what is left until EOF */
 };
 
 static void answer(struct client *c, int code, const char *ctype, const char *body, size_t blen, bool head)
@@ -825,8 +826,23 @@ static void client_write(struct client *c)
 		return;
 	}
 	c->ooff += (size_t)w;
-	if (c->ooff == c->olen)
-		c->deadline = 0;	/* done */
+	if (c->ooff == c->olen) {
+		/* done: no more to send; read what the client still sends (a
+		 * request too large) for a second, so that closing with unread
+		 * data does not reset the connection before it read the answer */
+		shutdown(c->fd, SHUT_WR);
+		c->draining = true;
+		c->deadline = now_ms() + 1000;
+	}
+}
+
+static void client_drain(struct client *c)
+{
+	char buf[4096];
+	ssize_t r = read(c->fd, buf, sizeof(buf));
+
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		c->deadline = 0;
 }
 
 static void client_close(struct client *c)
@@ -985,7 +1001,8 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			if (cl[i].fd < 0)
 				continue;
-			pfd[np] = (struct pollfd){ .fd = cl[i].fd, .events = cl[i].out ? POLLOUT : POLLIN };
+			pfd[np] = (struct pollfd){ .fd = cl[i].fd,
+						   .events = cl[i].out && !cl[i].draining ? POLLOUT : POLLIN };
 			map[np++] = i;
 			if (cl[i].deadline - now < timeout)
 				timeout = cl[i].deadline - now;
@@ -1018,7 +1035,9 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 			} else {
 				struct client *c = &cl[map[k]];
 
-				if (c->out)
+				if (c->draining)
+					client_drain(c);
+				else if (c->out)
 					client_write(c);
 				else if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
 					client_read(sv, c);
@@ -1030,6 +1049,8 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 				continue;
 			if (cl[i].deadline && !cl[i].out)
 				sv->bad_requests++;	/* too slow to ask */
+			if (cl[i].deadline && cl[i].out && !cl[i].draining)
+				sv->bad_requests++;	/* too slow to read the answer */
 			client_close(&cl[i]);
 			ncl--;
 		}

@@ -36,8 +36,9 @@ def cpulist(s):
     return out
 
 
-def main():
-    top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
+def trace_counts(trace, prefix):
+    """the sends of tasks whose command starts with prefix in a trace text:
+    Counters per (event, target) and per (event, target, callsite, addr2)"""
     per_cpu, per_site = Counter(), Counter()
     lines = open(trace, errors='replace').readlines()
     execs = set()
@@ -62,6 +63,12 @@ def main():
         for t in targets:
             per_cpu[(ev, t)] += 1
             per_site[(ev, t, norm(f['callsite']), addr2)] += 1
+    return per_cpu, per_site
+
+
+def main():
+    top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
+    per_cpu, per_site = trace_counts(trace, prefix)
     b_cpu, b_site = Counter(), Counter()
     d = json.load(open(top))
     for c in d['cpus']:
@@ -82,4 +89,5 @@ def main():
     print('same: %d sends, %d keys' % (sum(per_cpu.values()), len(per_site)))
 
 
-main()
+if __name__ == '__main__':
+    main()
