@@ -1309,6 +1309,8 @@ struct ipt_bpf_send {
 	enum ipt_bpf_event event;
 	uint64_t callsite;
 	uint64_t addr2;			/* callback (sends), function (csd) */
+	uint64_t func;			/* sends: the function of the csd queued just before
+					 * for this target (the function really run), 0: none */
 	char comm[16];			/* sending command */
 	uint64_t count;
 };
@@ -1328,10 +1330,11 @@ enum ipt_bpf_error {
 	IPT_BPF_ERR_MASK_READ,		/* a cpumask word could not be read */
 	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
 	IPT_BPF_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
+	IPT_BPF_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
 	IPT_BPF_NERRORS,
 };
 /* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
- * "ring_full" */
+ * "ring_full", "join_full" */
 const char *ipt_bpf_error_name(enum ipt_bpf_error e);
 
 /* The maps at one moment (ipt_bpf_read), or the difference of two. */

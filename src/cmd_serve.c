@@ -90,8 +90,9 @@ static void serve_usage(FILE *f)
 		"                ipitrace_ipis_total{target_cpu,kind,callsite,function,comm}: IPIs\n"
 		"                  sent, one per target CPU (ipi_send_cpu; ipi_send_cpumask once\n"
 		"                  per CPU of its mask), as `convert` counts rows; function is\n"
-		"                  the callback (the generic handler for function calls: see\n"
-		"                  the next one), kind as `convert` names it from that\n"
+		"                  the function really run (the csd call queued just before\n"
+		"                  from the same CPU for the target), else the callback; kind\n"
+		"                  as `convert` names it\n"
 		"                ipitrace_csd_queued_total{target_cpu,callsite,function,comm}:\n"
 		"                  function calls queued (csd:csd_queue_cpu), the function run\n"
 		"                ipitrace_interrupts_total{cpu,vector}: IPI handlers run (x86)\n"
@@ -343,9 +344,10 @@ static int send_labels(const struct ipt_bpf *b, const struct ipt_bpf_send *x, st
 	bool csd = x->event == IPT_BPF_CSD_QUEUE;
 	int e = 0;
 
+	/* the function really run (the csd queued for this send), else the callback */
 	bpf_sym(b, x->callsite, true, site, sizeof(site));
-	if (x->addr2)
-		bpf_sym(b, x->addr2, false, fn, sizeof(fn));
+	if (x->func || x->addr2)
+		bpf_sym(b, x->func ? x->func : x->addr2, false, fn, sizeof(fn));
 	else
 		fn[0] = 0;
 	if (!csd) {
@@ -357,6 +359,8 @@ static int send_labels(const struct ipt_bpf *b, const struct ipt_bpf_send *x, st
 		row.callsite_sym = ipt_bpf_symbol(b, x->callsite, NULL);
 		row.callback = x->addr2;
 		row.callback_sym = x->addr2 ? ipt_bpf_symbol(b, x->addr2, NULL) : NULL;
+		row.func = x->func;
+		row.func_sym = x->func ? ipt_bpf_symbol(b, x->func, NULL) : NULL;
 		e |= add_label(sb, "kind", ipt_kind_name(ipt_ipi_classify(&row)), true);
 	}
 	e |= add_label(sb, "callsite", site, true);

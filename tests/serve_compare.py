@@ -3,7 +3,9 @@
 instance's `trace` text over the same window, for the sends of tasks whose
 command starts with PREFIX: per target CPU and per (target CPU, call site,
 function), the IPIs (ipitrace_ipis_total: ipi_send_cpu and each target of
-ipi_send_cpumask) and the queued function calls (ipitrace_csd_queued_total).
+ipi_send_cpumask; function: the csd call queued before it from the same CPU
+for the target, joined here from the trace, else the callback) and the
+queued function calls (ipitrace_csd_queued_total).
 
   serve_compare.py scrape BEFORE AFTER TRACE PREFIX
       two /metrics answers taken before and after the window
@@ -36,7 +38,7 @@ def key_of(metric, labels):
 
 
 def trace_keys(trace, prefix):
-    _, per_site = trace_counts(trace, prefix)
+    _, per_site = trace_counts(trace, prefix, join=True)
     out = Counter()
     for (ev, t, cs, a2), n in per_site.items():
         out[('csd' if ev == 'csd_queue_cpu' else 'ipi', t, cs, a2)] += n

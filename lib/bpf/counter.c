@@ -21,7 +21,7 @@ static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "
 static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
 					    "irq_work" };
 static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
-					   "mask_read", "exit_without_entry", "ring_full" };
+					   "mask_read", "exit_without_entry", "ring_full", "join_full" };
 
 _Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR, "error counters");
 _Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
@@ -88,6 +88,8 @@ static int send_key_cmp(const struct ipt_bpf_send *a, const struct ipt_bpf_send 
 		return a->callsite < b->callsite ? -1 : 1;
 	if (a->addr2 != b->addr2)
 		return a->addr2 < b->addr2 ? -1 : 1;
+	if (a->func != b->func)
+		return a->func < b->func ? -1 : 1;
 	return strncmp(a->comm, b->comm, sizeof(a->comm));
 }
 
@@ -622,6 +624,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 		o->event = (enum ipt_bpf_event)k.event;
 		o->callsite = k.callsite;
 		o->addr2 = k.addr2;
+		o->func = k.func;
 		memcpy(o->comm, k.comm, sizeof(o->comm));
 		o->comm[sizeof(o->comm) - 1] = 0;
 		o->count = v;

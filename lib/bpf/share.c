@@ -6,13 +6,13 @@
  *
  * The text, one item a line, every number decimal but addresses (hex):
  *
- *   ipitrace-bpf-snapshot 1
+ *   ipitrace-bpf-snapshot 2
  *   pid PID                      the serving process
  *   time SECONDS                 its CLOCK_MONOTONIC at the read
  *   attached LIST | skipped LIST | pinned LIST   ("-" when empty)
  *   errors N E0 .. E(N-1)        the error counters
  *   recursion N
- *   s TARGET SRC EVENT CALLSITE ADDR2 COUNT COMMHEX   one send entry
+ *   s TARGET SRC EVENT CALLSITE ADDR2 FUNC COUNT COMMHEX   one send entry
  *   h CPU VEC COUNT SUM MAX N H0 .. H(N-1)            one handler entry
  *   end
  *
@@ -61,7 +61,7 @@ char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapsh
 	int e = 0;
 
 	ipt_cpuset_format_list(&b->pin, pin, sizeof(pin));
-	e |= sb_addf(&sb, "ipitrace-bpf-snapshot 1\npid %d\ntime %.9f\n", (int)getpid(), s->time);
+	e |= sb_addf(&sb, "ipitrace-bpf-snapshot 2\npid %d\ntime %.9f\n", (int)getpid(), s->time);
 	e |= add_list(&sb, "attached", b->attached);
 	e |= add_list(&sb, "skipped", b->skipped);
 	e |= add_list(&sb, "pinned", pin);
@@ -72,8 +72,8 @@ char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapsh
 	for (size_t i = 0; i < s->nsends && !e; i++) {
 		const struct ipt_bpf_send *x = &s->sends[i];
 
-		e |= sb_addf(&sb, "s %d %d %d %" PRIx64 " %" PRIx64 " %" PRIu64 " ", x->target, x->src,
-			     (int)x->event, x->callsite, x->addr2, x->count);
+		e |= sb_addf(&sb, "s %d %d %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 " ", x->target,
+			     x->src, (int)x->event, x->callsite, x->addr2, x->func, x->count);
 		for (size_t k = 0; k < sizeof(x->comm) && x->comm[k]; k++)
 			e |= sb_addf(&sb, "%02x", (unsigned char)x->comm[k]);
 		if (!x->comm[0])
@@ -277,7 +277,7 @@ static int parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
 		*nl = 0;
 		line++;
 		if (line == 1) {
-			if (strcmp(p, "ipitrace-bpf-snapshot 1"))
+			if (strcmp(p, "ipitrace-bpf-snapshot 2"))
 				goto bad;
 		} else if (!strncmp(p, "pid ", 4)) {
 			q = p + 3;
@@ -317,7 +317,7 @@ static int parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
 			struct ipt_bpf_send *x;
 
 			q = p + 1;
-			if (u64s(&q, v, 3, 10) || u64s(&q, v + 3, 2, 16) || u64s(&q, v + 5, 1, 10) ||
+			if (u64s(&q, v, 3, 10) || u64s(&q, v + 3, 3, 16) || u64s(&q, v + 6, 1, 10) ||
 			    *q != ' ' || v[0] > 0x7fffffff || v[1] > 0x7fffffff || v[2] > IPT_BPF_CSD_QUEUE)
 				goto bad;
 			if (s->nsends == cap_s) {
@@ -336,7 +336,8 @@ static int parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
 			x->event = (enum ipt_bpf_event)v[2];
 			x->callsite = v[3];
 			x->addr2 = v[4];
-			x->count = v[5];
+			x->func = v[5];
+			x->count = v[6];
 			if (parse_comm(q + 1, x->comm, sizeof(x->comm)))
 				goto bad;
 			s->nsends++;

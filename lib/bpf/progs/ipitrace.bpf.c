@@ -57,6 +57,19 @@ struct {
 	__type(value, struct iptk_handler_val);
 } handlers SEC(".maps");
 
+/*
+ * csd calls queued and not yet sent, (sending CPU << 32 | target) -> the
+ * function: the send that follows on the same CPU for the same target
+ * takes it (as `convert` joins csd_queue_cpu to its IPI); a newer queueing
+ * replaces an older one that needed no IPI
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IPTK_MAX_PENDING);
+	__type(key, u64);
+	__type(value, u64);
+} pending SEC(".maps");
+
 /* entry timestamps per CPU and vector */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -139,6 +152,18 @@ static __always_inline void count(struct iptk_send_key *key)
 	__sync_fetch_and_add(v, 1);
 }
 
+/* take_func - the function queued from this CPU for target, forgotten; 0 if none */
+static __always_inline u64 take_func(u32 src, u32 target)
+{
+	u64 pk = ((u64)src << 32) | target, *f = bpf_map_lookup_elem(&pending, &pk), func;
+
+	if (!f)
+		return 0;
+	func = *f;
+	bpf_map_delete_elem(&pending, &pk);
+	return func;
+}
+
 /* fill_key - the fields every send shares */
 static __always_inline void fill_key(struct iptk_send_key *key, u32 event, u64 callsite, u64 addr2)
 {
@@ -157,6 +182,8 @@ int BPF_PROG(ipt_send_cpu, unsigned int cpu, unsigned long callsite, void *callb
 
 	fill_key(&key, IPTK_EV_SEND_CPU, callsite, (u64)callback);
 	key.target = cpu;
+	if (callback)
+		key.func = take_func(key.src, cpu);
 	count(&key);
 	if (watch_on && watched(cpu))
 		keep_row(IPTK_EV_SEND_CPU, callsite, (u64)callback, cpu, NULL, 1);
@@ -208,6 +235,8 @@ static long walk_word(u32 index, void *data)
 		key.target = i * 64 + b;
 		if (key.target >= nr_cpu_ids)
 			break;
+		if (key.addr2)
+			key.func = take_func(key.src, key.target);
 		w->ntargets++;
 		count(&key);
 	}
@@ -240,6 +269,12 @@ int BPF_PROG(ipt_csd_queue_cpu, unsigned int cpu, unsigned long callsite, void *
 	fill_key(&key, IPTK_EV_CSD, callsite, (u64)func);
 	key.target = cpu;
 	count(&key);
+	{
+		u64 pk = ((u64)key.src << 32) | cpu, f = (u64)func;
+
+		if (bpf_map_update_elem(&pending, &pk, &f, BPF_ANY))
+			bump_err(IPTK_ERR_JOIN_FULL);
+	}
 	if (watch_on && watched(cpu))
 		keep_row(IPTK_EV_CSD, callsite, (u64)func, cpu, NULL, 1);
 	return 0;

@@ -12,6 +12,7 @@
 #define IPTK_MAX_SENDS	16384	/* entries of the send map */
 #define IPTK_MAX_HANDLERS	1024	/* entries of the handler map */
 #define IPTK_MAX_CPUS	8192	/* the most CPUs a mask walk covers */
+#define IPTK_MAX_PENDING	8192	/* csd calls queued, waiting for their IPI */
 
 /* which event counted the entry */
 enum iptk_event {
@@ -36,6 +37,8 @@ struct iptk_send_key {
 	unsigned int pad;
 	unsigned long long callsite;
 	unsigned long long addr2;	/* callback (sends), func (csd) */
+	unsigned long long func;	/* sends: the function of the csd queued just
+					 * before from this CPU to the target (0: none) */
 	char comm[IPTK_COMM_LEN];	/* sending task */
 };
 
@@ -59,6 +62,7 @@ enum iptk_err {
 	IPTK_ERR_MASK_READ,		/* a mask word could not be read */
 	IPTK_ERR_NO_ENTRY,		/* an exit without a recorded entry */
 	IPTK_ERR_RING_FULL,		/* a watched row not kept: the ring buffer is full */
+	IPTK_ERR_JOIN_FULL,		/* a csd not remembered for its send: map full */
 	IPTK_NERR,
 };
 
