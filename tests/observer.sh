@@ -2,6 +2,25 @@
 # live.sh: an independent tracefs instance ($CNT) that counts what a tool's
 # task sends to CPU 1 and the irq_work interrupts CPU 1 takes, in 5 s windows.
 
+# wait_for PATTERN FILE: until FILE holds PATTERN (10 s at most)
+wait_for() {
+	i=0
+	while ! grep -q "$1" "$2" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+# make_send_counter KB: the instance $CNT recording every send, csd queueing
+# and exec into KB KiB per CPU, tracing off (the caller turns it on)
+make_send_counter() {
+	mkdir "$CNT"
+	echo 0 > "$CNT/tracing_on"
+	echo "$1" > "$CNT/buffer_size_kb"
+	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu sched/sched_process_exec; do
+		[ -d "$CNT/events/$e" ] && echo 1 > "$CNT/events/$e/enable"
+	done
+}
 # count_window: one 5 s window of the counting instance; prints "SENDS
 # IRQ IRQWORK": IPIs sent to CPU 1 by the task from task context, those sent
 # from an interrupt that came while the task was current (the trace's

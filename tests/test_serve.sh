@@ -27,15 +27,6 @@ PROM_PID=""
 "$IPT" serve --ring-kb 3 > /dev/null 2>&1; r3=$?
 if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass serve-usage; else fail serve-usage "rc $r1 $r2 $r3"; fi
 
-# wait_for PATTERN FILE: up to 10 s
-wait_for() {
-	i=0
-	while ! grep -q "$1" "$2" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
-		sleep 0.1
-	done
-}
 nprogs() { bpftool prog show 2>/dev/null | grep -c ' name ipt_'; }
 progs0=$(nprogs)
 
@@ -118,12 +109,7 @@ kill -0 $SP 2>/dev/null || fail serve-alive "serve died on bad requests"
 WLC=wlsrv$$
 cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-serve-$$
-mkdir "$CNT"
-echo 0 > "$CNT/tracing_on"
-echo 16384 > "$CNT/buffer_size_kb"
-for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu sched/sched_process_exec; do
-	[ -d "$CNT/events/$e" ] && echo 1 > "$CNT/events/$e/enable"
-done
+make_send_counter 16384
 run_workload() {	# run_workload NAME: the workload's modes under that command name
 	"$TMP/$1" pingpong 3000 > /dev/null
 	"$TMP/$1" membarrier 500 > /dev/null
@@ -212,12 +198,7 @@ EOF
 	cp "$WL" "$TMP/$WLP"
 	run_workload "$WLP"	# warm-up: the series exist before the window
 	sleep 3
-	mkdir "$CNT"
-	echo 0 > "$CNT/tracing_on"
-	echo 16384 > "$CNT/buffer_size_kb"
-	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu sched/sched_process_exec; do
-		[ -d "$CNT/events/$e" ] && echo 1 > "$CNT/events/$e/enable"
-	done
+	make_send_counter 16384
 	t_on=$(date +%s.%N)
 	echo 1 > "$CNT/tracing_on"
 	sleep 0.3
@@ -269,7 +250,7 @@ grep -q "the attachment of ipitrace serve (pid $SP" "$TMP/top.err"; shared_msg=$
 top_ipis --no-serve
 own_sent=$sent own_progs=$during
 echo "top --once with serve: $shared_sent IPIs to CPU 1, programs $progs1 -> $shared_progs; with --no-serve: $own_sent IPIs, programs $own_progs"
-if [ $shared_msg = 0 ] && [ "$shared_progs" = "$progs1" ] && [ "$shared_sent" -le 2 ] && [ "$own_sent" -gt 10 ] &&
+if [ $shared_msg = 0 ] && [ "$shared_progs" = "$progs1" ] && [ "$shared_sent" -le 10 ] && [ "$own_sent" -gt 30 ] &&
    [ "$own_progs" -gt "$progs1" ]; then
 	pass "serve-top-shares: top --once attaches nothing ($shared_sent IPIs to CPU 1 vs $own_sent attaching itself; programs $progs1 stay $shared_progs vs $own_progs)"
 else

@@ -45,6 +45,8 @@ struct ipt_bpf {
 void ipt_bpf_load_ksyms(struct ipt_bpf *b);
 /* a snapshot read from the serving process */
 struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b);
+/* sort s->sends as ipt_bpf_read does: by target, then count descending */
+void ipt_bpf_sort_sends(struct ipt_bpf_snapshot *s);
 /* free what a remote handle holds */
 void ipt_bpf_remote_free(struct ipt_bpf *b);
 

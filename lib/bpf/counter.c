@@ -110,6 +110,12 @@ static int send_out_qcmp(const void *pa, const void *pb)
 	return send_key_cmp(a, b);
 }
 
+void ipt_bpf_sort_sends(struct ipt_bpf_snapshot *s)
+{
+	if (s->nsends)
+		qsort(s->sends, s->nsends, sizeof(*s->sends), send_out_qcmp);
+}
+
 static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 {
 	const struct ipt_bpf_handler *a = pa, *b = pb;
@@ -208,49 +214,6 @@ const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *off
 #ifndef IPT_HAVE_BPF
 
 bool ipt_bpf_built(void) { return false; }
-
-/* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
-static int on_row(void *ctx, void *data, size_t size)
-{
-	struct ipt_bpf *b = ctx;
-	const struct iptk_row *r = data;
-	struct ipt_bpf_row row;
-
-	if (size < sizeof(*r) || !b->row_fn)
-		return 0;
-	memset(&row, 0, sizeof(row));
-	row.ts_ns = r->ts;
-	row.src = (int)r->src;
-	row.pid = (int)r->pid;
-	row.event = (enum ipt_bpf_event)r->event;
-	row.ntargets = r->ntargets;
-	memcpy(row.mask, r->mask, sizeof(row.mask));
-	row.callsite = r->callsite;
-	row.addr2 = r->addr2;
-	memcpy(row.comm, r->comm, sizeof(row.comm));
-	row.comm[sizeof(row.comm) - 1] = 0;
-	b->row_fn(&row, b->row_ctx);
-	b->row_count++;
-	return 0;
-}
-
-int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
-{
-	int n;
-
-	if (!b->ring)
-		return 0;
-	b->row_fn = fn;
-	b->row_ctx = ctx;
-	b->row_count = 0;
-	n = ring_buffer__consume(b->ring);
-	b->row_fn = NULL;
-	if (n < 0) {
-		ipt_err("BPF: draining the ring buffer: %s", strerror(-n));
-		return -1;
-	}
-	return b->row_count;
-}
 
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 {
@@ -629,8 +592,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 		o->comm[sizeof(o->comm) - 1] = 0;
 		o->count = v;
 	}
-	if (s->nsends)
-		qsort(s->sends, s->nsends, sizeof(*s->sends), send_out_qcmp);
+	ipt_bpf_sort_sends(s);
 	cap = 0;
 	fd = bpf_map__fd(b->skel->maps.handlers);
 	while (bpf_map_get_next_key(fd, hprev, &hnext) == 0) {

@@ -387,18 +387,6 @@ nomem:
 	return -1;
 }
 
-/* sorted as ipt_bpf_read sorts: by target, count descending (the diff needs no order) */
-static int send_qcmp(const void *pa, const void *pb)
-{
-	const struct ipt_bpf_send *a = pa, *b = pb;
-
-	if (a->target != b->target)
-		return a->target < b->target ? -1 : 1;
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return 0;
-}
-
 struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 {
 	struct ipt_bpf_snapshot *s = calloc(1, sizeof(*s));
@@ -418,8 +406,7 @@ struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 		return NULL;
 	}
 	free(text);
-	if (s->nsends)
-		qsort(s->sends, s->nsends, sizeof(*s->sends), send_qcmp);
+	ipt_bpf_sort_sends(s);
 	return s;
 }
 
