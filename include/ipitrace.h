@@ -1331,10 +1331,11 @@ enum ipt_bpf_error {
 	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
 	IPT_BPF_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
 	IPT_BPF_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
+	IPT_BPF_ERR_TRACEFS_LOST,	/* the tracefs fallback: events the kernel lost */
 	IPT_BPF_NERRORS,
 };
 /* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
- * "ring_full", "join_full" */
+ * "ring_full", "join_full", "tracefs_lost" */
 const char *ipt_bpf_error_name(enum ipt_bpf_error e);
 
 /* The maps at one moment (ipt_bpf_read), or the difference of two. */
@@ -1391,6 +1392,16 @@ int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx);
  * tracepoint is.
  */
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts);
+/*
+ * The fallback where BPF is unavailable: the same counts (sends and csd
+ * queueings; no handler times, no rows) from a tracefs instance of its own
+ * (instances/ipitrace-<pid>) with the send events on, its trace_pipe read
+ * with O_NONBLOCK by ipt_bpf_read (never waited on: no wake-up IPIs); lost
+ * events count as IPT_BPF_ERR_TRACEFS_LOST.  Needs root and tracefs.
+ */
+struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts);
+/* What counts: "bpf", "serve" (ipt_bpf_connect) or "tracefs". */
+const char *ipt_bpf_backend(const struct ipt_bpf *b);
 /* Comma-separated tracepoints attached / skipped ("" when none). */
 const char *ipt_bpf_attached(const struct ipt_bpf *b);
 const char *ipt_bpf_skipped(const struct ipt_bpf *b);

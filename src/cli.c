@@ -5,12 +5,14 @@
 #include <ctype.h>
 
 #include <getopt.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -307,4 +309,32 @@ void json_put_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_bpf_opts *bo)
+{
+	struct ipt_bpf *b = NULL;
+	bool any = !backend || !strcmp(backend, "auto");
+
+	if (any && sock && access(sock, F_OK) == 0) {
+		b = ipt_bpf_connect(sock);
+		if (b)
+			return b;
+		if (errno != ECONNREFUSED && errno != ENOENT)
+			fprintf(stderr, "ipitrace %s: warning: %s; attaching instead\n", cmd, ipt_errmsg());
+	}
+	if (any || !strcmp(backend, "bpf")) {
+		b = ipt_bpf_open(bo);
+		if (b || !any)
+			goto out;
+		if (!strstr(ipt_errmsg(), "BPF is unavailable"))
+			goto out;
+		fprintf(stderr, "ipitrace %s: %s; counting with a tracefs instance instead\n", cmd, ipt_errmsg());
+	}
+	b = ipt_bpf_open_tracefs(bo);
+out:
+	if (!b)
+		err_msg("%s: %s", cmd, ipt_errmsg());
+	return b;
 }

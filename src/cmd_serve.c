@@ -60,6 +60,7 @@ struct serve_opts {
 	long keep;			/* rows kept */
 	long ring_kb;
 	bool quiet;
+	const char *backend;
 };
 
 static volatile sig_atomic_t stop_signal, dump_signal;
@@ -124,6 +125,9 @@ static void serve_usage(FILE *f)
 		"                        FILE as trace text, then exit\n"
 		"  -H, --housekeeping LIST  CPUs serve runs on (default: those neither isolated\n"
 		"                        nor nohz_full)\n"
+		"      --backend B       auto (default: BPF, else where BPF is unavailable a\n"
+		"                        tracefs instance whose trace_pipe is polled: the same\n"
+		"                        IPI counters, no handler times, no rows), bpf, tracefs\n"
 		"  -q, --quiet           only errors and warnings on stderr\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -159,6 +163,7 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
 		{ "signal-dump", required_argument, NULL, 'S' },
 		{ "dump", required_argument, NULL, 'D' },
 		{ "housekeeping", required_argument, NULL, 'H' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -200,6 +205,11 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
 			o->have_hk = true;
 			if (ipt_cpuset_parse_list(&o->hk, optarg, strlen(optarg)) || ipt_cpuset_empty(&o->hk))
 				return usage_err("serve", "--housekeeping: bad CPU list '%s'", optarg);
+			break;
+		case 'B':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs"))
+				return usage_err("serve", "--backend: '%s' is not auto, bpf or tracefs", optarg);
+			o->backend = optarg;
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': serve_usage(stdout); return 3;
@@ -1158,18 +1168,21 @@ int cmd_serve(int argc, char **argv)
 	bo.housekeeping = o.have_hk ? &o.hk : NULL;
 	bo.watch = &o.watch;
 	bo.ring_bytes = o.ring_kb ? (size_t)o.ring_kb * 1024 : 0;
-	sv.b = ipt_bpf_open(&bo);
-	if (!sv.b) {
-		err_msg("serve: %s", ipt_errmsg());
+	sv.b = open_counter("serve", o.backend, NULL, &bo);
+	if (!sv.b)
 		goto out;
-	}
+	if (!strcmp(ipt_bpf_backend(sv.b), "tracefs") && *sv.watch_str)
+		fprintf(stderr, "ipitrace serve: warning: no flight recorder rows for CPU %s with tracefs\n",
+			sv.watch_str);
 	if (!o.quiet) {
 		char pin[256];
 
 		ipt_cpuset_format_list(ipt_bpf_pinned(sv.b), pin, sizeof(pin));
-		fprintf(stderr, "ipitrace serve: counting with BPF, loader on CPU %s, attach %.1f ms; "
-			"metrics at http://%s/metrics; watching CPU %s; socket %s\n", pin,
-			(double)ipt_bpf_attach_ns(sv.b) / 1e6, shown, *sv.watch_str ? sv.watch_str : "none", o.socket);
+		fprintf(stderr, "ipitrace serve: counting with %s, loader on CPU %s, attach %.1f ms; "
+			"metrics at http://%s/metrics; watching CPU %s; socket %s\n",
+			strcmp(ipt_bpf_backend(sv.b), "tracefs") ? "BPF" : "tracefs (an instance of its own, "
+			"trace_pipe polled)", pin, (double)ipt_bpf_attach_ns(sv.b) / 1e6, shown,
+			*sv.watch_str ? sv.watch_str : "none", o.socket);
 		if (*ipt_bpf_skipped(sv.b))
 			fprintf(stderr, "ipitrace serve: skipped (not in this kernel): %s\n", ipt_bpf_skipped(sv.b));
 	}

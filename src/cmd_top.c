@@ -37,6 +37,7 @@ struct top_opts {
 	bool quiet;
 	const char *socket;		/* a running serve's */
 	bool no_serve;
+	const char *backend;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -89,6 +90,10 @@ static void top_usage(FILE *f)
 		"                        " SERVE_SOCKET "): top then reads its counts\n"
 		"                        instead of attaching the programs again\n"
 		"      --no-serve        attach the programs even when serve runs\n"
+		"      --backend B       auto (default: serve's counts, else BPF, else tracefs),\n"
+		"                        bpf, or tracefs (an instance of its own whose\n"
+		"                        trace_pipe is polled, never waited on: no handler\n"
+		"                        times)\n"
 		"  -q, --quiet           only errors and warnings on stderr\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -120,6 +125,7 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "no-serve", no_argument, NULL, 'N' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +175,11 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 		case 'q': o->quiet = true; break;
 		case 's': o->socket = optarg; break;
 		case 'N': o->no_serve = true; break;
+		case 'B':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs"))
+				return usage_err("top", "--backend: '%s' is not auto, bpf or tracefs", optarg);
+			o->backend = optarg;
+			break;
 		case 'h': top_usage(stdout); return 3;
 		default: return opt_err("top", c, argv);
 		}
@@ -308,7 +319,8 @@ static int ncpus_of(const struct ipt_bpf_snapshot *d)
 static uint64_t lost_of(const struct ipt_bpf_snapshot *d)
 {
 	return d->errors[IPT_BPF_ERR_SEND_FULL] + d->errors[IPT_BPF_ERR_SEND_UPDATE] +
-	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ];
+	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ] +
+	       d->errors[IPT_BPF_ERR_TRACEFS_LOST];
 }
 
 static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
@@ -389,8 +401,8 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 	size_t lo = 0;
 
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
-	fprintf(f, "{\"source\":\"bpf\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
-		ipt_bpf_remote_pid(b), d->time);
+	fprintf(f, "{\"source\":\"%s\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
+		strcmp(ipt_bpf_backend(b), "tracefs") ? "bpf" : "tracefs", ipt_bpf_remote_pid(b), d->time);
 	json_list(f, ipt_bpf_attached(b));
 	fprintf(f, ",\"skipped\":");
 	json_list(f, ipt_bpf_skipped(b));
@@ -533,15 +545,8 @@ int cmd_top(int argc, char **argv)
 	bo.housekeeping = o.have_hk ? &o.hk : NULL;
 	bo.stats = o.stats;
 	/* one attachment per boot: a running serve's, if it answers */
-	if (!o.no_serve && access(o.socket, F_OK) == 0) {
-		b = ipt_bpf_connect(o.socket);
-		if (!b && errno != ECONNREFUSED && errno != ENOENT)
-			fprintf(stderr, "ipitrace top: warning: %s; attaching instead\n", ipt_errmsg());
-	}
-	if (!b)
-		b = ipt_bpf_open(&bo);
+	b = open_counter("top", o.backend, o.no_serve ? NULL : o.socket, &bo);
 	if (!b) {
-		err_msg("top: %s", ipt_errmsg());
 		rc = 1;
 		goto out;
 	}
@@ -567,7 +572,10 @@ int cmd_top(int argc, char **argv)
 		char pin[256];
 
 		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
-		if (ipt_bpf_remote_pid(b))
+		if (!strcmp(ipt_bpf_backend(b), "tracefs"))
+			fprintf(stderr, "ipitrace top: counting with tracefs (an instance of its own, trace_pipe "
+				"polled; no handler times), loader on CPU %s; events: %s\n", pin, ipt_bpf_attached(b));
+		else if (ipt_bpf_remote_pid(b))
 			fprintf(stderr, "ipitrace top: counting with BPF: the attachment of ipitrace serve "
 				"(pid %d, %s), loader on CPU %s; attached: %s\n", ipt_bpf_remote_pid(b), o.socket,
 				pin, ipt_bpf_attached(b));

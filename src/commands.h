@@ -20,6 +20,14 @@ int cmd_convert(int argc, char **argv);
 int cmd_explode(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+/*
+ * open_counter - what top and serve count with: backend "auto" (NULL: a
+ * running serve's attachment if sock answers, else BPF, else where BPF is
+ * unavailable a tracefs instance, saying so on stderr as CMD), "bpf",
+ * "tracefs"; NULL after the error was said
+ */
+struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_bpf_opts *bo);
 /* where `ipitrace serve` answers other ipitrace processes (top asks it) */
 #define SERVE_SOCKET "/run/ipitrace/serve.sock"
 int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */

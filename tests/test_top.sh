@@ -58,36 +58,48 @@ wait_attached() { wait_for "counting with BPF" "$1"; }
 WLC=wltop$$
 cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-top-$$
-make_send_counter 8192
-"$IPT" top --once -d 5 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
-TP=$!
-PIDS="$PIDS $TP"
-if ! wait_attached "$TMP/top.err"; then
-	fail top-equal "top did not attach: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
+# equal_check BACKEND TAG SAYS: top --backend BACKEND against the instance
+equal_check() {
+	make_send_counter 8192
+	"$IPT" top --backend "$1" --no-serve --once -d 5 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
+	TP=$!
+	PIDS="$PIDS $TP"
+	if ! wait_for "$3" "$TMP/top.err"; then
+		fail $2-equal "top did not start: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
+	else
+		echo 1 > "$CNT/tracing_on"
+		"$TMP/$WLC" pingpong 3000 > /dev/null
+		"$TMP/$WLC" membarrier 500 > /dev/null
+		"$TMP/$WLC" tlb 200 > /dev/null
+		"$TMP/$WLC" --rate 2000 pingpong 1000 > /dev/null
+		echo 0 > "$CNT/tracing_on"
+		wait $TP
+		rc=$?
+		cp "$CNT/trace" "$TMP/trace.txt"
+		if [ $rc != 0 ]; then
+			fail $2-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
+		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" > "$TMP/cmp" 2>&1; then
+			pass "$2-equal: $(cat "$TMP/cmp")"
+		else
+			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';')"
+		fi
+		if grep -q '"errors":{"send_map_full":0,"send_update":0,"handler_map_full":0,"mask_read":0' "$TMP/top.json" &&
+		   grep -q '"tracefs_lost":0' "$TMP/top.json"; then
+			pass $2-no-loss
+		else
+			fail $2-no-loss "$(grep -o '"errors":{[^}]*}' "$TMP/top.json")"
+		fi
+	fi
+	rmdir "$CNT"
+}
+equal_check bpf top "counting with BPF"
+# the fallback where BPF is unavailable: a polled tracefs instance of top's own
+equal_check tracefs top-tracefs "counting with tracefs"
+if grep -q '"source":"tracefs"' "$TMP/top.json" && [ ! -e "$T/instances/ipitrace-$TP" ]; then
+	pass "top-tracefs-says: source tracefs, its instance removed"
 else
-	echo 1 > "$CNT/tracing_on"
-	"$TMP/$WLC" pingpong 3000 > /dev/null
-	"$TMP/$WLC" membarrier 500 > /dev/null
-	"$TMP/$WLC" tlb 200 > /dev/null
-	"$TMP/$WLC" --rate 2000 pingpong 1000 > /dev/null
-	echo 0 > "$CNT/tracing_on"
-	wait $TP
-	rc=$?
-	cp "$CNT/trace" "$TMP/trace.txt"
-	if [ $rc != 0 ]; then
-		fail top-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
-	elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" > "$TMP/cmp" 2>&1; then
-		pass "top-equal: $(cat "$TMP/cmp")"
-	else
-		fail top-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';')"
-	fi
-	if grep -q '"errors":{"send_map_full":0,"send_update":0,"handler_map_full":0,"mask_read":0' "$TMP/top.json"; then
-		pass top-no-loss
-	else
-		fail top-no-loss "$(grep -o '"errors":{[^}]*}' "$TMP/top.json")"
-	fi
+	fail top-tracefs-says "$(head -c 80 "$TMP/top.json"); $(ls -d "$T/instances/ipitrace-$TP" 2>&1)"
 fi
-rmdir "$CNT"
 
 # ---- the observer effect ----
 "$IPT" top --watch 1 -H 0 -d 1 > /dev/null 2> "$TMP/steady.err" &

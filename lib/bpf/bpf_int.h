@@ -35,12 +35,23 @@ struct ipt_bpf {
 	cpu_set_t orig_affinity;
 	bool pinned;
 	int ncpus;
-	/* both */
+	/* the tracefs fallback (tracefs.c) */
+	struct ipt_tfs *tfs;
+	/* every kind */
 	char *attached, *skipped;
 	struct ipt_cpuset pin;
 	struct ipt_symtab ksyms;
 };
 
+/* pin the calling thread onto the housekeeping CPUs (o->housekeeping, else
+ * ipt_housekeeping_cpus()); b->orig_affinity keeps what to restore */
+int ipt_bpf_pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o);
+/* add name to a comma-separated list (malloc'ed) */
+int ipt_bpf_list_add(char **list, const char *name);
+/* the tracefs fallback (tracefs.c) */
+struct ipt_tfs;
+struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b);
+void ipt_tfs_close(struct ipt_bpf *b);
 /* the kernel symbols, read now (after loading: JIT images are named then) */
 void ipt_bpf_load_ksyms(struct ipt_bpf *b);
 /* a snapshot read from the serving process */

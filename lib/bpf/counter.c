@@ -21,9 +21,10 @@ static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "
 static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
 					    "irq_work" };
 static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
-					   "mask_read", "exit_without_entry", "ring_full", "join_full" };
+					   "mask_read", "exit_without_entry", "ring_full", "join_full",
+					   "tracefs_lost" };
 
-_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR, "error counters");
+_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR + 1, "error counters (+ tracefs_lost)");
 _Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
 _Static_assert(IPT_BPF_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
 _Static_assert((int)IPT_BPF_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
@@ -211,6 +212,59 @@ const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *off
 	return sym->name;
 }
 
+/* pin - the calling thread onto the housekeeping CPUs */
+int ipt_bpf_pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o)
+{
+	struct ipt_cpuset online = IPT_CPUSET_INIT, allowed = IPT_CPUSET_INIT;
+	cpu_set_t set;
+	int c, rc = -1;
+
+	ipt_cpuset_init(&online);
+	ipt_cpuset_init(&allowed);
+	if (sched_getaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity)) {
+		ipt_err("sched_getaffinity: %s", strerror(errno));
+		goto out;
+	}
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &b->orig_affinity) && ipt_cpuset_add(&allowed, (unsigned int)c))
+			goto out;
+	if (o->housekeeping) {
+		if (ipt_cpuset_copy(&b->pin, o->housekeeping))
+			goto out;
+	} else if (ipt_sysfs_cpulist("online", &online) ||
+		   ipt_housekeeping_cpus(&b->pin, &online, &allowed)) {
+		goto out;
+	}
+	CPU_ZERO(&set);
+	for (c = ipt_cpuset_next(&b->pin, 0); c >= 0 && c < CPU_SETSIZE;
+	     c = ipt_cpuset_next(&b->pin, (unsigned int)c + 1))
+		CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		ipt_err("pinning to the housekeeping CPUs: %s", strerror(errno));
+		goto out;
+	}
+	b->pinned = true;
+	rc = 0;
+out:
+	ipt_cpuset_free(&online);
+	ipt_cpuset_free(&allowed);
+	return rc;
+}
+
+int ipt_bpf_list_add(char **list, const char *name)
+{
+	size_t n = *list ? strlen(*list) : 0;
+	char *p = realloc(*list, n + strlen(name) + 2);
+
+	if (!p)
+		return -1;
+	if (n)
+		p[n++] = ',';
+	strcpy(p + n, name);
+	*list = p;
+	return 0;
+}
+
 #ifndef IPT_HAVE_BPF
 
 bool ipt_bpf_built(void) { return false; }
@@ -224,7 +278,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 }
 struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 {
-	return ipt_bpf_remote_read(b);
+	return b->tfs ? ipt_tfs_read(b) : ipt_bpf_remote_read(b);
 }
 int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
 {
@@ -239,8 +293,12 @@ int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats
 }
 void ipt_bpf_close(struct ipt_bpf *b)
 {
-	if (b)
-		ipt_bpf_remote_free(b);
+	if (!b)
+		return;
+	ipt_tfs_close(b);
+	if (b->pinned)
+		sched_setaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity);
+	ipt_bpf_remote_free(b);
 }
 
 #else /* IPT_HAVE_BPF */
@@ -309,19 +367,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-static int list_add(char **list, const char *name)
-{
-	size_t n = *list ? strlen(*list) : 0;
-	char *p = realloc(*list, n + strlen(name) + 2);
-
-	if (!p)
-		return -1;
-	if (n)
-		p[n++] = ',';
-	strcpy(p + n, name);
-	*list = p;
-	return 0;
-}
 
 static uint64_t mono_ns(void)
 {
@@ -329,45 +374,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* pin - the calling thread onto the housekeeping CPUs */
-static int pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o)
-{
-	struct ipt_cpuset online = IPT_CPUSET_INIT, allowed = IPT_CPUSET_INIT;
-	cpu_set_t set;
-	int c, rc = -1;
-
-	ipt_cpuset_init(&online);
-	ipt_cpuset_init(&allowed);
-	if (sched_getaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity)) {
-		ipt_err("sched_getaffinity: %s", strerror(errno));
-		goto out;
-	}
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &b->orig_affinity) && ipt_cpuset_add(&allowed, (unsigned int)c))
-			goto out;
-	if (o->housekeeping) {
-		if (ipt_cpuset_copy(&b->pin, o->housekeeping))
-			goto out;
-	} else if (ipt_sysfs_cpulist("online", &online) ||
-		   ipt_housekeeping_cpus(&b->pin, &online, &allowed)) {
-		goto out;
-	}
-	CPU_ZERO(&set);
-	for (c = ipt_cpuset_next(&b->pin, 0); c >= 0 && c < CPU_SETSIZE;
-	     c = ipt_cpuset_next(&b->pin, (unsigned int)c + 1))
-		CPU_SET(c, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		ipt_err("pinning to the housekeeping CPUs: %s", strerror(errno));
-		goto out;
-	}
-	b->pinned = true;
-	rc = 0;
-out:
-	ipt_cpuset_free(&online);
-	ipt_cpuset_free(&allowed);
-	return rc;
 }
 
 /* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
@@ -431,11 +437,11 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 	}
 	b->stats_fd = -1;
 	ipt_cpuset_init(&b->pin);
-	if (!b->attached && list_add(&b->attached, ""))
+	if (!b->attached && ipt_bpf_list_add(&b->attached, ""))
 		goto nomem;
-	if (!b->skipped && list_add(&b->skipped, ""))
+	if (!b->skipped && ipt_bpf_list_add(&b->skipped, ""))
 		goto nomem;
-	if (!o.no_pin && pin(b, &o))
+	if (!o.no_pin && ipt_bpf_pin(b, &o))
 		goto fail;
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -484,7 +490,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) < 0) {
 			bpf_program__set_autoload(b->progs[i], false);
 			b->progs[i] = NULL;
-			if (list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 		}
 	}
@@ -508,11 +514,11 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		b->links[i] = bpf_program__attach(b->progs[i]);
 		if (!b->links[i]) {
 			b->links[i] = NULL;
-			if (list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 			continue;
 		}
-		if (list_add(&b->attached, prog_descs[i].tp))
+		if (ipt_bpf_list_add(&b->attached, prog_descs[i].tp))
 			goto nomem;
 		nsend += prog_descs[i].send;
 	}
@@ -560,6 +566,8 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 
 	if (b->remote)
 		return ipt_bpf_remote_read(b);
+	if (b->tfs)
+		return ipt_tfs_read(b);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
@@ -620,7 +628,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	}
 	if (s->nhandlers)
 		qsort(s->handlers, s->nhandlers, sizeof(*s->handlers), handler_qcmp);
-	for (i = 0; i < IPT_BPF_NERRORS; i++)
+	for (i = 0; i < IPTK_NERR; i++)	/* the last, tracefs_lost, is the fallback's */
 		s->errors[i] = __atomic_load_n(&b->skel->bss->errors[i], __ATOMIC_RELAXED);
 	for (i = 0; i < NPROGS; i++) {
 		struct ipt_bpf_prog_stats st;
@@ -635,14 +643,14 @@ nomem:
 	return NULL;
 }
 
-int ipt_bpf_nprogs(const struct ipt_bpf *b) { return b->remote ? 0 : NPROGS; }
+int ipt_bpf_nprogs(const struct ipt_bpf *b) { return b->remote || b->tfs ? 0 : NPROGS; }
 
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
 
-	if (b->remote || i < 0 || i >= NPROGS || !b->links[i])
+	if (b->remote || b->tfs || i < 0 || i >= NPROGS || !b->links[i])
 		return -1;
 	memset(&info, 0, sizeof(info));
 	memset(st, 0, sizeof(*st));
@@ -661,7 +669,10 @@ void ipt_bpf_close(struct ipt_bpf *b)
 
 	if (!b)
 		return;
-	if (b->remote) {
+	if (b->remote || b->tfs) {
+		ipt_tfs_close(b);
+		if (b->pinned)
+			sched_setaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity);
 		ipt_bpf_remote_free(b);
 		return;
 	}
