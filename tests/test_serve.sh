@@ -30,7 +30,7 @@ if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass serve-usage; else fail s
 nprogs() { bpftool prog show 2>/dev/null | grep -c ' name ipt_'; }
 progs0=$(nprogs)
 
-"$IPT" serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 --keep 200000 \
+"$IPT" serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 --keep 200000 --stacks \
 	2> "$TMP/serve.err" &
 SP=$!
 PIDS="$PIDS $SP"
@@ -154,6 +154,26 @@ sys.exit(0 if a == b and a > 0 else 1)
 EOF
 if [ $? = 0 ]; then pass "serve-rows: sends of the workload targeting CPU 1: $(cat "$TMP/rows.cmp")"
 else fail serve-rows "$(cat "$TMP/rows.cmp" "$TMP/dump.err" | head -n 3 | tr '\n' ';')"; fi
+# --stacks: each row of the workload's membarrier sends carries its stack,
+# which must pass through the membarrier system call (known by construction)
+$PY - "$TMP/watched.txt" "$WLC" > "$TMP/stk.txt" 2>&1 <<'EOF'
+import sys
+lines = open(sys.argv[1], errors='replace').read().split('\n')
+rows = ok = 0
+for i, l in enumerate(lines):
+    if sys.argv[2] in l and 'callsite=membarrier_private_expedited' in l:
+        rows += 1
+        st = []
+        if i + 1 < len(lines) and lines[i + 1].endswith('<stack trace>'):
+            j = i + 2
+            while j < len(lines) and lines[j].startswith(' => '):
+                st.append(lines[j][4:])
+                j += 1
+        ok += any('sys_membarrier' in f for f in st) and not any(f.startswith('bpf_prog_') for f in st)
+print('%d of %d membarrier rows with a stack through sys_membarrier' % (ok, rows))
+sys.exit(0 if rows and ok == rows else 1)
+EOF
+[ $? = 0 ] && pass "serve-stacks: $(cat "$TMP/stk.txt")" || fail serve-stacks "$(cat "$TMP/stk.txt")"
 "$IPT" report "$TMP/watched.txt" > "$TMP/report.txt" 2>&1 && grep -q 'IPIs (one per target CPU)' "$TMP/report.txt" &&
 	pass serve-dump-report || fail serve-dump-report "$(head -n 3 "$TMP/report.txt" | tr '\n' ';')"
 curl -sf "$URL/watched" | $PY -c 'import json,sys; d=json.load(sys.stdin); assert d["watch"] == "1" and d["rows"] and all("1" in r["targets"] for r in d["rows"][-100:])' \

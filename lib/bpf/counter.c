@@ -29,6 +29,7 @@ _Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
 _Static_assert(IPT_BPF_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
 _Static_assert((int)IPT_BPF_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
 _Static_assert((int)IPT_BPF_CSD_QUEUE == (int)IPTK_EV_CSD, "events");
+_Static_assert(sizeof(((struct ipt_bpf_row *)0)->stack) / 8 == IPTK_ROW_STACK, "stack frames");
 
 const char *ipt_bpf_event_name(enum ipt_bpf_event ev)
 {
@@ -396,6 +397,8 @@ static int on_row(void *ctx, void *data, size_t size)
 	row.addr2 = r->addr2;
 	memcpy(row.comm, r->comm, sizeof(row.comm));
 	row.comm[sizeof(row.comm) - 1] = 0;
+	row.nstack = r->nstack < IPTK_ROW_STACK ? r->nstack : IPTK_ROW_STACK;
+	memcpy(row.stack, r->stack, row.nstack * sizeof(row.stack[0]));
 	b->row_fn(&row, b->row_ctx);
 	b->row_count++;
 	return 0;
@@ -479,6 +482,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		     c = ipt_cpuset_next(o.watch, (unsigned int)c + 1))
 			b->skel->rodata->watch_bits[c / 64] |= 1ull << (c % 64);
 		b->skel->rodata->watch_on = 1;
+		b->skel->rodata->want_stacks = o.stacks;
 		if (bpf_map__set_max_entries(b->skel->maps.rows, (u32)ring)) {
 			ipt_err("BPF: sizing the ring buffer: %s", strerror(errno));
 			goto fail;

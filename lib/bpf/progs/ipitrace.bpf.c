@@ -38,6 +38,7 @@ const volatile u32 nr_cpu_ids = 1;
 
 /* the watched CPUs (flight recorder), set by the loader before loading */
 const volatile u32 watch_on = 0;
+const volatile u32 want_stacks = 0;	/* the rows carry the sender's kernel stack */
 const volatile u64 watch_bits[IPTK_MAX_CPUS / 64];
 
 /* error counters (enum iptk_err), read from the mmapped .bss */
@@ -101,7 +102,7 @@ static __always_inline int watched(u32 cpu)
 }
 
 /* keep_row - a row for the flight recorder; mask: NULL for one target */
-static __always_inline void keep_row(u32 event, u64 callsite, u64 addr2, u32 target,
+static __always_inline void keep_row(void *ctx, u32 event, u64 callsite, u64 addr2, u32 target,
 				     const u64 *mask, u32 ntargets)
 {
 	struct iptk_row *r = bpf_ringbuf_reserve(&rows, sizeof(*r), 0);
@@ -127,6 +128,14 @@ static __always_inline void keep_row(u32 event, u64 callsite, u64 addr2, u32 tar
 	r->event = event;
 	r->ntargets = mask ? ntargets : 1;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->nstack = 0;
+	r->pad = 0;
+	if (want_stacks) {
+		/* skip the tracing frames: this program, bpf_trace_runN, __traceiter_* */
+		long n = bpf_get_stack(ctx, r->stack, sizeof(r->stack), 3 & BPF_F_SKIP_FIELD_MASK);
+
+		r->nstack = n > 0 ? (u32)((u64)n / 8) : 0;
+	}
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
@@ -186,7 +195,7 @@ int BPF_PROG(ipt_send_cpu, unsigned int cpu, unsigned long callsite, void *callb
 		key.func = take_func(key.src, cpu);
 	count(&key);
 	if (watch_on && watched(cpu))
-		keep_row(IPTK_EV_SEND_CPU, callsite, (u64)callback, cpu, NULL, 1);
+		keep_row(ctx, IPTK_EV_SEND_CPU, callsite, (u64)callback, cpu, NULL, 1);
 	return 0;
 }
 
@@ -256,7 +265,7 @@ int BPF_PROG(ipt_send_cpumask, const struct cpumask *mask, unsigned long callsit
 	fill_key(&w.key, IPTK_EV_SEND_MASK, callsite, (u64)callback);
 	bpf_loop(nwords, walk_word, &w, 0);
 	if (w.hit)
-		keep_row(IPTK_EV_SEND_MASK, callsite, (u64)callback, 0, w.mask, w.ntargets);
+		keep_row(ctx, IPTK_EV_SEND_MASK, callsite, (u64)callback, 0, w.mask, w.ntargets);
 	return 0;
 }
 
@@ -276,7 +285,7 @@ int BPF_PROG(ipt_csd_queue_cpu, unsigned int cpu, unsigned long callsite, void *
 			bump_err(IPTK_ERR_JOIN_FULL);
 	}
 	if (watch_on && watched(cpu))
-		keep_row(IPTK_EV_CSD, callsite, (u64)func, cpu, NULL, 1);
+		keep_row(ctx, IPTK_EV_CSD, callsite, (u64)func, cpu, NULL, 1);
 	return 0;
 }
 

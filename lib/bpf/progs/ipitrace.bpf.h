@@ -72,6 +72,7 @@ enum iptk_err {
  * wake-up (BPF_RB_NO_WAKEUP) and drained by polling.
  */
 #define IPTK_ROW_MASK_WORDS	4	/* the targets of the first 256 CPUs */
+#define IPTK_ROW_STACK		32	/* kernel stack frames kept (with stacks) */
 struct iptk_row {
 	unsigned long long ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
 	unsigned long long callsite;
@@ -82,6 +83,9 @@ struct iptk_row {
 	unsigned int event;		/* enum iptk_event */
 	unsigned int ntargets;		/* targets in all (may exceed the mask) */
 	char comm[IPTK_COMM_LEN];
+	unsigned int nstack;		/* frames in stack (0: stacks off or none) */
+	unsigned int pad;
+	unsigned long long stack[IPTK_ROW_STACK];	/* the sender's, leaf first */
 };
 
 #endif
