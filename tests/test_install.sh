@@ -27,11 +27,13 @@ else fail "installed files" "missing:$missing"; fi
 grep -q '^ExecStart=/usr/bin/ipitrace serve' "$D/usr/lib/systemd/system/ipitrace-serve.service" &&
 	pass "systemd unit: ExecStart=/usr/bin/ipitrace serve" || fail "systemd unit" "$(grep ExecStart "$D/usr/lib/systemd/system/ipitrace-serve.service")"
 if command -v systemd-analyze > /dev/null 2>&1; then
-	if systemd-analyze verify "$D/usr/lib/systemd/system/ipitrace-serve.service" > "$TMP/sa" 2>&1 ||
-	   ! grep -qi 'ipitrace-serve' "$TMP/sa"; then
+	# (in a DESTDIR the binary and the man page are not where the unit says)
+	systemd-analyze verify "$D/usr/lib/systemd/system/ipitrace-serve.service" 2>&1 |
+		grep -i 'ipitrace-serve' | grep -v 'is not executable\|Command .man ' > "$TMP/sa"
+	if [ ! -s "$TMP/sa" ]; then
 		pass "systemd-analyze verify ipitrace-serve.service"
 	else
-		fail "systemd-analyze verify" "$(grep -i ipitrace-serve "$TMP/sa" | head -n 2 | tr '\n' ';')"
+		fail "systemd-analyze verify" "$(head -n 2 "$TMP/sa" | tr '\n' ';')"
 	fi
 fi
 python3 "$TOP/tools/api.py" "$D/usr/include/ipitrace.h" | sort > "$TMP/declared"
