@@ -80,7 +80,9 @@ static void top_usage(FILE *f)
 		"                        5m (default 1)\n"
 		"  -f, --format FMT      text (default) or json (one object per interval, one\n"
 		"                        line each)\n"
-		"      --watch LIST      CPUs to mark (default: the isolated and nohz_full CPUs)\n"
+		"      --watch LIST      CPUs to mark and whose IPIs are shown one by one under\n"
+		"                        the table, the last 5 of the interval (json: their\n"
+		"                        count; default: the isolated and nohz_full CPUs)\n"
 		"  -c, --cpus LIST       only rows of these target CPUs\n"
 		"  -t, --top N           senders listed per CPU in json (default %d; 0: all)\n"
 		"  -H, --housekeeping LIST  CPUs the loader runs on (default: the CPUs neither\n"
@@ -396,7 +398,7 @@ static void json_list(FILE *f, const char *list)
 }
 
 static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
-		       const struct ipt_bpf_snapshot *d)
+		       const struct ipt_bpf_snapshot *d, uint64_t rows)
 {
 	char buf[160], buf2[160], site[160], fn[128], w[256];
 	int ncpus = ncpus_of(d);
@@ -411,7 +413,12 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 	fprintf(f, ",\"watch\":\"%s\",\"errors\":{", w);
 	for (int e = 0; e < IPT_BPF_NERRORS; e++)
 		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_bpf_error_name(e), d->errors[e]);
-	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"cpus\":[", d->recursion_misses);
+	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"watched_ipis\":", d->recursion_misses);
+	if (!strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o->watch))
+		fprintf(f, "%" PRIu64, rows);
+	else
+		fputs("null", f);
+	fputs(",\"cpus\":[", f);
 	for (int cpu = 0, first = 1; cpu < ncpus; cpu++) {
 		struct cpu_row r;
 		size_t hi;
@@ -477,6 +484,48 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 	fputs("]}\n", f);
 }
 
+/* ---- the flight recorder's rows (IPIs to watched CPUs), the last few ---- */
+
+#define LAST_ROWS 5
+
+struct last_rows {
+	struct ipt_bpf_row row[LAST_ROWS];
+	uint64_t n;			/* rows in the interval */
+};
+
+static void keep_row(const struct ipt_bpf_row *r, void *ctx)
+{
+	struct last_rows *lr = ctx;
+
+	lr->row[lr->n++ % LAST_ROWS] = *r;
+}
+
+static void print_rows(FILE *f, const struct ipt_bpf *b, const struct last_rows *lr)
+{
+	char site[160], fn[128];
+	uint64_t first = lr->n > LAST_ROWS ? lr->n - LAST_ROWS : 0;
+
+	fprintf(f, "IPIs to watched CPUs: %" PRIu64 " in the interval%s\n", lr->n, lr->n ? "; the last:" : "");
+	for (uint64_t i = first; i < lr->n; i++) {
+		const struct ipt_bpf_row *r = &lr->row[i % LAST_ROWS];
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+		char tg[128];
+
+		ipt_cpuset_init(&set);
+		for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
+			for (int k = 0; k < 64; k++)
+				if ((r->mask[w] >> k) & 1)
+					ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
+		ipt_cpuset_format_list(&set, tg, sizeof(tg));
+		ipt_cpuset_free(&set);
+		fprintf(f, "  %" PRIu64 ".%06" PRIu64 " %s[%d] cpu %d -> %s  %s -> %s%s\n", r->ts_ns / 1000000000u,
+			r->ts_ns % 1000000000u / 1000u, r->comm, r->pid, r->src, tg,
+			bpf_sym(b, r->callsite, true, site, sizeof(site)),
+			r->addr2 ? bpf_sym(b, r->addr2, false, fn, sizeof(fn)) : "(reschedule)",
+			r->event == IPT_BPF_CSD_QUEUE ? " (csd queued)" : "");
+	}
+}
+
 /* ---- the loop ---- */
 
 static double now_s(void)
@@ -487,18 +536,24 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* wait_until - sleep in poll() until t (the keyboard too when keys); 1 on q, -1 on a signal */
-static int wait_until(double t, bool keys)
+/* wait_until - sleep in poll() until t (the keyboard too when keys), with
+ * lr draining the rows every 100 ms (by the clock: no wake-up); 1 on q, -1
+ * on a signal */
+static int wait_until(double t, bool keys, struct ipt_bpf *b, struct last_rows *lr)
 {
 	for (;;) {
 		double left = t - now_s();
 		struct pollfd p = { .fd = 0, .events = POLLIN };
 		int r;
 
+		if (lr)
+			ipt_bpf_drain(b, keep_row, lr);
 		if (stop_signal)
 			return -1;
 		if (left <= 0)
 			return 0;
+		if (lr && left > 0.1)
+			left = 0.1;
 		r = poll(&p, keys ? 1 : 0, (int)(left * 1000) + 1);
 		if (r > 0 && keys) {
 			char ch;
@@ -531,6 +586,8 @@ int cmd_top(int argc, char **argv)
 	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL;
 	struct ipt_bpf *b = NULL;
 	struct termios saved;
+	struct last_rows lr;
+	bool rows_kept;
 	bool tty = false, keys = false;
 	struct sigaction sa;
 	int rc, w;
@@ -546,6 +603,8 @@ int cmd_top(int argc, char **argv)
 	}
 	bo.housekeeping = o.have_hk ? &o.hk : NULL;
 	bo.stats = o.stats;
+	bo.watch = &o.watch;	/* rows of the IPIs to them, shown live */
+	bo.ring_bytes = 1u << 20;	/* about 9000 rows: 100 ms of 90k/s */
 	/* one attachment per boot: a running serve's, if it answers */
 	b = open_counter("top", o.backend, o.no_serve ? NULL : o.socket, &bo);
 	if (!b) {
@@ -569,6 +628,10 @@ int cmd_top(int argc, char **argv)
 	prev = ipt_bpf_read(b);
 	if (!prev)
 		goto runtime_err;
+	/* rows from here on (those of the attach itself are not the interval's) */
+	rows_kept = !strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o.watch);
+	ipt_bpf_drain(b, keep_row, &lr);
+	lr.n = 0;
 	/* said after the first read: the interval counts from here */
 	if (!o.quiet) {
 		char pin[256];
@@ -590,7 +653,7 @@ int cmd_top(int argc, char **argv)
 	t = prev->time;
 	for (;;) {
 		t += o.interval;
-		w = wait_until(t, keys);
+		w = wait_until(t, keys, b, rows_kept ? &lr : NULL);
 		if (w < 0 && (o.once || !prev))
 			break;
 		if (w)
@@ -601,18 +664,23 @@ int cmd_top(int argc, char **argv)
 		d = ipt_bpf_snapshot_diff(cur, prev);
 		if (!d)
 			goto runtime_err;
+		if (ipt_bpf_drain(b, keep_row, &lr) < 0)
+			goto runtime_err;
 		if (o.json) {
-			print_json(stdout, &o, b, d);
+			print_json(stdout, &o, b, d, lr.n);
 		} else {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
 			print_text(stdout, &o, b, d, tty);
+			if (rows_kept)
+				print_rows(stdout, b, &lr);
 			if (tty)
 				printf("%.2f s; q quits\n", d->time);
 			else if (!o.once)
 				putchar('\n');
 		}
 		fflush(stdout);
+		lr.n = 0;
 		ipt_bpf_snapshot_free(prev);
 		ipt_bpf_snapshot_free(d);
 		d = NULL;

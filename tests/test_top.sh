@@ -101,6 +101,38 @@ else
 	fail top-tracefs-says "$(head -c 80 "$TMP/top.json"); $(ls -d "$T/instances/ipitrace-$TP" 2>&1)"
 fi
 
+# ---- the rows of the watched CPU, live: as many as the sends counted to it ----
+"$IPT" top --no-serve -d 1 --watch 1 -f json > "$TMP/rows.json" 2> "$TMP/rows.err" &
+TP=$!
+PIDS="$PIDS $TP"
+if wait_attached "$TMP/rows.err"; then
+	"$TMP/$WLC" --rate 3000 pingpong 9000 > /dev/null
+	"$TMP/$WLC" membarrier 300 > /dev/null
+	sleep 1
+fi
+kill -INT $TP
+wait $TP
+if $PY - "$TMP/rows.json" > "$TMP/rows.cmp" 2>&1 <<'EOF'
+import json, sys
+# per interval: the rows the flight recorder drained for CPU 1 and the sends
+# and csd queueings counted to it (a row and its count are written by two
+# instructions: one can fall on either side of an interval's end)
+out, bad = [], 0
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    c = [x for x in d['cpus'] if x['cpu'] == 1][0]
+    n = c['sends'] + c['csd']
+    out.append('%d/%d' % (d['watched_ipis'], n))
+    bad += abs(d['watched_ipis'] - n) > 2 or d['errors']['ring_full'] != 0
+print('rows/counted per interval: ' + ' '.join(out))
+sys.exit(1 if bad or len(out) < 3 else 0)
+EOF
+then
+	pass "top-watched-rows: $(cat "$TMP/rows.cmp")"
+else
+	fail top-watched-rows "$(cat "$TMP/rows.cmp" "$TMP/rows.err" | head -n 3 | tr '\n' ';')"
+fi
+
 # ---- the observer effect ----
 "$IPT" top --watch 1 -H 0 -d 1 > /dev/null 2> "$TMP/steady.err" &
 TP=$!

@@ -11,6 +11,7 @@
 #include "bpf/bpf_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,7 +385,7 @@ static int on_row(void *ctx, void *data, size_t size)
 	const struct iptk_row *r = data;
 	struct ipt_bpf_row row;
 
-	if (size < sizeof(*r) || !b->row_fn)
+	if (size < offsetof(struct iptk_row, stack) || !b->row_fn)
 		return 0;
 	memset(&row, 0, sizeof(row));
 	row.ts_ns = r->ts;
@@ -397,8 +398,10 @@ static int on_row(void *ctx, void *data, size_t size)
 	row.addr2 = r->addr2;
 	memcpy(row.comm, r->comm, sizeof(row.comm));
 	row.comm[sizeof(row.comm) - 1] = 0;
-	row.nstack = r->nstack < IPTK_ROW_STACK ? r->nstack : IPTK_ROW_STACK;
-	memcpy(row.stack, r->stack, row.nstack * sizeof(row.stack[0]));
+	if (size >= sizeof(*r)) {	/* with stacks */
+		row.nstack = r->nstack < IPTK_ROW_STACK ? r->nstack : IPTK_ROW_STACK;
+		memcpy(row.stack, r->stack, row.nstack * sizeof(row.stack[0]));
+	}
 	b->row_fn(&row, b->row_ctx);
 	b->row_count++;
 	return 0;

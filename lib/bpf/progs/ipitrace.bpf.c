@@ -105,7 +105,9 @@ static __always_inline int watched(u32 cpu)
 static __always_inline void keep_row(void *ctx, u32 event, u64 callsite, u64 addr2, u32 target,
 				     const u64 *mask, u32 ntargets)
 {
-	struct iptk_row *r = bpf_ringbuf_reserve(&rows, sizeof(*r), 0);
+	/* without stacks a row ends before them (the verifier knows want_stacks) */
+	struct iptk_row *r = want_stacks ? bpf_ringbuf_reserve(&rows, sizeof(*r), 0) :
+			     bpf_ringbuf_reserve(&rows, __builtin_offsetof(struct iptk_row, stack), 0);
 
 	if (!r) {
 		bump_err(IPTK_ERR_RING_FULL);
@@ -130,7 +132,7 @@ static __always_inline void keep_row(void *ctx, u32 event, u64 callsite, u64 add
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	r->nstack = 0;
 	r->pad = 0;
-	if (want_stacks) {
+	if (want_stacks) {	/* then the row is whole */
 		/* skip the tracing frames: this program, bpf_trace_runN, __traceiter_* */
 		long n = bpf_get_stack(ctx, r->stack, sizeof(r->stack), 3 & BPF_F_SKIP_FIELD_MASK);
 
