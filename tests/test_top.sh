@@ -58,7 +58,8 @@ wait_attached() { wait_for "counting with BPF" "$1"; }
 WLC=wltop$$
 cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-top-$$
-# equal_check BACKEND TAG SAYS: top --backend BACKEND against the instance
+# equal_check BACKEND TAG SAYS [--names-as-saved]: top --backend BACKEND
+# against the instance
 equal_check() {
 	make_send_counter 8192
 	"$IPT" top --backend "$1" --no-serve --once -d 5 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
@@ -78,7 +79,7 @@ equal_check() {
 		cp "$CNT/trace" "$TMP/trace.txt"
 		if [ $rc != 0 ]; then
 			fail $2-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
-		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" > "$TMP/cmp" 2>&1; then
+		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" $4 > "$TMP/cmp" 2>&1; then
 			pass "$2-equal: $(cat "$TMP/cmp")"
 		else
 			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';')"
@@ -94,7 +95,10 @@ equal_check() {
 }
 equal_check bpf top "counting with BPF"
 # the fallback where BPF is unavailable: a polled tracefs instance of top's own
-equal_check tracefs top-tracefs "counting with tracefs"
+# (tracefs text names a task as it is when read, as the instance's trace
+# does: the sends of a forked child before its exec go under the name it
+# execs, where BPF takes the name at the send)
+equal_check tracefs top-tracefs "counting with tracefs" --names-as-saved
 if grep -q '"source":"tracefs"' "$TMP/top.json" && [ ! -e "$T/instances/ipitrace-$TP" ]; then
 	pass "top-tracefs-says: source tracefs, its instance removed"
 else
@@ -115,15 +119,17 @@ wait $TP
 if $PY - "$TMP/rows.json" > "$TMP/rows.cmp" 2>&1 <<'EOF'
 import json, sys
 # per interval: the rows the flight recorder drained for CPU 1 and the sends
-# and csd queueings counted to it (a row and its count are written by two
-# instructions: one can fall on either side of an interval's end)
+# and csd queueings counted to it.  The interval's end is not one instant
+# for both: the map walk takes a few ms (one system call per entry) while
+# the workload sends, and the ring is drained after it, so a few sends of
+# that walk fall on different sides (allowed: 2 + 0.5%)
 out, bad = [], 0
 for line in open(sys.argv[1]):
     d = json.loads(line)
     c = [x for x in d['cpus'] if x['cpu'] == 1][0]
     n = c['sends'] + c['csd']
     out.append('%d/%d' % (d['watched_ipis'], n))
-    bad += abs(d['watched_ipis'] - n) > 2 or d['errors']['ring_full'] != 0
+    bad += abs(d['watched_ipis'] - n) > 2 + n // 200 or d['errors']['ring_full'] != 0
 print('rows/counted per interval: ' + ' '.join(out))
 sys.exit(1 if bad or len(out) < 3 else 0)
 EOF

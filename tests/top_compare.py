@@ -36,12 +36,14 @@ def cpulist(s):
     return out
 
 
-def trace_counts(trace, prefix, join=False):
+def trace_counts(trace, prefix, join=False, exec_fix=True):
     """the sends of tasks whose command starts with prefix in a trace text:
     Counters per (event, target) and per (event, target, callsite, addr2);
     join: addr2 of a send with a callback is the function of the
     csd_queue_cpu queued before it from the same CPU for the same target
-    (if any; taken once), as `convert` joins them"""
+    (if any; taken once), as `convert` joins them; exec_fix: a pid's sends
+    before its sched_process_exec are not the workload's (BPF names the
+    sender at the send), else as the trace names them"""
     pending = {}
     per_cpu, per_site = Counter(), Counter()
     lines = open(trace, errors='replace').readlines()
@@ -70,7 +72,7 @@ def trace_counts(trace, prefix, join=False):
             a2 = addr2
             if join and ev != 'csd_queue_cpu' and addr2 != '0' and (cpu, t) in pending:
                 a2 = pending.pop((cpu, t))
-            if not mine or (pid in execs and pid not in exec_seen):
+            if not mine or (exec_fix and pid in execs and pid not in exec_seen):
                 continue    # another task, or before the exec: not yet the workload
             per_cpu[(ev, t)] += 1
             per_site[(ev, t, norm(f['callsite']), a2)] += 1
@@ -79,7 +81,8 @@ def trace_counts(trace, prefix, join=False):
 
 def main():
     top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
-    per_cpu, per_site = trace_counts(trace, prefix)
+    # --names-as-saved: top read tracefs text too (the fallback)
+    per_cpu, per_site = trace_counts(trace, prefix, exec_fix='--names-as-saved' not in sys.argv[4:])
     b_cpu, b_site = Counter(), Counter()
     d = json.load(open(top))
     for c in d['cpus']:

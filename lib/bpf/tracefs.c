@@ -12,7 +12,10 @@
  * the BPF programs key them; the symbols of the text go back to addresses
  * through /proc/kallsyms, so that the callers see the same snapshot.  What
  * the text says was lost ("CPU:N [LOST M EVENTS]") is counted as
- * tracefs_lost, never dropped silently.  No handler times (BPF only).
+ * tracefs_lost, never dropped silently.  No handler times (BPF only).  The
+ * text names a task as tracefs's saved cmdlines name it when it is read: a
+ * forked child's sends before its exec count under the name it execs (BPF
+ * takes the name at the send).
  */
 #include "core/core.h"
 #include "core/hash.h"
