@@ -338,3 +338,16 @@ out:
 		err_msg("%s: %s", cmd, ipt_errmsg());
 	return b;
 }
+
+void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size)
+{
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+
+	ipt_cpuset_init(&set);
+	for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
+		for (int k = 0; k < 64; k++)
+			if ((r->mask[w] >> k) & 1)
+				ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
+	ipt_cpuset_format_list(&set, buf, size);
+	ipt_cpuset_free(&set);
+}

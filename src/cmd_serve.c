@@ -592,19 +592,6 @@ static const struct ipt_bpf_row *row_at(const struct server *sv, long i)
 	return &sv->rows[(first + i) % sv->o->keep];
 }
 
-static void row_targets(const struct ipt_bpf_row *r, char *buf, size_t size)
-{
-	struct ipt_cpuset set = IPT_CPUSET_INIT;
-
-	ipt_cpuset_init(&set);
-	for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
-		for (int k = 0; k < 64; k++)
-			if ((r->mask[w] >> k) & 1)
-				ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
-	ipt_cpuset_format_list(&set, buf, size);
-	ipt_cpuset_free(&set);
-}
-
 static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 {
 	char site[192], fn[160], tg[512];
@@ -620,7 +607,7 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 	for (long i = 0; i < sv->nrows; i++) {
 		const struct ipt_bpf_row *r = row_at(sv, i);
 
-		row_targets(r, tg, sizeof(tg));
+		bpf_row_targets(r, tg, sizeof(tg));
 		fprintf(f, "%s\n{\"ts_ns\":%" PRIu64 ",\"src_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
 			r->ts_ns, r->src, r->pid);
 		json_put_str(f, r->comm);
@@ -680,7 +667,7 @@ static int render_watched_text(struct server *sv, struct ipt_strbuf *out)
 		else
 			snprintf(fn, sizeof(fn), "0x0");
 		if (r->event == IPT_BPF_SEND_CPUMASK) {
-			row_targets(r, tg, sizeof(tg));
+			bpf_row_targets(r, tg, sizeof(tg));
 			e |= sbf(out, "cpumask=%s callsite=%s callback=%s\n", tg, site, fn);
 		} else {
 			int t = -1;

@@ -508,16 +508,9 @@ static void print_rows(FILE *f, const struct ipt_bpf *b, const struct last_rows 
 	fprintf(f, "IPIs to watched CPUs: %" PRIu64 " in the interval%s\n", lr->n, lr->n ? "; the last:" : "");
 	for (uint64_t i = first; i < lr->n; i++) {
 		const struct ipt_bpf_row *r = &lr->row[i % LAST_ROWS];
-		struct ipt_cpuset set = IPT_CPUSET_INIT;
 		char tg[128];
 
-		ipt_cpuset_init(&set);
-		for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
-			for (int k = 0; k < 64; k++)
-				if ((r->mask[w] >> k) & 1)
-					ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
-		ipt_cpuset_format_list(&set, tg, sizeof(tg));
-		ipt_cpuset_free(&set);
+		bpf_row_targets(r, tg, sizeof(tg));
 		fprintf(f, "  %" PRIu64 ".%06" PRIu64 " %s[%d] cpu %d -> %s  %s -> %s%s\n", r->ts_ns / 1000000000u,
 			r->ts_ns % 1000000000u / 1000u, r->comm, r->pid, r->src, tg,
 			bpf_sym(b, r->callsite, true, site, sizeof(site)),

@@ -89,6 +89,8 @@ char *shell_join(char *const *words, int n);
 /* bpf_sym - addr as "name+0xoff" (with_off) or "name" (ipt_bpf_symbol), "0" for 0,
  * else "0x..."; returns buf */
 const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size);
+/* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
+void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size);
 /* json_put_str - s as a JSON string (control and non-ASCII bytes as \u00XX) */
 void json_put_str(FILE *f, const char *s);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
