@@ -277,6 +277,31 @@ else
 	fail serve-top-shares "msg $shared_msg; progs $progs1 -> $shared_progs (own $own_progs); IPIs $shared_sent (own $own_sent); $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
 fi
 
+# ---- a malformed answer on the socket: one line naming it, then top attaches itself ----
+$PY - "$TMP/fake.sock" > /dev/null 2>&1 <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+s.settimeout(20)
+for answer in (b'HTTP/1.0 200 OK\r\n\r\nipitrace-bpf-snapshot 2\npid 1\ns 1 2 9 zz\nend\n',):
+    c, _ = s.accept()
+    c.recv(4096)
+    c.sendall(answer)
+    c.close()
+EOF
+FP=$!
+PIDS="$PIDS $FP"
+i=0
+while [ ! -S "$TMP/fake.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+"$IPT" top --once -d 0.2 -q --socket "$TMP/fake.sock" > /dev/null 2> "$TMP/fake.err"; rc=$?
+wait $FP 2>/dev/null
+if [ $rc = 0 ] && grep -q "warning: $TMP/fake.sock: malformed snapshot at line 3; attaching instead" "$TMP/fake.err"; then
+	pass "serve-bad-snapshot: $(head -n 1 "$TMP/fake.err")"
+else
+	fail serve-bad-snapshot "rc $rc: $(head -n 2 "$TMP/fake.err" | tr '\n' ';')"
+fi
+
 # ---- SIGTERM detaches cleanly ----
 stop $SP TERM
 if [ "$RC" = 0 ] && [ ! -e "$SOCK" ] && [ "$(nprogs)" = "$progs0" ] && grep -q "SIGTERM, detaching" "$TMP/serve.err"; then

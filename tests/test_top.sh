@@ -140,7 +140,7 @@ else
 fi
 
 # ---- the observer effect ----
-"$IPT" top --watch 1 -H 0 -d 1 > /dev/null 2> "$TMP/steady.err" &
+"$IPT" top --no-serve --watch 1 -H 0 -d 1 > /dev/null 2> "$TMP/steady.err" &
 TP=$!
 PIDS="$PIDS $TP"
 if ! wait_attached "$TMP/steady.err"; then
@@ -161,7 +161,7 @@ fi
 # (other ipitrace processes may run: filter on this one's pid, known before
 # it execs)
 mkfifo "$TMP/go"
-(read x < "$TMP/go"; exec "$IPT" top --once -d 0.5 -q > /dev/null 2>&1) &
+(read x < "$TMP/go"; exec "$IPT" top --no-serve --once -d 0.5 -q > /dev/null 2>&1) &
 TP=$!
 make_counter "common_pid == $TP"
 echo 1 > "$CNT/tracing_on"
@@ -187,7 +187,7 @@ echo 0 > "$CNT/tracing_on"
 for e in reschedule_entry call_function_entry call_function_single_entry irq_work_entry; do
 	[ -d "$CNT/events/irq_vectors/$e" ] && echo 1 > "$CNT/events/irq_vectors/$e/enable"
 done
-with=$(recv_window "$IPT" top --once -d 0.5 -q)
+with=$(recv_window "$IPT" top --no-serve --once -d 0.5 -q)
 without=$(recv_window sleep 0.6)
 rmdir "$CNT"
 CNT=""

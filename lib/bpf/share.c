@@ -398,9 +398,13 @@ struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 		return NULL;
 	}
 	text = ipt_bpf_remote_get(b->sock_path, "/snapshot", &len);
-	if (!text || strlen(text) != len || parse(b, text, s)) {
-		if (text && strlen(text) != len)
-			ipt_err("%s: a NUL byte in the snapshot", b->sock_path);
+	if (text && strlen(text) != len) {
+		ipt_err("%s: a NUL byte in the snapshot", b->sock_path);
+		free(text);
+		ipt_bpf_snapshot_free(s);
+		return NULL;
+	}
+	if (!text || parse(b, text, s)) {
 		free(text);
 		ipt_bpf_snapshot_free(s);
 		return NULL;
