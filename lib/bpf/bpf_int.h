@@ -54,6 +54,9 @@ struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b);
 void ipt_tfs_close(struct ipt_bpf *b);
 /* the kernel symbols, read now (after loading: JIT images are named then) */
 void ipt_bpf_load_ksyms(struct ipt_bpf *b);
+/* the snapshot text (NUL-terminated; modified) into s and b's lists (b
+ * a remote handle: sock_path names it in errors); -1 if malformed */
+int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s);
 /* a snapshot read from the serving process */
 struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b);
 /* sort s->sends as ipt_bpf_read does: by target, then count descending */

@@ -243,6 +243,12 @@ static int u64s(char **p, uint64_t *out, int n, int base)
 	return 0;
 }
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
 static int parse_comm(char *p, char *comm, size_t size)
 {
 	size_t k = 0;
@@ -251,17 +257,17 @@ static int parse_comm(char *p, char *comm, size_t size)
 	if (!strcmp(p, "-"))
 		return 0;
 	for (; p[0] && p[1]; p += 2) {
-		unsigned int c;
+		int hi = hexval(p[0]), lo = hexval(p[1]);
 
-		if (k + 1 >= size || sscanf(p, "%2x", &c) != 1)
+		/* two hex digits a byte, none 0 (the name ends at its NUL) */
+		if (k + 1 >= size || hi < 0 || lo < 0 || !(hi | lo))
 			return -1;
-		comm[k++] = (char)c;
+		comm[k++] = (char)(hi << 4 | lo);
 	}
-	return *p ? -1 : 0;
+	return *p || !k ? -1 : 0;
 }
 
-/* parse - the snapshot text (NUL-terminated, modified) into s and b's lists */
-static int parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
+int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
 {
 	size_t cap_s = 0, cap_h = 0;
 	int line = 0, ended = 0;
@@ -404,7 +410,7 @@ struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 		ipt_bpf_snapshot_free(s);
 		return NULL;
 	}
-	if (!text || parse(b, text, s)) {
+	if (!text || ipt_bpf_snapshot_parse(b, text, s)) {
 		free(text);
 		ipt_bpf_snapshot_free(s);
 		return NULL;
