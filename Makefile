@@ -133,6 +133,10 @@ $(B)/tools/%: tools/%.c $(B)/libipitrace.a
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CPPFLAGS) -Ilib $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
+# the workload keeps frame pointers: its user stacks can be followed (tests
+# of record --user-stacks)
+$(B)/tools/ipi-workload: CFLAGS += -fno-omit-frame-pointer
+
 # ASan+UBSan build of everything, in build/asan
 asan:
 	$(MAKE) B=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" LDFLAGS="-fsanitize=address,undefined" all
@@ -191,6 +195,14 @@ $(B)/bpf/ipitrace.bpf.o: lib/bpf/progs/ipitrace.bpf.c lib/bpf/progs/ipitrace.bpf
 		$(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ilib/bpf/progs -c -o $@ $<
 $(B)/bpf/ipitrace.skel.h: $(B)/bpf/ipitrace.bpf.o
 	@$(BPFTOOL) gen skeleton $< name ipitrace_bpf > $@.tmp && mv $@.tmp $@
+endif
+
+# ---- user stacks (record --user-stacks, lib/live/ustack.c): resolved with
+# elfutils' libdwfl when libdw is there; otherwise record says so.
+HAVE_DW ?= $(shell pkg-config --exists libdw 2>/dev/null && echo 1)
+ifeq ($(HAVE_DW),1)
+LDLIBS += $(shell pkg-config --libs libdw)
+$(B)/lib/live/ustack.o $(B)/pic/lib/live/ustack.o: CPPFLAGS += -DIPT_HAVE_DW
 endif
 
 # ---- Python module (issue 21): build/python/ipitrace, `import ipitrace` with

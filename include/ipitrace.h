@@ -205,6 +205,39 @@ bool ipt_trace_has_irq_counts(const struct ipt_trace *t);
 /* The count of a row (the name before the colon: "RES", "CAL", "TLB", "IWI",
  * "IPI0", ...) on cpu at point; -1 when the trace does not hold it. */
 int64_t ipt_trace_irq_count(const struct ipt_trace *t, enum ipt_irq_point point, const char *row, int cpu);
+
+/*
+ * User-space stacks (`record --user-stacks`): the senders' user addresses
+ * were resolved at record time, while the processes ran, and stored in
+ * the file.  In a report's stacks (struct ipt_report_stack) a user frame
+ * is a token that ipt_trace_symbol() and ipt_trace_format_symbol() name
+ * like a kernel address; ipt_trace_user_frame() tells it apart and gives
+ * its process, address and file.
+ */
+enum ipt_uproc_state {
+	IPT_UPROC_MAPS,		/* its maps were read while it ran */
+	IPT_UPROC_GONE,		/* it exited before they could be read: unknown */
+	IPT_UPROC_DENIED,	/* they could not be read (permission) */
+};
+const char *ipt_uproc_state_name(enum ipt_uproc_state s);	/* "maps", "gone", "denied" */
+struct ipt_user_frame {
+	int32_t tgid;			/* the process */
+	uint64_t addr, off;		/* the address in it; off: from its function's start */
+	const char *module;		/* the mapped file, NULL unknown */
+	const char *function;		/* NULL unknown */
+	bool cut;			/* not a frame: the stack stops short of the
+					 * program's entry here ("[user stack cut short]") */
+};
+/* Whether t holds user-space symbols. */
+bool ipt_trace_has_user_symbols(const struct ipt_trace *t);
+/* True for a user frame of a report's stack, *uf filled; false (and *uf
+ * zeroed) for a kernel address. */
+bool ipt_trace_user_frame(const struct ipt_trace *t, uint64_t frame, struct ipt_user_frame *uf);
+/* The address a stack frame stands for: a user frame's own, else frame. */
+uint64_t ipt_trace_frame_address(const struct ipt_trace *t, uint64_t frame);
+/* How the recorder fared with process tgid's maps; *known (may be NULL)
+ * false when the file names no such process. */
+enum ipt_uproc_state ipt_trace_user_process(const struct ipt_trace *t, int32_t tgid, bool *known);
 /* A row's description ("Rescheduling interrupts"), or NULL. */
 const char *ipt_trace_irq_desc(const struct ipt_trace *t, const char *row);
 
@@ -852,6 +885,13 @@ struct ipt_report_cpu {
 	uint64_t with_stack;		/* counted rows to it whose send has a kernel stack */
 	uint64_t recorder_ipis;		/* counted rows to it sent by the recorder itself
 					 * (ipt_trace_provenance "recorder_pids") */
+	/* user stacks (record --user-stacks), of the rows with_stack: */
+	uint64_t with_user_stack;	/* their stack goes on into user space */
+	uint64_t user_in_irq;		/* sent in interrupt context: the user stack there
+					 * was the interrupted task's, left out */
+	uint64_t user_cut;		/* their user stack stops short of the program's
+					 * entry (IPT_UFRAME_CUT: no frame pointers, or
+					 * the kernel's 8-frame limit) */
 };
 /* CPU cpu of the table (0 <= cpu < ncpus), else NULL. */
 const struct ipt_report_cpu *ipt_report_cpu(const struct ipt_report *r, int cpu);
@@ -938,7 +978,8 @@ enum ipt_group_sort {
 
 /* A kernel stack: frames leaf first, the tracing frames on top trimmed. */
 struct ipt_report_stack {
-	const uint64_t *frames;
+	const uint64_t *frames;		/* leaf first: the kernel's frames, then the
+					 * user frames if recorded (ipt_trace_user_frame) */
 	uint32_t nframes;
 	uint32_t trimmed;		/* tracing frames cut off the leaf side */
 };
@@ -1147,6 +1188,7 @@ enum ipt_record_about {
 	IPT_RECORD_ABOUT_CLOCK,		/* opts.clock */
 	IPT_RECORD_ABOUT_STACKS,	/* opts.stacks */
 	IPT_RECORD_ABOUT_CPUS,		/* opts.cpus */
+	IPT_RECORD_ABOUT_USER_STACKS,	/* opts.user_stacks */
 };
 
 /* What a note to the caller says (opts.note). */
@@ -1178,6 +1220,11 @@ struct ipt_record_opts {
 	 * the caller's command line as run, and the command it runs. */
 	const char *command_line;
 	const char *command;
+	/* The sending task's user stack too (implies stacks): the instance's
+	 * userstacktrace option (up to 8 frames, followed by frame pointers);
+	 * resolved while recording, as the processes run, and stored in the
+	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw). */
+	bool user_stacks;
 };
 
 struct ipt_recorder;

@@ -291,7 +291,12 @@ struct col {
 	void *data;
 	uint8_t *mask;		/* nullable columns: 1 = null */
 	struct cat cat;
+	uint8_t cw;		/* categories: bytes per code (1, 2, 4; 0: 1), the
+				 * width pandas keeps, widened as codes grow */
 };
+
+/* the bytes per element of column i's buffer */
+static size_t col_elsize(const struct col *c, int i);
 
 struct rows {
 	PyObject_HEAD
@@ -324,6 +329,55 @@ static void rows_free_bufs(struct rows *r)
 	r->n = r->cap = r->ncpus = r->capcpus = 0;
 }
 
+static size_t col_elsize(const struct col *c, int i)
+{
+	if (cols[i].type == T_CAT)
+		return c->cw ? c->cw : 1;
+	return elsize(cols[i].type);
+}
+
+/* cat_widen - codes of rows [0, r->n) of c to nw bytes each, in place
+ * (back to front: a wider code never overwrites one not yet moved) */
+static int cat_widen(struct rows *r, struct col *c, uint8_t nw)
+{
+	uint8_t ow = c->cw ? c->cw : 1;
+	void *p = realloc(c->data, (r->cap ? r->cap : 1) * nw);
+
+	if (!p)
+		return -1;
+	for (size_t i = r->n; i-- > 0;) {
+		int32_t v = ow == 1 ? ((int8_t *)p)[i] : ow == 2 ? ((int16_t *)p)[i] : ((int32_t *)p)[i];
+
+		if (nw == 2)
+			((int16_t *)p)[i] = (int16_t)v;
+		else
+			((int32_t *)p)[i] = v;
+	}
+	c->data = p;
+	c->cw = nw;
+	return 0;
+}
+
+/* cat_put - code at row k of category column c (-1: null); -1 out of memory */
+static int cat_put(struct rows *r, struct col *c, size_t k, int32_t code)
+{
+	uint8_t w = c->cw ? c->cw : 1;
+
+	/* as pandas chooses: int8 below 127 categories, int16 below 32767 */
+	if ((w == 1 && code >= INT8_MAX - 1) || (w == 2 && code >= INT16_MAX - 1)) {
+		if (cat_widen(r, c, code >= INT16_MAX - 1 ? 4 : 2))
+			return -1;
+		w = c->cw;
+	}
+	if (w == 1)
+		((int8_t *)c->data)[k] = (int8_t)code;
+	else if (w == 2)
+		((int16_t *)c->data)[k] = (int16_t)code;
+	else
+		((int32_t *)c->data)[k] = code;
+	return 0;
+}
+
 static int rows_grow(struct rows *r)
 {
 	/* the first time, room for the rows the report counted (or the chunk):
@@ -348,7 +402,7 @@ static int rows_grow(struct rows *r)
 		if (i == C_TGT && !r->explode)	/* offsets into r->cpus, n + 1 of them */
 			p = realloc(c->data, (nc + 1) * elsize(T_TARGETS));
 		else
-			p = realloc(c->data, nc * elsize(cols[i].type));
+			p = realloc(c->data, nc * col_elsize(c, i));
 		if (!p)
 			return -1;
 		c->data = p;
@@ -456,8 +510,8 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	}
 	SET(C_NT, int32_t, (int32_t)row->ntargets);
 	SET(C_PID, int32_t, row->pid);
-#define CAT(i, expr) do { if (r->c[i].on) { code = (expr); if (code == -2) return -1; \
-		((int32_t *)r->c[i].data)[k] = code; } } while (0)
+#define CAT(i, expr) do { if (r->c[i].on) { code = (expr); if (code == -2 || \
+		cat_put(r, &r->c[i], k, code)) return -1; } } while (0)
 	CAT(C_COMM, cat_str(&r->c[C_COMM].cat, row->comm));
 	CAT(C_EVENT, cat_str(&r->c[C_EVENT].cat, row->event));
 	CAT(C_KIND, (int32_t)row->kind < IPT_KIND__COUNT ? (int32_t)row->kind : -1);
@@ -722,7 +776,9 @@ static PyObject *rows_take(struct rows *r)
 			Py_DECREF(v);
 			continue;
 		}
-		v = wrap(shrink(c->data, n * elsize(t)), n, npy_type(t));
+		v = wrap(shrink(c->data, n * col_elsize(c, i)), n,
+			 t == T_CAT ? (col_elsize(c, i) == 1 ? NPY_INT8 : col_elsize(c, i) == 2 ? NPY_INT16
+							       : NPY_INT32) : npy_type(t));
 		c->data = NULL;
 		if (!v)
 			goto fail;

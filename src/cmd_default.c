@@ -84,6 +84,7 @@ int cmd_default(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "stacks", no_argument, NULL, 's' },
+		{ "user-stacks", no_argument, NULL, 'U' },
 		{ "isolated", required_argument, NULL, 'i' },
 		{ "html", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -93,7 +94,7 @@ int cmd_default(int argc, char **argv)
 	char path[PATH_MAX], secs[32];
 	const char *out = NULL, *dur = "10", *cpus = NULL, *iso = NULL, *html = NULL;
 	char *rec_argv[16], *rep_argv[16];
-	bool stacks = false, quiet = false;
+	bool stacks = false, user_stacks = false, quiet = false;
 	const char *why = NULL;
 	double d = 10;
 	int c, ret, nrec = 0, nrep = 0;
@@ -111,11 +112,13 @@ int cmd_default(int argc, char **argv)
 			break;
 		case 'c': cpus = optarg; break;
 		case 's': stacks = true; break;
+		case 'U': user_stacks = true; break;
 		case 'i': iso = optarg; break;
 		case 'W': html = optarg; break;
 		case 'q': quiet = true; break;
 		case 'h':
-			printf("usage: ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [-i LIST] [--html OUT] [-q]\n"
+			printf("usage: ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [--user-stacks] [-i LIST]\n"
+			       "                [--html OUT] [-q]\n"
 			       "(ipitrace --help describes them and the commands)\n");
 			return 0;
 		default:
@@ -162,6 +165,8 @@ int cmd_default(int argc, char **argv)
 	}
 	if (stacks)
 		rec_argv[nrec++] = "-s";
+	if (user_stacks)
+		rec_argv[nrec++] = "--user-stacks";
 	if (quiet)
 		rec_argv[nrec++] = "-q";
 	rec_argv[nrec] = NULL;

@@ -41,7 +41,7 @@ struct rec_opts {
 	char *kfilter;			/* filter, --pid and --comm together (allocated) */
 	long pid;			/* --pid: only sends by this task (0: any) */
 	const char *comm;		/* --comm: only sends by tasks of this name */
-	bool stacks;
+	bool stacks, user_stacks;
 	const char *extra;		/* --events */
 	const char *clock;
 	unsigned long buffer_kb;
@@ -123,6 +123,12 @@ static void record_usage(FILE *f)
 		"                        such as 'fx-*')\n"
 		"  -s, --stacks          record the kernel stack of each (filtered) send, with\n"
 		"                        a 'stacktrace' trigger (events ftrace:kernel_stack)\n"
+		"      --user-stacks     and the sending task's user stack (implies --stacks):\n"
+		"                        the instance's userstacktrace option (up to 8 frames,\n"
+		"                        followed by frame pointers; sends in interrupt\n"
+		"                        context have none), resolved to functions while\n"
+		"                        recording, from the processes' maps and ELF files\n"
+		"                        (elfutils), and stored in the file\n"
 		"  -e, --events LIST     more events to record: comma-separated SYS:NAME,\n"
 		"                        SYS:* or SYS (e.g. sched:sched_switch,irq:*)\n"
 		"  -C, --clock NAME      trace clock (default: mono if offered, else global).\n"
@@ -227,6 +233,7 @@ static int parse_opt(struct rec_opts *o, int c)
 		o->comm = optarg;
 		return 0;
 	case 's': o->stacks = true; return 0;
+	case 'U': o->user_stacks = o->stacks = true; return 0;
 	case 'e': o->extra = optarg; return 0;
 	case 'C': o->clock = optarg; return 0;
 	case 'b':
@@ -286,6 +293,7 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, 'm' },
 		{ "stacks", no_argument, NULL, 's' },
+		{ "user-stacks", no_argument, NULL, 'U' },
 		{ "events", required_argument, NULL, 'e' },
 		{ "clock", required_argument, NULL, 'C' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
@@ -330,6 +338,7 @@ static const char *about_option(enum ipt_record_about about)
 	case IPT_RECORD_ABOUT_FILTER: return "--filter";
 	case IPT_RECORD_ABOUT_CLOCK: return "--clock";
 	case IPT_RECORD_ABOUT_STACKS: return "--stacks";
+	case IPT_RECORD_ABOUT_USER_STACKS: return "--user-stacks";
 	case IPT_RECORD_ABOUT_CPUS: return "--cpus";
 	default: return NULL;
 	}
@@ -416,6 +425,7 @@ static int setup(struct recorder *r)
 		.cpus = r->o.have_cpus ? &r->o.cpus : NULL,
 		.filter = r->o.filter,
 		.stacks = r->o.stacks,
+		.user_stacks = r->o.user_stacks,
 		.events = r->o.extra,
 		.clock = r->o.clock,
 		.buffer_kb = r->o.buffer_kb,

@@ -109,7 +109,8 @@ static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 
 /* the provenance keys shown after "Recorded with:", in order */
 static const char *const prov_keys[] = {
-	"recorder", "command", "events", "filter", "cpus", "stacks", "buffer_kb", "clock", "start_utc",
+	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
+	"start_utc",
 	"recorder_pids",
 };
 
@@ -272,8 +273,16 @@ static void text_stack(const struct ctx *x, const struct ipt_report_stack *st, c
 		return;
 	}
 	for (uint32_t k = 0; k < st->nframes; k++) {
+		struct ipt_user_frame uf;
+		const char *base;
+
 		ipt_trace_format_symbol(x->t, st->frames[k], true, a, sizeof(a));
-		printf("%s%s\n", indent, a);
+		if (!ipt_trace_user_frame(x->t, st->frames[k], &uf) || uf.cut || !uf.module) {
+			printf("%s%s\n", indent, a);
+			continue;
+		}
+		base = strrchr(uf.module, '/');
+		printf("%s%s [%s]\n", indent, a, base ? base + 1 : uf.module);
 	}
 	if (!st->nframes)
 		printf("%s(only tracing frames)\n", indent);
@@ -380,6 +389,12 @@ static int text_stacks(struct ctx *x)
 			return -1;
 		printf("  cpu %-4d %llu of %llu IPIs had a stack\n", c, (unsigned long long)cp->with_stack,
 		       (unsigned long long)cp->ipis);
+		if (ipt_trace_has_user_symbols(x->t))
+			printf("  cpu %-4d of those, %llu go on into the sender's user stack (%llu of them cut"
+			       " short: no frame pointers, or the kernel's 8 frames), %llu were sent in"
+			       " interrupt context (no user origin)\n", c,
+			       (unsigned long long)cp->with_user_stack, (unsigned long long)cp->user_cut,
+			       (unsigned long long)cp->user_in_irq);
 		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
 			if (!g[i].stack)
 				continue;

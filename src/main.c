@@ -110,10 +110,10 @@ static void usage(FILE *f)
 		"  -k, --sort ORDER          order of the groups (report)\n"
 		"  -h, --help                the command's help (every command)\n"
 		"Long only: --html OUT (report, default), --buffer NAME (report, dump,\n"
-		"convert), --comm NAME (record), --on-cpus LIST (dump: recording CPUs),\n"
-		"--once, --watch LIST, --stats (top), --socket PATH (top, serve), --no-serve\n"
-		"(top), --watch LIST, --keep N, --ring-kb N, --dump FILE, --signal-dump FILE\n"
-		"(serve).\n"
+		"convert), --comm NAME (record), --user-stacks (record, default), --on-cpus\n"
+		"LIST (dump: recording CPUs), --once, --watch LIST, --stats (top), --socket\n"
+		"PATH (top, serve), --no-serve (top), --watch LIST, --keep N, --ring-kb N,\n"
+		"--dump FILE, --signal-dump FILE (serve).\n"
 		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 

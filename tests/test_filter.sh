@@ -48,6 +48,10 @@ if [ "$(id -u)" -ne 0 ] || ! mount_tracefs || [ ! -d /sys/kernel/tracing/events/
 	skip "kernel vs userspace filter" "needs root, tracefs with ipi events and $W"
 	finish
 fi
+# the workload under a name of its own: another ipi-workload running on the
+# machine meanwhile is not this test's
+WN="ipiwl-$$"
+cp "$W" "$TMP/$WN" && W="$TMP/$WN"
 for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	"$IPT" record -q -o "$TMP/all.dat" -d 4 > /dev/null 2>&1 &
 	a=$!
@@ -63,8 +67,8 @@ for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	# a few us apart; and they start and stop at slightly different times,
 	# so only the workload's own events, all inside both windows, count)
 	strip() { sed -E 's/^(.*\]) +[0-9.]+: /\1 /' | squeeze | sort; }
-	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F 'COMM == "ipi-workload"' "$TMP/k.dat" | strip > "$TMP/k.txt"
-	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F "($expr) && COMM == \"ipi-workload\"" "$TMP/all.dat" | strip > "$TMP/u.txt"
+	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F "COMM == \"$WN\"" "$TMP/k.dat" | strip > "$TMP/k.txt"
+	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F "($expr) && COMM == \"$WN\"" "$TMP/all.dat" | strip > "$TMP/u.txt"
 	n=$(wc -l < "$TMP/k.txt")
 	if [ "$n" -gt 0 ] && cmp -s "$TMP/k.txt" "$TMP/u.txt"; then
 		pass "kernel filter '$expr' = userspace filter ($n sends)"

@@ -1029,6 +1029,86 @@ static void test_stdout(void)
 		ipt_strbuf_free(&pages[cpu]);
 }
 
+/* The user symbols option (record --user-stacks): written, read back and
+ * looked up by (process, address); a malformed line is an error naming
+ * the file and the option's offset. */
+static void user_symbols_file(const char *path, const char *text, struct ipt_strbuf *pages)
+{
+	int fds[4] = { -1, -1, -1, -1 };
+	struct ipt_tdw *w = fill_writer(path, 7, "none", false, 8, pages, 0, fds);
+
+	CHECK(w && ipt_tdw_add_option(w, IPT_OPTION_USER_SYMBOLS, text, (uint32_t)strlen(text) + 1) == 0 &&
+	      ipt_tdw_commit(w) == 0, "commit: %s", ipt_errmsg());
+}
+
+static void test_user_symbols(void)
+{
+	struct ipt_strbuf pages[4] = { IPT_STRBUF_INIT, IPT_STRBUF_INIT, IPT_STRBUF_INIT,
+				       IPT_STRBUF_INIT };
+	char path[300];
+	struct ipt_trace *t;
+	struct ipt_user_frame uf;
+	uint64_t tok, off = 0;
+	bool known;
+	static const char good[] =
+		"p 42 maps\np 7 gone\n"
+		"a 42 55a4088e1c93 c3 /usr/bin/ipi?workload run_membarrier\n"
+		"a 42 7fd590e5e829 19 /lib/x86_64-linux-gnu/libc.so.6 operator new(unsigned long)\n"
+		"a 7 7f0000001000 0 - -\n";
+	static const char *const bad[] = {
+		"p 42 alive\n", "a 42 zz 0 m f\n", "a 42 10 0 m\n", "q 1 maps\n", "a -1 10 0 m f\n",
+		"p 99999999999 maps\n",
+	};
+
+	for (int cpu = 0; cpu < 4; cpu++)
+		make_pages(&pages[cpu], cpu, 5, false, 8);
+	snprintf(path, sizeof(path), "%s/usyms.dat", tmpdir);
+	user_symbols_file(path, good, pages);
+	t = ipt_trace_open(path);
+	CHECK(t != NULL, "open: %s", ipt_errmsg());
+	if (t) {
+		CHECK(ipt_trace_has_user_symbols(t), "no user symbols read");
+		tok = ipt_usym_token(t, 42, 0x55a4088e1c93ULL);
+		CHECK((tok & IPT_UFRAME_TAG_MASK) == IPT_UFRAME_TAG, "no token for a stored address");
+		CHECK(ipt_usym_token(t, 43, 0x55a4088e1c93ULL) == 0x55a4088e1c93ULL,
+		      "another process's address has a token");
+		CHECK(ipt_trace_symbol(t, tok, &off) && !strcmp(ipt_trace_symbol(t, tok, &off), "run_membarrier") &&
+		      off == 0xc3, "token name/offset");
+		CHECK(ipt_trace_user_frame(t, tok, &uf) && uf.tgid == 42 && uf.addr == 0x55a4088e1c93ULL &&
+		      uf.module && !strcmp(uf.module, "/usr/bin/ipi?workload"), "user frame fields");
+		tok = ipt_usym_token(t, 42, 0x7fd590e5e829ULL);
+		CHECK(ipt_trace_symbol(t, tok, NULL) &&
+		      !strcmp(ipt_trace_symbol(t, tok, NULL), "operator new(unsigned long)"), "name with spaces");
+		tok = ipt_usym_token(t, 7, 0x7f0000001000ULL);
+		CHECK(!ipt_trace_symbol(t, tok, NULL), "unknown function has a name");
+		{
+			char buf[64];
+
+			ipt_trace_format_symbol(t, tok, true, buf, sizeof(buf));
+			CHECK(!strcmp(buf, "0x7f0000001000"), "unknown user frame shown as '%s'", buf);
+			ipt_trace_format_symbol(t, IPT_UFRAME_CUT, true, buf, sizeof(buf));
+			CHECK(!strcmp(buf, IPT_UFRAME_CUT_NAME), "cut marker shown as '%s'", buf);
+		}
+		CHECK(ipt_trace_user_process(t, 7, &known) == IPT_UPROC_GONE && known, "process 7 state");
+		CHECK(ipt_trace_user_process(t, 42, &known) == IPT_UPROC_MAPS && known, "process 42 state");
+		ipt_trace_user_process(t, 5, &known);
+		CHECK(!known, "process 5 known");
+		CHECK(!ipt_trace_user_frame(t, 0xffffffff81000000ULL, &uf), "kernel address is a user frame");
+		ipt_trace_close(t);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		user_symbols_file(path, bad[i], pages);
+		t = ipt_trace_open(path);
+		CHECK(!t && strstr(ipt_errmsg(), "usyms.dat") && strstr(ipt_errmsg(), "offset") &&
+		      strstr(ipt_errmsg(), "user symbols option: line 1 malformed"),
+		      "bad option '%s' read as: %s", bad[i], t ? "(opened)" : ipt_errmsg());
+		ipt_trace_close(t);
+	}
+	unlink(path);
+	for (int cpu = 0; cpu < 4; cpu++)
+		ipt_strbuf_free(&pages[cpu]);
+}
+
 /* A pipe as the CPU data source (not seekable): read as it comes. */
 static void test_pipe(void)
 {
@@ -1153,6 +1233,7 @@ int main(void)
 	test_stdout();
 	test_pipe();
 	test_write_errors();
+	test_user_symbols();
 	rmdir(tmpdir);
 	TEST_MAIN_END();
 }

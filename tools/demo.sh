@@ -16,7 +16,14 @@ if "$ipt" report --help >/dev/null 2>&1; then
 	echo "== ipitrace report --assume-synced-clock --isolated 1 --top 3 $trace"
 	echo "   (this trace used the per-CPU 'local' clock: latencies across CPUs are only"
 	echo "    shown when asked for; ipitrace record uses the global 'mono' clock)"
-	"$ipt" report --assume-synced-clock --isolated 1 --top 3 "$trace" | head -n 44
+	# the whole report, its list of IPIs to the isolated CPU cut to 5 rows
+	"$ipt" report --assume-synced-clock --isolated 1 --top 3 "$trace" | awk '
+		/^IPIs that reached isolated/ { iso = 1; print; next }
+		iso && /^  time / { print; next }
+		iso && /^  / { if (++n <= 5) print; next }
+		iso { if (n > 5) printf "  (%d more)\n", n - 5; iso = 0 }
+		{ print }
+		END { if (iso && n > 5) printf "  (%d more)\n", n - 5 }'
 else
 	echo "== IPIs per target CPU and kind (ipitrace convert ... -o - | awk)"
 	"$ipt" convert "$trace" -o - | awk -F, 'NR > 1 { n[$4 " " $9]++ } END { for (k in n) print "  cpu " k ": " n[k] }' | sort

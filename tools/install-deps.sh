@@ -4,7 +4,7 @@
 # says which packages to install.  IPITRACE_DEPS=build: only what building
 # (and the demo) needs; =bench: the tests' and the benchmarks'.
 set -e
-pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas python3-dev python3-numpy clang libclang-rt-14-dev pkg-config man-db libbpf-dev bpftool prometheus"
+pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas python3-dev python3-numpy clang libclang-rt-14-dev pkg-config man-db libbpf-dev bpftool libdw-dev prometheus"
 [ "${IPITRACE_DEPS:-}" = "bench" ] && pkgs="$pkgs hyperfine linux-perf valgrind"
 [ "${IPITRACE_DEPS:-}" = "build" ] && pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev python3"
 missing=""

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <stdint.h>
 #include <unistd.h>
 
 struct workload {
@@ -207,8 +208,10 @@ static void stop_spinner(struct workload *w, pthread_t th)
 	pthread_join(th, NULL);
 }
 
-/* membarrier_call - the membarrier(2) system call */
-static int membarrier_call(int cmd)
+/* membarrier_call - the membarrier(2) system call (not inlined, and the
+ * program built with frame pointers: user stacks of its sends then show
+ * run_membarrier, the caller, see `record --user-stacks`) */
+static __attribute__((noinline)) int membarrier_call(int cmd)
 {
 	return (int)syscall(__NR_membarrier, cmd, 0, 0);
 }
@@ -227,6 +230,10 @@ static int run_membarrier(struct workload *w)
 	}
 	if (pin(w->cpu_a) || start_spinner(w, &th))
 		return 1;
+	/* for tests that check user stacks: where this function is, as run */
+	if (getenv("IPI_WORKLOAD_PRINT_ADDR"))
+		fprintf(stderr, "addr run_membarrier %p pid %d\n", (void *)(uintptr_t)run_membarrier,
+			(int)getpid());
 	t0 = now_s();
 	for (i = 0; i < w->n; i++) {
 		pace(w);

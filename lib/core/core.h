@@ -260,6 +260,7 @@ struct ipt_trace {
 	char *provenance_text;	/* private option: "key=value\n" lines (how it was recorded) */
 	char *interrupts_text;	/* private option: /proc/interrupts at four points */
 	struct ipt_irq_table *irq;	/* ... parsed on first use (interrupts.c) */
+	struct ipt_usyms *usyms;	/* private option: user-space symbols (usyms.c) */
 
 	/* data of later stages kept with the trace, released by ipt_trace_close */
 	struct ipt_trace_slot slots[IPT_SLOT__COUNT];
@@ -315,6 +316,40 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
 #define IPT_OPTION_CPU_ISOLATION	64
 #define IPT_OPTION_PROVENANCE		65
 #define IPT_OPTION_INTERRUPTS		66
+/*
+ *   USER_SYMBOLS   the user stacks' addresses as `record --user-stacks`
+ *                  resolved them, one line each:
+ *                    "p TGID STATE" a process: maps (read while it ran), gone
+ *                                   (it exited first), denied (not readable)
+ *                    "a TGID ADDR OFF MODULE FUNCTION" an address (hex), its
+ *                                   offset in FUNCTION (hex), the file it is
+ *                                   in; "-" for an unknown module or function
+ */
+#define IPT_OPTION_USER_SYMBOLS		68
+
+/* A user-space frame in a report's stacks: IPT_UFRAME_TAG | the index of its
+ * (process, address) entry (no kernel address has these top bits: they are
+ * not canonical on x86_64 or arm64); IPT_UFRAME_CUT closes a user stack
+ * that does not reach the program's entry (no frame pointers, or the
+ * kernel's 8-frame limit). */
+#define IPT_UFRAME_TAG_MASK	0xff00000000000000ULL
+#define IPT_UFRAME_TAG		0xfe00000000000000ULL
+#define IPT_UFRAME_MAX		0x00fffffffffffffeULL
+#define IPT_UFRAME_CUT		(IPT_UFRAME_TAG | 0x00ffffffffffffffULL)
+#define IPT_UFRAME_CUT_NAME	"[user stack cut short]"
+struct ipt_usyms;
+void ipt_usyms_free(struct ipt_usyms *u);
+/* Parse the option's data (size bytes, from file offset at) into t->usyms. */
+int ipt_usyms_parse(struct ipt_trace *t, const uint8_t *d, uint32_t size, long long at);
+/* The option's text as stored (NULL if none). */
+const char *ipt_usyms_text(const struct ipt_trace *t);
+/* The frame for addr of process tgid: its token if stored, else addr. */
+uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr);
+/* The token of the first process's entry at the same file, function and
+ * offset as frame's (frame itself when not a token, or not named). */
+uint64_t ipt_usym_canonical(const struct ipt_trace *t, uint64_t frame);
+/* The function of a user frame token, *offset set; NULL if none or unknown. */
+const char *ipt_usym_name(const struct ipt_trace *t, uint64_t frame, uint64_t *offset);
 /* The value of key in "key=value\n" text: its start, *len its length; NULL if absent. */
 const char *ipt_kv_find(const char *text, const char *key, size_t *len);
 struct ipt_irq_table;

@@ -275,6 +275,7 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->provenance_text);
 	free(t->interrupts_text);
 	ipt_irq_table_free(t->irq);
+	ipt_usyms_free(t->usyms);
 	ipt_strbuf_free(&t->raw_header_page);
 	ipt_strbuf_free(&t->raw_header_event);
 	ipt_strbuf_free(&t->raw_kallsyms);
@@ -462,7 +463,11 @@ const char *ipt_trace_comm(const struct ipt_trace *t, int pid)
 
 const char *ipt_trace_symbol(const struct ipt_trace *t, uint64_t addr, uint64_t *offset)
 {
-	const struct ipt_sym *s = ipt_symtab_lookup(&t->ksyms, addr);
+	const struct ipt_sym *s;
+
+	if ((addr & IPT_UFRAME_TAG_MASK) == IPT_UFRAME_TAG)
+		return ipt_usym_name(t, addr, offset);
+	s = ipt_symtab_lookup(&t->ksyms, addr);
 
 	/* an empty name marks where a text trace's known names end; a real
 	 * symbol at the same address wins */

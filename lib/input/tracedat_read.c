@@ -453,6 +453,10 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			if (set_str(&t->interrupts_text, d, size))
 				return -1;
 			break;
+		case IPT_OPTION_USER_SYMBOLS:
+			if (ipt_usyms_parse(t, d, size, at + 6))
+				return -1;
+			break;
 		default:
 			break;	/* unknown options are skipped, as trace-cmd does */
 		}

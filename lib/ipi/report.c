@@ -222,6 +222,8 @@ struct cpu_state {
 	} *cur;
 	size_t ncur, capcur;
 	uint64_t cur_id;		/* ... and its send id */
+	struct stack_rec *ustack;	/* the user stack recorded after send ustack_id */
+	uint64_t ustack_id;
 	int64_t open_isu;		/* the running handler's entry in r->isu, or -1 */
 	uint64_t last_gid;		/* id of the CPU's last send event */
 	struct csd_open csd[8];		/* nested csd function runs */
@@ -234,12 +236,13 @@ struct cpu_state {
 };
 
 enum rk { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT, RK_CSD_QUEUE, RK_CSD_ENTRY,
-	  RK_CSD_EXIT, RK_STACK };
+	  RK_CSD_EXIT, RK_STACK, RK_USTACK };
 
 struct recv_ev {
 	enum rk kind;
 	int cls;
-	const struct ipt_field *f1, *f2;	/* reason | cpu,csd | csd | caller */
+	const struct ipt_field *f1, *f2;	/* reason | cpu,csd | csd | caller | caller,tgid */
+	const struct ipt_field *f3;		/* user stack: common_flags */
 };
 
 struct csd_pend {
@@ -349,6 +352,11 @@ static int setup_events(struct rpt *r, struct priv *p)
 		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
 			e->f1 = ipt_event_field(ev, "caller");
 			e->kind = e->f1 ? RK_STACK : RK_NONE;
+		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "user_stack")) {
+			e->f1 = ipt_event_field(ev, "caller");
+			e->f2 = ipt_event_field(ev, "tgid");
+			e->f3 = ipt_event_field(ev, "common_flags");
+			e->kind = e->f1 && e->f2 ? RK_USTACK : RK_NONE;
 		}
 	}
 	return 0;
@@ -457,7 +465,7 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row)
  * and the consumer in a second thread instead.
  */
 enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT,
-		 IT_STACK, IT_DROP };
+		 IT_STACK, IT_USTACK, IT_DROP };
 
 #define STACK_MAX 64
 
@@ -475,8 +483,10 @@ struct item {
 			enum ipt_ipi_kind kind;
 		} row;				/* IT_ROW; IT_SEND: only id */
 		uint64_t csd;
-		struct {
+		struct stack_rec {
 			uint32_t n;
+			int32_t tgid;		/* user stacks */
+			bool in_irq;		/* ... recorded in interrupt context */
 			uint64_t addr[STACK_MAX];
 		} *stack;
 	} u;
@@ -1050,11 +1060,70 @@ static bool csd_take(struct priv *p, uint64_t csd, int target, struct csd_pend *
 	return true;
 }
 
+/* c_ustack - the user stack recorded right after a send: kept for its kernel stack */
+static int c_ustack(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+	struct cpu_state *s;
+
+	if (ensure_cpu(r, it->k.cpu))
+		return -1;
+	s = &p->cpu[it->k.cpu];
+	if (s->cur_id != s->last_gid || !s->ncur)
+		return 0;
+	if (!s->ustack && !(s->ustack = ipt_malloc(sizeof(*s->ustack))))
+		return -1;
+	*s->ustack = *it->u.stack;
+	s->ustack_id = s->cur_id;
+	return 0;
+}
+
+/* user_entry - whether a user stack's root frame is where a program or thread starts */
+static bool user_entry(const struct ipt_trace *t, uint64_t frame)
+{
+	static const char *const roots[] = { "_start", "__libc_start_main", "__libc_start_call_main",
+					     "__libc_start_main_impl", "start_thread", "clone",
+					     "clone3", "__clone", "__clone3", "__clone_internal" };
+	const char *name = ipt_trace_symbol(t, frame, NULL);
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(roots); i++)
+		if (!strcmp(name, roots[i]))
+			return true;
+	return false;
+}
+
+/*
+ * with_user - the kernel stack at k (n frames) followed by the user stack u
+ * as frame tokens, and IPT_UFRAME_CUT when it does not reach an entry (told
+ * only for a process whose maps were read); into v (STACK_MAX * 2 + 1), its length
+ * returned, *cut set
+ */
+static uint32_t with_user(const struct rpt *r, const uint64_t *k, uint32_t n, const struct stack_rec *u,
+			  uint64_t *v, bool *cut)
+{
+	uint32_t m = n;
+	bool known;
+
+	memcpy(v, k, n * sizeof(*v));
+	for (uint32_t i = 0; i < u->n; i++)
+		v[m++] = ipt_usym_token(r->t, u->tgid, u->addr[i]);
+
+	*cut = ipt_trace_user_process(r->t, u->tgid, &known) == IPT_UPROC_MAPS && known &&
+	       !user_entry(r->t, v[m - 1]);
+	if (*cut)
+		v[m++] = IPT_UFRAME_CUT;
+	return m;
+}
+
 /* c_stack - the kernel stack recorded right after a send: give it to its IPIs */
 static int c_stack(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	struct cpu_state *s;
+	uint64_t both[STACK_MAX * 2 + 1];
+	const uint64_t *addr = it->u.stack->addr;
+	const struct stack_rec *u = NULL;
+	bool cut = false;
 	uint32_t sid, n;
 
 	if (ensure_cpu(r, it->k.cpu))
@@ -1063,7 +1132,14 @@ static int c_stack(struct rpt *r, const struct item *it)
 	n = it->u.stack->n;
 	if (s->cur_id != s->last_gid || !s->ncur || !n)
 		return 0;	/* not right after a counted send, or no frames (raw text) */
-	if (!(sid = stk_intern(&r->stacks, it->u.stack->addr, n)))
+	if (s->ustack && s->ustack_id == s->cur_id && s->ustack->n) {
+		u = s->ustack;
+		if (!u->in_irq) {
+			n = with_user(r, addr, n, u, both, &cut);
+			addr = both;
+		}
+	}
+	if (!(sid = stk_intern(&r->stacks, addr, n)))
 		return -1;
 	for (size_t i = 0; i < s->ncur; i++) {
 		const struct cur_row *cr = &s->cur[i];
@@ -1071,6 +1147,11 @@ static int c_stack(struct rpt *r, const struct item *it)
 		if (map_add(&r->stackmap, sid, (uint64_t)(uint32_t)cr->pid, (uint32_t)cr->target))
 			return -1;
 		r->cpus[cr->target].with_stack++;
+		if (u) {
+			r->cpus[cr->target].with_user_stack += !u->in_irq;
+			r->cpus[cr->target].user_in_irq += u->in_irq;
+			r->cpus[cr->target].user_cut += cut;
+		}
 		if (cr->res >= 0)
 			r->res[cr->res].stack = sid;
 		if (cr->iso >= 0 && !r->iso[cr->iso].stack) {
@@ -1078,7 +1159,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 
 			if (!stack)
 				return -1;
-			memcpy(stack, it->u.stack->addr, n * sizeof(*stack));
+			memcpy(stack, addr, n * sizeof(*stack));
 			r->iso[cr->iso].stack = stack;
 			r->iso[cr->iso].nstack = n;
 		}
@@ -1190,6 +1271,8 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	}
 	case IT_STACK:
 		return c_stack(r, it);
+	case IT_USTACK:
+		return c_ustack(r, it);
 	case IT_DROP:
 		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu, it->k.ts);
 	}
@@ -1208,7 +1291,7 @@ struct prod {
 /* item_free - what an item owns (once: the item becomes a plain marker) */
 static void item_free(struct item *it)
 {
-	if (it->type == IT_STACK)
+	if (it->type == IT_STACK || it->type == IT_USTACK)
 		free(it->u.stack);
 	it->type = IT_SEND;
 }
@@ -1375,16 +1458,17 @@ static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int
 	return 0;
 }
 
-/* p_stack - copy a kernel_stack record's addresses into an item */
+/* p_stack - copy a kernel_stack or user_stack record's addresses into an item */
 static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
 	unsigned int ls = (unsigned int)r->t->kernel_long_size;
 	struct item *it = emit(pd);
+	bool user = e->kind == RK_USTACK;
 
 	if (!it)
 		return -1;
-	it->type = IT_STACK;
+	it->type = user ? IT_USTACK : IT_STACK;
 	it->k.ts = rec->ts;
 	it->k.cpu = rec->cpu;
 	it->u.stack = ipt_calloc(1, sizeof(*it->u.stack));
@@ -1396,9 +1480,18 @@ static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_re
 	for (uint64_t off = e->f1->offset; off + ls <= rec->size && it->u.stack->n < STACK_MAX; off += ls) {
 		uint64_t a = ipt_get_uint(rec->data + off, ls, r->t->big_endian);
 
-		if ((ls == 8 && a == UINT64_MAX) || (uint32_t)a == UINT32_MAX)
+		if ((ls == 8 && a == UINT64_MAX) || (uint32_t)a == UINT32_MAX || (user && !a))
 			break;
 		it->u.stack->addr[it->u.stack->n++] = a;
+	}
+	if (user) {
+		uint64_t v;
+
+		if (!ipt_field_u64(r->t, rec, e->f2, &v))
+			it->u.stack->tgid = (int32_t)v;
+		/* hardirq, softirq or NMI (trace flags 0x08, 0x10, 0x40) */
+		if (e->f3 && !ipt_field_u64(r->t, rec, e->f3, &v))
+			it->u.stack->in_irq = (v & 0x58) != 0;
 	}
 	return 0;
 }
@@ -1435,6 +1528,11 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
 	if (e && e->kind == RK_STACK)
 		return was_send ? p_stack(pd, e, rec) : 0;
+	if (e && e->kind == RK_USTACK) {
+		/* between a send and its kernel stack (the trigger's comes last) */
+		pc->last_was_send = was_send;
+		return was_send ? p_stack(pd, e, rec) : 0;
+	}
 	sends = ipt_ipi_decoder_stats(ln->dec)->send_events;
 	rows = pd->rows;
 	if (ipt_ipi_decoder_feed(ln->dec, rec, p_row, pd) < 0)
@@ -1806,6 +1904,7 @@ void rpt_free(struct rpt *r)
 				free(p->cpu[c].q[k].v);
 			free(p->cpu[c].open);
 			free(p->cpu[c].cur);
+			free(p->cpu[c].ustack);
 		}
 		free(p->cpu);
 		free(p->first_ts);
@@ -2259,6 +2358,17 @@ static int trim_stacks(struct ipt_report *rep)
 				v[f - cut[id]] = canonical_frame(rep, a[f]);
 			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
 			free(v);
+		} else if (ipt_trace_has_user_symbols(r->t)) {
+			/* user frames by place, not by process: the same path in
+			 * two processes is one stack */
+			uint64_t *v = ipt_malloc((k - cut[id] + 1) * sizeof(*v));
+
+			if (!v)
+				goto fail;
+			for (uint32_t f = cut[id]; f < k; f++)
+				v[f - cut[id]] = ipt_usym_canonical(r->t, a[f]);
+			rep->tmap[id] = stk_intern(&rep->trimmed, v, k - cut[id]);
+			free(v);
 		} else {
 			rep->tmap[id] = stk_intern(&rep->trimmed, a + cut[id], k - cut[id]);
 		}
@@ -2353,8 +2463,12 @@ static int finish(struct ipt_report *rep)
 		rep->kinds[k].latency = &r->kind_lat[k];
 		rep->kinds[k].handler = &r->kind_hdl[k];
 	}
-	for (int c = 0; c < r->ncpus; c++)
+	for (int c = 0; c < r->ncpus; c++) {
 		rep->cpus[c].with_stack = r->cpus[c].with_stack;
+		rep->cpus[c].with_user_stack = r->cpus[c].with_user_stack;
+		rep->cpus[c].user_in_irq = r->cpus[c].user_in_irq;
+		rep->cpus[c].user_cut = r->cpus[c].user_cut;
+	}
 	rep->ns = !strcmp(ipt_trace_time_unit(r->t), "ns");
 	if (tables(rep) || trim_stacks(rep) || unsent_table(rep) || recorder_share(rep) ||
 	    kernel_irqs(rep))
@@ -2783,7 +2897,8 @@ static char *folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_r
 		const char *name = ipt_trace_symbol(rep->r.t, st->frames[i], &off);
 
 		if (sb_addc(&sb, ';') || (name ? sb_adds(&sb, name) :
-					  sb_add(&sb, "0x", 2) || sb_add_hex(&sb, st->frames[i])))
+					  sb_add(&sb, "0x", 2) ||
+					  sb_add_hex(&sb, ipt_trace_frame_address(rep->r.t, st->frames[i]))))
 			goto fail;
 	}
 	if (sb_addc(&sb, '\0'))

@@ -53,6 +53,7 @@ struct rpt_cpu {			/* per target CPU */
 	uint64_t lost;			/* events lost on this CPU (known) */
 	bool lost_unknown;
 	uint64_t with_stack;		/* counted rows with a sender stack */
+	uint64_t with_user_stack, user_in_irq, user_cut;	/* see struct ipt_report_cpu */
 	uint64_t unsent[RPT_NCLASS][RPT_NCAUSE];	/* interrupts that served no send */
 	uint64_t entries[RPT_NCLASS];	/* IPI interrupts, per receive class */
 	uint64_t sends[RPT_NCLASS];	/* rows sent to it (filtered or not), per class */

@@ -156,4 +156,25 @@ uint64_t ipt_capture_bytes(struct ipt_capture *c, int i);
 /* Stop (if running), close everything; the temporary files vanish. */
 void ipt_capture_free(struct ipt_capture *c);
 
+/* ---- user stacks (ustack.c) ---- */
+
+struct ipt_ustacks;
+struct ipt_ustacks_stats {
+	uint64_t records;		/* user_stack records seen */
+	uint64_t in_irq;		/* ... in interrupt context (not the sender's own) */
+	size_t processes, gone;		/* processes seen; of them, maps not read */
+	size_t addresses, resolved;	/* distinct (process, address); of them, named */
+};
+/* Whether this build can resolve user stacks (elfutils). */
+bool ipt_ustacks_built(void);
+/* Start looking at what cap captures (pl: its pages) for user_stack
+ * records (format: events/ftrace/user_stack/format), in a thread of its own. */
+struct ipt_ustacks *ipt_ustacks_start(struct ipt_capture *cap, const struct ipt_page_layout *pl,
+				      const char *format, size_t len);
+/* Stop the thread and look at the rest (once the capture is drained). */
+void ipt_ustacks_finish(struct ipt_ustacks *u);
+/* Resolve every address seen: the option IPT_OPTION_USER_SYMBOLS appended to out. */
+int ipt_ustacks_option(struct ipt_ustacks *u, struct ipt_strbuf *out, struct ipt_ustacks_stats *st);
+void ipt_ustacks_free(struct ipt_ustacks *u);
+
 #endif

@@ -76,6 +76,7 @@ struct ipt_recorder {
 	struct ipt_strbuf irqs;		/* "@point\n" + /proc/interrupts, per point */
 	char start_utc[32];
 	char *self_tids;		/* the recorder's process and threads */
+	struct ipt_ustacks *ustacks;	/* --user-stacks: their resolver */
 };
 
 /* note - pass a line to the caller */
@@ -130,6 +131,8 @@ struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
 	r->o.command = r->command;
 	if (!r->o.buffer_kb)
 		r->o.buffer_kb = DEFAULT_BUFFER_KB;
+	if (r->o.user_stacks)
+		r->o.stacks = true;	/* a user stack is told apart by the kernel one after it */
 	if (!r->o.compression)
 		r->o.compression = "zstd";
 	ipt_cpuset_init(&r->online);
@@ -597,6 +600,18 @@ static int setup_filters(struct ipt_recorder *r)
 	}
 	if (r->o.stacks && add_system(r, "ftrace"))
 		goto out;
+	if (r->o.user_stacks) {
+		if (!ipt_ustacks_built()) {
+			ipt_err("--user-stacks: this ipitrace was built without elfutils (libdw), "
+				"which resolves them");
+			fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			goto out;
+		}
+		if (ipt_live_write(r->live, "options/userstacktrace", "1")) {
+			fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			goto out;
+		}
+	}
 	ret = 0;
 out:
 	ipt_strbuf_free(&final);
@@ -685,6 +700,17 @@ int ipt_record_start(struct ipt_recorder *r)
 	r->cap = ipt_capture_start(r->live, &co);
 	if (!r->cap)
 		return -1;
+	if (r->o.user_stacks) {
+		char *fmt;
+		size_t len;
+
+		if (ipt_live_read(r->live, "events/ftrace/user_stack/format", &fmt, &len))
+			return fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+		r->ustacks = ipt_ustacks_start(r->cap, &r->layout, fmt, len);
+		free(fmt);
+		if (!r->ustacks)
+			return fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+	}
 	tsc_sample(&r->tsc_on);
 	if (ipt_live_set_tracing(r->live, true))
 		return -1;
@@ -902,6 +928,7 @@ int ipt_record_collect(struct ipt_recorder *r)
 
 	if (!r->cap || ipt_capture_finish(r->cap))
 		return -1;
+	ipt_ustacks_finish(r->ustacks);
 	n = ipt_capture_ncpus(r->cap);
 	r->res = calloc((size_t)(n > 0 ? n : 1), sizeof(*r->res));
 	if (!r->res)
@@ -968,6 +995,7 @@ static int add_provenance(struct ipt_recorder *r)
 	    kv(&sb, "command", r->o.command) || kv(&sb, "events", evs.len ? evs.buf : "") ||
 	    kv(&sb, "filter", r->o.filter && *r->o.filter ? r->o.filter : NULL) ||
 	    kv(&sb, "cpus", r->o.cpus ? cpus : NULL) || kv(&sb, "stacks", r->o.stacks ? "yes" : "no") ||
+	    kv(&sb, "user_stacks", r->o.user_stacks ? "yes" : NULL) ||
 	    kv(&sb, "buffer_kb", buf) || kv(&sb, "clock", r->clock) ||
 	    kv(&sb, "start_utc", *r->start_utc ? r->start_utc : NULL) ||
 	    kv(&sb, "recorder_pids", r->self_tids))
@@ -976,6 +1004,33 @@ static int add_provenance(struct ipt_recorder *r)
 out:
 	ipt_strbuf_free(&sb);
 	ipt_strbuf_free(&evs);
+	return ret;
+}
+
+/* add_user_symbols - the user stacks' addresses resolved, for the file, and said */
+static int add_user_symbols(struct ipt_recorder *r)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_ustacks_stats st;
+	int ret = -1;
+
+	if (!r->ustacks)
+		return 0;
+	if (ipt_ustacks_option(r->ustacks, &sb, &st) || sb_addc(&sb, '\0'))
+		goto out;
+	ret = ipt_tdw_add_option(r->w, IPT_OPTION_USER_SYMBOLS, sb.buf, (uint32_t)sb.len);
+	if (!ret) {
+		char gone[96] = "";
+
+		if (st.gone)
+			snprintf(gone, sizeof(gone), " (%zu exited before their maps could be read)", st.gone);
+		note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_USER_STACKS,
+		     "user stacks: %llu recorded (%llu in interrupt context, left out), %zu processes%s, "
+		     "%zu addresses, %zu of them named", (unsigned long long)st.records,
+		     (unsigned long long)st.in_irq, st.processes, gone, st.addresses, st.resolved);
+	}
+out:
+	ipt_strbuf_free(&sb);
 	return ret;
 }
 
@@ -988,7 +1043,7 @@ int ipt_record_write(struct ipt_recorder *r)
 		return ipt_err("recording: nothing collected");
 	remove_instance(r);
 	irq_snapshot(r, IPT_IRQ_AFTER_TEARDOWN);
-	if (add_provenance(r) ||
+	if (add_provenance(r) || add_user_symbols(r) ||
 	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
 		return -1;
 	if (r->o.checkpoint)
@@ -1006,6 +1061,8 @@ int ipt_record_close(struct ipt_recorder *r)
 	r->w = NULL;
 	if (r->live)
 		ipt_live_set_tracing(r->live, false);
+	ipt_ustacks_free(r->ustacks);	/* its thread reads the capture's files */
+	r->ustacks = NULL;
 	ipt_capture_free(r->cap);
 	r->cap = NULL;
 	remove_instance(r);

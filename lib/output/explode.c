@@ -212,8 +212,9 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 	}
 	{
 		static const uint16_t ids[] = { IPT_OPTION_CPU_ISOLATION, IPT_OPTION_PROVENANCE,
-						IPT_OPTION_INTERRUPTS };
-		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text };
+						IPT_OPTION_INTERRUPTS, IPT_OPTION_USER_SYMBOLS };
+		const char *texts[] = { t->isolated_text, t->provenance_text, t->interrupts_text,
+					ipt_usyms_text(t) };
 
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
 			if (texts[i] && *texts[i] &&

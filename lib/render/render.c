@@ -44,8 +44,8 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 	if (!addr)
 		snprintf(buf, n, "-");
 	else if (!s)
-		snprintf(buf, n, "0x%llx", (unsigned long long)addr);
-	else if (off)
+		snprintf(buf, n, "0x%llx", (unsigned long long)ipt_trace_frame_address(t, addr));
+	else if (off && addr != IPT_UFRAME_CUT)
 		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
 	else
 		snprintf(buf, n, "%s", s);

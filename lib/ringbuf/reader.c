@@ -284,15 +284,59 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 	}
 }
 
-/* tally_id - count the event at pg[data..end) if its common_type is one of tally->ids */
-static void tally_id(struct ipt_page_tally *tally, const uint8_t *pg, uint64_t data, uint64_t end,
-		     bool big_endian)
+/* ipt_page_each - each data event of one whole page, to fn */
+void ipt_page_each(const uint8_t *pg, const struct ipt_page_layout *pl, bool big_endian,
+		   void (*fn)(const uint8_t *data, size_t len, void *arg), void *arg)
 {
+	uint64_t commit = ipt_get_uint(pg + pl->commit_off, pl->commit_size, big_endian);
+	uint64_t p, end = pl->data_off + (commit & RB_COMMIT_MASK);
+
+	if (end > pl->page_size)
+		end = pl->page_size;
+	for (p = pl->data_off; p + 4 <= end;) {
+		uint32_t h = (uint32_t)ipt_get_uint(pg + p, 4, big_endian);
+		uint32_t type_len = big_endian ? h >> 27 : h & 31;
+		uint32_t delta = big_endian ? h & ((1u << 27) - 1) : h >> 5;
+		uint64_t size, data;
+
+		if (type_len == RB_PADDING && !delta)
+			break;			/* padding to the end of the page */
+		if (type_len >= RB_TIME_EXTEND) {
+			size = 8;
+			data = 0;
+		} else if (type_len == RB_PADDING || type_len == 0) {
+			if (p + 8 > end)
+				break;
+			size = 4 + ((ipt_get_uint(pg + p + 4, 4, big_endian) + 3) & ~3ULL);
+			if (size < 8)
+				break;		/* corrupt: stop this page */
+			data = type_len == 0 ? p + 8 : 0;
+		} else {
+			size = 4 + 4ULL * type_len;
+			data = p + 4;
+		}
+		if (data)
+			fn(pg + data, (size_t)((p + size < end ? p + size : end) - data), arg);
+		p += size;
+	}
+}
+
+struct tally_walk {
+	struct ipt_page_tally *tally;
+	bool big_endian;
+};
+
+/* tally_event - count one event, and by its common_type if one of tally->ids */
+static void tally_event(const uint8_t *data, size_t len, void *arg)
+{
+	struct tally_walk *w = arg;
+	struct ipt_page_tally *tally = w->tally;
 	uint16_t type;
 
-	if (!tally->nids || data + 2 > end)
+	tally->events++;
+	if (!tally->nids || len < 2)
 		return;
-	type = (uint16_t)ipt_get_uint(pg + data, 2, big_endian);
+	type = (uint16_t)ipt_get_uint(data, 2, w->big_endian);
 	for (int i = 0; i < tally->nids; i++)
 		if (tally->ids[i] == type) {
 			tally->id_events++;
@@ -305,7 +349,8 @@ void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
 			const struct ipt_page_layout *pl, bool big_endian)
 {
 	uint64_t commit = ipt_get_uint(pg + pl->commit_off, pl->commit_size, big_endian);
-	uint64_t p, end = pl->data_off + (commit & RB_COMMIT_MASK);
+	uint64_t end = pl->data_off + (commit & RB_COMMIT_MASK);
+	struct tally_walk w = { tally, big_endian };
 
 	tally->pages++;
 	if (end > pl->page_size)
@@ -317,31 +362,5 @@ void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
 		else
 			tally->missed_unknown = true;
 	}
-	for (p = pl->data_off; p + 4 <= end;) {
-		uint32_t h = (uint32_t)ipt_get_uint(pg + p, 4, big_endian);
-		uint32_t type_len = big_endian ? h >> 27 : h & 31;
-		uint32_t delta = big_endian ? h & ((1u << 27) - 1) : h >> 5;
-		uint64_t size;
-
-		if (type_len == RB_PADDING && !delta)
-			break;			/* padding to the end of the page */
-		if (type_len >= RB_TIME_EXTEND) {
-			size = 8;
-		} else if (type_len == RB_PADDING || type_len == 0) {
-			if (p + 8 > end)
-				break;
-			size = 4 + ((ipt_get_uint(pg + p + 4, 4, big_endian) + 3) & ~3ULL);
-			if (size < 8)
-				break;		/* corrupt: stop this page */
-			if (type_len == 0) {
-				tally->events++;
-				tally_id(tally, pg, p + 8, p + size < end ? p + size : end, big_endian);
-			}
-		} else {
-			size = 4 + 4ULL * type_len;
-			tally->events++;
-			tally_id(tally, pg, p + 4, p + size < end ? p + size : end, big_endian);
-		}
-		p += size;
-	}
+	ipt_page_each(pg, pl, big_endian, tally_event, &w);
 }

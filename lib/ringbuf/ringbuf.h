@@ -53,6 +53,11 @@ struct ipt_page_tally {
 	int nids;
 	uint64_t id_events;
 };
+/* Each data event of one whole page (pl->page_size bytes at pg), in order:
+ * fn gets its payload (common_type first) and length.  Stops at the first
+ * malformed event of the page. */
+void ipt_page_each(const uint8_t *pg, const struct ipt_page_layout *pl, bool big_endian,
+		   void (*fn)(const uint8_t *data, size_t len, void *arg), void *arg);
 /* Add one whole page (pl->page_size bytes at pg) to *tally.  Stops at the
  * first malformed event of the page: counting never fails. */
 void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,

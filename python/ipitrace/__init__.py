@@ -50,7 +50,8 @@ version = _ext.version()
 def _column(name, v):
     if isinstance(v, tuple):
         a, b = v
-        if a.dtype == _np.int32:          # category codes and their categories
+        if a.dtype in (_np.int8, _np.int16, _np.int32):   # category codes (as narrow as
+            # their categories allow, the width pandas keeps) and the categories
             return _pd.Categorical.from_codes(a, categories=_pd.Index(b, dtype=object))
         if a.dtype == _np.bool_:
             return _pd.arrays.BooleanArray(a, b)
