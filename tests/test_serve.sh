@@ -22,7 +22,7 @@ PORT=$((20000 + $$ % 20000))
 URL=http://127.0.0.1:$PORT
 PROM_PID=""
 
-"$IPT" serve --listen bad:addr:x > /dev/null 2>&1; r1=$?
+"$IPT" serve --listen bad:addr:x --socket "$TMP/u.sock" > /dev/null 2>&1; r1=$?
 "$IPT" serve --top -1 > /dev/null 2>&1; r2=$?
 "$IPT" serve --ring-kb 3 > /dev/null 2>&1; r3=$?
 if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass serve-usage; else fail serve-usage "rc $r1 $r2 $r3"; fi
