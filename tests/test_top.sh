@@ -77,12 +77,14 @@ equal_check() {
 		wait $TP
 		rc=$?
 		cp "$CNT/trace" "$TMP/trace.txt"
+		# what the counting instance itself lost (overwritten, dropped), for a failure
+		lost=$(cat "$CNT"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ {s += $NF} END {print s + 0}')
 		if [ $rc != 0 ]; then
 			fail $2-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
 		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" $4 > "$TMP/cmp" 2>&1; then
 			pass "$2-equal: $(cat "$TMP/cmp")"
 		else
-			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';')"
+			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';') (the counting instance lost $lost)"
 		fi
 		if grep -q '"errors":{"send_map_full":0,"send_update":0,"handler_map_full":0,"mask_read":0' "$TMP/top.json" &&
 		   grep -q '"tracefs_lost":0' "$TMP/top.json"; then
