@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bpf_int.h - the handle of lib/bpf/: a local attachment (counter.c, with
- * libbpf) or a client of a process that shares its own (share.c).
+ * libbpf), a client of a process that shares its own (share.c) or the
+ * tracefs fallback (tracefs.c); what they share is in handle.c.
  */
 #ifndef IPT_BPF_INT_H
 #define IPT_BPF_INT_H
@@ -61,7 +62,7 @@ int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapsho
 struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b);
 /* sort s->sends as ipt_bpf_read does: by target, then count descending */
 void ipt_bpf_sort_sends(struct ipt_bpf_snapshot *s);
-/* free what a remote handle holds */
-void ipt_bpf_remote_free(struct ipt_bpf *b);
+/* restore the caller's affinity (if pinned), free the lists, the symbols and b */
+void ipt_bpf_handle_free(struct ipt_bpf *b);
 
 #endif

@@ -37,18 +37,6 @@
 #define MAX_ANSWER (256u << 20)	/* far above 16384 entries of ~100 bytes */
 #define ANSWER_TIMEOUT_MS 5000
 
-void ipt_bpf_load_ksyms(struct ipt_bpf *b)
-{
-	char *text = NULL;
-	size_t len;
-
-	if (ipt_file_read("/proc/kallsyms", &text, &len) == 0) {
-		if (ipt_symtab_load_kallsyms(&b->ksyms, text, len) == 0)
-			ipt_symtab_sort(&b->ksyms);
-		free(text);
-	}
-}
-
 static int add_list(struct ipt_strbuf *sb, const char *key, const char *list)
 {
 	return sb_addf(sb, "%s %s\n", key, list && *list ? list : "-");
@@ -439,7 +427,7 @@ struct ipt_bpf *ipt_bpf_connect(const char *path)
 		char msg[1024];
 
 		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
-		ipt_bpf_close(b);
+		ipt_bpf_handle_free(b);
 		ipt_err("%s", msg);
 		errno = e;
 		return NULL;
@@ -447,19 +435,4 @@ struct ipt_bpf *ipt_bpf_connect(const char *path)
 	ipt_bpf_snapshot_free(s);
 	ipt_bpf_load_ksyms(b);
 	return b;
-}
-
-int ipt_bpf_remote_pid(const struct ipt_bpf *b)
-{
-	return b->remote ? b->remote_pid : 0;
-}
-
-void ipt_bpf_remote_free(struct ipt_bpf *b)
-{
-	free(b->sock_path);
-	free(b->attached);
-	free(b->skipped);
-	ipt_cpuset_free(&b->pin);
-	ipt_symtab_free(&b->ksyms);
-	free(b);
 }

@@ -399,13 +399,9 @@ fail:
 	{
 		enum ipt_error code = ipt_errcode();
 
-		ipt_bpf_close(b);
+		ipt_tfs_close(b);
+		ipt_bpf_handle_free(b);
 		ipt_err_code(code, "%s", msg);
 	}
 	return NULL;
-}
-
-const char *ipt_bpf_backend(const struct ipt_bpf *b)
-{
-	return b->remote ? "serve" : b->tfs ? "tracefs" : "bpf";
 }
