@@ -726,6 +726,8 @@ struct client {
 	size_t olen, ooff;
 	int64_t deadline;
 	bool draining;			/* answered: reading what is left until EOF */
+	bool keep;			/* HTTP/1.1 keep-alive: the next request after this answer */
+	int served;			/* answers sent on this connection */
 };
 
 static void answer(struct client *c, int code, const char *ctype, const char *body, size_t blen, bool head)
@@ -736,8 +738,10 @@ static void answer(struct client *c, int code, const char *ctype, const char *bo
 			     "Internal Server Error";
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 
-	if (sbf(&sb, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-		code, reason, ctype, blen) || (!head && blen && ipt_strbuf_add(&sb, body, blen))) {
+	if (code != 200)
+		c->keep = false;	/* an error closes the connection */
+	if (sbf(&sb, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: %s\r\n\r\n",
+		code, reason, ctype, blen, c->keep ? "keep-alive" : "close") || (!head && blen && ipt_strbuf_add(&sb, body, blen))) {
 		ipt_strbuf_free(&sb);
 		c->out = NULL;
 		c->olen = 0;
@@ -781,6 +785,15 @@ static void handle(struct server *sv, struct client *c)
 	path[n] = 0;
 	path[strcspn(path, "?#")] = 0;
 	head = !strcmp(method, "HEAD");
+	/* keep-alive (Prometheus scrapes on one connection: no socket made and
+	 * freed each second): HTTP/1.1, not asked to close, nothing after the
+	 * request (no pipelining) */
+	{
+		const char *end = strstr(sp2 + 1 + strlen(sp2 + 1) + 1, "\r\n\r\n");
+
+		c->keep = !strncmp(sp2 + 1, "HTTP/1.1", 8) && end && (size_t)(end + 4 - c->req) == c->rlen &&
+			  !strcasestr(sp2 + 1 + strlen(sp2 + 1) + 1, "\nconnection: close");
+	}
 	if (!head && strcmp(method, "GET")) {
 		sv->bad_requests++;
 		answer_text(c, 405, "only GET and HEAD\n");
@@ -860,6 +873,17 @@ static void client_write(struct client *c)
 		return;
 	}
 	c->ooff += (size_t)w;
+	if (c->ooff == c->olen && c->keep) {	/* ready for the next request */
+		free(c->out);
+		c->out = NULL;
+		c->olen = c->ooff = 0;
+		c->rlen = 0;
+		c->req[0] = 0;
+		c->keep = false;
+		c->served++;
+		c->deadline = now_ms() + CLIENT_MS;	/* idle at most as long */
+		return;
+	}
 	if (c->ooff == c->olen) {
 		/* done: no more to send; read what the client still sends (a
 		 * request too large) for a second, so that closing with unread
@@ -1081,8 +1105,8 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			if (cl[i].fd < 0 || cl[i].deadline > now)
 				continue;
-			if (cl[i].deadline && !cl[i].out)
-				sv->bad_requests++;	/* too slow to ask */
+			if (cl[i].deadline && !cl[i].out && (cl[i].rlen || !cl[i].served))
+				sv->bad_requests++;	/* too slow to ask (not an idle keep-alive) */
 			if (cl[i].deadline && cl[i].out && !cl[i].draining)
 				sv->bad_requests++;	/* too slow to read the answer */
 			client_close(&cl[i]);

@@ -3,7 +3,8 @@
 # RSS, the send map's entries (all, and those of the soak's own workload,
 # from /snapshot), the series and the drop counters.  Fails if, after the
 # first 10 s, RSS grows by more than 256 KiB or the workload's entries by
-# more than 5 (the map as a whole may grow: other commands run on a shared
+# more than 10 (rare paths add a key now and then: a tick's reschedule, a
+# migration; 10 minutes showed none) (the map as a whole may grow: other commands run on a shared
 # machine; it must stay below 90% full), anything was dropped, or a counter
 # went down; with --top 3, no target CPU may show more than 3 named series.
 # Needs root and BPF; it uses a socket and port of its own.
@@ -83,5 +84,5 @@ grow=$((rss - rss0))
 wgrow=$((went - went0))
 [ -s "$TMP/bad" ] && head -n 5 "$TMP/bad"
 echo "soak: ${SECS} s: RSS ${rss0} -> ${rss} KiB (+${grow}), the workload's map entries ${went0} -> ${went}, all ${ent} of 16384, dropped ${drop}, rows ${rows}, $(wc -l < "$TMP/bad") counter/series faults, serve rc ${rc}"
-[ $grow -le 256 ] && [ $wgrow -le 5 ] && [ "$ent" -lt 14745 ] && [ "$drop" = 0 ] && [ "$rc" = 0 ] &&
+[ $grow -le 256 ] && [ $wgrow -le 10 ] && [ "$ent" -lt 14745 ] && [ "$drop" = 0 ] && [ "$rc" = 0 ] &&
 	[ "${rows:-0}" -gt 0 ] && [ ! -s "$TMP/bad" ]
