@@ -2,7 +2,8 @@
 #
 #   make            build/ipitrace, build/libipitrace.a, build/libipitrace.so*, man pages
 #   make install    PREFIX=/usr/local DESTDIR= : binary, library, header, ipitrace.pc,
-#                   man pages, bash completion  (make uninstall removes them)
+#                   man pages, bash completion, the ipitrace-serve systemd unit
+#                   (make uninstall removes them)
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
 #   make check-qemu only the qemu guests' test (tests/test_qemu.sh: Debian's
@@ -10,6 +11,7 @@
 #   make bench      benchmarks against trace-cmd and perf
 #   make fuzz       run every fuzz target for FUZZ_SECONDS (default 180) each
 #   make deps       install the Debian packages the build and tests need
+#   make soak       ipitrace serve under load for SOAK_SECONDS (default 600): RSS and maps flat
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -24,6 +26,7 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 # The version is the header's (IPT_VERSION_MAJOR/MINOR/PATCH): one place.
 V_MAJOR := $(shell sed -n 's/^\#define IPT_VERSION_MAJOR //p' include/ipitrace.h)
@@ -106,6 +109,9 @@ install: all $(B)/ipitrace.pc
 	install -m 644 $(B)/man/libipitrace.3 $(DESTDIR)$(MANDIR)/man3/libipitrace.3
 	install -m 644 $(B)/man/ipitrace-filter.7 $(DESTDIR)$(MANDIR)/man7/ipitrace-filter.7
 	install -m 644 $(B)/ipitrace.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ipitrace
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	sed 's|@BINDIR@|$(BINDIR)|' tools/ipitrace-serve.service.in > $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
+	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ipitrace $(DESTDIR)$(LIBDIR)/libipitrace.a \
@@ -113,7 +119,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libipitrace.so $(DESTDIR)$(INCDIR)/ipitrace.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/ipitrace.pc $(DESTDIR)$(MANDIR)/man1/ipitrace.1 \
 		$(DESTDIR)$(MANDIR)/man3/libipitrace.3 $(DESTDIR)$(MANDIR)/man7/ipitrace-filter.7 \
-		$(DESTDIR)$(BASHCOMPDIR)/ipitrace
+		$(DESTDIR)$(BASHCOMPDIR)/ipitrace $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
 
 print-lib-src:
 	@echo $(LIB_SRC)
@@ -170,7 +176,11 @@ fuzz: all
 clean:
 	rm -rf build
 
-.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src
+SOAK_SECONDS ?= 600
+soak: all
+	@sh tests/soak.sh build $(SOAK_SECONDS)
+
+.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src soak
 
 # ---- BPF (ipitrace top, lib/bpf/): built when clang, bpftool and libbpf are
 # there; otherwise lib/bpf/counter.c says at run time that BPF is not built in.

@@ -4,7 +4,7 @@
 #   sh fuzz/run.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 180); TARGETs among tracedat pages format text
-# filter cpuset (default: all).  Everything goes under build/fuzz/:
+# filter cpuset usyms snapshot (default: all).  Everything goes under build/fuzz/:
 #   obj/        library objects built for fuzzing (not the main build's)
 #   bin/        fuzz_NAME binaries (run one on a file to replay it)
 #   corpus/NAME the working corpus, seeded from fuzz/seeds/NAME (and, for
@@ -27,7 +27,7 @@ cd "$top" || exit 2
 secs=${1:-180}
 case "$secs" in *[!0-9]*|'') echo "run.sh: SECONDS must be a number, not '$secs'" >&2; exit 2 ;; esac
 [ $# -gt 0 ] && shift
-ALL="tracedat pages format text filter cpuset usyms"
+ALL="tracedat pages format text filter cpuset usyms snapshot"
 targets=${*:-$ALL}
 for t in $targets; do
 	case " $ALL " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (one of: $ALL)" >&2; exit 2 ;; esac
@@ -156,7 +156,7 @@ done
 max_len() {
 	case $1 in
 	tracedat) echo 262144 ;;
-	format|text) echo 65536 ;;
+	format|text|snapshot) echo 65536 ;;
 	pages) echo 16384 ;;		# 4 sub-buffers of 4096, 256 of 64 bytes
 	filter|cpuset|usyms) echo 8192 ;;
 	esac

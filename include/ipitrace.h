@@ -474,6 +474,10 @@ enum ipt_ipi_kind {
 };
 /* "resched", "wakeup", "call", "tlb", "irq_work", "membarrier", "timer", "stop", "other" */
 const char *ipt_kind_name(enum ipt_ipi_kind kind);
+struct ipt_ipi_row;
+/* The kind of a send from its reason, function, call site and callback
+ * (the rules `convert` and `report` use). */
+enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);
 /* The kind named name, or -1. */
 int ipt_kind_from_name(const char *name);
 
@@ -1362,6 +1366,8 @@ struct ipt_bpf_send {
 	enum ipt_bpf_event event;
 	uint64_t callsite;
 	uint64_t addr2;			/* callback (sends), function (csd) */
+	uint64_t func;			/* sends: the function of the csd queued just before
+					 * for this target (the function really run), 0: none */
 	char comm[16];			/* sending command */
 	uint64_t count;
 };
@@ -1380,9 +1386,13 @@ enum ipt_bpf_error {
 	IPT_BPF_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
 	IPT_BPF_ERR_MASK_READ,		/* a cpumask word could not be read */
 	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
+	IPT_BPF_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
+	IPT_BPF_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
+	IPT_BPF_ERR_TRACEFS_LOST,	/* the tracefs fallback: events the kernel lost */
 	IPT_BPF_NERRORS,
 };
-/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry" */
+/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
+ * "ring_full", "join_full", "tracefs_lost" */
 const char *ipt_bpf_error_name(enum ipt_bpf_error e);
 
 /* The maps at one moment (ipt_bpf_read), or the difference of two. */
@@ -1403,9 +1413,37 @@ struct ipt_bpf_opts {
 	const struct ipt_cpuset *housekeeping;
 	bool no_pin;
 	bool stats;			/* kernel BPF run-time stats while open */
+	/* the flight recorder: the sends (and csd queueings) whose targets
+	 * include a CPU of watch are kept as rows in a ring buffer of
+	 * ring_bytes (a power of 2 >= 4096; 0: 4 MiB) written without
+	 * wake-ups; read them with ipt_bpf_drain().  NULL or empty: none. */
+	const struct ipt_cpuset *watch;
+	size_t ring_bytes;
+	bool stacks;			/* rows carry the sender's kernel stack (about
+					 * 1.5-3 us per row kept, only for watched CPUs) */
 };
 
 struct ipt_bpf;
+
+/* One row of the flight recorder. */
+#define IPT_BPF_ROW_MASK_WORDS 4
+struct ipt_bpf_row {
+	uint64_t ts_ns;			/* CLOCK_MONOTONIC */
+	int src;			/* sending CPU */
+	int pid;			/* sending thread */
+	enum ipt_bpf_event event;
+	unsigned int ntargets;		/* targets (mask: CPUs 0-255 only) */
+	uint64_t mask[IPT_BPF_ROW_MASK_WORDS];
+	uint64_t callsite;
+	uint64_t addr2;			/* callback (sends), function (csd) */
+	char comm[16];
+	unsigned int nstack;		/* frames in stack (opts.stacks) */
+	uint64_t stack[32];		/* the sender's kernel stack, leaf first */
+};
+typedef void (*ipt_bpf_row_fn)(const struct ipt_bpf_row *row, void *ctx);
+/* Hand every row written since the last call to fn (never blocks, sends no
+ * wake-up); the number of rows, -1 on error. */
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx);
 
 /*
  * Load the programs this kernel can run and attach them (once).  NULL on
@@ -1415,6 +1453,16 @@ struct ipt_bpf;
  * tracepoint is.
  */
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts);
+/*
+ * The fallback where BPF is unavailable: the same counts (sends and csd
+ * queueings; no handler times, no rows) from a tracefs instance of its own
+ * (instances/ipitrace-<pid>) with the send events on, its trace_pipe read
+ * with O_NONBLOCK by ipt_bpf_read (never waited on: no wake-up IPIs); lost
+ * events count as IPT_BPF_ERR_TRACEFS_LOST.  Needs root and tracefs.
+ */
+struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts);
+/* What counts: "bpf", "serve" (ipt_bpf_connect) or "tracefs". */
+const char *ipt_bpf_backend(const struct ipt_bpf *b);
 /* Comma-separated tracepoints attached / skipped ("" when none). */
 const char *ipt_bpf_attached(const struct ipt_bpf *b);
 const char *ipt_bpf_skipped(const struct ipt_bpf *b);
@@ -1440,6 +1488,25 @@ int ipt_bpf_nprogs(const struct ipt_bpf *b);
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st);
 /* Detach, unload, restore the caller's affinity; NULL is fine. */
 void ipt_bpf_close(struct ipt_bpf *b);
+
+/*
+ * Sharing one attachment (`ipitrace serve`): the snapshot as text
+ * (ipt_bpf_snapshot_text, malloc'ed, with the attached and skipped lists
+ * and the loader's CPUs), and a client that reads such snapshots from the
+ * serving process over its unix socket at path instead of attaching again:
+ * ipt_bpf_connect returns a handle on which ipt_bpf_read, _attached,
+ * _skipped, _pinned and _symbol work (symbols from this process's
+ * kallsyms) and that attaches nothing.  NULL when nothing serves at path
+ * (errno then ENOENT or ECONNREFUSED) or when its answer is
+ * malformed.  ipt_bpf_remote_pid: the serving process (0 for a local handle).
+ */
+char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *s,
+			    size_t *len);
+struct ipt_bpf *ipt_bpf_connect(const char *path);
+int ipt_bpf_remote_pid(const struct ipt_bpf *b);
+/* GET what ("/watched.txt") from the serving process at path: the body of
+ * its 200 answer (malloc'ed, NUL-terminated, *len bytes), else NULL. */
+char *ipt_bpf_remote_get(const char *path, const char *what, size_t *len);
 
 /* Is cpu isolated or nohz_full on this machine (sysfs)? Fills set. */
 int ipt_bpf_isolated_cpus(struct ipt_cpuset *set);

@@ -5,11 +5,14 @@
 #include <ctype.h>
 
 #include <getopt.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
@@ -274,4 +277,77 @@ void cli_set_command_line(int argc, char **argv)
 const char *cli_command_line(void)
 {
 	return command_line ? command_line : "";
+}
+
+const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
+{
+	uint64_t off = 0;
+	const char *name = ipt_bpf_symbol(b, addr, &off);
+
+	if (!addr)
+		snprintf(buf, size, "0");
+	else if (!name)
+		snprintf(buf, size, "0x%" PRIx64, addr);
+	else if (with_off && off)
+		snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+	else
+		snprintf(buf, size, "%s", name);
+	return buf;
+}
+
+void json_put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_bpf_opts *bo)
+{
+	struct ipt_bpf *b = NULL;
+	bool any = !backend || !strcmp(backend, "auto");
+
+	if (any && sock && access(sock, F_OK) == 0) {
+		b = ipt_bpf_connect(sock);
+		if (b)
+			return b;
+		if (errno != ECONNREFUSED && errno != ENOENT)
+			fprintf(stderr, "ipitrace %s: warning: %s; attaching instead\n", cmd, ipt_errmsg());
+	}
+	if (any || !strcmp(backend, "bpf")) {
+		b = ipt_bpf_open(bo);
+		if (b || !any)
+			goto out;
+		if (!strstr(ipt_errmsg(), "BPF is unavailable"))
+			goto out;
+		fprintf(stderr, "ipitrace %s: %s; counting with a tracefs instance instead\n", cmd, ipt_errmsg());
+	}
+	b = ipt_bpf_open_tracefs(bo);
+out:
+	if (!b)
+		err_msg("%s: %s", cmd, ipt_errmsg());
+	return b;
+}
+
+void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size)
+{
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+
+	ipt_cpuset_init(&set);
+	for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
+		for (int k = 0; k < 64; k++)
+			if ((r->mask[w] >> k) & 1)
+				ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
+	ipt_cpuset_format_list(&set, buf, size);
+	ipt_cpuset_free(&set);
 }

@@ -35,6 +35,9 @@ struct top_opts {
 	int top;			/* entries per CPU in the JSON senders, text top lists */
 	bool stats;
 	bool quiet;
+	const char *socket;		/* a running serve's */
+	bool no_serve;
+	const char *backend;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -51,9 +54,11 @@ static void top_usage(FILE *f)
 		"\n"
 		"IPIs per target CPU, counted in the kernel by BPF programs, as a live view\n"
 		"refreshed every interval (q or Ctrl-C quits), or with --once one table over one\n"
-		"interval.  Needs root and the kernel's BTF (/sys/kernel/btf/vmlinux); where BPF\n"
-		"is unavailable (no BTF, no permission, built without libbpf) it says so and\n"
-		"exits 1.\n"
+		"interval.  Needs root.  With `ipitrace serve` running it reads serve's counts\n"
+		"(one attachment per boot); else it attaches the programs itself, which needs\n"
+		"the kernel's BTF (/sys/kernel/btf/vmlinux); where BPF is unavailable (no BTF,\n"
+		"built without libbpf, refused) it says why and counts the same sends with a\n"
+		"tracefs instance of its own instead, polled (no handler times then).\n"
 		"\n"
 		"Counted: ipi:ipi_send_cpu and ipi:ipi_send_cpumask (one count per target CPU of\n"
 		"the mask) per target CPU, sending CPU, call site, callback and sending command;\n"
@@ -75,7 +80,9 @@ static void top_usage(FILE *f)
 		"                        5m (default 1)\n"
 		"  -f, --format FMT      text (default) or json (one object per interval, one\n"
 		"                        line each)\n"
-		"      --watch LIST      CPUs to mark (default: the isolated and nohz_full CPUs)\n"
+		"      --watch LIST      CPUs to mark and whose IPIs are shown one by one under\n"
+		"                        the table, the last 5 of the interval (json: their\n"
+		"                        count; default: the isolated and nohz_full CPUs)\n"
 		"  -c, --cpus LIST       only rows of these target CPUs\n"
 		"  -t, --top N           senders listed per CPU in json (default %d; 0: all)\n"
 		"  -H, --housekeeping LIST  CPUs the loader runs on (default: the CPUs neither\n"
@@ -83,6 +90,14 @@ static void top_usage(FILE *f)
 		"      --stats           the kernel's BPF run-time stats at the end on stderr:\n"
 		"                        runs and ns per run of each program; attach and\n"
 		"                        detach time\n"
+		"      --socket PATH     where a running `ipitrace serve` answers (default\n"
+		"                        " SERVE_SOCKET "): top then reads its counts\n"
+		"                        instead of attaching the programs again\n"
+		"      --no-serve        attach the programs even when serve runs\n"
+		"      --backend B       auto (default: serve's counts, else BPF, else tracefs),\n"
+		"                        bpf, or tracefs (an instance of its own whose\n"
+		"                        trace_pipe is polled, never waited on: no handler\n"
+		"                        times)\n"
 		"  -q, --quiet           only errors and warnings on stderr\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -112,6 +127,9 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 		{ "housekeeping", required_argument, NULL, 'H' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "no-serve", no_argument, NULL, 'N' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +177,13 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 			break;
 		case 'S': o->stats = true; break;
 		case 'q': o->quiet = true; break;
+		case 's': o->socket = optarg; break;
+		case 'N': o->no_serve = true; break;
+		case 'B':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "bpf") && strcmp(optarg, "tracefs"))
+				return usage_err("top", "--backend: '%s' is not auto, bpf or tracefs", optarg);
+			o->backend = optarg;
+			break;
 		case 'h': top_usage(stdout); return 3;
 		default: return opt_err("top", c, argv);
 		}
@@ -179,39 +204,6 @@ struct cpu_row {
 	uint64_t sends, csd;
 	uint64_t recv[IPT_BPF_NVECTORS], recv_ns[IPT_BPF_NVECTORS];
 };
-
-/* sym - addr as "name+0xoff" (with_off) or "name", else "0x..." */
-static const char *sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
-{
-	uint64_t off = 0;
-	const char *name = ipt_bpf_symbol(b, addr, &off);
-
-	if (!addr)
-		snprintf(buf, size, "0");
-	else if (!name)
-		snprintf(buf, size, "0x%" PRIx64, addr);
-	else if (with_off && off)
-		snprintf(buf, size, "%s+0x%" PRIx64, name, off);
-	else
-		snprintf(buf, size, "%s", name);
-	return buf;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 /* agg - counts of one (callsite, addr2) or one comm for one CPU */
 struct agg {
@@ -277,17 +269,17 @@ static void top_site(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d, 
 	if (!s.count && !q.count)
 		return;
 	if (!s.count) {
-		sym(b, q.callsite, true, site, ssize);
-		sym(b, q.addr2, false, fn, fsize);
+		bpf_sym(b, q.callsite, true, site, ssize);
+		bpf_sym(b, q.addr2, false, fn, fsize);
 		return;
 	}
-	sym(b, s.callsite, true, site, ssize);
+	bpf_sym(b, s.callsite, true, site, ssize);
 	if (!s.addr2)
 		snprintf(fn, fsize, "(reschedule)");
 	else if (generic_callback(b, s.addr2) && q.count)
-		sym(b, q.addr2, false, fn, fsize);
+		bpf_sym(b, q.addr2, false, fn, fsize);
 	else
-		sym(b, s.addr2, false, fn, fsize);
+		bpf_sym(b, s.addr2, false, fn, fsize);
 }
 
 static void fill_row(const struct ipt_bpf_snapshot *d, struct cpu_row *r, size_t lo, size_t hi)
@@ -331,7 +323,8 @@ static int ncpus_of(const struct ipt_bpf_snapshot *d)
 static uint64_t lost_of(const struct ipt_bpf_snapshot *d)
 {
 	return d->errors[IPT_BPF_ERR_SEND_FULL] + d->errors[IPT_BPF_ERR_SEND_UPDATE] +
-	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ];
+	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ] +
+	       d->errors[IPT_BPF_ERR_TRACEFS_LOST];
 }
 
 static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
@@ -405,21 +398,27 @@ static void json_list(FILE *f, const char *list)
 }
 
 static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
-		       const struct ipt_bpf_snapshot *d)
+		       const struct ipt_bpf_snapshot *d, uint64_t rows)
 {
 	char buf[160], buf2[160], site[160], fn[128], w[256];
 	int ncpus = ncpus_of(d);
 	size_t lo = 0;
 
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
-	fprintf(f, "{\"source\":\"bpf\",\"interval_s\":%.6f,\"attached\":", d->time);
+	fprintf(f, "{\"source\":\"%s\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
+		strcmp(ipt_bpf_backend(b), "tracefs") ? "bpf" : "tracefs", ipt_bpf_remote_pid(b), d->time);
 	json_list(f, ipt_bpf_attached(b));
 	fprintf(f, ",\"skipped\":");
 	json_list(f, ipt_bpf_skipped(b));
 	fprintf(f, ",\"watch\":\"%s\",\"errors\":{", w);
 	for (int e = 0; e < IPT_BPF_NERRORS; e++)
 		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_bpf_error_name(e), d->errors[e]);
-	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"cpus\":[", d->recursion_misses);
+	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"watched_ipis\":", d->recursion_misses);
+	if (!strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o->watch))
+		fprintf(f, "%" PRIu64, rows);
+	else
+		fputs("null", f);
+	fputs(",\"cpus\":[", f);
 	for (int cpu = 0, first = 1; cpu < ncpus; cpu++) {
 		struct cpu_row r;
 		size_t hi;
@@ -444,13 +443,13 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 			ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "true" : "false", r.sends, r.csd);
 		first = 0;
 		if (c.comm)
-			json_str(f, c.comm);
+			json_put_str(f, c.comm);
 		else
 			fputs("null", f);
 		fputs(",\"top_callsite\":", f);
-		json_str(f, site);
+		json_put_str(f, site);
 		fputs(",\"top_function\":", f);
-		json_str(f, fn);
+		json_put_str(f, fn);
 		fputs(",\"received\":{", f);
 		for (size_t i = 0, k = 0; i < d->nhandlers; i++) {
 			const struct ipt_bpf_handler *h = &d->handlers[i];
@@ -473,16 +472,51 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 
 			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
 				n ? "," : "", s->src, ipt_bpf_event_name(s->event), s->count);
-			json_str(f, s->comm);
+			json_put_str(f, s->comm);
 			fprintf(f, ",\"callsite\":\"%s\",\"%s\":\"%s\",\"callsite_addr\":\"0x%" PRIx64 "\"}",
-				sym(b, s->callsite, true, buf, sizeof(buf)),
+				bpf_sym(b, s->callsite, true, buf, sizeof(buf)),
 				s->event == IPT_BPF_CSD_QUEUE ? "func" : "callback",
-				sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
+				bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
 		}
 		fputs("]}", f);
 		lo = hi;
 	}
 	fputs("]}\n", f);
+}
+
+/* ---- the flight recorder's rows (IPIs to watched CPUs), the last few ---- */
+
+#define LAST_ROWS 5
+
+struct last_rows {
+	struct ipt_bpf_row row[LAST_ROWS];
+	uint64_t n;			/* rows in the interval */
+};
+
+static void keep_row(const struct ipt_bpf_row *r, void *ctx)
+{
+	struct last_rows *lr = ctx;
+
+	lr->row[lr->n++ % LAST_ROWS] = *r;
+}
+
+static void print_rows(FILE *f, const struct ipt_bpf *b, const struct last_rows *lr)
+{
+	char site[160], fn[128];
+	uint64_t first = lr->n > LAST_ROWS ? lr->n - LAST_ROWS : 0;
+
+	fprintf(f, "IPIs to watched CPUs: %" PRIu64 " in the interval%s\n", lr->n, lr->n ? "; the last:" : "");
+	for (uint64_t i = first; i < lr->n; i++) {
+		const struct ipt_bpf_row *r = &lr->row[i % LAST_ROWS];
+		char tg[128];
+
+		bpf_row_targets(r, tg, sizeof(tg));
+		fprintf(f, "  %" PRIu64 ".%06" PRIu64 " %s[%d] cpu %d -> %s  %s -> %s%s\n", r->ts_ns / 1000000000u,
+			r->ts_ns % 1000000000u / 1000u, r->comm, r->pid, r->src, tg,
+			bpf_sym(b, r->callsite, true, site, sizeof(site)),
+			r->addr2 ? bpf_sym(b, r->addr2, false, fn, sizeof(fn)) : "(reschedule)",
+			r->event == IPT_BPF_CSD_QUEUE ? " (csd queued)" : "");
+	}
 }
 
 /* ---- the loop ---- */
@@ -495,18 +529,24 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* wait_until - sleep in poll() until t (the keyboard too when keys); 1 on q, -1 on a signal */
-static int wait_until(double t, bool keys)
+/* wait_until - sleep in poll() until t (the keyboard too when keys), with
+ * lr draining the rows every 100 ms (by the clock: no wake-up); 1 on q, -1
+ * on a signal */
+static int wait_until(double t, bool keys, struct ipt_bpf *b, struct last_rows *lr)
 {
 	for (;;) {
 		double left = t - now_s();
 		struct pollfd p = { .fd = 0, .events = POLLIN };
 		int r;
 
+		if (lr)
+			ipt_bpf_drain(b, keep_row, lr);
 		if (stop_signal)
 			return -1;
 		if (left <= 0)
 			return 0;
+		if (lr && left > 0.1)
+			left = 0.1;
 		r = poll(&p, keys ? 1 : 0, (int)(left * 1000) + 1);
 		if (r > 0 && keys) {
 			char ch;
@@ -534,11 +574,13 @@ static void print_stats(const struct ipt_bpf *b, double detach_s)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP };
+	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP, .socket = SERVE_SOCKET };
 	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
 	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL;
 	struct ipt_bpf *b = NULL;
 	struct termios saved;
+	struct last_rows lr;
+	bool rows_kept;
 	bool tty = false, keys = false;
 	struct sigaction sa;
 	int rc, w;
@@ -554,9 +596,11 @@ int cmd_top(int argc, char **argv)
 	}
 	bo.housekeeping = o.have_hk ? &o.hk : NULL;
 	bo.stats = o.stats;
-	b = ipt_bpf_open(&bo);
+	bo.watch = &o.watch;	/* rows of the IPIs to them, shown live */
+	bo.ring_bytes = 1u << 20;	/* about 9000 rows: 100 ms of 90k/s */
+	/* one attachment per boot: a running serve's, if it answers */
+	b = open_counter("top", o.backend, o.no_serve ? NULL : o.socket, &bo);
 	if (!b) {
-		err_msg("top: %s", ipt_errmsg());
 		rc = 1;
 		goto out;
 	}
@@ -577,20 +621,32 @@ int cmd_top(int argc, char **argv)
 	prev = ipt_bpf_read(b);
 	if (!prev)
 		goto runtime_err;
+	/* rows from here on (those of the attach itself are not the interval's) */
+	rows_kept = !strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o.watch);
+	ipt_bpf_drain(b, keep_row, &lr);
+	lr.n = 0;
 	/* said after the first read: the interval counts from here */
 	if (!o.quiet) {
 		char pin[256];
 
 		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
-		fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
-			ipt_bpf_attached(b));
+		if (!strcmp(ipt_bpf_backend(b), "tracefs"))
+			fprintf(stderr, "ipitrace top: counting with tracefs (an instance of its own, trace_pipe "
+				"polled; no handler times), loader on CPU %s; events: %s\n", pin, ipt_bpf_attached(b));
+		else if (ipt_bpf_remote_pid(b))
+			fprintf(stderr, "ipitrace top: counting with BPF: the attachment of ipitrace serve "
+				"(pid %d, %s), loader on CPU %s; attached: %s\n", ipt_bpf_remote_pid(b), o.socket,
+				pin, ipt_bpf_attached(b));
+		else
+			fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
+				ipt_bpf_attached(b));
 		if (*ipt_bpf_skipped(b))
 			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
 	}
 	t = prev->time;
 	for (;;) {
 		t += o.interval;
-		w = wait_until(t, keys);
+		w = wait_until(t, keys, b, rows_kept ? &lr : NULL);
 		if (w < 0 && (o.once || !prev))
 			break;
 		if (w)
@@ -601,18 +657,23 @@ int cmd_top(int argc, char **argv)
 		d = ipt_bpf_snapshot_diff(cur, prev);
 		if (!d)
 			goto runtime_err;
+		if (ipt_bpf_drain(b, keep_row, &lr) < 0)
+			goto runtime_err;
 		if (o.json) {
-			print_json(stdout, &o, b, d);
+			print_json(stdout, &o, b, d, lr.n);
 		} else {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
 			print_text(stdout, &o, b, d, tty);
+			if (rows_kept)
+				print_rows(stdout, b, &lr);
 			if (tty)
 				printf("%.2f s; q quits\n", d->time);
 			else if (!o.once)
 				putchar('\n');
 		}
 		fflush(stdout);
+		lr.n = 0;
 		ipt_bpf_snapshot_free(prev);
 		ipt_bpf_snapshot_free(d);
 		d = NULL;

@@ -19,9 +19,21 @@ int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_explode(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+/*
+ * open_counter - what top and serve count with: backend "auto" (NULL: a
+ * running serve's attachment if sock answers, else BPF, else where BPF is
+ * unavailable a tracefs instance, saying so on stderr as CMD), "bpf",
+ * "tracefs"; NULL after the error was said
+ */
+struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_bpf_opts *bo);
+/* where `ipitrace serve` answers other ipitrace processes (top asks it) */
+#define SERVE_SOCKET "/run/ipitrace/serve.sock"
 int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */
 
 #include <stdarg.h>
+#include <stdio.h>
 
 /* vmsg - print prefix, the message and a newline on stderr */
 void vmsg(const char *prefix, const char *fmt, va_list ap);
@@ -74,6 +86,13 @@ void cli_set_command_line(int argc, char **argv);
 const char *cli_command_line(void);
 /* shell_join - words quoted for a shell, joined by spaces, on one line (caller frees) */
 char *shell_join(char *const *words, int n);
+/* bpf_sym - addr as "name+0xoff" (with_off) or "name" (ipt_bpf_symbol), "0" for 0,
+ * else "0x..."; returns buf */
+const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size);
+/* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
+void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size);
+/* json_put_str - s as a JSON string (control and non-ASCII bytes as \u00XX) */
+void json_put_str(FILE *f, const char *s);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

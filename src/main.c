@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
 	{ "top", cmd_top, "IPIs per target CPU now, counted in the kernel with BPF" },
+	{ "serve", cmd_serve, "Prometheus metrics and a flight recorder of watched CPUs, with BPF" },
 };
 
 /* The filter language: `ipitrace help filters`, and the FILTERS sections of the man pages. */
@@ -92,21 +93,27 @@ static void usage(FILE *f)
 		"                            default)\n"
 		"  -e, --events LIST         events: more to record (record), only these (dump)\n"
 		"  -j, --threads N           decoding threads (report, convert, count)\n"
-		"  -t, --top N               rows of the top-N tables (report, top)\n"
+		"  -t, --top N               rows of the top-N tables (report, top; serve:\n"
+		"                            named series per CPU)\n"
 		"  -n, --count N             stop after N events (dump)\n"
 		"  -p, --pid PID             only IPIs sent by this task (record)\n"
 		"  -C, --clock NAME          trace clock (record)\n"
 		"  -Z, --compression C       output compression (record, convert, explode)\n"
 		"  -b, --buffer-kb N         per-CPU ring buffer in KiB (record)\n"
-		"  -H, --housekeeping LIST   CPUs for the recorder's threads (record, top)\n"
+		"  -H, --housekeeping LIST   CPUs for the recorder's threads (record, top,\n"
+		"                            serve)\n"
 		"  -R, --raw                 every field as name=value (dump)\n"
-		"  -q, --quiet               only errors and warnings (record, top, default)\n"
+		"  -q, --quiet               only errors and warnings (record, top, serve,\n"
+		"                            default)\n"
+		"  -l, --listen ADDR:PORT    the HTTP address (serve)\n"
 		"  -g, --by KEY              group the senders by KEY (report)\n"
 		"  -k, --sort ORDER          order of the groups (report)\n"
 		"  -h, --help                the command's help (every command)\n"
 		"Long only: --html OUT (report, default), --buffer NAME (report, dump,\n"
 		"convert), --comm NAME (record), --user-stacks (record, default), --on-cpus\n"
-		"LIST (dump: recording CPUs), --once, --watch LIST, --stats (top).\n"
+		"LIST (dump: recording CPUs), --once, --watch LIST, --stats (top), --socket\n"
+		"PATH (top, serve), --no-serve (top), --watch LIST, --keep N, --ring-kb N,\n"
+		"--dump FILE, --signal-dump FILE (serve).\n"
 		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 

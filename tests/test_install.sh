@@ -16,13 +16,26 @@ pass "make install DESTDIR PREFIX=/usr"
 for f in usr/bin/ipitrace usr/lib/libipitrace.a usr/lib/libipitrace.so usr/lib/libipitrace.so.0 \
 	 usr/include/ipitrace.h usr/lib/pkgconfig/ipitrace.pc usr/share/man/man1/ipitrace.1 \
 	 usr/share/man/man3/libipitrace.3 usr/share/man/man7/ipitrace-filter.7 \
-	 usr/share/bash-completion/completions/ipitrace; do
+	 usr/share/bash-completion/completions/ipitrace usr/lib/systemd/system/ipitrace-serve.service; do
 	[ -e "$D/$f" ] || missing="$missing $f"
 done
-if [ -z "${missing:-}" ]; then pass "installed: binary, libraries, header, pc, 3 man pages, completion"
+if [ -z "${missing:-}" ]; then pass "installed: binary, libraries, header, pc, 3 man pages, completion, systemd unit"
 else fail "installed files" "missing:$missing"; fi
 
 # exported = declared (the declared list from the header by tools/api.py)
+# the systemd unit runs the installed binary
+grep -q '^ExecStart=/usr/bin/ipitrace serve' "$D/usr/lib/systemd/system/ipitrace-serve.service" &&
+	pass "systemd unit: ExecStart=/usr/bin/ipitrace serve" || fail "systemd unit" "$(grep ExecStart "$D/usr/lib/systemd/system/ipitrace-serve.service")"
+if command -v systemd-analyze > /dev/null 2>&1; then
+	# (in a DESTDIR the binary and the man page are not where the unit says)
+	systemd-analyze verify "$D/usr/lib/systemd/system/ipitrace-serve.service" 2>&1 |
+		grep -i 'ipitrace-serve' | grep -v 'is not executable\|Command .man ' > "$TMP/sa"
+	if [ ! -s "$TMP/sa" ]; then
+		pass "systemd-analyze verify ipitrace-serve.service"
+	else
+		fail "systemd-analyze verify" "$(head -n 2 "$TMP/sa" | tr '\n' ';')"
+	fi
+fi
 python3 "$TOP/tools/api.py" "$D/usr/include/ipitrace.h" | sort > "$TMP/declared"
 nm -D --defined-only "$D/usr/lib/libipitrace.so" | awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "R" {print $3}' |
 	sed 's/@.*//' | sort > "$TMP/exported"

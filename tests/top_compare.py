@@ -36,8 +36,15 @@ def cpulist(s):
     return out
 
 
-def main():
-    top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
+def trace_counts(trace, prefix, join=False, exec_fix=True):
+    """the sends of tasks whose command starts with prefix in a trace text:
+    Counters per (event, target) and per (event, target, callsite, addr2);
+    join: addr2 of a send with a callback is the function of the
+    csd_queue_cpu queued before it from the same CPU for the same target
+    (if any; taken once), as `convert` joins them; exec_fix: a pid's sends
+    before its sched_process_exec are not the workload's (BPF names the
+    sender at the send), else as the trace names them"""
+    pending = {}
     per_cpu, per_site = Counter(), Counter()
     lines = open(trace, errors='replace').readlines()
     execs = set()
@@ -48,20 +55,34 @@ def main():
     exec_seen = set()
     for line in lines:
         m = LINE.match(line)
-        if not m or not m.group(1).strip().startswith(prefix):
+        if not m:
             continue
-        ev, rest, pid = m.group(4), m.group(5), m.group(2)
+        ev, rest, pid, cpu = m.group(4), m.group(5), m.group(2), int(m.group(3))
+        mine = m.group(1).strip().startswith(prefix)
         if ev == 'sched_process_exec':
-            exec_seen.add(pid)
+            if mine:
+                exec_seen.add(pid)
             continue
-        if pid in execs and pid not in exec_seen:
-            continue    # before the exec: not yet the workload
         f = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
         addr2 = norm(f.get('func', f.get('callback', '0')))
         targets = cpulist(f['cpumask']) if ev == 'ipi_send_cpumask' else [int(f['cpu'])]
+        if join and ev == 'csd_queue_cpu':
+            pending[(cpu, targets[0])] = addr2
         for t in targets:
+            a2 = addr2
+            if join and ev != 'csd_queue_cpu' and addr2 != '0' and (cpu, t) in pending:
+                a2 = pending.pop((cpu, t))
+            if not mine or (exec_fix and pid in execs and pid not in exec_seen):
+                continue    # another task, or before the exec: not yet the workload
             per_cpu[(ev, t)] += 1
-            per_site[(ev, t, norm(f['callsite']), addr2)] += 1
+            per_site[(ev, t, norm(f['callsite']), a2)] += 1
+    return per_cpu, per_site
+
+
+def main():
+    top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
+    # --names-as-saved: top read tracefs text too (the fallback)
+    per_cpu, per_site = trace_counts(trace, prefix, exec_fix='--names-as-saved' not in sys.argv[4:])
     b_cpu, b_site = Counter(), Counter()
     d = json.load(open(top))
     for c in d['cpus']:
@@ -82,4 +103,5 @@ def main():
     print('same: %d sends, %d keys' % (sum(per_cpu.values()), len(per_site)))
 
 
-main()
+if __name__ == '__main__':
+    main()

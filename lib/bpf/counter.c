@@ -8,54 +8,22 @@
 #include "core/core.h"
 #include "live/live.h"
 #include "bpf/progs/ipitrace.bpf.h"
+#include "bpf/bpf_int.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
-static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
-					    "irq_work" };
-static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
-					   "mask_read", "exit_without_entry" };
-
-_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR, "error counters");
+_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR + 1, "error counters (+ tracefs_lost)");
 _Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
 _Static_assert(IPT_BPF_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
 _Static_assert((int)IPT_BPF_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
 _Static_assert((int)IPT_BPF_CSD_QUEUE == (int)IPTK_EV_CSD, "events");
-
-const char *ipt_bpf_event_name(enum ipt_bpf_event ev)
-{
-	return (unsigned int)ev < 3 ? event_names[ev] : "?";
-}
-
-const char *ipt_bpf_vector_name(enum ipt_bpf_vector v)
-{
-	return (unsigned int)v < IPT_BPF_NVECTORS ? vector_names[v] : "?";
-}
-
-const char *ipt_bpf_error_name(enum ipt_bpf_error e)
-{
-	return (unsigned int)e < IPT_BPF_NERRORS ? error_names[e] : "?";
-}
-
-/* ipt_bpf_isolated_cpus - the isolated and nohz_full CPUs */
-int ipt_bpf_isolated_cpus(struct ipt_cpuset *set)
-{
-	struct ipt_cpuset nohz = IPT_CPUSET_INIT;
-	int rc;
-
-	ipt_cpuset_clear(set);
-	ipt_cpuset_init(&nohz);
-	rc = ipt_sysfs_cpulist("isolated", set) || ipt_sysfs_cpulist("nohz_full", &nohz) ||
-	     ipt_cpuset_or(set, &nohz) ? -1 : 0;
-	ipt_cpuset_free(&nohz);
-	return rc;
-}
+_Static_assert(sizeof(((struct ipt_bpf_row *)0)->stack) / 8 == IPTK_ROW_STACK, "stack frames");
 
 static IPT_UNUSED double mono_s(void)
 {
@@ -65,48 +33,6 @@ static IPT_UNUSED double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s)
-{
-	if (!s)
-		return;
-	free(s->sends);
-	free(s->handlers);
-	free(s);
-}
-
-/* send_key_cmp - the identity of a send entry (not its count) */
-static int send_key_cmp(const struct ipt_bpf_send *a, const struct ipt_bpf_send *b)
-{
-	if (a->target != b->target)
-		return a->target < b->target ? -1 : 1;
-	if (a->src != b->src)
-		return a->src < b->src ? -1 : 1;
-	if (a->event != b->event)
-		return a->event < b->event ? -1 : 1;
-	if (a->callsite != b->callsite)
-		return a->callsite < b->callsite ? -1 : 1;
-	if (a->addr2 != b->addr2)
-		return a->addr2 < b->addr2 ? -1 : 1;
-	return strncmp(a->comm, b->comm, sizeof(a->comm));
-}
-
-static int send_key_qcmp(const void *a, const void *b)
-{
-	return send_key_cmp(a, b);
-}
-
-/* by target, then count descending, then key */
-static int send_out_qcmp(const void *pa, const void *pb)
-{
-	const struct ipt_bpf_send *a = pa, *b = pb;
-
-	if (a->target != b->target)
-		return a->target < b->target ? -1 : 1;
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return send_key_cmp(a, b);
-}
-
 static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 {
 	const struct ipt_bpf_handler *a = pa, *b = pb;
@@ -114,76 +40,6 @@ static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 	if (a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
 	return a->vector < b->vector ? -1 : a->vector > b->vector;
-}
-
-struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *now,
-					       const struct ipt_bpf_snapshot *before)
-{
-	struct ipt_bpf_snapshot *d = calloc(1, sizeof(*d));
-	struct ipt_bpf_send *old = NULL;
-	size_t i, j;
-
-	if (!d)
-		goto nomem;
-	d->time = now->time - before->time;
-	if (now->nsends) {
-		d->sends = calloc(now->nsends, sizeof(*d->sends));
-		if (!d->sends)
-			goto nomem;
-	}
-	if (before->nsends) {
-		old = malloc(before->nsends * sizeof(*old));
-		if (!old)
-			goto nomem;
-		memcpy(old, before->sends, before->nsends * sizeof(*old));
-		qsort(old, before->nsends, sizeof(*old), send_key_qcmp);
-	}
-	for (i = 0; i < now->nsends; i++) {
-		const struct ipt_bpf_send *s = &now->sends[i];
-		const struct ipt_bpf_send *o = old ? bsearch(s, old, before->nsends, sizeof(*old),
-							     send_key_qcmp) : NULL;
-		uint64_t c = s->count - (o && o->count <= s->count ? o->count : 0);
-
-		if (!c)
-			continue;
-		d->sends[d->nsends] = *s;
-		d->sends[d->nsends++].count = c;
-	}
-	free(old);
-	old = NULL;
-	if (d->nsends)
-		qsort(d->sends, d->nsends, sizeof(*d->sends), send_out_qcmp);
-	if (now->nhandlers) {
-		d->handlers = calloc(now->nhandlers, sizeof(*d->handlers));
-		if (!d->handlers)
-			goto nomem;
-	}
-	for (i = 0; i < now->nhandlers; i++) {
-		const struct ipt_bpf_handler *h = &now->handlers[i], *o = NULL;
-		struct ipt_bpf_handler *out = &d->handlers[d->nhandlers];
-
-		for (j = 0; j < before->nhandlers && !o; j++)
-			if (before->handlers[j].cpu == h->cpu && before->handlers[j].vector == h->vector)
-				o = &before->handlers[j];
-		*out = *h;
-		if (o) {
-			out->count -= o->count;
-			out->sum_ns -= o->sum_ns;
-			for (j = 0; j < IPT_BPF_HIST_SLOTS; j++)
-				out->hist[j] -= o->hist[j];
-		}
-		if (out->count)
-			d->nhandlers++;
-	}
-	for (i = 0; i < IPT_BPF_NERRORS; i++)
-		d->errors[i] = now->errors[i] - before->errors[i];
-	d->recursion_misses = now->recursion_misses - before->recursion_misses;
-	return d;
-nomem:
-	free(old);
-	ipt_bpf_snapshot_free(d);
-	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-	return NULL;
 }
 
 #ifndef IPT_HAVE_BPF
@@ -197,20 +53,14 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		      "(install clang, bpftool and libbpf-dev, then rebuild)");
 	return NULL;
 }
-const char *ipt_bpf_attached(const struct ipt_bpf *b) { (void)b; return ""; }
-const char *ipt_bpf_skipped(const struct ipt_bpf *b) { (void)b; return ""; }
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { (void)b; return 0; }
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { (void)b; return NULL; }
 struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 {
-	(void)b;
-	ipt_err("BPF is unavailable");
-	return NULL;
+	return b->tfs ? ipt_tfs_read(b) : ipt_bpf_remote_read(b);
 }
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
 {
-	(void)b; (void)addr; (void)offset;
-	return NULL;
+	(void)b; (void)fn; (void)ctx;
+	return 0;
 }
 int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return 0; }
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
@@ -218,7 +68,13 @@ int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats
 	(void)b; (void)i; (void)st;
 	return -1;
 }
-void ipt_bpf_close(struct ipt_bpf *b) { (void)b; }
+void ipt_bpf_close(struct ipt_bpf *b)
+{
+	if (!b)
+		return;
+	ipt_tfs_close(b);
+	ipt_bpf_handle_free(b);
+}
 
 #else /* IPT_HAVE_BPF */
 
@@ -249,19 +105,7 @@ static const struct prog_desc prog_descs[] = {
 };
 #define NPROGS ((int)(sizeof(prog_descs) / sizeof(prog_descs[0])))
 
-struct ipt_bpf {
-	struct ipitrace_bpf *skel;
-	struct bpf_program *progs[NPROGS];
-	struct bpf_link *links[NPROGS];
-	char *attached, *skipped;
-	uint64_t attach_ns;
-	int stats_fd;
-	struct ipt_cpuset pin;
-	cpu_set_t orig_affinity;
-	bool pinned;
-	struct ipt_symtab ksyms;
-	int ncpus;
-};
+_Static_assert(IPTK_NPROGS == NPROGS, "programs");
 
 static struct bpf_program *prog_of(struct ipitrace_bpf *s, int i)
 {
@@ -280,7 +124,9 @@ static char last_libbpf_msg[512];
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[512];
+	va_list ap2;
 
+	va_copy(ap2, ap);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (level != LIBBPF_DEBUG && strlen(line) > 1) {
 		size_t n;
@@ -291,23 +137,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 			last_libbpf_msg[--n] = 0;
 	}
 	if (getenv("IPITRACE_DEBUG"))
-		fputs(line, stderr);
+		vfprintf(stderr, fmt, ap2);	/* whole: a verifier log is one message */
+	va_end(ap2);
 	return 0;
 }
 
-static int list_add(char **list, const char *name)
-{
-	size_t n = *list ? strlen(*list) : 0;
-	char *p = realloc(*list, n + strlen(name) + 2);
-
-	if (!p)
-		return -1;
-	if (n)
-		p[n++] = ',';
-	strcpy(p + n, name);
-	*list = p;
-	return 0;
-}
 
 static uint64_t mono_ns(void)
 {
@@ -317,43 +151,51 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* pin - the calling thread onto the housekeeping CPUs */
-static int pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o)
+/* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
+static int on_row(void *ctx, void *data, size_t size)
 {
-	struct ipt_cpuset online = IPT_CPUSET_INIT, allowed = IPT_CPUSET_INIT;
-	cpu_set_t set;
-	int c, rc = -1;
+	struct ipt_bpf *b = ctx;
+	const struct iptk_row *r = data;
+	struct ipt_bpf_row row;
 
-	ipt_cpuset_init(&online);
-	ipt_cpuset_init(&allowed);
-	if (sched_getaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity)) {
-		ipt_err("sched_getaffinity: %s", strerror(errno));
-		goto out;
+	if (size < offsetof(struct iptk_row, stack) || !b->row_fn)
+		return 0;
+	memset(&row, 0, sizeof(row));
+	row.ts_ns = r->ts;
+	row.src = (int)r->src;
+	row.pid = (int)r->pid;
+	row.event = (enum ipt_bpf_event)r->event;
+	row.ntargets = r->ntargets;
+	memcpy(row.mask, r->mask, sizeof(row.mask));
+	row.callsite = r->callsite;
+	row.addr2 = r->addr2;
+	memcpy(row.comm, r->comm, sizeof(row.comm));
+	row.comm[sizeof(row.comm) - 1] = 0;
+	if (size >= sizeof(*r)) {	/* with stacks */
+		row.nstack = r->nstack < IPTK_ROW_STACK ? r->nstack : IPTK_ROW_STACK;
+		memcpy(row.stack, r->stack, row.nstack * sizeof(row.stack[0]));
 	}
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &b->orig_affinity) && ipt_cpuset_add(&allowed, (unsigned int)c))
-			goto out;
-	if (o->housekeeping) {
-		if (ipt_cpuset_copy(&b->pin, o->housekeeping))
-			goto out;
-	} else if (ipt_sysfs_cpulist("online", &online) ||
-		   ipt_housekeeping_cpus(&b->pin, &online, &allowed)) {
-		goto out;
+	b->row_fn(&row, b->row_ctx);
+	b->row_count++;
+	return 0;
+}
+
+int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
+{
+	int n;
+
+	if (!b->ring)
+		return 0;
+	b->row_fn = fn;
+	b->row_ctx = ctx;
+	b->row_count = 0;
+	n = ring_buffer__consume(b->ring);
+	b->row_fn = NULL;
+	if (n < 0) {
+		ipt_err("BPF: draining the ring buffer: %s", strerror(-n));
+		return -1;
 	}
-	CPU_ZERO(&set);
-	for (c = ipt_cpuset_next(&b->pin, 0); c >= 0 && c < CPU_SETSIZE;
-	     c = ipt_cpuset_next(&b->pin, (unsigned int)c + 1))
-		CPU_SET(c, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		ipt_err("pinning to the housekeeping CPUs: %s", strerror(errno));
-		goto out;
-	}
-	b->pinned = true;
-	rc = 0;
-out:
-	ipt_cpuset_free(&online);
-	ipt_cpuset_free(&allowed);
-	return rc;
+	return b->row_count;
 }
 
 struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
@@ -361,8 +203,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 	struct ipt_bpf_opts o = { 0 };
 	struct ipt_bpf *b;
 	struct btf *vmlinux = NULL;
-	char tname[96], *text = NULL;
-	size_t len;
+	char tname[96];
 	uint64_t t0;
 	int i, err, nsend = 0;
 
@@ -375,11 +216,11 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 	}
 	b->stats_fd = -1;
 	ipt_cpuset_init(&b->pin);
-	if (!b->attached && list_add(&b->attached, ""))
+	if (!b->attached && ipt_bpf_list_add(&b->attached, ""))
 		goto nomem;
-	if (!b->skipped && list_add(&b->skipped, ""))
+	if (!b->skipped && ipt_bpf_list_add(&b->skipped, ""))
 		goto nomem;
-	if (!o.no_pin && pin(b, &o))
+	if (!o.no_pin && ipt_bpf_pin(b, &o))
 		goto fail;
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -405,13 +246,31 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		goto fail;
 	}
 	b->skel->rodata->nr_cpu_ids = (u32)b->ncpus;
+	if (o.watch && !ipt_cpuset_empty(o.watch)) {
+		size_t ring = o.ring_bytes ? o.ring_bytes : 4u << 20;
+
+		if (ring < 4096 || (ring & (ring - 1)) || ring > (1u << 30)) {
+			ipt_err_code(IPT_ERR_INVALID, "BPF: the ring buffer size %zu is not a power of 2 "
+				     "from 4096 to 1 GiB", ring);
+			goto fail;
+		}
+		for (int c = ipt_cpuset_next(o.watch, 0); c >= 0 && c < IPTK_MAX_CPUS;
+		     c = ipt_cpuset_next(o.watch, (unsigned int)c + 1))
+			b->skel->rodata->watch_bits[c / 64] |= 1ull << (c % 64);
+		b->skel->rodata->watch_on = 1;
+		b->skel->rodata->want_stacks = o.stacks;
+		if (bpf_map__set_max_entries(b->skel->maps.rows, (u32)ring)) {
+			ipt_err("BPF: sizing the ring buffer: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	for (i = 0; i < NPROGS; i++) {
 		b->progs[i] = prog_of(b->skel, i);
 		snprintf(tname, sizeof(tname), "btf_trace_%s", prog_descs[i].tp);
 		if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) < 0) {
 			bpf_program__set_autoload(b->progs[i], false);
 			b->progs[i] = NULL;
-			if (list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 		}
 	}
@@ -435,26 +294,29 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		b->links[i] = bpf_program__attach(b->progs[i]);
 		if (!b->links[i]) {
 			b->links[i] = NULL;
-			if (list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 			continue;
 		}
-		if (list_add(&b->attached, prog_descs[i].tp))
+		if (ipt_bpf_list_add(&b->attached, prog_descs[i].tp))
 			goto nomem;
 		nsend += prog_descs[i].send;
 	}
 	b->attach_ns = mono_ns() - t0;
+	if (b->skel->rodata->watch_on) {
+		b->ring = ring_buffer__new(bpf_map__fd(b->skel->maps.rows), on_row, b, NULL);
+		if (!b->ring) {
+			ipt_err("BPF: the ring buffer: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	if (!nsend) {
 		ipt_err("BPF: no IPI send tracepoint could be attached (skipped: %s)",
 			      b->skipped);
 		goto fail;
 	}
 	/* symbols after loading: the JIT images are in kallsyms then */
-	if (ipt_file_read("/proc/kallsyms", &text, &len) == 0) {
-		if (ipt_symtab_load_kallsyms(&b->ksyms, text, len) == 0)
-			ipt_symtab_sort(&b->ksyms);
-		free(text);
-	}
+	ipt_bpf_load_ksyms(b);
 	return b;
 nomem:
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -471,14 +333,10 @@ fail:
 	return NULL;
 }
 
-const char *ipt_bpf_attached(const struct ipt_bpf *b) { return b->attached; }
-const char *ipt_bpf_skipped(const struct ipt_bpf *b) { return b->skipped; }
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { return b->attach_ns; }
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { return &b->pin; }
 
 struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 {
-	struct ipt_bpf_snapshot *s = calloc(1, sizeof(*s));
+	struct ipt_bpf_snapshot *s;
 	struct iptk_send_key k, next, *prev = NULL;
 	struct iptk_handler_key hk, hnext, *hprev = NULL;
 	struct iptk_handler_val hv;
@@ -486,6 +344,11 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	uint64_t v;
 	int fd, i;
 
+	if (b->remote)
+		return ipt_bpf_remote_read(b);
+	if (b->tfs)
+		return ipt_tfs_read(b);
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
 	s->time = mono_s();
@@ -512,12 +375,12 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 		o->event = (enum ipt_bpf_event)k.event;
 		o->callsite = k.callsite;
 		o->addr2 = k.addr2;
+		o->func = k.func;
 		memcpy(o->comm, k.comm, sizeof(o->comm));
 		o->comm[sizeof(o->comm) - 1] = 0;
 		o->count = v;
 	}
-	if (s->nsends)
-		qsort(s->sends, s->nsends, sizeof(*s->sends), send_out_qcmp);
+	ipt_bpf_sort_sends(s);
 	cap = 0;
 	fd = bpf_map__fd(b->skel->maps.handlers);
 	while (bpf_map_get_next_key(fd, hprev, &hnext) == 0) {
@@ -545,7 +408,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	}
 	if (s->nhandlers)
 		qsort(s->handlers, s->nhandlers, sizeof(*s->handlers), handler_qcmp);
-	for (i = 0; i < IPT_BPF_NERRORS; i++)
+	for (i = 0; i < IPTK_NERR; i++)	/* the last, tracefs_lost, is the fallback's */
 		s->errors[i] = __atomic_load_n(&b->skel->bss->errors[i], __ATOMIC_RELAXED);
 	for (i = 0; i < NPROGS; i++) {
 		struct ipt_bpf_prog_stats st;
@@ -560,25 +423,14 @@ nomem:
 	return NULL;
 }
 
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
-{
-	const struct ipt_sym *sym = addr ? ipt_symtab_lookup(&b->ksyms, addr) : NULL;
-
-	if (!sym)
-		return NULL;
-	if (offset)
-		*offset = addr - sym->addr;
-	return sym->name;
-}
-
-int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return NPROGS; }
+int ipt_bpf_nprogs(const struct ipt_bpf *b) { return b->remote || b->tfs ? 0 : NPROGS; }
 
 int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
 
-	if (i < 0 || i >= NPROGS || !b->links[i])
+	if (b->remote || b->tfs || i < 0 || i >= NPROGS || !b->links[i])
 		return -1;
 	memset(&info, 0, sizeof(info));
 	memset(st, 0, sizeof(*st));
@@ -597,18 +449,14 @@ void ipt_bpf_close(struct ipt_bpf *b)
 
 	if (!b)
 		return;
+	ipt_tfs_close(b);
+	ring_buffer__free(b->ring);
 	for (i = 0; i < NPROGS; i++)
 		bpf_link__destroy(b->links[i]);
 	ipitrace_bpf__destroy(b->skel);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
-	if (b->pinned)
-		sched_setaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity);
-	ipt_cpuset_free(&b->pin);
-	ipt_symtab_free(&b->ksyms);
-	free(b->attached);
-	free(b->skipped);
-	free(b);
+	ipt_bpf_handle_free(b);
 }
 
 #endif /* IPT_HAVE_BPF */

@@ -32,7 +32,6 @@ bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d);
 void ipt_ipi_stats_add(struct ipt_ipi_stats *dst, const struct ipt_ipi_stats *src);
 void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);
 
-enum ipt_ipi_kind ipt_ipi_classify(const struct ipt_ipi_row *row);
 
 /* Row columns for filters and outputs. */
 enum ipt_row_col {

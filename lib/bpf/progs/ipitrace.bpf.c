@@ -9,8 +9,10 @@
  * since the key holds the sending CPU, an entry has one writer (the atomic
  * add covers an interrupt on the same CPU).  Handler time per (CPU, vector)
  * goes into a log2 histogram.  Nothing is ever silent: a full map or a
- * failed read counts in errors[].  No ring buffer, no wake-ups: user space
- * polls the maps.
+ * failed read counts in errors[].  No wake-ups: user space polls the maps,
+ * and the flight recorder's ring buffer (rows of the sends that target a
+ * watched CPU, only when the loader watches some) is written with
+ * BPF_RB_NO_WAKEUP and drained by a timer, never by an irq_work wake-up.
  *
  * The kernel types used are declared here (CO-RE relocates them), so that
  * the build needs no vmlinux BTF.
@@ -34,6 +36,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* set by the loader before loading */
 const volatile u32 nr_cpu_ids = 1;
 
+/* the watched CPUs (flight recorder), set by the loader before loading */
+const volatile u32 watch_on = 0;
+const volatile u32 want_stacks = 0;	/* the rows carry the sender's kernel stack */
+const volatile u64 watch_bits[IPTK_MAX_CPUS / 64];
+
 /* error counters (enum iptk_err), read from the mmapped .bss */
 u64 errors[IPTK_NERR];
 
@@ -51,6 +58,19 @@ struct {
 	__type(value, struct iptk_handler_val);
 } handlers SEC(".maps");
 
+/*
+ * csd calls queued and not yet sent, (sending CPU << 32 | target) -> the
+ * function: the send that follows on the same CPU for the same target
+ * takes it (as `convert` joins csd_queue_cpu to its IPI); a newer queueing
+ * replaces an older one that needed no IPI
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IPTK_MAX_PENDING);
+	__type(key, u64);
+	__type(value, u64);
+} pending SEC(".maps");
+
 /* entry timestamps per CPU and vector */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -59,10 +79,66 @@ struct {
 	__type(value, u64);
 } entry_ts SEC(".maps");
 
+/* the flight recorder; max_entries set by the loader (a page when unused) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} rows SEC(".maps");
+
 static __always_inline void bump_err(u32 which)
 {
 	if (which < IPTK_NERR)
 		__sync_fetch_and_add(&errors[which], 1);
+}
+
+static __always_inline int watched(u32 cpu)
+{
+	u32 i = cpu / 64;
+
+	asm volatile("" : "+r"(i));
+	if (i >= IPTK_MAX_CPUS / 64)
+		return 0;
+	return (watch_bits[i] >> (cpu % 64)) & 1;
+}
+
+/* keep_row - a row for the flight recorder; mask: NULL for one target */
+static __always_inline void keep_row(void *ctx, u32 event, u64 callsite, u64 addr2, u32 target,
+				     const u64 *mask, u32 ntargets)
+{
+	/* without stacks a row ends before them (the verifier knows want_stacks) */
+	struct iptk_row *r = want_stacks ? bpf_ringbuf_reserve(&rows, sizeof(*r), 0) :
+			     bpf_ringbuf_reserve(&rows, __builtin_offsetof(struct iptk_row, stack), 0);
+
+	if (!r) {
+		bump_err(IPTK_ERR_RING_FULL);
+		return;
+	}
+	r->ts = bpf_ktime_get_ns();
+	r->callsite = callsite;
+	r->addr2 = addr2;
+	for (int i = 0; i < IPTK_ROW_MASK_WORDS; i++)
+		r->mask[i] = mask ? mask[i] : 0;
+	if (!mask) {
+		u32 w = target / 64;
+
+		asm volatile("" : "+r"(w));	/* keep the bound check (clang 14) */
+		if (w < IPTK_ROW_MASK_WORDS)
+			r->mask[w] = 1ull << (target % 64);
+	}
+	r->src = bpf_get_smp_processor_id();
+	r->pid = (u32)bpf_get_current_pid_tgid();
+	r->event = event;
+	r->ntargets = mask ? ntargets : 1;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->nstack = 0;
+	r->pad = 0;
+	if (want_stacks) {	/* then the row is whole */
+		/* skip the tracing frames: this program, bpf_trace_runN, __traceiter_* */
+		long n = bpf_get_stack(ctx, r->stack, sizeof(r->stack), 3 & BPF_F_SKIP_FIELD_MASK);
+
+		r->nstack = n > 0 ? (u32)((u64)n / 8) : 0;
+	}
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
 /* count - one more send for key */
@@ -87,6 +163,18 @@ static __always_inline void count(struct iptk_send_key *key)
 	__sync_fetch_and_add(v, 1);
 }
 
+/* take_func - the function queued from this CPU for target, forgotten; 0 if none */
+static __always_inline u64 take_func(u32 src, u32 target)
+{
+	u64 pk = ((u64)src << 32) | target, *f = bpf_map_lookup_elem(&pending, &pk), func;
+
+	if (!f)
+		return 0;
+	func = *f;
+	bpf_map_delete_elem(&pending, &pk);
+	return func;
+}
+
 /* fill_key - the fields every send shares */
 static __always_inline void fill_key(struct iptk_send_key *key, u32 event, u64 callsite, u64 addr2)
 {
@@ -105,13 +193,20 @@ int BPF_PROG(ipt_send_cpu, unsigned int cpu, unsigned long callsite, void *callb
 
 	fill_key(&key, IPTK_EV_SEND_CPU, callsite, (u64)callback);
 	key.target = cpu;
+	if (callback)
+		key.func = take_func(key.src, cpu);
 	count(&key);
+	if (watch_on && watched(cpu))
+		keep_row(ctx, IPTK_EV_SEND_CPU, callsite, (u64)callback, cpu, NULL, 1);
 	return 0;
 }
 
 struct mask_walk {
 	const unsigned long *bits;
 	struct iptk_send_key key;
+	u64 mask[IPTK_ROW_MASK_WORDS];	/* the targets, for a row */
+	u32 ntargets;
+	u32 hit;			/* a watched CPU among them */
 };
 
 /* walk_word - bpf_loop callback: count the targets in word index */
@@ -131,6 +226,17 @@ static long walk_word(u32 index, void *data)
 	}
 	if (!word)
 		return 0;
+	if (watch_on) {
+		if (word & watch_bits[i])
+			w->hit = 1;
+		/* constant offsets: the verifier refuses a variable one into the stack */
+		switch (i) {
+		case 0: w->mask[0] = word; break;
+		case 1: w->mask[1] = word; break;
+		case 2: w->mask[2] = word; break;
+		case 3: w->mask[3] = word; break;
+		}
+	}
 	__builtin_memcpy(&key, &w->key, sizeof(key));
 	for (u32 b = 0; b < 64; b++) {
 		if (!(word >> b))
@@ -140,6 +246,9 @@ static long walk_word(u32 index, void *data)
 		key.target = i * 64 + b;
 		if (key.target >= nr_cpu_ids)
 			break;
+		if (key.addr2)
+			key.func = take_func(key.src, key.target);
+		w->ntargets++;
 		count(&key);
 	}
 	return 0;
@@ -153,9 +262,12 @@ int BPF_PROG(ipt_send_cpumask, const struct cpumask *mask, unsigned long callsit
 
 	if (nwords > IPTK_MAX_CPUS / 64)
 		nwords = IPTK_MAX_CPUS / 64;
+	__builtin_memset(&w, 0, sizeof(w));
 	w.bits = (const unsigned long *)mask;
 	fill_key(&w.key, IPTK_EV_SEND_MASK, callsite, (u64)callback);
 	bpf_loop(nwords, walk_word, &w, 0);
+	if (w.hit)
+		keep_row(ctx, IPTK_EV_SEND_MASK, callsite, (u64)callback, 0, w.mask, w.ntargets);
 	return 0;
 }
 
@@ -168,6 +280,14 @@ int BPF_PROG(ipt_csd_queue_cpu, unsigned int cpu, unsigned long callsite, void *
 	fill_key(&key, IPTK_EV_CSD, callsite, (u64)func);
 	key.target = cpu;
 	count(&key);
+	{
+		u64 pk = ((u64)key.src << 32) | cpu, f = (u64)func;
+
+		if (bpf_map_update_elem(&pending, &pk, &f, BPF_ANY))
+			bump_err(IPTK_ERR_JOIN_FULL);
+	}
+	if (watch_on && watched(cpu))
+		keep_row(ctx, IPTK_EV_CSD, callsite, (u64)func, cpu, NULL, 1);
 	return 0;
 }
 

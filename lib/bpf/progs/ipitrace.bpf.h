@@ -12,6 +12,7 @@
 #define IPTK_MAX_SENDS	16384	/* entries of the send map */
 #define IPTK_MAX_HANDLERS	1024	/* entries of the handler map */
 #define IPTK_MAX_CPUS	8192	/* the most CPUs a mask walk covers */
+#define IPTK_MAX_PENDING	8192	/* csd calls queued, waiting for their IPI */
 
 /* which event counted the entry */
 enum iptk_event {
@@ -36,6 +37,8 @@ struct iptk_send_key {
 	unsigned int pad;
 	unsigned long long callsite;
 	unsigned long long addr2;	/* callback (sends), func (csd) */
+	unsigned long long func;	/* sends: the function of the csd queued just
+					 * before from this CPU to the target (0: none) */
 	char comm[IPTK_COMM_LEN];	/* sending task */
 };
 
@@ -58,7 +61,31 @@ enum iptk_err {
 	IPTK_ERR_HANDLER_FULL,	/* handler map full */
 	IPTK_ERR_MASK_READ,		/* a mask word could not be read */
 	IPTK_ERR_NO_ENTRY,		/* an exit without a recorded entry */
+	IPTK_ERR_RING_FULL,		/* a watched row not kept: the ring buffer is full */
+	IPTK_ERR_JOIN_FULL,		/* a csd not remembered for its send: map full */
 	IPTK_NERR,
+};
+
+/*
+ * A row of the flight recorder: one send (or csd queueing) whose targets
+ * include a watched CPU, written to the ring buffer "rows" without a
+ * wake-up (BPF_RB_NO_WAKEUP) and drained by polling.
+ */
+#define IPTK_ROW_MASK_WORDS	4	/* the targets of the first 256 CPUs */
+#define IPTK_ROW_STACK		32	/* kernel stack frames kept (with stacks) */
+struct iptk_row {
+	unsigned long long ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	unsigned long long callsite;
+	unsigned long long addr2;	/* callback (sends), func (csd) */
+	unsigned long long mask[IPTK_ROW_MASK_WORDS];	/* the targets */
+	unsigned int src;		/* sending CPU */
+	unsigned int pid;		/* sending thread */
+	unsigned int event;		/* enum iptk_event */
+	unsigned int ntargets;		/* targets in all (may exceed the mask) */
+	char comm[IPTK_COMM_LEN];
+	unsigned int nstack;		/* frames in stack (0: stacks off or none) */
+	unsigned int pad;
+	unsigned long long stack[IPTK_ROW_STACK];	/* the sender's, leaf first */
 };
 
 #endif

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * tracefs.c - the fallback where BPF is unavailable (no BTF, no libbpf, a
+ * verifier that refuses): the same counts from a tracefs instance of our
+ * own (instances/ipitrace-<pid>, removed as stale if we are killed) with
+ * the send events on, read by polling its trace_pipe opened O_NONBLOCK.
+ * Nobody waits on the ring buffer, so the kernel sends no irq_work wake-up
+ * on our behalf; the loader stays pinned to the housekeeping CPUs.
+ *
+ * Each read drains trace_pipe (its text: "comm-pid [cpu] flags ts: event:
+ * fields") and adds the lines to the counts kept since the start, keyed as
+ * the BPF programs key them; the symbols of the text go back to addresses
+ * through /proc/kallsyms, so that the callers see the same snapshot.  What
+ * the text says was lost ("CPU:N [LOST M EVENTS]") is counted as
+ * tracefs_lost, never dropped silently.  No handler times (BPF only).  The
+ * text names a task as tracefs's saved cmdlines name it when it is read: a
+ * forked child's sends before its exec count under the name it execs (BPF
+ * takes the name at the send).
+ */
+#include "core/core.h"
+#include "core/hash.h"
+#include "live/live.h"
+#include "bpf/bpf_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TFS_BUFFER_KB	4096
+#define LINE_MAX_LEN	4096
+
+struct tfs_entry {
+	struct ipt_bpf_send s;		/* key and count */
+	bool used;
+};
+
+struct ipt_tfs {
+	struct ipt_live *live;
+	int fd;				/* trace_pipe, O_NONBLOCK */
+	struct tfs_entry *tab;		/* open addressing, cap a power of 2 */
+	size_t n, cap;
+	uint64_t lost;
+	char line[LINE_MAX_LEN];
+	size_t llen;
+	bool overlong;
+	/* kallsyms by name: index into ksyms.syms (+1; 0 empty) */
+	uint32_t *by_name;
+	size_t name_cap;
+};
+
+static const char *const send_events[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
+static const char *const send_systems[] = { "ipi", "ipi", "csd" };
+
+static uint64_t key_hash(const struct ipt_bpf_send *s)
+{
+	uint64_t h = ipt_hash64(((uint64_t)(uint32_t)s->target << 32) | (uint32_t)s->src);
+
+	h = ipt_hash_combine(h, (uint64_t)s->event);
+	h = ipt_hash_combine(h, s->callsite);
+	h = ipt_hash_combine(h, s->addr2);
+	return ipt_hash_combine(h, ipt_hash_bytes(s->comm, strnlen(s->comm, sizeof(s->comm))));
+}
+
+static bool key_eq(const struct ipt_bpf_send *a, const struct ipt_bpf_send *b)
+{
+	return a->target == b->target && a->src == b->src && a->event == b->event &&
+	       a->callsite == b->callsite && a->addr2 == b->addr2 &&
+	       !strncmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+static int tab_add(struct ipt_tfs *t, const struct ipt_bpf_send *k)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		struct tfs_entry *nt = calloc(nc, sizeof(*nt));
+
+		if (!nt)
+			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->tab[j].used)
+				continue;
+			i = ipt_hash_slot(key_hash(&t->tab[j].s), nc);
+			while (nt[i].used)
+				i = (i + 1) & (nc - 1);
+			nt[i] = t->tab[j];
+		}
+		free(t->tab);
+		t->tab = nt;
+		t->cap = nc;
+	}
+	i = ipt_hash_slot(key_hash(k), t->cap);
+	while (t->tab[i].used && !key_eq(&t->tab[i].s, k))
+		i = (i + 1) & (t->cap - 1);
+	if (!t->tab[i].used) {
+		t->tab[i].used = true;
+		t->tab[i].s = *k;
+		t->tab[i].s.count = 0;
+		t->n++;
+	}
+	t->tab[i].s.count++;
+	return 0;
+}
+
+/* ---- names back to addresses ---- */
+
+static int names_index(struct ipt_bpf *b)
+{
+	struct ipt_tfs *t = b->tfs;
+	size_t cap = 1;
+
+	while (cap < b->ksyms.n * 2 + 2)
+		cap <<= 1;
+	t->by_name = calloc(cap, sizeof(*t->by_name));
+	if (!t->by_name)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	t->name_cap = cap;
+	for (size_t k = 0; k < b->ksyms.n && k < UINT32_MAX - 1; k++) {
+		const char *name = b->ksyms.syms[k].name;
+		size_t i = ipt_hash_slot(ipt_hash_bytes(name, strlen(name)), cap);
+
+		while (t->by_name[i] && strcmp(b->ksyms.syms[t->by_name[i] - 1].name, name))
+			i = (i + 1) & (cap - 1);
+		if (!t->by_name[i])
+			t->by_name[i] = (uint32_t)k + 1;	/* the first of a name */
+	}
+	return 0;
+}
+
+/* addr_of - "name+0xoff/0xsize", "name", "0x..." or "(nil)" as an address;
+ * a name not in kallsyms keeps a stable stand-in (its hash, top bit set) */
+static uint64_t addr_of(const struct ipt_bpf *b, const char *s, size_t len)
+{
+	const struct ipt_tfs *t = b->tfs;
+	char name[256];
+	const char *plus = memchr(s, '+', len);
+	size_t nl = plus ? (size_t)(plus - s) : len;
+	uint64_t off = 0;
+
+	if (len >= 2 && s[0] == '0' && s[1] == 'x')
+		return strtoull(s, NULL, 16);
+	if (!len || (len == 5 && !memcmp(s, "(nil)", 5)))
+		return 0;
+	if (plus)
+		off = strtoull(plus + 1, NULL, 16);
+	if (nl >= sizeof(name))
+		nl = sizeof(name) - 1;
+	memcpy(name, s, nl);
+	name[nl] = 0;
+	if (t->name_cap) {
+		size_t i = ipt_hash_slot(ipt_hash_bytes(name, nl), t->name_cap);
+
+		while (t->by_name[i]) {
+			const struct ipt_sym *sym = &b->ksyms.syms[t->by_name[i] - 1];
+
+			if (!strcmp(sym->name, name))
+				return sym->addr + off;
+			i = (i + 1) & (t->name_cap - 1);
+		}
+	}
+	return (ipt_hash_bytes(name, nl) | (1ull << 63)) + off;
+}
+
+/* field - the value of "key=" in the fields (up to a blank), its length */
+static const char *field(const char *f, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = f; (p = strstr(p, key)); p++) {
+		if ((p == f || p[-1] == ' ') && p[kl] == '=') {
+			p += kl + 1;
+			*len = strcspn(p, " ");
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* one_line - a line of trace_pipe; unknown lines are skipped */
+static int one_line(struct ipt_bpf *b, char *line)
+{
+	struct ipt_tfs *t = b->tfs;
+	struct ipt_bpf_send k;
+	const char *br, *rb, *ev, *f, *v;
+	size_t vl;
+	int event = -1;
+
+	if (!strncmp(line, "CPU:", 4)) {
+		const char *lost = strstr(line, "[LOST ");
+
+		if (lost)
+			t->lost += strtoull(lost + 6, NULL, 10);
+		return 0;
+	}
+	/* "comm-pid [cpu] flags ts: event: fields" (comm may hold blanks and '-') */
+	for (br = strstr(line, " ["); br && !(br[2] >= '0' && br[2] <= '9'); br = strstr(br + 1, " ["))
+		;
+	if (!br || !(rb = strchr(br, ']')))
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		ev = strstr(rb, send_events[i]);
+		if (ev && ev[-1] == ' ' && ev[strlen(send_events[i])] == ':') {
+			event = i;
+			break;
+		}
+	}
+	if (event < 0)
+		return 0;
+	f = ev + strlen(send_events[event]) + 2;
+	memset(&k, 0, sizeof(k));
+	k.event = (enum ipt_bpf_event)event;
+	k.src = atoi(br + 2);
+	{
+		const char *e = br, *dash, *c = line;
+
+		while (e > line && e[-1] == ' ')
+			e--;
+		for (dash = e - 1; dash > line && *dash != '-'; dash--)
+			;
+		while (c < dash && *c == ' ')
+			c++;
+		if (dash > c) {
+			size_t cl = (size_t)(dash - c);
+
+			memcpy(k.comm, c, cl < sizeof(k.comm) - 1 ? cl : sizeof(k.comm) - 1);
+		}
+	}
+	v = field(f, "callsite", &vl);
+	k.callsite = v ? addr_of(b, v, vl) : 0;
+	v = field(f, event == IPT_BPF_CSD_QUEUE ? "func" : "callback", &vl);
+	k.addr2 = v ? addr_of(b, v, vl) : 0;
+	if (event == IPT_BPF_SEND_CPUMASK) {
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+		int rc = 0;
+
+		v = field(f, "cpumask", &vl);
+		ipt_cpuset_init(&set);
+		if (!v || ipt_cpuset_parse_list(&set, v, vl)) {
+			ipt_cpuset_free(&set);
+			t->lost++;	/* a mask the text did not give whole */
+			return 0;
+		}
+		for (int c = ipt_cpuset_next(&set, 0); c >= 0 && !rc; c = ipt_cpuset_next(&set, (unsigned int)c + 1)) {
+			k.target = c;
+			rc = tab_add(t, &k);
+		}
+		ipt_cpuset_free(&set);
+		return rc;
+	}
+	v = field(f, "cpu", &vl);
+	if (!v)
+		return 0;
+	k.target = atoi(v);
+	return tab_add(t, &k);
+}
+
+/* drain - every line trace_pipe holds now (never waits) */
+static int drain(struct ipt_bpf *b)
+{
+	struct ipt_tfs *t = b->tfs;
+	char buf[65536];
+
+	for (;;) {
+		ssize_t r = read(t->fd, buf, sizeof(buf));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return 0;
+		if (r < 0)
+			return ipt_err("%s/trace_pipe: %s", t->live->dir, strerror(errno));
+		if (r == 0)
+			return 0;
+		for (ssize_t i = 0; i < r; i++) {
+			if (buf[i] != '\n') {
+				if (t->llen < sizeof(t->line) - 1)
+					t->line[t->llen++] = buf[i];
+				else
+					t->overlong = true;
+				continue;
+			}
+			t->line[t->llen] = 0;
+			if (t->overlong)
+				t->lost++;	/* a line too long to be one of ours: count it */
+			else if (one_line(b, t->line))
+				return -1;
+			t->llen = 0;
+			t->overlong = false;
+		}
+	}
+}
+
+struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b)
+{
+	struct ipt_tfs *t = b->tfs;
+	struct ipt_bpf_snapshot *s;
+	struct timespec ts;
+
+	if (drain(b))
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s || (t->n && !(s->sends = calloc(t->n, sizeof(*s->sends))))) {
+		free(s);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->tab[i].used)
+			s->sends[s->nsends++] = t->tab[i].s;
+	s->errors[IPT_BPF_ERR_TRACEFS_LOST] = t->lost;
+	ipt_bpf_sort_sends(s);
+	return s;
+}
+
+void ipt_tfs_close(struct ipt_bpf *b)
+{
+	struct ipt_tfs *t = b->tfs;
+
+	if (!t)
+		return;
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->live) {
+		ipt_live_set_tracing(t->live, false);
+		ipt_live_destroy(t->live);
+	}
+	free(t->tab);
+	free(t->by_name);
+	free(t);
+	b->tfs = NULL;
+}
+
+struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts)
+{
+	struct ipt_bpf_opts o = { 0 };
+	struct ipt_bpf *b = calloc(1, sizeof(*b));
+	char tracefs[4096], name[64], msg[1024];
+	bool mounted = false;
+	int nsend = 0;
+
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (!b || !(b->tfs = calloc(1, sizeof(*b->tfs)))) {
+		free(b);
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	b->stats_fd = -1;
+	b->tfs->fd = -1;
+	ipt_cpuset_init(&b->pin);
+	if (ipt_bpf_list_add(&b->attached, "") || ipt_bpf_list_add(&b->skipped, ""))
+		goto fail;
+	if (!o.no_pin && ipt_bpf_pin(b, &o))
+		goto fail;
+	ipt_bpf_load_ksyms(b);
+	if (names_index(b) || ipt_tracefs_find(tracefs, sizeof(tracefs), true, &mounted))
+		goto fail;
+	ipt_live_remove_stale(tracefs, NULL, NULL);
+	snprintf(name, sizeof(name), IPT_LIVE_PREFIX "%d", (int)getpid());
+	b->tfs->live = ipt_live_create(tracefs, name);
+	if (!b->tfs->live || ipt_live_set_tracing(b->tfs->live, false) ||
+	    ipt_live_set_buffer_kb(b->tfs->live, TFS_BUFFER_KB))
+		goto fail;
+	for (int i = 0; i < 3; i++) {
+		bool have = ipt_live_has_event(b->tfs->live, send_systems[i], send_events[i]);
+
+		if (have && ipt_live_enable_event(b->tfs->live, send_systems[i], send_events[i], true))
+			goto fail;
+		if (ipt_bpf_list_add(have ? &b->attached : &b->skipped, send_events[i]))
+			goto fail;
+		nsend += have && i < 2;
+	}
+	if (!nsend) {
+		ipt_err("tracefs: this kernel has no ipi:ipi_send_cpu nor ipi:ipi_send_cpumask");
+		goto fail;
+	}
+	{
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/trace_pipe", b->tfs->live->dir);
+		b->tfs->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (b->tfs->fd < 0) {
+			ipt_err("%s: %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+	if (ipt_live_set_tracing(b->tfs->live, true))
+		goto fail;
+	return b;
+fail:
+	snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
+	{
+		enum ipt_error code = ipt_errcode();
+
+		ipt_tfs_close(b);
+		ipt_bpf_handle_free(b);
+		ipt_err_code(code, "%s", msg);
+	}
+	return NULL;
+}
