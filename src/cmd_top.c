@@ -38,7 +38,14 @@ struct top_opts {
 	const char *socket;		/* a running serve's */
 	bool no_serve;
 	const char *backend;
+	/* the live view's keys */
+	enum top_sort { SORT_CPU, SORT_SENDS, SORT_RECEIVED } sort;
+	bool only_watched;
+	char cpus_typed[64];		/* after 'c': the CPU list being typed */
+	bool typing;
 };
+
+static const char *const sort_names[] = { "cpu", "sends", "received" };
 
 static volatile sig_atomic_t stop_signal;
 
@@ -100,6 +107,11 @@ static void top_usage(FILE *f)
 		"                        times)\n"
 		"  -q, --quiet           only errors and warnings on stderr\n"
 		"  -h, --help            this text\n"
+		"\n"
+		"Keys of the live view (a terminal): s sorts the rows by CPU, by IPIs sent to\n"
+		"the CPU, or by interrupts received; w shows only the watched CPUs; c then a\n"
+		"CPU list and Enter shows only those (Enter alone: all); a shows all again;\n"
+		"q quits.  A key redraws the last interval at once.\n"
 		"\n"
 		"Attaching and detaching patch kernel text, which sends IPIs to every CPU:\n"
 		"top attaches once, at the start, and stays attached until it exits.  The\n"
@@ -302,6 +314,8 @@ static void fill_row(const struct ipt_bpf_snapshot *d, struct cpu_row *r, size_t
 
 static bool shown(const struct top_opts *o, int cpu)
 {
+	if (o->only_watched && !ipt_cpuset_has(&o->watch, (unsigned int)cpu))
+		return false;
 	return !o->have_cpus || ipt_cpuset_has(&o->cpus, (unsigned int)cpu);
 }
 
@@ -327,25 +341,51 @@ static uint64_t lost_of(const struct ipt_bpf_snapshot *d)
 	       d->errors[IPT_BPF_ERR_TRACEFS_LOST];
 }
 
+/* one row of the text table */
+struct line {
+	struct cpu_row r;
+	uint64_t received;
+	const char *comm;
+	char site[160], fn[128];
+};
+
+static int cmp_sends(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->r.sends + x->r.csd != y->r.sends + y->r.csd)
+		return x->r.sends + x->r.csd < y->r.sends + y->r.csd ? 1 : -1;
+	return x->r.cpu - y->r.cpu;
+}
+
+static int cmp_received(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	if (x->received != y->received)
+		return x->received < y->received ? 1 : -1;
+	return x->r.cpu - y->r.cpu;
+}
+
 static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
 		       const struct ipt_bpf_snapshot *d, bool tty)
 {
-	char site[160], fn[128];
 	int ncpus = ncpus_of(d);
-	size_t lo = 0;
+	struct line *v = calloc((size_t)ncpus, sizeof(*v));
+	size_t lo = 0, n = 0;
 
+	if (!v) {
+		err_msg("top: out of memory");
+		return;
+	}
 	fprintf(f, "%-5s %8s %8s %8s %7s %8s %7s %8s %7s  %-15s %s\n", "CPU", "sends", "csd",
 		"resched", "avg_ns", "call", "avg_ns", "irq_work", "avg_ns", "top command",
 		"top call site -> function");
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		struct cpu_row r;
+		struct line *l = &v[n];
 		size_t hi;
 		struct agg c;
-		uint64_t call, call_ns;
-		char cpu_s[16];
 
-		memset(&r, 0, sizeof(r));
-		r.cpu = cpu;
 		while (lo < d->nsends && d->sends[lo].target < cpu)
 			lo++;
 		for (hi = lo; hi < d->nsends && d->sends[hi].target == cpu; hi++)
@@ -354,26 +394,43 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 			lo = hi;
 			continue;
 		}
-		fill_row(d, &r, lo, hi);
+		l->r.cpu = cpu;
+		fill_row(d, &l->r, lo, hi);
+		for (int k = 0; k < IPT_BPF_NVECTORS; k++)
+			l->received += l->r.recv[k];
 		c = top_of(d, lo, hi, false, true);
 		if (!c.count)
 			c = top_of(d, lo, hi, true, true);
-		top_site(b, d, lo, hi, site, sizeof(site), fn, sizeof(fn));
-		call = r.recv[IPT_BPF_VEC_CALL_FUNCTION] + r.recv[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
-		call_ns = r.recv_ns[IPT_BPF_VEC_CALL_FUNCTION] + r.recv_ns[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
-		snprintf(cpu_s, sizeof(cpu_s), "%d%s", cpu,
-			 ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "*" : "");
-		fprintf(f, "%-5s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
-			" %8" PRIu64 " %7" PRIu64 "  %-15s %s%s%s\n", cpu_s, r.sends, r.csd,
-			r.recv[IPT_BPF_VEC_RESCHEDULE],
-			r.recv[IPT_BPF_VEC_RESCHEDULE] ? r.recv_ns[IPT_BPF_VEC_RESCHEDULE] /
-				r.recv[IPT_BPF_VEC_RESCHEDULE] : 0,
-			call, call ? call_ns / call : 0, r.recv[IPT_BPF_VEC_IRQ_WORK],
-			r.recv[IPT_BPF_VEC_IRQ_WORK] ? r.recv_ns[IPT_BPF_VEC_IRQ_WORK] /
-				r.recv[IPT_BPF_VEC_IRQ_WORK] : 0,
-			c.comm ? c.comm : "-", *site ? site : "-", *fn ? " -> " : "", fn);
+		l->comm = c.comm;
+		top_site(b, d, lo, hi, l->site, sizeof(l->site), l->fn, sizeof(l->fn));
+		n++;
 		lo = hi;
 	}
+	if (o->sort == SORT_SENDS)
+		qsort(v, n, sizeof(*v), cmp_sends);
+	else if (o->sort == SORT_RECEIVED)
+		qsort(v, n, sizeof(*v), cmp_received);
+	for (size_t i = 0; i < n; i++) {
+		const struct cpu_row *r = &v[i].r;
+		uint64_t call = r->recv[IPT_BPF_VEC_CALL_FUNCTION] + r->recv[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
+		uint64_t call_ns = r->recv_ns[IPT_BPF_VEC_CALL_FUNCTION] +
+				   r->recv_ns[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
+		char cpu_s[16];
+
+		snprintf(cpu_s, sizeof(cpu_s), "%d%s", r->cpu,
+			 ipt_cpuset_has(&o->watch, (unsigned int)r->cpu) ? "*" : "");
+		fprintf(f, "%-5s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
+			" %8" PRIu64 " %7" PRIu64 "  %-15s %s%s%s\n", cpu_s, r->sends, r->csd,
+			r->recv[IPT_BPF_VEC_RESCHEDULE],
+			r->recv[IPT_BPF_VEC_RESCHEDULE] ? r->recv_ns[IPT_BPF_VEC_RESCHEDULE] /
+				r->recv[IPT_BPF_VEC_RESCHEDULE] : 0,
+			call, call ? call_ns / call : 0, r->recv[IPT_BPF_VEC_IRQ_WORK],
+			r->recv[IPT_BPF_VEC_IRQ_WORK] ? r->recv_ns[IPT_BPF_VEC_IRQ_WORK] /
+				r->recv[IPT_BPF_VEC_IRQ_WORK] : 0,
+			v[i].comm ? v[i].comm : "-", *v[i].site ? v[i].site : "-", *v[i].fn ? " -> " : "",
+			v[i].fn);
+	}
+	free(v);
 	if (tty || lost_of(d) || d->recursion_misses)
 		fprintf(tty ? f : stderr, "%snot counted: %" PRIu64 " (map full %" PRIu64 ", map errors %"
 			PRIu64 ", mask reads %" PRIu64 "), recursion misses %" PRIu64 "\n",
@@ -529,10 +586,74 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* on_key - one key of the live view: 1 quit, 2 redraw, 0 nothing to do */
+static int on_key(struct top_opts *o, char ch)
+{
+	size_t n = strlen(o->cpus_typed);
+
+	if (o->typing) {
+		if (ch == 'q' || ch == 'Q')
+			return 1;
+		if (ch == '\r' || ch == '\n') {
+			struct ipt_cpuset set = IPT_CPUSET_INIT;
+
+			o->typing = false;
+			ipt_cpuset_init(&set);
+			if (!n) {
+				o->have_cpus = false;	/* nothing typed: every CPU */
+			} else if (!ipt_cpuset_parse_list(&set, o->cpus_typed, n) && !ipt_cpuset_empty(&set)) {
+				ipt_cpuset_copy(&o->cpus, &set);
+				o->have_cpus = true;
+			} else {
+				snprintf(o->cpus_typed, sizeof(o->cpus_typed), "?");
+				ipt_cpuset_free(&set);
+				return 2;	/* said on the status line: '?' */
+			}
+			ipt_cpuset_free(&set);
+			o->cpus_typed[0] = 0;
+		} else if (ch == 27) {	/* Esc: typing abandoned */
+			o->typing = false;
+			o->cpus_typed[0] = 0;
+		} else if ((ch == 127 || ch == 8) && n) {
+			o->cpus_typed[n - 1] = 0;
+		} else if (((ch >= '0' && ch <= '9') || ch == ',' || ch == '-') && n + 1 < sizeof(o->cpus_typed)) {
+			o->cpus_typed[n] = ch;
+			o->cpus_typed[n + 1] = 0;
+		}
+		return 2;
+	}
+	switch (ch) {
+	case 'q': case 'Q': return 1;
+	case 's': o->sort = (enum top_sort)((o->sort + 1) % 3); return 2;
+	case 'w': o->only_watched = !o->only_watched; return 2;
+	case 'a': o->have_cpus = o->only_watched = false; return 2;
+	case 'c':
+		o->typing = true;
+		o->cpus_typed[0] = 0;
+		return 2;
+	}
+	return 0;
+}
+
+/* status_line - the live view's last line: time, keys and their state */
+static void status_line(const struct top_opts *o, double secs)
+{
+	char cpus[128] = "all";
+
+	if (o->have_cpus)
+		ipt_cpuset_format_list(&o->cpus, cpus, sizeof(cpus));
+	if (o->typing)
+		printf("CPUs to show (Enter: apply, empty: all, Esc: cancel): %s", o->cpus_typed);
+	else
+		printf("%.2f s; s: sort (%s)  w: watched only (%s)  c: CPUs (%s%s)  a: all  q: quit\n", secs,
+		       sort_names[o->sort], o->only_watched ? "on" : "off", cpus,
+		       !strcmp(o->cpus_typed, "?") ? "; not a CPU list" : "");
+}
+
 /* wait_until - sleep in poll() until t (the keyboard too when keys), with
  * lr draining the rows every 100 ms (by the clock: no wake-up); 1 on q, -1
  * on a signal */
-static int wait_until(double t, bool keys, struct ipt_bpf *b, struct last_rows *lr)
+static int wait_until(double t, bool keys, struct top_opts *o, struct ipt_bpf *b, struct last_rows *lr)
 {
 	for (;;) {
 		double left = t - now_s();
@@ -551,8 +672,12 @@ static int wait_until(double t, bool keys, struct ipt_bpf *b, struct last_rows *
 		if (r > 0 && keys) {
 			char ch;
 
-			if (read(0, &ch, 1) == 1 && (ch == 'q' || ch == 'Q'))
-				return 1;
+			if (read(0, &ch, 1) == 1) {
+				int k = on_key(o, ch);
+
+				if (k)
+					return k;
+			}
 		}
 	}
 }
@@ -576,7 +701,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP, .socket = SERVE_SOCKET };
 	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
-	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL;
+	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL, *last = NULL;
 	struct ipt_bpf *b = NULL;
 	struct termios saved;
 	struct last_rows lr;
@@ -646,9 +771,21 @@ int cmd_top(int argc, char **argv)
 	t = prev->time;
 	for (;;) {
 		t += o.interval;
-		w = wait_until(t, keys, b, rows_kept ? &lr : NULL);
+		w = wait_until(t, keys, &o, b, rows_kept ? &lr : NULL);
 		if (w < 0 && (o.once || !prev))
 			break;
+		if (w == 2 && last) {	/* a key: the last interval again, as asked */
+			t -= o.interval;
+			fputs("\033[H\033[2J", stdout);
+			print_text(stdout, &o, b, last, tty);
+			status_line(&o, last->time);
+			fflush(stdout);
+			continue;
+		}
+		if (w == 2) {
+			t -= o.interval;
+			continue;
+		}
 		if (w)
 			break;
 		cur = ipt_bpf_read(b);
@@ -668,14 +805,15 @@ int cmd_top(int argc, char **argv)
 			if (rows_kept)
 				print_rows(stdout, b, &lr);
 			if (tty)
-				printf("%.2f s; q quits\n", d->time);
+				status_line(&o, d->time);
 			else if (!o.once)
 				putchar('\n');
 		}
 		fflush(stdout);
 		lr.n = 0;
 		ipt_bpf_snapshot_free(prev);
-		ipt_bpf_snapshot_free(d);
+		ipt_bpf_snapshot_free(last);
+		last = d;	/* shown again when a key changes the view */
 		d = NULL;
 		prev = cur;
 		cur = NULL;
@@ -703,6 +841,7 @@ out:
 	ipt_bpf_snapshot_free(prev);
 	ipt_bpf_snapshot_free(cur);
 	ipt_bpf_snapshot_free(d);
+	ipt_bpf_snapshot_free(last);
 	ipt_cpuset_free(&o.watch);
 	ipt_cpuset_free(&o.cpus);
 	ipt_cpuset_free(&o.hk);

@@ -3,7 +3,8 @@
 # equal what the instance records over the same window (per target CPU and
 # per call site, for the workload's sends), and the observer effect: with
 # top running steadily, watching CPU 1 with its loader on CPU 0, the IPIs
-# ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1.
+# ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; and
+# the live view's keys at a terminal (tests/top_keys.py).
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(top's BPF tests run in the plain build's pass)"
@@ -48,6 +49,17 @@ fi
 "$IPT" top -d 0 > /dev/null 2>&1; r2=$?
 "$IPT" top --watch x > /dev/null 2>&1; r3=$?
 if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass top-usage; else fail top-usage "rc $r1 $r2 $r3"; fi
+
+# the live view's keys, through a pseudo-terminal (tests/top_keys.py)
+$PY "$TOP/tests/top_keys.py" "$IPT" "$(nproc)" > "$TMP/keys.v" 2>&1
+while IFS= read -r l; do
+	case $l in
+	"P "*) pass "${l#P }" ;;
+	"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
+	*) echo "$l" ;;
+	esac
+done < "$TMP/keys.v"
+grep -q '^[PF] ' "$TMP/keys.v" || fail top-keys "$(tail -n 3 "$TMP/keys.v" | tr '\n' ';')"
 
 # wait_attached FILE: until top says it counts (10 s at most)
 wait_attached() { wait_for "counting with BPF" "$1"; }
