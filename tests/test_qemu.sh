@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 Q=$TOP/build/qemu
 case $B in
-*asan*) skip qemu "runs once, in the plain build's pass (the guests run static non-ASan builds)"; finish ;;
+*asan*) echo "(the qemu guests run once, in the plain build's pass: they run static non-ASan builds)"; finish ;;
 esac
 for c in trace-cmd cpio gzip dpkg-deb apt-get; do
 	command -v $c > /dev/null 2>&1 || { skip qemu "no $c"; finish; }
