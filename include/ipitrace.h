@@ -1496,7 +1496,9 @@ void ipt_bpf_close(struct ipt_bpf *b);
  * serving process over its unix socket at path instead of attaching again:
  * ipt_bpf_connect returns a handle on which ipt_bpf_read, _attached,
  * _skipped, _pinned and _symbol work (symbols from this process's
- * kallsyms) and that attaches nothing.  NULL when nothing serves at path
+ * kallsyms) and that attaches nothing; like ipt_bpf_open it pins the
+ * calling thread to the housekeeping CPUs (best effort) until
+ * ipt_bpf_close.  NULL when nothing serves at path
  * (errno then ENOENT or ECONNREFUSED) or when its answer is
  * malformed.  ipt_bpf_remote_pid: the serving process (0 for a local handle).
  */

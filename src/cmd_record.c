@@ -12,9 +12,11 @@
  * rename, in the library).
  */
 #include "commands.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
@@ -28,6 +30,8 @@
 #include <unistd.h>
 
 #define DEFAULT_OUTPUT		"ipitrace.dat"
+#define DEFAULT_SERVE_OUTPUT	"ipitrace-serve.txt"
+#define SERVE_DRAIN_WAIT_US	300000	/* serve drains its ring every 100 ms */
 #define DEFAULT_BUFFER_KB	4096
 #define CHILD_GRACE_S		5
 
@@ -50,6 +54,10 @@ struct rec_opts {
 	const char *compression;
 	bool quiet;
 	char **command;			/* after --, NULL-terminated */
+	bool output_given;
+	bool from_serve;		/* --from-serve: serve's counts and rows */
+	const char *socket;		/* where serve answers */
+	const char *tracefs_opt;	/* the first option that sets up tracefs */
 };
 
 struct recorder {
@@ -74,6 +82,7 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ipitrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+		"       ipitrace record --from-serve [-o FILE] [-d TIME] [--socket PATH] [-- COMMAND]\n"
 		"\n"
 		"Record inter-processor interrupts from the live kernel into a trace.dat (v7,\n"
 		"zstd) that `ipitrace report`, `trace-cmd report` and KernelShark read.  Needs\n"
@@ -110,6 +119,19 @@ static void record_usage(FILE *f)
 		"recorded and lost on each CPU are printed on stderr (lost: the kernel's\n"
 		"overrun and dropped counters, also stored in the file's per-CPU stats, and\n"
 		"the ring buffer's missed-events marks).\n"
+		"\n"
+		"With `ipitrace serve` running, --from-serve attaches nothing (no tracefs\n"
+		"instance, no program: none of the text-patching IPIs that enabling events\n"
+		"sends to every CPU): it reads serve's counts at the start and the end of the\n"
+		"window and, after it, serve's flight-recorder rows stamped inside it (IPIs\n"
+		"whose targets include serve's watched CPUs, with stacks if serve keeps them).\n"
+		"It writes them as tracefs trace text (default " DEFAULT_SERVE_OUTPUT "): the counts\n"
+		"of every IPI in the window as '# count target=T from=S event=E callsite=C\n"
+		"callback=F [function=G] n=N comm=COMM' lines ('# interrupts cpu=C vector=V\n"
+		"n=N handler_ns=NS' and '# not counted REASON=N' beside them), then the rows,\n"
+		"which report and convert read.  The counts and the rows are taken at slightly\n"
+		"different moments at the window's edges; rows older than serve's --keep are\n"
+		"gone, and said.\n"
 		"\n"
 		"Options:\n"
 		"  -o, --output FILE     output file (default " DEFAULT_OUTPUT "); it appears only\n"
@@ -156,6 +178,9 @@ static void record_usage(FILE *f)
 		"                        alone)\n"
 		"  -Z, --compression C   none or zstd (default); trace-cmd reads both\n"
 		"  -q, --quiet           only errors and the lost-events warning on stderr\n"
+		"      --from-serve      the counts and rows of a running `ipitrace serve`\n"
+		"                        (above); only -o, -d, -q, --socket and COMMAND apply\n"
+		"      --socket PATH     where serve answers (default " SERVE_SOCKET ")\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"The readers never block on a CPU's buffer (which would make the kernel send\n"
@@ -167,7 +192,8 @@ static void record_usage(FILE *f)
 		"neither needed nor written.\n"
 		"\n"
 		"Exit status: COMMAND's exit status if given (128+N if killed by signal N),\n"
-		"else 0; 1 on a runtime error (not root, no tracefs, disk full, ...: one line on\n"
+		"else 0; 1 on a runtime error (not root, no tracefs, no serve answers for\n"
+		"--from-serve, disk full, ...: one line on\n"
 		"stderr, no file left under the output name); 2 on a usage error.\n",
 		DEFAULT_BUFFER_KB);
 }
@@ -216,8 +242,21 @@ static int parse_opt(struct rec_opts *o, int c)
 {
 	char *end;
 
+	if (strchr("cFpmsUeCbHZ", c) && !o->tracefs_opt) {
+		static const struct { char c; const char *name; } names[] = {
+			{ 'c', "--cpus" }, { 'F', "--filter" }, { 'p', "--pid" }, { 'm', "--comm" },
+			{ 's', "--stacks" }, { 'U', "--user-stacks" }, { 'e', "--events" }, { 'C', "--clock" },
+			{ 'b', "--buffer-kb" }, { 'H', "--housekeeping" }, { 'Z', "--compression" },
+		};
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (names[i].c == c)
+				o->tracefs_opt = names[i].name;
+	}
 	switch (c) {
-	case 'o': o->output = optarg; return 0;
+	case 'o': o->output = optarg; o->output_given = true; return 0;
+	case 'S': o->from_serve = true; return 0;
+	case 'K': o->socket = optarg; return 0;
 	case 'd':
 		if (parse_duration(optarg, &o->duration))
 			return usage_err("record", "--duration: bad duration '%s' (e.g. 10, 2.5, 30s, 5m, 2h)",
@@ -311,12 +350,15 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "housekeeping", required_argument, NULL, 'H' },
 		{ "compression", required_argument, NULL, 'Z' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "from-serve", no_argument, NULL, 'S' },
+		{ "socket", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;
 
 	o->output = DEFAULT_OUTPUT;
+	o->socket = SERVE_SOCKET;
 	o->buffer_kb = DEFAULT_BUFFER_KB;
 	o->compression = "zstd";
 	optind = 1;
@@ -334,6 +376,11 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		o->command = argv + optind;
 	if (!*o->output)
 		return usage_err("record", "-o: empty file name");
+	if (o->from_serve && o->tracefs_opt)
+		return usage_err("record", "%s: not with --from-serve (serve's programs count what they "
+				 "were started with; only -o, -d, -q, --socket and COMMAND apply)", o->tracefs_opt);
+	if (o->from_serve && !o->output_given)
+		o->output = DEFAULT_SERVE_OUTPUT;
 	return kernel_filter(o);
 }
 
@@ -655,7 +702,7 @@ static int wait_end(struct recorder *r)
 		double left = deadline ? deadline - now_s() : 1;
 		int sig;
 
-		if (ipt_record_failed(r->rec))
+		if (r->rec && ipt_record_failed(r->rec))
 			return -1;
 		if (left <= 0)
 			return 0;
@@ -743,12 +790,315 @@ static void print_start(struct recorder *r)
 	     r->o.command ? "" : r->o.duration > 0 ? "" : "; Ctrl-C stops");
 }
 
+/* ------------------------------------------------------------------ */
+/* --from-serve: a running serve's counts and rows, nothing attached   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * row_time - the timestamp of a row of serve's /watched.txt (tracefs trace
+ * text: "COMM-PID [CPU] FLAGS SECONDS.MICROS: ..."); false for other lines.
+ * The comm may hold anything, so every " [" is tried.
+ */
+static bool row_time(const char *line, const char *end, double *ts)
+{
+	for (const char *p = line; p < end && (p = memchr(p, '[', (size_t)(end - p))); p++) {
+		const char *q = p + 1;
+		char *e;
+
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == p + 1 || q + 1 >= end || q[0] != ']' || q[1] != ' ')
+			continue;
+		for (q += 2; q < end && *q != ' '; q++)		/* the flags */
+			;
+		while (q < end && *q == ' ')
+			q++;
+		if (q >= end || *q < '0' || *q > '9')
+			continue;
+		*ts = strtod(q, &e);
+		if (e < end && *e == ':')
+			return true;
+	}
+	return false;
+}
+
+/* serve_header - from /watched.txt's header: the watched CPUs, the rows
+ * in all and kept, the "#P:" line */
+struct serve_rows {
+	char watch[256];
+	unsigned long long total;
+	long kept;
+	char ncpus[32];
+};
+
+static void serve_header(const char *text, struct serve_rows *h)
+{
+	const char *p = strstr(text, "IPIs to the watched CPUs "), *nl;
+
+	snprintf(h->watch, sizeof(h->watch), "?");
+	h->total = 0;
+	h->kept = 0;
+	if (p) {
+		int n = 0;
+
+		p += strlen("IPIs to the watched CPUs ");
+		while (p[n] && p[n] != ' ' && p[n] != '\n' && n < (int)sizeof(h->watch) - 1)
+			n++;
+		snprintf(h->watch, sizeof(h->watch), "%.*s", n, p);
+		if (sscanf(p + n, " (%llu rows in all, the last %ld here)", &h->total, &h->kept) != 2)
+			h->total = 0, h->kept = 0;
+	}
+	snprintf(h->ncpus, sizeof(h->ncpus), "1");
+	p = strstr(text, "\n#P:");
+	if (p) {
+		p += 4;
+		nl = strchr(p, '\n');
+		snprintf(h->ncpus, sizeof(h->ncpus), "%.*s", nl ? (int)(nl - p) : 8, p);
+	}
+}
+
+/* serve_counts - the window's counts as comment lines; totals per target into tot */
+static int serve_counts(struct ipt_strbuf *sb, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d,
+			uint64_t *sends)
+{
+	char site[192], fn[192], real[192];
+	int e = 0;
+
+	*sends = 0;
+	e |= ipt_strbuf_adds(sb, "# counts: every IPI serve counted in the window, one line per target CPU, "
+			     "sending CPU, event, call site, function (callback; for a csd call the "
+			     "function queued) and command; report reads only the rows\n");
+	for (size_t i = 0; i < d->nsends && !e; i++) {
+		const struct ipt_bpf_send *x = &d->sends[i];
+
+		if (!x->count)
+			continue;
+		*sends += x->event == IPT_BPF_CSD_QUEUE ? 0 : x->count;
+		bpf_sym(b, x->callsite, true, site, sizeof(site));
+		bpf_sym(b, x->addr2, x->event != IPT_BPF_CSD_QUEUE, fn, sizeof(fn));
+		e |= ipt_strbuf_addf(sb, "# count target=%d from=%d event=%s callsite=%s %s=%s", x->target, x->src,
+				     ipt_bpf_event_name(x->event), site,
+				     x->event == IPT_BPF_CSD_QUEUE ? "func" : "callback", fn);
+		if (x->func)
+			e |= ipt_strbuf_addf(sb, " function=%s", bpf_sym(b, x->func, false, real, sizeof(real)));
+		e |= ipt_strbuf_addf(sb, " n=%" PRIu64 " comm=%s\n", x->count, x->comm[0] ? x->comm : "<...>");
+	}
+	for (size_t i = 0; i < d->nhandlers && !e; i++) {
+		const struct ipt_bpf_handler *h = &d->handlers[i];
+
+		if (h->count)
+			e |= ipt_strbuf_addf(sb, "# interrupts cpu=%d vector=%s n=%" PRIu64 " handler_ns=%" PRIu64 "\n",
+					     h->cpu, ipt_bpf_vector_name(h->vector), h->count, h->sum_ns);
+	}
+	for (int k = 0; k < IPT_BPF_NERRORS && !e; k++)
+		if (d->errors[k])
+			e |= ipt_strbuf_addf(sb, "# not counted %s=%" PRIu64 "\n", ipt_bpf_error_name(k), d->errors[k]);
+	if (d->recursion_misses && !e)
+		e |= ipt_strbuf_addf(sb, "# not counted recursion_misses=%" PRIu64 "\n", d->recursion_misses);
+	return e;
+}
+
+/* serve_rows - the rows of /watched.txt inside [t0, t1] into sb; counts
+ * them (*ncsd: those of queued csd calls) */
+static int serve_rows(struct ipt_strbuf *sb, const char *text, size_t len, double t0, double t1,
+		      long *nrows, long *ncsd, double *oldest)
+{
+	const char *p = text, *end = text + len;
+	bool keep = false;
+	int e = 0;
+
+	*nrows = *ncsd = 0;
+	*oldest = -1;
+	while (p < end && !e) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		double ts;
+
+		if (*p == '#') {
+			keep = false;
+		} else if (!strncmp(p, " => ", 4)) {
+			/* a frame of the stack above */
+		} else if (row_time(p, le, &ts)) {
+			bool stack = le - p >= 13 && !memcmp(le - 13, "<stack trace>", 13);
+
+			if (*oldest < 0)
+				*oldest = ts;
+			/* the row's microseconds were cut, not rounded */
+			keep = ts >= t0 - 1e-6 && ts <= t1;
+			*nrows += keep && !stack;
+			*ncsd += keep && !stack && memmem(p, (size_t)(le - p), ": csd_queue_cpu: ", 17);
+		} else {
+			keep = false;
+		}
+		if (keep && *p != '#')
+			e |= ipt_strbuf_add(sb, p, (size_t)(le - p)) || ipt_strbuf_addc(sb, '\n');
+		p = le + 1;
+	}
+	return e;
+}
+
+/* print_serve_summary - what serve counted, per target CPU, on stderr */
+static void print_serve_summary(struct recorder *r, const struct ipt_bpf_snapshot *d, uint64_t sends,
+				long nrows, long ncsd, const char *watch)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	int last = -1;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i <= d->nsends; i++) {
+		const struct ipt_bpf_send *x = i < d->nsends ? &d->sends[i] : NULL;
+
+		if (x && x->event == IPT_BPF_CSD_QUEUE)
+			continue;
+		if ((!x || x->target != last) && last >= 0 && n)
+			ipt_strbuf_addf(&sb, "%scpu%d %" PRIu64, sb.len ? ", " : "", last, n);
+		if (!x)
+			break;
+		if (x->target != last)
+			n = 0;
+		last = x->target;
+		n += x->count;
+	}
+	info(r, "serve counted %" PRIu64 " IPIs in %.2f s (per target CPU: %s); %ld rows (%ld IPI sends, %ld "
+	     "csd calls queued) for the watched CPUs %s written to %s", sends, r->t_stop - r->t_start,
+	     sb.len ? ipt_strbuf_str(&sb) : "none", nrows, nrows - ncsd, ncsd, watch, r->o.output);
+	ipt_strbuf_free(&sb);
+}
+
+/* write_serve_file - header, counts, rows; appears only when complete */
+static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d,
+			    double t0, double t1, const char *text, size_t len)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct serve_rows h;
+	struct outfile of;
+	uint64_t sends;
+	long nrows, ncsd;
+	double oldest;
+	int e = 0;
+
+	serve_header(text, &h);
+	e |= ipt_strbuf_addf(&sb, "# tracer: nop\n#\n# ipitrace record --from-serve: the rows of ipitrace serve's "
+			     "flight recorder (pid %d; IPIs whose targets include the watched CPUs %s) over a "
+			     "window of %.3f s, CLOCK_MONOTONIC %.6f to %.6f; nothing attached for it\n",
+			     ipt_bpf_remote_pid(b), h.watch, t1 - t0, t0, t1);
+	e |= serve_counts(&sb, b, d, &sends);
+	e |= ipt_strbuf_addf(&sb, "#P:%s\n", h.ncpus);
+	e |= serve_rows(&sb, text, len, t0, t1, &nrows, &ncsd, &oldest);
+	if (e) {
+		err_msg("out of memory");
+		ipt_strbuf_free(&sb);
+		return -1;
+	}
+	if (outfile_open(&of, r->o.output)) {
+		err_msg("%s: %s", r->o.output, strerror(errno));
+		ipt_strbuf_free(&sb);
+		return -1;
+	}
+	if (outfile_write(&of, sb.buf, sb.len) || outfile_commit(&of)) {
+		err_msg("%s: %s", r->o.output, strerror(errno));
+		outfile_abort(&of);
+		ipt_strbuf_free(&sb);
+		return -1;
+	}
+	ipt_strbuf_free(&sb);
+	print_serve_summary(r, d, sends, nrows, ncsd, h.watch);
+	if (h.kept < (long)h.total && oldest > t0)
+		err_msg("warning: serve keeps its last %ld rows (--keep): the rows before CLOCK_MONOTONIC %.6f, the "
+			"first %.3f s of the window, are gone from it and missing in %s", h.kept, oldest,
+			oldest - t0, r->o.output);
+	for (int k = 0; k < IPT_BPF_NERRORS; k++)
+		if (d->errors[k])
+			err_msg("warning: serve did not count everything in the window: %s %" PRIu64,
+				ipt_bpf_error_name(k), d->errors[k]);
+	return 0;
+}
+
+/* record_from_serve - `record --from-serve`: two reads of serve's maps
+ * around the window, then its rows of the window; returns the exit code */
+static int record_from_serve(struct recorder *r)
+{
+	struct ipt_bpf_snapshot *s0 = NULL, *s1 = NULL, *d = NULL;
+	struct ipt_bpf *b;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 1;
+
+	/* COMMAND runs with the affinity the recorder had before it was
+	 * pinned (by ipt_bpf_connect) to the housekeeping CPUs */
+	if (sched_getaffinity(0, sizeof(r->orig_affinity), &r->orig_affinity)) {
+		err_msg("sched_getaffinity: %s", strerror(errno));
+		return 1;
+	}
+	b = ipt_bpf_connect(r->o.socket);
+	if (!b) {
+		err_msg("record --from-serve: no ipitrace serve answers: %s", ipt_errmsg());
+		return 1;
+	}
+	if (r->o.command && fork_command(r))
+		goto out;
+	s0 = ipt_bpf_read(b);
+	if (!s0) {
+		err_msg("%s", ipt_errmsg());
+		goto out;
+	}
+	r->t_start = now_s();
+	info(r, "reading the counts and rows of ipitrace serve (pid %d, %s): nothing attached%s",
+	     ipt_bpf_remote_pid(b), r->o.socket, r->o.command || r->o.duration > 0 ? "" : "; Ctrl-C stops");
+	if (r->o.command && release_command(r))
+		goto out;
+	if (wait_end(r))
+		goto out;
+	s1 = ipt_bpf_read(b);
+	r->t_stop = now_s();
+	if (r->stop_signal)
+		info(r, "%s: stopping", strsignal(r->stop_signal));
+	end_child(r);
+	if (!s1) {
+		err_msg("%s (no file written)", ipt_errmsg());
+		goto out;
+	}
+	d = ipt_bpf_snapshot_diff(s1, s0);
+	usleep(SERVE_DRAIN_WAIT_US);	/* the window's last rows reach serve's ring */
+	text = ipt_bpf_remote_get(r->o.socket, "/watched.txt", &len);
+	if (!d || !text) {
+		err_msg("%s (no file written)", d ? ipt_errmsg() : "out of memory");
+		goto out;
+	}
+	if (write_serve_file(r, b, d, s0->time, s1->time, text, len))
+		goto out;
+	rc = exit_code(r);
+out:
+	free(text);
+	ipt_bpf_snapshot_free(s0);
+	ipt_bpf_snapshot_free(s1);
+	ipt_bpf_snapshot_free(d);
+	ipt_bpf_close(b);
+	if (r->go_fd >= 0)
+		close(r->go_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	if (r->child && !r->child_done) {
+		kill(r->child, SIGTERM);
+		wait_child_bounded(r);
+	}
+	return rc;
+}
+
 /* record_run - everything after option parsing; returns the exit code */
 static int record_run(struct recorder *r)
 {
 	uint64_t events, lost;
 	int rc = 1;
 
+	if (!r->o.quiet && geteuid() == 0 && access(r->o.socket, F_OK) == 0) {
+		size_t n;
+		char *t = ipt_bpf_remote_get(r->o.socket, "/", &n);
+
+		if (t)
+			info(r, "ipitrace serve runs (%s): `record --from-serve` reads its counts and rows "
+			     "instead, without attaching", r->o.socket);
+		free(t);
+	}
 	if (setup(r) || (r->o.command && fork_command(r)))
 		goto out;
 	if (ipt_record_start(r->rec)) {
@@ -831,7 +1181,7 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&pipe_sig);		/* EPIPE instead of death */
 	sigaddset(&pipe_sig, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_sig, NULL);
-	rc = record_run(&r);
+	rc = r.o.from_serve ? record_from_serve(&r) : record_run(&r);
 	{
 		/* an EPIPE was reported already: the pending SIGPIPE must not kill */
 		struct timespec zero = { 0, 0 };

@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -1169,6 +1170,10 @@ int cmd_serve(int argc, char **argv)
 		rc = dump_client(&o);
 		goto out;
 	}
+	/* memory that stays flat for days: after a large answer is freed (the
+	 * --keep rows of /watched.txt) glibc raises its mmap threshold, and the
+	 * heap keeps that much from then on; a fixed one gives it back */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (!o.signal_dump) {	/* beside the socket */
 		const char *slash = strrchr(o.socket, '/');
 

@@ -14,6 +14,9 @@ queued function calls (ipitrace_csd_queued_total).
       scrape before T_ON (A) and the first after T_OFF (B), read through
       its HTTP API, and PromQL increase() over exactly [A, B] evaluated at
       B (samples at both ends of the range: no extrapolation)
+  serve_compare.py recfile FILE TRACE PREFIX
+      the "# count" lines of a `record --from-serve` file (function: the
+      function= word if there is one, else the callback; csd: func)
 
 Prints one line "same: ..." and exits 0, or the differences and exits 1."""
 import json
@@ -149,6 +152,30 @@ def prom(url, t_on, t_off, trace, prefix):
               ', '.join('%s=%d' % (k, n) for k, n in born) or 'none'))
 
 
+COUNT = re.compile(r'^# count target=(\d+) from=\d+ event=(\S+) callsite=(\S+) (callback|func)=(\S+)'
+                   r'(?: function=(\S+))? n=(\d+) comm=(.*)$')
+RECMISS = re.compile(r'^# not counted recursion_misses=(\d+)$', re.M)
+
+
+def recfile(path, trace, prefix):
+    got = Counter()
+    text = open(path, errors='replace').read()
+    for line in text.split('\n'):
+        m = COUNT.match(line)
+        if m and m.group(8).startswith(prefix):
+            ev = 'csd' if m.group(2) == 'csd_queue_cpu' else 'ipi'
+            got[(ev, int(m.group(1)), norm(m.group(3)), norm(m.group(6) or m.group(5)))] += int(m.group(7))
+    m = RECMISS.search(text)
+    want = trace_keys(trace, prefix)
+    bad = compare(want, got, 'record --from-serve', int(m.group(1)) if m else 0)
+    if bad:
+        print('\n'.join(bad))
+        sys.exit(1)
+    print(' '.join(NOTES) + ('; ' if NOTES else '') + 'same: %d IPIs and %d csd, %d keys' % (
+        sum(n for k, n in want.items() if k[0] == 'ipi'),
+        sum(n for k, n in want.items() if k[0] == 'csd'), len(want)))
+
+
 def main():
     if sys.argv[1] == 'scrape':
         before, after, trace, prefix = sys.argv[2:6]
@@ -166,6 +193,8 @@ def main():
     elif sys.argv[1] == 'prom':
         url, t_on, t_off, trace, prefix = sys.argv[2:7]
         prom(url, float(t_on), float(t_off), trace, prefix)
+    elif sys.argv[1] == 'recfile':
+        recfile(*sys.argv[2:5])
     else:
         raise SystemExit(__doc__)
 

@@ -5,7 +5,8 @@
 # the flight recorder's rows of the watched CPU equal the instance's sends
 # to it, and `report` reads them; the observer effect with serve watching
 # CPU 1 from CPU 0 while Prometheus scrapes it; `top` reuses serve's
-# attachment (no new programs, no text-patching IPIs); a second serve
+# attachment (no new programs, no text-patching IPIs), and so does
+# `record --from-serve`, whose counts and rows equal the instance's; a second serve
 # refuses; bad HTTP requests do not hurt it; SIGTERM detaches; a 30 s soak.
 # BPF runs once per `make check`: in the plain build's pass only.
 . "$(dirname "$0")/lib.sh"
@@ -255,8 +256,11 @@ fi
 
 # ---- top reuses serve's attachment: no new programs, no text-patching IPIs ----
 mkfifo "$TMP/go"
-top_ipis() {	# top_ipis ARGS: IPIs to CPU 1 sent by a `top --once` and the programs during it
-	(read x < "$TMP/go"; exec "$IPT" top --once -d 1 -f json --socket "$SOCK" "$@" > "$TMP/top.json" 2> "$TMP/top.err") &
+cmd_ipis() {	# cmd_ipis NAME ARGS: IPIs to CPU 1 sent by `ipitrace ARGS` from task context (out and err
+		# in $TMP/NAME.out, .err), and the programs loaded during it
+	name=$1
+	shift
+	(read x < "$TMP/go"; exec "$IPT" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err") &
 	TP=$!
 	make_counter "common_pid == $TP"
 	echo 1 > "$CNT/tracing_on"
@@ -265,9 +269,15 @@ top_ipis() {	# top_ipis ARGS: IPIs to CPU 1 sent by a `top --once` and the progr
 	during=$(nprogs)
 	wait $TP
 	echo 0 > "$CNT/tracing_on"
-	sent=$(grep -v '^#' "$CNT/trace" | grep -cE 'ipi_send_cpu: cpu=1 |ipi_send_cpumask: cpumask=([^ ]*,)?(1|0-[1-9][0-9]*)[, ]')
+	# from task context only: a softirq or an interrupt that came while the
+	# task was current (flag h or s: a timer's wakeup, the tick's nohz kick)
+	# is not its doing
+	grep -v '^#' "$CNT/trace" | grep -E 'ipi_send_cpu: cpu=1 |ipi_send_cpumask: cpumask=([^ ]*,)?(1|0-[1-9][0-9]*)[, ]' |
+		grep -vE '\] ..[hsHz]' > "$TMP/$name.ipis"
+	sent=$(grep -c . "$TMP/$name.ipis")
 	rmdir "$CNT"
 }
+top_ipis() { cmd_ipis top top --once -d 1 -f json --socket "$SOCK" "$@"; }
 top_ipis
 shared_sent=$sent shared_progs=$during
 grep -q "the attachment of ipitrace serve (pid $SP" "$TMP/top.err"; shared_msg=$?
@@ -279,6 +289,59 @@ if [ $shared_msg = 0 ] && [ "$shared_progs" = "$progs1" ] && [ "$shared_sent" -l
 	pass "serve-top-shares: top --once attaches nothing ($shared_sent IPIs to CPU 1 vs $own_sent attaching itself; programs $progs1 stay $shared_progs vs $own_progs)"
 else
 	fail serve-top-shares "msg $shared_msg; progs $progs1 -> $shared_progs (own $own_progs); IPIs $shared_sent (own $own_sent); $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
+fi
+
+# ---- record --from-serve: serve's counts and rows over the window, nothing attached ----
+WLR=wlrec$$
+cp "$WL" "$TMP/$WLR"
+make_send_counter 16384
+echo 1 > "$CNT/tracing_on"
+"$IPT" record --from-serve --socket "$SOCK" -o "$TMP/fromserve.txt" -- sh -c \
+	"'$TMP/$WLR' pingpong 2000 > /dev/null; '$TMP/$WLR' membarrier 300 > /dev/null; '$TMP/$WLR' tlb 100 > /dev/null" \
+	2> "$TMP/fromserve.err"
+rc=$?
+echo 0 > "$CNT/tracing_on"
+cp "$CNT/trace" "$TMP/trace3.txt"
+rmdir "$CNT"
+if [ $rc = 0 ] && (cd "$TOP/tests" && $PY serve_compare.py recfile "$TMP/fromserve.txt" "$TMP/trace3.txt" "$WLR") \
+	> "$TMP/rcmp" 2>&1; then
+	pass "record-from-serve-counts: $(cat "$TMP/rcmp")"
+else
+	fail record-from-serve-counts "rc $rc: $(head -n 6 "$TMP/rcmp" "$TMP/fromserve.err" | tr '\n' ';')"
+fi
+(cd "$TOP/tests" && $PY - "$TMP/trace3.txt" "$TMP/fromserve.txt" "$WLR") > "$TMP/rrows" 2>&1 <<'EOF'
+# the workload's sends to CPU 1 (serve watches CPU 1): the file's rows against the instance's
+import re, sys
+from top_compare import trace_counts
+a = sum(n for (ev, t), n in trace_counts(sys.argv[1], sys.argv[3])[0].items() if t == 1 and ev != 'csd_queue_cpu')
+b = sum(n for (ev, t), n in trace_counts(sys.argv[2], sys.argv[3])[0].items() if t == 1 and ev != 'csd_queue_cpu')
+m = re.search(r'^# not counted recursion_misses=(\d+)$', open(sys.argv[2]).read(), re.M)
+missed = int(m.group(1)) if m else 0
+print('tracefs %d, rows %d%s' % (a, b, ' (recursion misses in the window: %d)' % missed if missed else ''))
+sys.exit(0 if a > 0 and 0 <= a - b <= missed else 1)
+EOF
+if [ $? = 0 ]; then pass "record-from-serve-rows: the workload's IPIs to CPU 1: $(cat "$TMP/rrows")"
+else fail record-from-serve-rows "$(head -n 3 "$TMP/rrows" | tr '\n' ';')"; fi
+"$IPT" report "$TMP/fromserve.txt" > "$TMP/rreport.txt" 2>&1 && grep -q 'IPIs (one per target CPU)' "$TMP/rreport.txt" &&
+	pass record-from-serve-report || fail record-from-serve-report "$(head -n 3 "$TMP/rreport.txt" | tr '\n' ';')"
+# attaching nothing: no program loaded, no text-patching IPIs, where a
+# plain `record` (a tracefs instance of its own) sends dozens
+cmd_ipis rec record --from-serve --socket "$SOCK" -q -d 1 -o "$TMP/fs-quiet.txt"
+shared_sent=$sent shared_progs=$during
+cmd_ipis rec record -q -d 1 -o "$TMP/own.dat"
+own_sent=$sent
+if [ "$shared_progs" = "$progs1" ] && [ "$shared_sent" -le 10 ] && [ "$own_sent" -gt 30 ]; then
+	pass "record-from-serve-attaches-nothing: $shared_sent IPIs to CPU 1 (a plain record: $own_sent); programs $progs1 stay $shared_progs"
+else
+	fail record-from-serve-attaches-nothing "progs $progs1 -> $shared_progs; IPIs $shared_sent (plain record $own_sent); $(head -n 2 "$TMP/rec.err" | tr '\n' ';'); $(sed 's/^.*: ipi_send/ipi_send/' "$TMP/rec.ipis" | sort | uniq -c | sort -rn | head -n 3 | tr '\n' ';')"
+fi
+"$IPT" record --from-serve --socket "$TMP/none.sock" -d 0.1 -o "$TMP/none.txt" 2> "$TMP/none.err"; rc=$?
+"$IPT" record --from-serve --socket "$SOCK" --stacks -o "$TMP/none.txt" 2> "$TMP/none2.err"; rc2=$?
+if [ $rc = 1 ] && [ $rc2 = 2 ] && [ ! -e "$TMP/none.txt" ] && grep -q "no ipitrace serve answers" "$TMP/none.err" &&
+   grep -q -- "--stacks: not with --from-serve" "$TMP/none2.err"; then
+	pass "record-from-serve-errors: $(head -n 1 "$TMP/none.err")"
+else
+	fail record-from-serve-errors "rc $rc $rc2: $(cat "$TMP/none.err" "$TMP/none2.err" | tr '\n' ';')"
 fi
 
 # ---- a malformed answer on the socket: one line naming it, then top attaches itself ----

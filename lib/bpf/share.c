@@ -421,6 +421,14 @@ struct ipt_bpf *ipt_bpf_connect(const char *path)
 	b->remote = true;
 	b->stats_fd = -1;
 	ipt_cpuset_init(&b->pin);
+	{
+		/* off the watched CPUs, as a loader would be: the reads and the
+		 * memory they take then cost those CPUs nothing (no TLB flush
+		 * IPIs); best effort.  b->pin then holds serve's loader CPUs. */
+		struct ipt_bpf_opts o = { .sz = sizeof(o) };
+
+		(void)ipt_bpf_pin(b, &o);
+	}
 	s = ipt_bpf_remote_read(b);
 	if (!s) {
 		int e = errno;
