@@ -4,7 +4,7 @@
 #   sh fuzz/run.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 180); TARGETs among tracedat pages format text
-# filter cpuset usyms snapshot (default: all).  Everything goes under build/fuzz/:
+# filter cpuset usyms snapshot http (default: all).  Everything goes under build/fuzz/:
 #   obj/        library objects built for fuzzing (not the main build's)
 #   bin/        fuzz_NAME binaries (run one on a file to replay it)
 #   corpus/NAME the working corpus, seeded from fuzz/seeds/NAME (and, for
@@ -27,7 +27,7 @@ cd "$top" || exit 2
 secs=${1:-180}
 case "$secs" in *[!0-9]*|'') echo "run.sh: SECONDS must be a number, not '$secs'" >&2; exit 2 ;; esac
 [ $# -gt 0 ] && shift
-ALL="tracedat pages format text filter cpuset usyms snapshot"
+ALL="tracedat pages format text filter cpuset usyms snapshot http"
 targets=${*:-$ALL}
 for t in $targets; do
 	case " $ALL " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (one of: $ALL)" >&2; exit 2 ;; esac
@@ -84,7 +84,7 @@ for t in $targets; do
 	b="$F/bin/fuzz_$t"
 	need=0
 	[ -f "$b" ] || need=1
-	for dep in fuzz/fuzz_$t.c fuzz/*.h $objs; do
+	for dep in fuzz/fuzz_$t.c fuzz/*.h src/http.c src/http.h $objs; do
 		[ "$dep" -nt "$b" ] && need=1
 	done
 	if [ $need -eq 1 ]; then
@@ -159,6 +159,7 @@ max_len() {
 	format|text|snapshot) echo 65536 ;;
 	pages) echo 16384 ;;		# 4 sub-buffers of 4096, 256 of 64 bytes
 	filter|cpuset|usyms) echo 8192 ;;
+	http) echo 9000 ;;		# serve reads at most 8192
 	esac
 }
 

@@ -18,6 +18,7 @@
  * second), idle at most 10 s.
  */
 #include "commands.h"
+#include "http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -764,44 +765,19 @@ static void answer_text(struct client *c, int code, const char *msg)
 static void handle(struct server *sv, struct client *c)
 {
 	struct ipt_strbuf body = IPT_STRBUF_INIT;
-	char method[16], path[256];
-	const char *ctype = "text/plain; charset=utf-8";
-	char *sp1, *sp2, *eol = strpbrk(c->req, "\r\n");
-	size_t n;
-	bool head;
-	int rc;
+	const char *ctype = "text/plain; charset=utf-8", *path;
+	struct http_request req;
+	int rc = http_parse(c->req, c->rlen, &req);
 
-	*eol = 0;
-	sp1 = strchr(c->req, ' ');
-	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	if (!sp1 || !sp2 || (size_t)(sp1 - c->req) >= sizeof(method) || (size_t)(sp2 - sp1 - 1) >= sizeof(path) ||
-	    sp1[1] != '/' || strncmp(sp2 + 1, "HTTP/1.", 7) || strchr(sp2 + 1, ' ')) {
+	if (rc) {
 		sv->bad_requests++;
-		answer_text(c, 400, "bad request\n");
+		answer_text(c, rc, rc == 405 ? "only GET and HEAD\n" : "bad request\n");
 		return;
 	}
-	n = (size_t)(sp1 - c->req);
-	memcpy(method, c->req, n);
-	method[n] = 0;
-	n = (size_t)(sp2 - sp1 - 1);
-	memcpy(path, sp1 + 1, n);
-	path[n] = 0;
-	path[strcspn(path, "?#")] = 0;
-	head = !strcmp(method, "HEAD");
-	/* keep-alive (Prometheus scrapes on one connection: no socket made and
-	 * freed each second): HTTP/1.1, not asked to close, nothing after the
-	 * request (no pipelining) */
-	{
-		const char *end = strstr(sp2 + 1 + strlen(sp2 + 1) + 1, "\r\n\r\n");
-
-		c->keep = !strncmp(sp2 + 1, "HTTP/1.1", 8) && end && (size_t)(end + 4 - c->req) == c->rlen &&
-			  !strcasestr(sp2 + 1 + strlen(sp2 + 1) + 1, "\nconnection: close");
-	}
-	if (!head && strcmp(method, "GET")) {
-		sv->bad_requests++;
-		answer_text(c, 405, "only GET and HEAD\n");
-		return;
-	}
+	/* keep-alive: Prometheus scrapes on one connection, no socket made
+	 * and freed each second */
+	c->keep = req.keep_alive;
+	path = req.path;
 	if (!strcmp(path, "/metrics")) {
 		rc = render_metrics(sv, &body);
 		ctype = "text/plain; version=0.0.4; charset=utf-8";
@@ -834,7 +810,7 @@ static void handle(struct server *sv, struct client *c)
 		snprintf(msg, sizeof(msg), "ipitrace serve: %s\n", rc == -1 ? ipt_errmsg() : "out of memory");
 		answer_text(c, 500, msg);
 	} else {
-		answer(c, 200, ctype, body.buf ? body.buf : "", body.len, head);
+		answer(c, 200, ctype, body.buf ? body.buf : "", body.len, req.head);
 	}
 	ipt_strbuf_free(&body);
 }
@@ -843,6 +819,7 @@ static void handle(struct server *sv, struct client *c)
 static void client_read(struct server *sv, struct client *c)
 {
 	ssize_t r = read(c->fd, c->req + c->rlen, REQ_MAX - c->rlen);
+	int state;
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -852,16 +829,14 @@ static void client_read(struct server *sv, struct client *c)
 	}
 	c->rlen += (size_t)r;
 	c->req[c->rlen] = 0;
-	if (memchr(c->req, 0, c->rlen)) {
-		sv->bad_requests++;
-		answer_text(c, 400, "bad request\n");
-	} else if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
+	state = http_request_state(c->req, c->rlen, REQ_MAX);
+	if (state == 1) {
 		handle(sv, c);
-	} else if (c->rlen == REQ_MAX) {
+	} else if (state) {
 		sv->bad_requests++;
-		answer_text(c, 431, "request too large\n");
+		answer_text(c, state, state == 431 ? "request too large\n" : "bad request\n");
 	}
-	if (!c->out && c->rlen && (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n") || c->rlen == REQ_MAX))
+	if (!c->out && state)
 		c->deadline = 0;	/* no memory for an answer: drop it */
 }
 

@@ -13,7 +13,7 @@
 #     hang or a sanitizer report.  With the fuzz binaries built, each is
 #     also replayed through its own fuzz target.
 # Regression inputs are named TARGET-what-went-wrong[.ext], TARGET being a
-# fuzz target (tracedat pages format text filter cpuset usyms snapshot).
+# fuzz target (tracedat pages format text filter cpuset usyms snapshot http).
 . "$(dirname "$0")/lib.sh"
 
 REGRESS="$TOP/tests/fuzz-regress"
@@ -43,7 +43,7 @@ if [ "$B" = build ]; then
 		rm -rf "$out"
 		FUZZ_OUT="$out" FUZZ_JOBS=${FUZZ_JOBS:-2} CLANG=$CLANG FUZZ_ARGS="" \
 			sh "$TOP/fuzz/run.sh" "$SMOKE_SECS" > "$TMP/run.out" 2>&1
-		for t in tracedat pages format text filter cpuset usyms snapshot; do
+		for t in tracedat pages format text filter cpuset usyms snapshot http; do
 			s="$out/logs/$t.summary"
 			if [ ! -f "$s" ]; then
 				fail "fuzz $t" "did not run (build failed?): $(grep -m 2 -E 'cannot|error' "$TMP/run.out" | tr '\n' ' ')"
