@@ -166,8 +166,12 @@ def recfile(path, trace, prefix):
             ev = 'csd' if m.group(2) == 'csd_queue_cpu' else 'ipi'
             got[(ev, int(m.group(1)), norm(m.group(3)), norm(m.group(6) or m.group(5)))] += int(m.group(7))
     m = RECMISS.search(text)
-    want = trace_keys(trace, prefix)
-    bad = compare(want, got, 'record --from-serve', int(m.group(1)) if m else 0)
+    verdict(trace_keys(trace, prefix), got, 'record --from-serve', int(m.group(1)) if m else 0)
+
+
+def verdict(want, got, name, missed):
+    """compare, print the differences and exit 1, or one line "same: ..." """
+    bad = compare(want, got, name, missed)
     if bad:
         print('\n'.join(bad))
         sys.exit(1)
@@ -182,14 +186,7 @@ def main():
         got = scrape_file(after, prefix)
         got.subtract(scrape_file(before, prefix))
         got = Counter({k: n for k, n in got.items() if n})
-        want = trace_keys(trace, prefix)
-        bad = compare(want, got, 'serve', misses_in(after) - misses_in(before))
-        if bad:
-            print('\n'.join(bad))
-            sys.exit(1)
-        print(' '.join(NOTES) + ('; ' if NOTES else '') + 'same: %d IPIs and %d csd, %d keys' % (
-            sum(n for k, n in want.items() if k[0] == 'ipi'),
-            sum(n for k, n in want.items() if k[0] == 'csd'), len(want)))
+        verdict(trace_keys(trace, prefix), got, 'serve', misses_in(after) - misses_in(before))
     elif sys.argv[1] == 'prom':
         url, t_on, t_off, trace, prefix = sys.argv[2:7]
         prom(url, float(t_on), float(t_off), trace, prefix)

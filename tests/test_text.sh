@@ -315,6 +315,23 @@ for s in "$TRACES"/public/developtools_smartperf_host/*.txt; do
 	[ "$all" = "$got" ] && pass "$n: $got events" || fail "$n events" "grep counts $all, dump has $got"
 done
 
+# ---- a handler time too long for the row results' 32 bits (5.5 s), beside a short one ----
+# (by hand: entry 100.000010, exit 105.500010; entry 106.000010, exit 106.000030)
+cat > "$TMP/long.txt" <<'EOF'
+# tracer: nop
+#P:2
+   ipi-workload-100     [000] d..2.   100.000000: ipi_send_cpu: cpu=1 callsite=ttwu_queue_wakelist+0x11d/0x150 callback=generic_smp_call_function_single_interrupt+0x0/0x10
+          <idle>-0       [001] d.h1.   100.000010: call_function_single_entry: vector=251
+          <idle>-0       [001] d.h1.   105.500010: call_function_single_exit: vector=251
+   ipi-workload-100     [000] d..2.   106.000000: ipi_send_cpu: cpu=1 callsite=ttwu_queue_wakelist+0x11d/0x150 callback=generic_smp_call_function_single_interrupt+0x0/0x10
+          <idle>-0       [001] d.h1.   106.000010: call_function_single_entry: vector=251
+          <idle>-0       [001] d.h1.   106.000030: call_function_single_exit: vector=251
+EOF
+got=$("$IPT" convert -f csv -o - "$TMP/long.txt" 2> "$TMP/err" |
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "handler_ns") h = i; next } { printf "%s ", $h }')
+[ "$got" = "5500000000 20000 " ] && pass "handler time of 5.5 s and of 20 us in the rows" ||
+	fail "long handler time" "handler_ns: '$got' $(head -c 200 "$TMP/err")"
+
 # ---- malformed text: one line naming the file and the line's offset ----
 printf 'cpus=2\n  a-1 [000] 1.000001: ipi_send_cpu: cpu=1 callsite=f+0x1 callback=0x0\n  a-1 [000] 1.00000x: ipi_send_cpu: cpu=1\n' > "$TMP/bad.txt"
 if "$IPT" dump "$TMP/bad.txt" > /dev/null 2> "$TMP/err"; then

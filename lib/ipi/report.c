@@ -611,8 +611,30 @@ static int add_res(struct rpt *r, const struct item *it)
 		r->res = n;
 		r->capres = cap;
 	}
-	r->res[r->nres++] = (struct rpt_result){ .id = it->u.row.id, .hdur = UINT64_MAX,
+	r->res[r->nres++] = (struct rpt_result){ .id_lo = (uint32_t)it->u.row.id, .hdur = RPT_HDUR_UNKNOWN,
 						 .target = (uint16_t)it->u.row.target };
+	return 0;
+}
+
+/* set_hdur - result i's handler time (ns); one of 4.29 s or more goes to hlong */
+static int set_hdur(struct rpt *r, int64_t i, uint64_t ns)
+{
+	if (ns < RPT_HDUR_LONG) {
+		r->res[i].hdur = (uint32_t)ns;
+		return 0;
+	}
+	if (r->nhlong == r->caphlong) {
+		size_t cap = r->caphlong ? r->caphlong * 2 : 16;
+		struct rpt_hlong *n = ipt_realloc(r->hlong, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->hlong = n;
+		r->caphlong = cap;
+	}
+	r->hlong[r->nhlong] = (struct rpt_hlong){ (uint64_t)i, ns, r->nhlong };
+	r->nhlong++;
+	r->res[i].hdur = RPT_HDUR_LONG;
 	return 0;
 }
 
@@ -998,8 +1020,8 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
-		if (s->open[i].res >= 0)
-			r->res[s->open[i].res].hdur = dur;
+		if (s->open[i].res >= 0 && set_hdur(r, s->open[i].res, dur))
+			return -1;
 	}
 	s->nopen = 0;
 	if (!s->open_counted)
@@ -1717,8 +1739,9 @@ static int settle(struct rpt *r)
 					if (serve(r, c, e, s->last_entry_ts[k], false, true))
 						return -1;
 					/* that interrupt's time, for the rows and the list */
-					if (s->last_dur[k] != UINT64_MAX && e->res >= 0)
-						r->res[e->res].hdur = s->last_dur[k];
+					if (s->last_dur[k] != UINT64_MAX && e->res >= 0 &&
+					    set_hdur(r, e->res, s->last_dur[k]))
+						return -1;
 					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
 						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
 					continue;
@@ -2000,6 +2023,7 @@ void rpt_free(struct rpt *r)
 	stk_free(&r->stacks);
 	map_free(&r->stackmap);
 	free(r->res);
+	free(r->hlong);
 	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
@@ -2460,12 +2484,25 @@ fail:
 }
 
 /* finish - the public views once the pass is done */
+/* hlong_cmp - by result, then in the order they were set */
+static int hlong_cmp(const void *pa, const void *pb)
+{
+	const struct rpt_hlong *a = pa, *b = pb;
+
+	if (a->res != b->res)
+		return a->res < b->res ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 static int finish(struct ipt_report *rep)
 {
 	struct rpt *r = &rep->r;
 	struct ipt_report_summary *s = &rep->sum;
 	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 	bool file_has_marks = false;
+
+	if (r->nhlong > 1)
+		qsort(r->hlong, r->nhlong, sizeof(*r->hlong), hlong_cmp);
 
 	s->ncpus = r->ncpus;
 	s->first_ts = r->first_ts;
@@ -3045,6 +3082,22 @@ const char *ipt_unmatched_reason_name(enum ipt_unmatched_reason why)
 	return why > IPT_UNMATCHED_NONE && why <= IPT_UNMATCHED_NO_HANDLER ? names[why] : NULL;
 }
 
+/* hlong_find - the handler time of result i kept in hlong (sorted) */
+static uint64_t hlong_find(const struct rpt *r, size_t i)
+{
+	size_t lo = 0, hi = r->nhlong;
+
+	while (lo < hi) {	/* the last entry for i */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->hlong[mid].res <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && r->hlong[lo - 1].res == i ? r->hlong[lo - 1].ns : 0;
+}
+
 int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, struct ipt_row_match *m)
 {
 	const struct rpt *r = &rep->r;
@@ -3058,7 +3111,7 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	if (rep->rcur >= r->nres)
 		return 0;
 	res = &r->res[rep->rcur];
-	if (res->id != row->id || res->target != row->target_cpu)
+	if (res->id_lo != (uint32_t)row->id || res->target != row->target_cpu)
 		return 0;	/* a row the report did not count */
 	rep->rcur++;
 	m->known = res->state != RES_PENDING;
@@ -3079,9 +3132,11 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 			m->latency_ns = res->hts >= row->ts ? res->hts - row->ts : 0;
 		}
 	}
-	if (m->matched && rep->ns && res->hdur != UINT64_MAX) {
+	if (m->matched && rep->ns && res->hdur != RPT_HDUR_UNKNOWN) {
 		m->has_handler = true;
 		m->handler_ns = res->hdur;
+		if (res->hdur == RPT_HDUR_LONG)
+			m->handler_ns = hlong_find(r, rep->rcur - 1);
 	}
 	if (res->stack && rep->tmap)
 		m->stack = &rep->tstk[rep->tmap[res->stack]];

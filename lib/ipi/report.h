@@ -82,14 +82,20 @@ enum rpt_res_state {
 	RES_MATCHED,
 	RES_TRACE_ENDED, RES_NO_RECEIVE_EVENTS, RES_LOST_EVENTS, RES_NO_HANDLER,
 };
-struct rpt_result {
-	uint64_t id;			/* the row's send id and target (the join key) */
+#define RPT_HDUR_UNKNOWN UINT32_MAX	/* hdur: entry -> exit not seen */
+#define RPT_HDUR_LONG (UINT32_MAX - 1)	/* hdur: in hlong[] (4.29 s or more) */
+struct rpt_result {			/* 24 bytes a counted row */
 	uint64_t hts;			/* entry of the interrupt that served it */
-	uint64_t hdur;			/* its entry -> exit, UINT64_MAX unknown */
-	uint32_t stack;			/* id in stacks, 0 none */
-	uint16_t target;
+	uint32_t id_lo;			/* the row's send id (low 32 bits) and target: */
+	uint16_t target;		/* the join key, rows coming in order */
 	uint8_t state;			/* enum rpt_res_state */
 	bool coalesced;
+	uint32_t hdur;			/* its entry -> exit in ns, or RPT_HDUR_* */
+	uint32_t stack;			/* id in stacks, 0 none */
+};
+struct rpt_hlong {			/* a handler time that does not fit hdur */
+	uint64_t res, ns;		/* index in res[], entry -> exit */
+	uint64_t seq;			/* the order they were set in */
 };
 
 /* IPIs per target CPU over time.  The span of the bins is known only at
@@ -147,6 +153,9 @@ struct rpt {
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
 	struct rpt_result *res;		/* opts.row_results */
 	size_t nres, capres;
+	struct rpt_hlong *hlong;	/* res[i].hdur == RPT_HDUR_LONG: sorted by res
+					 * (the last set wins) once the run ends */
+	size_t nhlong, caphlong;
 	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
 	size_t nisu, capisu;
 	void *priv;			/* matching state (report.c) */
