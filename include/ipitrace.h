@@ -531,6 +531,12 @@ struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
  * task names are learnt on the way, one CPU) it runs in one thread.
  */
 int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads);
+/*
+ * False where that would run in one thread whatever the CPUs (a filter on
+ * id, task names learnt on the way, which all decoders of the trace share);
+ * then no other decoding of t (an ipt_report_run) may run beside it either.
+ */
+bool ipt_ipi_iter_can_thread(const struct ipt_ipi_iter *it);
 /* 1 and *row filled (valid until the next call), 0 at the end, -1 on error. */
 int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row);
 const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it);

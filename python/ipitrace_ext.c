@@ -24,6 +24,7 @@
 
 #include <ipitrace.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -314,6 +315,13 @@ struct rows {
 	int32_t *cpus;
 	size_t ncpus, capcpus;
 	char err[512];
+	/* the matching columns of rows() (one next() for all rows): the
+	 * report runs in a thread of its own beside the iterator, and its
+	 * results fill those columns at the end */
+	bool deferred;		/* the report is not run yet */
+	int threads;
+	char *filter;
+	bool forced[C__COUNT];	/* on for the join only: not handed out */
 };
 
 static void rows_free_bufs(struct rows *r)
@@ -480,6 +488,8 @@ static int32_t stack_code(struct rows *r, struct cat *c, const struct ipt_report
 
 #define SET(i, T, v) do { if (r->c[i].on) ((T *)r->c[i].data)[k] = (v); } while (0)
 
+static int put_match(struct rows *r, size_t k, const struct ipt_row_match *pt, const struct ipt_row_match *m);
+
 /* one row into the buffers at index r->n; -1 out of memory */
 static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
 {
@@ -527,6 +537,18 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	CAT(C_FNAME, row->func ? sym_code(r, &r->c[C_FNAME].cat, row->func, row->func_sym, 0, false)
 			       : sym_code(r, &r->c[C_FNAME].cat, row->callback, row->callback_sym, 0,
 					  false));
+	if (put_match(r, k, pt, m))
+		return -1;
+	r->n++;
+	return 0;
+}
+
+/* the matching columns of row k: what pt says (NULL: not known); the
+ * stack from m; -1 out of memory */
+static int put_match(struct rows *r, size_t k, const struct ipt_row_match *pt, const struct ipt_row_match *m)
+{
+	int32_t code;
+
 #define NUL(i, T, has, v) do { if (r->c[i].on) { ((T *)r->c[i].data)[k] = (has) ? (T)(v) : 0; \
 		r->c[i].mask[k] = !(has); } } while (0)
 	NUL(C_LAT, int64_t, pt && pt->has_latency, pt ? pt->latency_ns : 0);
@@ -537,7 +559,6 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	CAT(C_UNM, pt && !pt->matched && pt->unmatched != IPT_UNMATCHED_NONE ?
 		   (int32_t)pt->unmatched - 1 : -1);
 	CAT(C_STACK, stack_code(r, &r->c[C_STACK].cat, m ? m->stack : NULL));
-	r->n++;
 	return 0;
 }
 
@@ -549,6 +570,7 @@ static void rows_dealloc(struct rows *r)
 	ipt_ipi_iter_free(r->it);
 	ipt_report_free(r->rep);
 	ipt_trace_close(r->t);
+	free(r->filter);
 	Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
@@ -559,27 +581,49 @@ static int online_threads(void)
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
-/* open the trace, run the report (match), make the iterator; GIL released */
-static int rows_open(struct rows *r, const char *path, const char *filter, int threads, bool match)
+/* run_report - the report whose row results fill the matching columns */
+static struct ipt_report *run_report(struct rows *r, int threads)
+{
+	struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = r->filter, .row_results = true,
+				      .threads = threads };
+
+	return ipt_report_run(r->t, &ro);
+}
+
+/* report_first - the report before the rows (the row count known): for
+ * chunks, one thread, or where decoders may not run side by side */
+static int report_first(struct rows *r)
+{
+	r->deferred = false;
+	r->rep = run_report(r, r->threads);
+	if (!r->rep)
+		return -1;
+	/* every counted row comes once (one per send with !explode) */
+	r->hint = (size_t)ipt_report_summary(r->rep)->ipis_counted;
+	if (!r->explode && !r->filter)
+		r->hint = (size_t)ipt_report_summary(r->rep)->send_events;
+	if (r->explode && r->threads > 1 && ipt_ipi_iter_set_threads(r->it, r->threads))
+		return -1;
+	return 0;
+}
+
+/* open the trace and make the iterator; the report (match) now, or beside
+ * the rows when one next() takes them all (rows_fill_beside); GIL released */
+static int rows_open(struct rows *r, const char *path, int threads, bool match)
 {
 	r->t = ipt_trace_open(path);
 	if (!r->t)
 		return -1;
-	if (match) {
-		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
-					      .threads = threads };
-
-		r->rep = ipt_report_run(r->t, &ro);
-		if (!r->rep)
-			return -1;
-		/* every counted row comes once (one per send with !explode) */
-		r->hint = (size_t)ipt_report_summary(r->rep)->ipis_counted;
-		if (!r->explode && !filter)
-			r->hint = (size_t)ipt_report_summary(r->rep)->send_events;
-	}
-	r->it = ipt_ipi_iter_new(r->t, filter);
+	r->it = ipt_ipi_iter_new(r->t, r->filter);
 	if (!r->it)
 		return -1;
+	r->threads = threads;
+	if (match && r->explode && threads > 1 && ipt_ipi_iter_can_thread(r->it)) {
+		r->deferred = true;
+		return 0;
+	}
+	if (match)
+		return report_first(r);
 	if (r->explode && threads > 1 && ipt_ipi_iter_set_threads(r->it, threads))
 		return -1;
 	return 0;
@@ -646,9 +690,14 @@ static int rows_init(struct rows *r, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	threads = threads ? (threads > 8 ? 8 : threads) : online_threads();
+	if (filter && !(r->filter = strdup(filter))) {
+		Py_DECREF(path_obj);
+		PyErr_NoMemory();
+		return -1;
+	}
 	r->busy = true;
 	Py_BEGIN_ALLOW_THREADS
-	ret = rows_open(r, PyBytes_AS_STRING(path_obj), filter, threads, match);
+	ret = rows_open(r, PyBytes_AS_STRING(path_obj), threads, match);
 	if (ret)
 		snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
 	Py_END_ALLOW_THREADS
@@ -751,6 +800,11 @@ static PyObject *rows_take(struct rows *r)
 
 		if (!c->on)
 			continue;
+		if (r->forced[i]) {	/* kept for the join only */
+			free(c->data);
+			c->data = NULL;
+			continue;
+		}
 		if (i == C_TGT && !r->explode)
 			t = T_TARGETS;
 		if (t == T_TARGETS) {
@@ -859,6 +913,83 @@ err:
 	return -1;
 }
 
+struct beside {
+	struct rows *r;
+	struct ipt_report *rep;
+	char err[512];
+};
+
+static void *report_thread(void *arg)
+{
+	struct beside *b = arg;
+
+	b->rep = run_report(b->r, 1);
+	if (!b->rep)
+		snprintf(b->err, sizeof(b->err), "%s", ipt_errmsg());
+	return NULL;
+}
+
+/*
+ * rows_fill_beside - every row at once, the report in a thread of its own
+ * beside the iterator (each in one thread: on few CPUs two passes side by
+ * side beat each pass split in lanes), then the report's results, asked
+ * for row by row in order as rows_fill does, into the matching columns.
+ * The join needs ts, id, src_cpu and target_cpu: kept for it if not asked
+ * for.  GIL released; as rows_fill returns.
+ */
+static int rows_fill_beside(struct rows *r)
+{
+	static const int join[] = { C_TS, C_ID, C_SRC, C_TGT };
+	struct beside b = { .r = r };
+	pthread_t th;
+	int rc;
+
+	r->deferred = false;
+	for (size_t j = 0; j < sizeof(join) / sizeof(join[0]); j++)
+		if (!r->c[join[j]].on)
+			r->c[join[j]].on = r->forced[join[j]] = true;
+	if (pthread_create(&th, NULL, report_thread, &b)) {
+		/* no thread: one after the other */
+		if (report_first(r)) {
+			snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+			r->done = true;
+			return -1;
+		}
+		return rows_fill(r, 0);
+	}
+	rc = rows_fill(r, 0);
+	pthread_join(th, NULL);
+	if (rc)
+		goto out;
+	if (!b.rep) {
+		snprintf(r->err, sizeof(r->err), "%s", b.err[0] ? b.err : "ipitrace: report failed");
+		rc = -1;
+		goto out;
+	}
+	for (size_t k = 0; k < r->n; k++) {
+		struct ipt_ipi_row row = {
+			.ts = (uint64_t)((int64_t *)r->c[C_TS].data)[k],
+			.id = (uint64_t)((int64_t *)r->c[C_ID].data)[k],
+			.src_cpu = ((int32_t *)r->c[C_SRC].data)[k],
+			.target_cpu = ((int32_t *)r->c[C_TGT].data)[k],
+		};
+		struct ipt_row_match m;
+
+		if (ipt_report_row_match(b.rep, &row, &m)) {
+			snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+			rc = -1;
+			break;
+		}
+		if (put_match(r, k, m.known ? &m : NULL, &m)) {
+			rc = -2;
+			break;
+		}
+	}
+out:
+	ipt_report_free(b.rep);
+	return rc;
+}
+
 static PyObject *rows_next(struct rows *r, PyObject *args)
 {
 	Py_ssize_t max = 0;
@@ -879,7 +1010,15 @@ static PyObject *rows_next(struct rows *r, PyObject *args)
 	r->busy = true;
 	r->chunk = max > 0 ? (size_t)max : 0;
 	Py_BEGIN_ALLOW_THREADS
-	rc = rows_fill(r, r->chunk);
+	if (r->deferred && !r->chunk) {
+		rc = rows_fill_beside(r);
+	} else if (r->deferred && report_first(r)) {
+		snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+		r->done = true;
+		rc = -1;
+	} else {
+		rc = rows_fill(r, r->chunk);
+	}
 	Py_END_ALLOW_THREADS
 	r->busy = false;
 	if (rc == -1) {

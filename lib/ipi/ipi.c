@@ -850,10 +850,15 @@ int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
 	return 0;
 }
 
+bool ipt_ipi_iter_can_thread(const struct ipt_ipi_iter *it)
+{
+	return !it->filter_uses_id && !ipt_ipi_decoder_learns_comms(it->d);
+}
+
 /* lanes_start - on the first next(): lanes if asked for and possible */
 static int lanes_start(struct ipt_ipi_iter *it)
 {
-	if (it->threads < 2 || it->filter_uses_id || ipt_ipi_decoder_learns_comms(it->d))
+	if (it->threads < 2 || !ipt_ipi_iter_can_thread(it))
 		return 0;
 	it->lanes = ipt_lanes_new(it->t, it->threads, sizeof(struct lane_row), &it->nlanes);
 	if (!it->lanes)

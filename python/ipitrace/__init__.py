@@ -97,8 +97,10 @@ def rows(path, filter=None, explode=True, threads=None, columns=None):
 
     filter: an expression over row columns as `ipitrace convert --filter`
     takes it; threads: decoding threads (None: the online CPUs, at most 8;
-    explode=False runs in one); columns: a list of the columns wanted
-    (leaving out every matching column saves the report's pass)."""
+    explode=False runs in one; with 2 or more and the matching columns,
+    the report's pass runs in a thread of its own beside the rows' pass,
+    each in one thread); columns: a list of the columns wanted (leaving
+    out every matching column saves the report's pass)."""
     r = _ext.Rows(path, filter, bool(explode), int(threads or 0), _wanted(columns, explode))
     d = r.next(0)
     order = _order(columns, explode)
