@@ -124,6 +124,10 @@ uninstall:
 print-lib-src:
 	@echo $(LIB_SRC)
 
+# the libraries the library needs (tests/test_fuzz.sh links fuzz/mkseeds.c with them)
+print-ldlibs:
+	@echo $(LDLIBS)
+
 $(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
@@ -180,7 +184,7 @@ SOAK_SECONDS ?= 600
 soak: all
 	@sh tests/soak.sh build $(SOAK_SECONDS)
 
-.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src soak
+.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src print-ldlibs soak
 
 # ---- BPF (ipitrace top, lib/bpf/): built when clang, bpftool and libbpf are
 # there; otherwise lib/bpf/counter.c says at run time that BPF is not built in.

@@ -87,16 +87,24 @@ static uint8_t *first_page(struct ipt_trace *t, const struct ipt_cpu_stream *s, 
 	size_t ps = t->layout.page_size;
 	uint8_t *out;
 
-	if (s->chunks) {
-		const struct ipt_chunk *c = &s->chunks[0];
-		uint8_t *tmp = malloc(c->usize);
+	if (s->chunked) {
+		/* the first chunk: compressed size, size, then the data (validated
+		 * when the file was opened) */
+		const uint8_t *h = t->map + s->chunk_off;
+		uint32_t csize, usize;
+		uint8_t *tmp;
 
-		if (!tmp || ipt_decompress(t->compression, t->map + c->foff, c->csize, tmp,
-					   c->usize, t->path, (long long)c->foff)) {
+		if (!s->nchunks)
+			return NULL;
+		csize = (uint32_t)ipt_get_uint(h, 4, t->big_endian);
+		usize = (uint32_t)ipt_get_uint(h + 4, 4, t->big_endian);
+		tmp = malloc(usize ? usize : 1);
+		if (!tmp || ipt_decompress(t->compression, h + 8, csize, tmp, usize, t->path,
+					   (long long)(s->chunk_off + 8))) {
 			free(tmp);
 			return NULL;
 		}
-		*len = c->usize < ps ? c->usize : ps;
+		*len = usize < ps ? usize : ps;
 		out = malloc(*len);
 		memcpy(out, tmp, *len);
 		free(tmp);
@@ -226,6 +234,8 @@ int main(int argc, char **argv)
 	}
 	/* kallsyms: each symbol an address falls in, and the one after it */
 	qsort(addrs, naddrs, sizeof(*addrs), cmp_u64);
+	if (ipt_symtab_materialize(&t->ksyms))	/* indexed on first use otherwise */
+		return 1;
 	{
 		size_t *keep = calloc(t->ksyms.n + 1, sizeof(*keep)), nk = 0;
 
@@ -243,7 +253,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nk; i++)
 			sb_addf(&ksyms, "%016llx t %s\n",
 				(unsigned long long)t->ksyms.syms[keep[i]].addr,
-				t->ksyms.syms[keep[i]].name);
+				ipt_symtab_name(&t->ksyms, &t->ksyms.syms[keep[i]]));
 		free(keep);
 	}
 	/* cmdlines of the pids seen */
