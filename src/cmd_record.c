@@ -844,7 +844,7 @@ static void serve_header(const char *text, struct serve_rows *h)
 		p += strlen("IPIs to the watched CPUs ");
 		while (p[n] && p[n] != ' ' && p[n] != '\n' && n < (int)sizeof(h->watch) - 1)
 			n++;
-		snprintf(h->watch, sizeof(h->watch), "%.*s", n, p);
+		snprintf(h->watch, sizeof(h->watch), "%.*s", n ? n : 4, n ? p : "none");
 		if (sscanf(p + n, " (%llu rows in all, the last %ld here)", &h->total, &h->kept) != 2)
 			h->total = 0, h->kept = 0;
 	}
