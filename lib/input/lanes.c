@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANE_BATCH 1024		/* items per batch */
+#define LANE_BATCH 4096		/* items per batch */
 #define LANE_NBATCH 4		/* batches per ring */
 
 struct lbatch {
