@@ -149,7 +149,7 @@ elif [ -d "$REGRESS" ]; then
 fi
 # ---- 3. the seed cutter still builds and remakes the committed seeds ----
 # (fuzz/mkseeds.c is built by hand, not by make: it once rotted unseen)
-PP="$TOP/../shared/traces/recorded/pingpong.dat"
+PP="$TRACES/recorded/pingpong.dat"
 if [ "$B" != build ]; then
 	:
 elif [ ! -f "$PP" ]; then
