@@ -3,9 +3,10 @@
 # (TCG, 8 CPUs, 1 GiB, niced), its console into OUTDIR/console.log, and
 # unpack the tar the guest wrote onto its second disk into OUTDIR.  Extra
 # kernel command-line words after OUTDIR (e.g. isolcpus=2,3).  Gives up after
-# QEMU_TIMEOUT seconds (default 240).  QEMU_TCG_THREAD=single runs every vCPU
-# on one host thread (qemu 7.2's multi-threaded TCG was seen once to die of
-# SIGSEGV in memory_region_dispatch_write on a busy host).  Exit 0 if the
+# QEMU_TIMEOUT seconds (default 240).  QEMU_TCG_THREAD: single (default) runs
+# every vCPU on one host thread, multi one host thread per vCPU (qemu 7.2's
+# multi-threaded TCG died of SIGSEGV in memory_region_dispatch_write, and its
+# guests locked up, on this 2-CPU host: see test_qemu.sh).  Exit 0 if the
 # guest wrote its results; on a qemu crash say so ("qemu died of signal N").
 arch=$1 kernel=$2 initrd=$3 out=$4
 shift 4
@@ -16,11 +17,11 @@ dd if=/dev/zero of="$img" bs=1M count=64 2> /dev/null
 cpus=${QEMU_CPUS:-8}
 case $arch in
 x86_64)
-	set -- qemu-system-x86_64 -accel tcg,thread=${QEMU_TCG_THREAD:-multi} -cpu max -smp "$cpus" -m 1024 -nographic -no-reboot \
+	set -- qemu-system-x86_64 -accel tcg,thread=${QEMU_TCG_THREAD:-single} -cpu max -smp "$cpus" -m 1024 -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=virtio ;;
 arm64)
-	set -- qemu-system-aarch64 -accel tcg,thread=${QEMU_TCG_THREAD:-multi} -M virt -cpu cortex-a57 -smp "$cpus" -m 1024 -nographic -no-reboot \
+	set -- qemu-system-aarch64 -accel tcg,thread=${QEMU_TCG_THREAD:-single} -M virt -cpu cortex-a57 -smp "$cpus" -m 1024 -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyAMA0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=none,id=out -device virtio-blk-device,drive=out ;;
 esac
@@ -32,7 +33,7 @@ echo "$t0 $t1" | awk '{ printf "%.1f\n", $2 - $1 }' > "$out/wall"
 [ $rc = 124 ] && echo "boot.sh: qemu timed out after ${QEMU_TIMEOUT:-240} s" >&2
 # timeout(1) passes on the signal that killed qemu: the shell sees 128+N
 if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
-	echo "boot.sh: qemu died of signal $((rc - 128)) (TCG thread=${QEMU_TCG_THREAD:-multi})" >&2
+	echo "boot.sh: qemu died of signal $((rc - 128)) (TCG thread=${QEMU_TCG_THREAD:-single})" >&2
 	exit 1
 fi
 tar -xf "$img" -C "$out" 2> /dev/null || { echo "boot.sh: no results on the disk (qemu rc $rc)" >&2; exit 1; }
