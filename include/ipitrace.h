@@ -525,7 +525,8 @@ struct ipt_ipi_iter;
 struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
 /*
  * Before the first ipt_ipi_next(): decode the CPUs' streams in up to
- * `threads` parallel threads, merged in time order.  Rows, their order and
+ * `threads` parallel threads (0: the online CPUs, at most 8, but one for
+ * less than 16 MiB of CPU data), merged in time order.  Rows, their order and
  * their ids stay the same, but row->targets is NULL (ntargets is kept).
  * Where it cannot apply (a filter on id, a trace with sched events whose
  * task names are learnt on the way, one CPU) it runs in one thread.
@@ -824,7 +825,9 @@ struct ipt_report_opts {
 						 * read during ipt_report_run only */
 	bool assume_synced_clock;	/* compute cross-CPU latencies whatever the clock */
 	int threads;			/* > 1: decode the CPUs' streams in that many threads
-					 * (results are the same for any number) */
+					 * (results are the same for any number); 0: the
+					 * online CPUs, at most 8, but 1 for less than 16 MiB
+					 * of CPU data; 1: one thread */
 	int time_bins;			/* > 0: also count the IPIs each CPU received in that
 					 * many bins of time (ipt_report_time_bins) */
 	bool kind_distributions;	/* also keep latency and handler-time distributions

@@ -49,7 +49,8 @@ static void convert_usage(FILE *f)
 		"                       --no-explode: sends with a target in LIST)\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers ('top': the top one); needed when several hold data\n"
 		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
-		"                       the online CPUs), merged in time order: the same rows\n"
+		"                       the online CPUs, 1 for less than 16 MiB of CPU data),\n"
+		"                       merged in time order: the same rows\n"
 		"                       and ids.  One thread with --no-explode, a filter on\n"
 		"                       id, or a trace with sched events (task names learnt\n"
 		"                       on the way)\n"
@@ -309,11 +310,9 @@ int cmd_convert(int argc, char **argv)
 	struct outfile of = { 0 };
 	struct ipt_ipi_row row;
 	uint64_t last_id = 0;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	long threads = 0;	/* the library's choice */
 	int c, r, pq, ret = 1;
 
-	if (threads < 1)
-		threads = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:f:F:c:Z:j:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -378,7 +377,7 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	/* one row per target: the lanes' rows carry no target set, none needed */
-	if (explode && threads > 1)
+	if (explode && threads != 1)
 		ipt_ipi_iter_set_threads(it, threads > 8 ? 8 : (int)threads);
 	if (pq) {
 		struct ipt_parquet_opts po;

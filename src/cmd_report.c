@@ -48,7 +48,8 @@ static void report_usage(FILE *f)
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead, and say\n"
 		"                       where; not with --format\n"
-		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP).\n"
+		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP and\n"
+		"                       for a trace with less than 16 MiB of CPU data).\n"
 		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
 		"                       by N threads in parallel and merged in time order for\n"
 		"                       the matching; a trace with sched events (task names\n"
@@ -1113,11 +1114,7 @@ int cmd_report(int argc, char **argv)
 
 	ipt_cpuset_init(&iso);
 	x.top = 5;
-	{
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		ro.threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
-	}
+	ro.threads = 0;	/* the library's choice */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":F:c:i:t:f:g:k:j:h", opts, NULL)) != -1) {
 		switch (c) {

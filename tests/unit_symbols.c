@@ -137,15 +137,21 @@ static void check_text(const char *tag, const char *text)
 	ipt_symtab_free(&e);
 }
 
-/* a kallsyms-like text of n lines; shuffled: not in address order */
-static char *make_text(int n, bool shuffled, bool dups)
+enum order { SORTED, SHUFFLED, NEARLY };	/* NEARLY: sorted but every 97th line */
+
+/* a kallsyms-like text of n lines */
+static char *make_text(int n, enum order order, bool dups)
 {
+	bool shuffled = order == SHUFFLED;
 	size_t cap = (size_t)n * 80 + 1024, len = 0;
 	char *s = malloc(cap);
 	uint64_t a = 0xffffffff81000000ull;
 
 	for (int i = 0; i < n; i++) {
 		uint64_t x = shuffled ? 0xffffffff81000000ull + rnd() % 0x1000000 : (a += 1 + rnd() % 300);
+
+		if (order == NEARLY && i % 97 == 50)	/* anywhere: below or above its place */
+			x = 0xffffffff81000000ull + rnd() % ((uint64_t)n * 300);
 		const char *mod = i % 7 == 0 ? "\t[kvm]" : "";
 
 		if (dups && i % 5 == 0 && i)
@@ -200,12 +206,19 @@ int main(void)
 		   "ffffffff81000080 d data_sym\t[mod]\n"
 		   "ffffffff81000090 t tab_end\textra\n"
 		   "81000100 T short_addr\n"
+		   "ffffffff8100g0b0 T bad_digit\n"
+		   "ffffffff810\xc1" "00c0 T high_byte\n"
+		   "ffffffff:10000d0 T colon\n"
+		   "FfFfFfFf810000e0 T mixed_case\n"
 		   "ffffffff810000a0 T last_no_newline");
 	check_text("empty", "");
-	s = make_text(5000, false, true);
+	s = make_text(5000, SORTED, true);
 	check_text("sorted", s);
 	free(s);
-	s = make_text(5000, true, true);
+	s = make_text(5000, NEARLY, true);
+	check_text("nearly sorted", s);
+	free(s);
+	s = make_text(5000, SHUFFLED, true);
 	check_text("shuffled", s);
 
 	/* several threads asking a fresh deferred table at once */

@@ -3,6 +3,7 @@
 #include "core/core.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 void *ipt_malloc(size_t n)
 {
@@ -10,6 +11,23 @@ void *ipt_malloc(size_t n)
 
 	if (!p)
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *ipt_malloc_big(size_t n)
+{
+	const size_t huge = 2u << 20;
+	size_t round = (n + huge - 1) & ~(huge - 1);
+	void *p;
+
+	if (n < huge || round < n)
+		return ipt_malloc(n);
+	p = aligned_alloc(huge, round);
+	if (!p)
+		return ipt_malloc(n);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, round, MADV_HUGEPAGE);	/* a hint: refused where THP is off */
+#endif
 	return p;
 }
 

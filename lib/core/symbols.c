@@ -9,6 +9,9 @@
 #include "core/hash.h"
 
 #include <ctype.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -103,6 +106,56 @@ static inline bool hex8(const char *p, uint32_t *v)
 	return true;
 }
 
+/*
+ * hex16 - the 16 hex digits at p (most significant first) in *v; false if
+ * one of them is not a hex digit.  With SSE2 all 16 at once; else two hex8.
+ */
+static inline bool hex16(const char *p, uint64_t *v)
+{
+#ifdef __SSE2__
+	const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* b - '0' <= 9 (unsigned) for a digit; (b | 0x20) - 'a' <= 5 for a letter */
+	const __m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+	const __m128i isd = _mm_cmpeq_epi8(_mm_max_epu8(d, _mm_set1_epi8(9)), _mm_set1_epi8(9));
+	const __m128i isl = _mm_cmpeq_epi8(_mm_max_epu8(l, _mm_set1_epi8(5)), _mm_set1_epi8(5));
+	__m128i val, pairs;
+
+	if (_mm_movemask_epi8(_mm_or_si128(isd, isl)) != 0xffff)
+		return false;
+	val = _mm_or_si128(_mm_and_si128(isd, d), _mm_andnot_si128(isd, _mm_add_epi8(l, _mm_set1_epi8(10))));
+	/* each 16-bit lane holds digits 2k (low byte) and 2k+1: one byte of value */
+	pairs = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(val, 4), _mm_srli_epi16(val, 8)), _mm_set1_epi16(0xff));
+	*v = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)));
+	return true;
+#else
+	uint32_t a, b;
+
+	if (!hex8(p, &a) || !hex8(p + 8, &b))
+		return false;
+	*v = (uint64_t)a << 32 | b;
+	return true;
+#endif
+}
+
+/* line_end - the offset of the newline that ends the line at i, or len */
+static inline size_t line_end(const char *s, size_t i, size_t len)
+{
+	const char *nl;
+
+#ifdef __SSE2__
+	for (; i + 16 <= len; i += 16) {
+		int m = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)),
+							 _mm_set1_epi8('\n')));
+
+		if (m)
+			return i + (size_t)__builtin_ctz((unsigned int)m);
+	}
+#endif
+	nl = memchr(s + i, '\n', len - i);
+	return nl ? (size_t)(nl - s) : len;
+}
+
 /* parse_hex - hex number at s[*i] (optional 0x); false if none */
 static bool parse_hex(const char *s, size_t n, size_t *i, uint64_t *v)
 {
@@ -113,14 +166,9 @@ static bool parse_hex(const char *s, size_t n, size_t *i, uint64_t *v)
 		*i += 2;
 	start = k = *i;
 	/* the usual kallsyms address: 16 digits and a space */
-	if (k + 16 < n && s[k + 16] == ' ') {
-		uint32_t a, b;
-
-		if (hex8(s + k, &a) && hex8(s + k + 8, &b)) {
-			*i = k + 16;
-			*v = (uint64_t)a << 32 | b;
-			return true;
-		}
+	if (k + 16 < n && s[k + 16] == ' ' && hex16(s + k, v)) {
+		*i = k + 16;
+		return true;
 	}
 	for (unsigned int d; k < n && (d = hex1[(unsigned char)s[k]]); k++)
 		x = (x << 4) | (d - 1);
@@ -294,25 +342,122 @@ static int cmp_koff(const void *a, const void *b)
 	return x->off < y->off ? -1 : (x->off > y->off);	/* file order */
 }
 
+/*
+ * usual_line - the common kallsyms line at [i, eol): 16 hex digits, a
+ * space, the type, a space and a name; what kline says of such a line, at
+ * a fraction of the cost (any other line: false, and kline reads it)
+ */
+static inline bool usual_line(const char *s, size_t i, size_t eol, uint64_t *addr, size_t *name)
+{
+	if (eol - i < 20 || s[i + 16] != ' ' || s[i + 18] != ' ' || s[i + 19] == ' ' || s[i + 19] == '\t')
+		return false;
+	if (!hex16(s + i, addr))
+		return false;
+	*name = i + 19;
+	return true;
+}
+
+/* koff_after - whether (a, oa) sorts after (b, ob) */
+static inline bool koff_after(uint64_t a, uint32_t oa, uint64_t b, uint32_t ob)
+{
+	return a != b ? a > b : oa > ob;
+}
+
+/*
+ * aside - whether symbol k breaks the order of the run kept so far (last:
+ * its highest address; none kept yet: kept false): below it, or a lone
+ * one above its neighbours, the next symbol being in order without it
+ */
+static inline bool aside(const struct ipt_sym *sy, size_t n, size_t k, bool kept, uint64_t last)
+{
+	if (kept && sy[k].addr < last)
+		return true;
+	return k + 1 < n && sy[k + 1].addr < sy[k].addr && (!kept || sy[k + 1].addr >= last);
+}
+
+/*
+ * sort_index - the n symbols in address order (then file order).  A
+ * kallsyms is sorted but for a few symbols: those are taken out, sorted
+ * and merged back, in time linear in n.  Many of them: one sort of all.
+ */
+static int sort_index(struct ipt_symtab *st, size_t n)
+{
+	struct ipt_sym *sy = st->syms;
+	uint32_t *no = st->noff;
+	size_t nside = 0, m = 0, k;
+	uint64_t last = 0;
+	struct koff *v;
+
+	for (k = 0; k < n; k++) {
+		if (aside(sy, n, k, m > 0, last)) {
+			nside++;
+		} else {
+			last = sy[k].addr;
+			m++;
+		}
+	}
+	if (nside > n / 8) {
+		if (!(v = ipt_malloc(n * sizeof(*v))))
+			return -1;
+		for (k = 0; k < n; k++)
+			v[k] = (struct koff){ sy[k].addr, no[k] };
+		qsort(v, n, sizeof(*v), cmp_koff);
+		for (k = 0; k < n; k++) {
+			sy[k].addr = v[k].addr;
+			no[k] = v[k].off;
+		}
+		free(v);
+		return 0;
+	}
+	if (!(v = ipt_malloc((nside ? nside : 1) * sizeof(*v))))
+		return -1;
+	nside = m = 0;
+	for (k = 0; k < n; k++) {
+		/* the kept run moves down in place: m <= k, and aside() looks
+		 * at k + 1, not yet moved, and at the last kept address */
+		if (aside(sy, n, k, m > 0, m ? sy[m - 1].addr : 0)) {
+			v[nside++] = (struct koff){ sy[k].addr, no[k] };
+		} else {
+			sy[m].addr = sy[k].addr;
+			no[m++] = no[k];
+		}
+	}
+	qsort(v, nside, sizeof(*v), cmp_koff);
+	/* from the back: the kept run is [0, m), the result [0, n) */
+	for (size_t i = m, j = nside, w = n; j > 0;) {
+		w--;
+		if (i > 0 && koff_after(sy[i - 1].addr, no[i - 1], v[j - 1].addr, v[j - 1].off)) {
+			i--;
+			sy[w].addr = sy[i].addr;
+			no[w] = no[i];
+		} else {
+			j--;
+			sy[w].addr = v[j].addr;
+			no[w] = v[j].off;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 /* make_index - one pass over the deferred text: addresses and where names are */
 static int make_index(struct ipt_symtab *st)
 {
 	const char *s = st->ltext;
 	size_t len = st->llen, i = 0, n = 0, cap = len / 40 + 16;
 	bool sorted = true;
+	uint64_t last = 0;
 
-	st->syms = ipt_malloc(cap * sizeof(*st->syms));
+	st->syms = ipt_malloc_big(cap * sizeof(*st->syms));
 	st->noff = ipt_malloc(cap * sizeof(*st->noff));
 	if (!st->syms || !st->noff)
 		goto fail;
 	while (i < len) {
-		const char *nl;
 		size_t eol, name;
 		uint64_t addr;
 
-		nl = memchr(s + i, '\n', len - i);
-		eol = nl ? (size_t)(nl - s) : len;
-		if (kline(s, i, eol, &addr, &name, NULL)) {
+		eol = line_end(s, i, len);
+		if (usual_line(s, i, eol, &addr, &name) || kline(s, i, eol, &addr, &name, NULL)) {
 			if (n == cap) {
 				struct ipt_sym *w = ipt_realloc(st->syms, cap * 2 * sizeof(*w));
 				uint32_t *o = w ? ipt_realloc(st->noff, cap * 2 * sizeof(*o)) : NULL;
@@ -324,8 +469,9 @@ static int make_index(struct ipt_symtab *st)
 				st->noff = o;
 				cap *= 2;
 			}
-			if (n && addr < st->syms[n - 1].addr)
+			if (addr < last)
 				sorted = false;
+			last = addr;
 			st->syms[n].addr = addr;
 			st->syms[n].name = NULL;
 			st->noff[n] = (uint32_t)name;
@@ -333,20 +479,8 @@ static int make_index(struct ipt_symtab *st)
 		}
 		i = eol + 1;
 	}
-	if (!sorted) {
-		struct koff *v = ipt_malloc((n ? n : 1) * sizeof(*v));
-
-		if (!v)
-			goto fail;
-		for (size_t k = 0; k < n; k++)
-			v[k] = (struct koff){ st->syms[k].addr, st->noff[k] };
-		qsort(v, n, sizeof(*v), cmp_koff);
-		for (size_t k = 0; k < n; k++) {
-			st->syms[k].addr = v[k].addr;
-			st->noff[k] = v[k].off;
-		}
-		free(v);
-	}
+	if (!sorted && sort_index(st, n))
+		goto fail;
 	st->n = st->cap = n;
 	return 0;
 fail:

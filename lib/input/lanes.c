@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LANE_BATCH 4096		/* items per batch */
 #define LANE_NBATCH 4		/* batches per ring */
@@ -121,6 +122,21 @@ fail:
 	free(taken);
 	ipt_lanes_free(l, NULL);
 	return NULL;
+}
+
+int ipt_lanes_auto(const struct ipt_trace *t, int want)
+{
+	uint64_t bytes = 0;
+	long online;
+
+	if (want)
+		return want > 0 ? want : 1;
+	for (int i = 0; i < t->nstreams; i++)
+		bytes += t->streams[i].size;
+	if (bytes < IPT_LANES_MIN_BYTES)
+		return 1;
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online < 1 ? 1 : online > IPT_LANES_MAX ? IPT_LANES_MAX : (int)online;
 }
 
 const struct ipt_cpuset *ipt_lanes_cpus(const struct ipt_lanes *l, int i)

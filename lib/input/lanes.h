@@ -38,6 +38,14 @@ typedef int (*ipt_lane_fn)(struct ipt_lanes *l, int lane, void *ctx);
  * *n: the number of lanes.  NULL on error.
  */
 struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size, int *n);
+/*
+ * The lanes to ask for when the caller leaves it to us (want 0): the
+ * online CPUs, at most IPT_LANES_MAX, but one for a trace with less than
+ * IPT_LANES_MIN_BYTES of CPU data, where starting threads and filling
+ * their rings costs more than they give.  want > 0 is returned as it is.
+ */
+#define IPT_LANES_MIN_BYTES (16u << 20)
+int ipt_lanes_auto(const struct ipt_trace *t, int want);
 /* The CPUs of lane i. */
 const struct ipt_cpuset *ipt_lanes_cpus(const struct ipt_lanes *l, int i);
 int ipt_lanes_count(const struct ipt_lanes *l);

@@ -695,7 +695,7 @@ static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const ch
 		if ((uint64_t)usize > (uint64_t)csize * 4096 + (1 << 20))
 			return ipt_err_at(t->path, (long long)off, "%s: implausible size %u from %u compressed bytes",
 					  what, usize, csize);
-		*owned = ipt_malloc(usize ? usize : 1);
+		*owned = ipt_malloc_big(usize ? usize : 1);
 		if (!*owned)
 			return -1;
 		prefault(*owned, usize);

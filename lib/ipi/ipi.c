@@ -83,8 +83,10 @@ struct ipt_ipi_decoder {
 	size_t npend, cappend;
 	struct ipt_cpuset targets;
 	struct ipt_ipi_stats stats;
+	/* looked up by name on first use (a search of all of kallsyms' text) */
 	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
 	uint64_t ttwu_func;		/* address of sched_ttwu_pending (a queued wakeup's work) */
+	bool have_generic_handler, have_ttwu_func;
 	struct caller *callers;		/* per CPU (dynamic probes) */
 	int ncallers;
 };
@@ -159,8 +161,6 @@ struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t)
 		return NULL;
 	d->t = t;
 	ipt_cpuset_init(&d->targets);
-	d->generic_handler = ipt_trace_symbol_addr(t, "generic_smp_call_function_single_interrupt");
-	d->ttwu_func = ipt_trace_symbol_addr(t, "sched_ttwu_pending");
 	if (classify_events(d)) {
 		ipt_ipi_decoder_free(d);
 		return NULL;
@@ -431,6 +431,24 @@ static struct caller *caller_of(struct ipt_ipi_decoder *d, int cpu)
 	return &d->callers[cpu];
 }
 
+static uint64_t generic_handler(struct ipt_ipi_decoder *d)
+{
+	if (!d->have_generic_handler) {
+		d->generic_handler = ipt_trace_symbol_addr(d->t, "generic_smp_call_function_single_interrupt");
+		d->have_generic_handler = true;
+	}
+	return d->generic_handler;
+}
+
+static uint64_t ttwu_func(struct ipt_ipi_decoder *d)
+{
+	if (!d->have_ttwu_func) {
+		d->ttwu_func = ipt_trace_symbol_addr(d->t, "sched_ttwu_pending");
+		d->have_ttwu_func = true;
+	}
+	return d->ttwu_func;
+}
+
 /* put_caller - a caller probe: its call site and function wait for the send */
 static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, const struct ipt_record *rec)
 {
@@ -445,7 +463,7 @@ static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, cons
 		target = (int)val(d->t, rec, s->cpu);
 		/* a queued wakeup's node is a task's wake_entry, not a csd: no func */
 		if (s->flags && (val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
-			func = d->ttwu_func;
+			func = ttwu_func(d);
 		/* generic_exec_single, then the __smp_call_single_queue it
 		 * calls: one call, the outer call site */
 		if (c->valid && c->target == target && c->func == func)
@@ -540,7 +558,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		int one = s->kind == SRC_SEND_CPU ? (int)val(d->t, rec, s->cpu) : -1;
 
 		take_caller(d, rec->cpu, one, &row.callsite, &probe_func);
-		row.callback = d->generic_handler ? d->generic_handler : probe_func;
+		row.callback = generic_handler(d) ? generic_handler(d) : probe_func;
 		/* a probe record with no probed address was written by explode
 		 * for one CPU of a mask: its rows are the mask's */
 		if (s->kind == SRC_SEND_CPU && s->probe_ip && !val(d->t, rec, s->probe_ip))
@@ -578,7 +596,7 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		} else if (row.callback && pend_take(d, rec->cpu, c, &func)) {
 			d->stats.csd_joined++;
 			row.func = func;
-		} else if (row.callback && row.callback != d->generic_handler && !callback_generic) {
+		} else if (row.callback && !callback_generic && row.callback != generic_handler(d)) {
 			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
 		}
 		set_sym(d, row.func, &row.func_sym, NULL);
@@ -846,7 +864,7 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 
 int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
 {
-	it->threads = threads;
+	it->threads = ipt_lanes_auto(it->t, threads);
 	return 0;
 }
 

@@ -1772,7 +1772,7 @@ static int run_stages(struct rpt *r, struct pipe *pp)
 static int setup_pipe(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_trace *t = r->t;
-	int threads = r->opts.threads > 1 ? r->opts.threads : 1, maxcpu = 0;
+	int threads = ipt_lanes_auto(t, r->opts.threads), maxcpu = 0;
 
 	pp->r = r;
 	pp->nlanes = 1;
