@@ -822,41 +822,6 @@ static bool row_time(const char *line, const char *end, double *ts)
 	return false;
 }
 
-/* serve_header - from /watched.txt's header: the watched CPUs, the rows
- * in all and kept, the "#P:" line */
-struct serve_rows {
-	char watch[256];
-	unsigned long long total;
-	long kept;
-	char ncpus[32];
-};
-
-static void serve_header(const char *text, struct serve_rows *h)
-{
-	const char *p = strstr(text, "IPIs to the watched CPUs "), *nl;
-
-	snprintf(h->watch, sizeof(h->watch), "?");
-	h->total = 0;
-	h->kept = 0;
-	if (p) {
-		int n = 0;
-
-		p += strlen("IPIs to the watched CPUs ");
-		while (p[n] && p[n] != ' ' && p[n] != '\n' && n < (int)sizeof(h->watch) - 1)
-			n++;
-		snprintf(h->watch, sizeof(h->watch), "%.*s", n ? n : 4, n ? p : "none");
-		if (sscanf(p + n, " (%llu rows in all, the last %ld here)", &h->total, &h->kept) != 2)
-			h->total = 0, h->kept = 0;
-	}
-	snprintf(h->ncpus, sizeof(h->ncpus), "1");
-	p = strstr(text, "\n#P:");
-	if (p) {
-		p += 4;
-		nl = strchr(p, '\n');
-		snprintf(h->ncpus, sizeof(h->ncpus), "%.*s", nl ? (int)(nl - p) : 8, p);
-	}
-}
-
 /* serve_counts - the window's counts as comment lines; totals per target into tot */
 static int serve_counts(struct ipt_strbuf *sb, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d,
 			uint64_t *sends)
@@ -969,14 +934,14 @@ static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const s
 			    double t0, double t1, const char *text, size_t len)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
-	struct serve_rows h;
+	struct watched_header h;
 	struct outfile of;
 	uint64_t sends;
 	long nrows, ncsd;
 	double oldest;
 	int e = 0;
 
-	serve_header(text, &h);
+	watched_header_read(text, &h);
 	e |= ipt_strbuf_addf(&sb, "# tracer: nop\n#\n# ipitrace record --from-serve: the rows of ipitrace serve's "
 			     "flight recorder (pid %d; IPIs whose targets include the watched CPUs %s) over a "
 			     "window of %.3f s, CLOCK_MONOTONIC %.6f to %.6f; nothing attached for it\n",

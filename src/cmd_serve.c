@@ -656,9 +656,7 @@ static int render_watched_text(struct server *sv, struct ipt_strbuf *out)
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int e = 0;
 
-	e |= sbf(out, "# tracer: nop\n#\n# ipitrace serve: the flight recorder's rows, IPIs to the watched "
-		 "CPUs %s (%" PRIu64 " rows in all, the last %ld here); clock: CLOCK_MONOTONIC\n#P:%ld\n",
-		 sv->watch_str, sv->rows_total, sv->nrows, ncpu > 0 ? ncpu : 1);
+	e |= watched_header_write(out, sv->watch_str, sv->rows_total, sv->nrows, ncpu);
 	for (long i = 0; i < sv->nrows && !e; i++) {
 		const struct ipt_bpf_row *r = row_at(sv, i);
 

@@ -28,6 +28,16 @@ int cmd_serve(int argc, char **argv);
  */
 struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
 			     const struct ipt_bpf_opts *bo);
+/* the header of serve's /watched.txt (watched.c): serve writes it, record
+ * --from-serve reads the watched CPUs, the rows in all and kept, "#P:" */
+struct watched_header {
+	char watch[256];
+	uint64_t total;
+	long kept;
+	char ncpus[32];
+};
+int watched_header_write(struct ipt_strbuf *out, const char *watch, uint64_t total, long kept, long ncpus);
+void watched_header_read(const char *text, struct watched_header *h);
 /* where `ipitrace serve` answers other ipitrace processes (top asks it) */
 #define SERVE_SOCKET "/run/ipitrace/serve.sock"
 int cmd_default(int argc, char **argv);	/* `ipitrace` with no arguments */

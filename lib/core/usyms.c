@@ -11,6 +11,7 @@
  * user frames without knowing stacks.
  */
 #include "core/core.h"
+#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +149,10 @@ static int parse_line(struct ipt_usyms *u, char *s, char *e, size_t *capv, size_
 	return -1;
 }
 
+/* hash_str - h and a string (NULL: as "") */
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return (h ^ 0xff) * 0x100000001b3ULL;
+	return ipt_hash_combine(h, s ? ipt_hash_bytes(s, strlen(s)) : 0);
 }
 
 /* same_place - two entries name the same file, function and offset */
@@ -186,7 +186,7 @@ static int canonicalize(struct ipt_usyms *u)
 		u->canon[i] = (uint32_t)i;
 		if (!e->name || !e->module)
 			continue;
-		k = hash_str(hash_str(0xcbf29ce484222325ULL ^ e->off, e->module), e->name) & (cap - 1);
+		k = hash_str(hash_str(ipt_hash64(e->off), e->module), e->name) & (cap - 1);
 		while (slot[k] != SIZE_MAX && !same_place(&u->v[slot[k]], e))
 			k = (k + 1) & (cap - 1);
 		if (slot[k] == SIZE_MAX)

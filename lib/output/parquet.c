@@ -16,6 +16,7 @@
  * RLE; data pages are v1; every column chunk has min/max/null_count.
  */
 #include "core/core.h"
+#include "core/hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -319,15 +320,6 @@ struct dict {
 	char last_str[64];
 };
 
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h ^ (h >> 29);
-}
-
 static int dict_rehash(struct dict *d)
 {
 	uint32_t cap = d->cap ? d->cap * 2 : 256;
@@ -351,7 +343,7 @@ static int dict_rehash(struct dict *d)
 /* dict_index - index of string s (added if new), -1 on OOM */
 static int64_t dict_index(struct dict *d, const char *s, size_t len)
 {
-	uint64_t h = str_hash(s, len);
+	uint64_t h = ipt_hash_bytes(s, len);
 	uint32_t j;
 
 	if ((d->n + 1) * 2 > d->cap && dict_rehash(d))
