@@ -220,6 +220,8 @@ struct ipt_symtab {
 	int lstate;		/* 0: none or made, 1: pending (atomic) */
 	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
 	size_t nbyname;
+	uint64_t gen;		/* changes with the symbols (unique in the process;
+				 * 0: none yet): the key of remembered lookups */
 };
 /* Parse /proc/kallsyms text ("addr type name [module]"). */
 int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len);

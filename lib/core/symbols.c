@@ -18,6 +18,14 @@
 /* deferred tables: making the index and the names (rare; any thread) */
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* changed - a table's symbols changed: what lookups remembered is forgotten */
+static void changed(struct ipt_symtab *st)
+{
+	static uint64_t gens;
+
+	st->gen = __atomic_add_fetch(&gens, 1, __ATOMIC_RELAXED);
+}
+
 struct ipt_sym_byname {
 	char *name;
 	uint64_t addr;
@@ -54,6 +62,7 @@ static int push(struct ipt_symtab *st, uint64_t addr, const char *name)
 	st->syms[st->n].addr = addr;
 	st->syms[st->n].name = name;
 	st->n++;
+	changed(st);
 	return 0;
 }
 
@@ -324,6 +333,7 @@ int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t le
 		       -1 : ipt_symtab_sort(st);
 	st->ltext = text;
 	st->llen = len;
+	changed(st);
 	__atomic_store_n(&st->lstate, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -630,11 +640,43 @@ int ipt_symtab_sort(struct ipt_symtab *st)
 		return 0;	/* deferred: the index comes out sorted */
 	if (st->n > 1)
 		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	changed(st);
 	return 0;
 }
 
+/*
+ * The last lookups of each thread, by (table generation, address): output
+ * asks for the same few call sites and callbacks again and again, and a
+ * binary search over 100k symbols costs more than the rest of a row.
+ */
+#define LOOKUP_MEMO 64
+struct lookup_memo {
+	uint64_t gen, addr;
+	const struct ipt_sym *sym;
+};
+static __thread struct lookup_memo lookup_memo[LOOKUP_MEMO];
+
+static const struct ipt_sym *search(const struct ipt_symtab *st, uint64_t addr);
+
 /* ipt_symtab_lookup - the last symbol with address <= addr */
 const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t addr)
+{
+	struct lookup_memo *m = &lookup_memo[(addr ^ (addr >> 6) ^ (addr >> 16)) & (LOOKUP_MEMO - 1)];
+	uint64_t gen = __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE);
+	const struct ipt_sym *s;
+
+	if (gen && m->gen == gen && m->addr == addr)
+		return m->sym;
+	s = search(st, addr);
+	if (gen && (s || !st->noff)) {	/* not an out-of-memory NULL */
+		m->gen = gen;
+		m->addr = addr;
+		m->sym = s;
+	}
+	return s;
+}
+
+static const struct ipt_sym *search(const struct ipt_symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi;
 
