@@ -87,13 +87,25 @@ static inline int add(struct ipt_strbuf *sb, const char *s, size_t n)
 	return 0;
 }
 
-/* decimal - the digits of v ending at end; their start */
+/* decimal - the digits of v ending at end, two at a time; their start */
 static char *decimal(char *end, uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	static const char two[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, two + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, two + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
@@ -136,7 +148,9 @@ int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width)
 		return 0;
 	if (width - have >= sb->cap - sb->len && sb_grow(sb, width - have))
 		return -1;
-	memset(sb->buf + sb->len, ' ', width - have);
+	/* a column's few blanks: no call */
+	for (char *p = sb->buf + sb->len, *e = p + (width - have); p < e; p++)
+		*p = ' ';
 	sb->len += width - have;
 	sb->buf[sb->len] = 0;
 	return 0;

@@ -51,6 +51,12 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 		snprintf(buf, n, "%s", s);
 }
 
+/* two_digits[2 * n], [2 * n + 1]: n (0..99) as two decimal digits */
+static const char two_digits[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* ipt_render_ts - timestamp column: seconds.microseconds, rounded like libtraceevent */
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out)
 {
@@ -60,19 +66,28 @@ int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out
 		return sb_addf(out, "%12llu", (unsigned long long)ts);
 	usec = (ts + 500) / 1000;
 	{
-		/* "%5llu.%06llu" of seconds and microseconds, in one piece */
-		uint64_t secs = usec / 1000000, f = usec % 1000000;
+		/* "%5llu.%06llu" of seconds and microseconds, in one piece, two
+		 * digits at a time */
+		uint64_t secs = usec / 1000000;
+		uint32_t f = (uint32_t)(usec % 1000000);
 		char buf[40], *e = buf + sizeof(buf), *p = e - 6;
 
-		for (int i = 5; i >= 0; i--) {
-			p[i] = (char)('0' + f % 10);
-			f /= 10;
+		for (int i = 4; i >= 0; i -= 2) {
+			memcpy(p + i, two_digits + 2 * (f % 100), 2);
+			f /= 100;
 		}
 		*--p = '.';
-		do {
-			*--p = (char)('0' + secs % 10);
-			secs /= 10;
-		} while (secs);
+		while (secs >= 100) {
+			p -= 2;
+			memcpy(p, two_digits + 2 * (secs % 100), 2);
+			secs /= 100;
+		}
+		if (secs >= 10) {
+			p -= 2;
+			memcpy(p, two_digits + 2 * secs, 2);
+		} else {
+			*--p = (char)('0' + secs);
+		}
 		while (e - p < 5 + 7)
 			*--p = ' ';
 		return sb_add(out, p, (size_t)(e - p));
