@@ -1328,8 +1328,8 @@ static PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw)
 		return PyErr_Format(IptError, "by: no key '%s' (comm, pid, task, cpu, callsite, function, "
 				    "kind, stack)", byname);
 	}
-	if (threads <= 0)
-		threads = online_threads();
+	if (threads < 0)
+		threads = 0;	/* the library's choice: the online CPUs, one for a small trace */
 	Py_BEGIN_ALLOW_THREADS
 	t = ipt_trace_open(PyBytes_AS_STRING(path_obj));
 	if (t) {

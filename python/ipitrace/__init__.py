@@ -150,7 +150,9 @@ def report(path, filter=None, by="comm", threads=None, assume_synced_clock=False
     handler time, csd queue-to-run and csd run: count, min, p50, p99, max,
     sum, in ns), "senders", "pairs", "matrix" and "groups" (the counted rows
     by `by`: comm, pid, task, cpu, callsite, function, kind, stack; per
-    target CPU and for all, target_cpu -1)."""
+    target CPU and for all, target_cpu -1).  threads: as `report
+    --threads` (None: the online CPUs, but one for a trace with less than
+    16 MiB of CPU data)."""
     d = _ext.report(path, filter, by, int(threads or 0), bool(assume_synced_clock))
     out = {"summary": d["summary"]}
     cols = {"per_cpu": None, "senders": ["target_cpu", "pid", "comm", "src_cpu", "count"],
