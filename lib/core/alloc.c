@@ -20,7 +20,9 @@ void *ipt_malloc_big(size_t n)
 	size_t round = (n + huge - 1) & ~(huge - 1);
 	void *p;
 
-	if (n < huge || round < n)
+	/* the whole last page is resident once touched: not for a buffer that
+	 * would leave much of it unused */
+	if (n < huge / 2 || round < n || round - n > n / 4)
 		return ipt_malloc(n);
 	p = aligned_alloc(huge, round);
 	if (!p)

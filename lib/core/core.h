@@ -34,7 +34,8 @@ int ipt_err_code(enum ipt_error code, const char *fmt, ...) IPT_PRINTF(2, 3);
 /* ---- memory (alloc.c): abort-free wrappers that set ipt_err on failure ---- */
 void *ipt_malloc(size_t n);
 /* For a large buffer written at once (a decompressed section): 2 MiB pages
- * where the kernel gives them, one fault each rather than 512; free() it. */
+ * where the kernel gives them, one fault each rather than 512, if that
+ * wastes at most a quarter of n; free() it. */
 void *ipt_malloc_big(size_t n);
 void *ipt_calloc(size_t n, size_t size);
 void *ipt_realloc(void *p, size_t n);
