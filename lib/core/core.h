@@ -91,6 +91,12 @@ static inline int sb_addc(struct ipt_strbuf *sb, char c)
 #define sb_str ipt_strbuf_str
 #define sb_reset ipt_strbuf_reset
 
+/* ipt_two_digits[2 * n], [2 * n + 1]: n (0..99) as two decimal digits */
+extern const char ipt_two_digits[201];
+/* The decimal digits of v written backwards so that they end at end (two
+ * at a time); their start. */
+char *ipt_decimal(char *end, uint64_t v);
+
 /* The value of a hex digit, -1 for any other character. */
 static inline int ipt_hex_digit(char c)
 {

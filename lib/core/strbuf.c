@@ -87,22 +87,21 @@ static inline int add(struct ipt_strbuf *sb, const char *s, size_t n)
 	return 0;
 }
 
-/* decimal - the digits of v ending at end, two at a time; their start */
-static char *decimal(char *end, uint64_t v)
-{
-	static const char two[] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
+const char ipt_two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
+char *ipt_decimal(char *end, uint64_t v)
+{
 	while (v >= 100) {
 		end -= 2;
-		memcpy(end, two + 2 * (v % 100), 2);
+		memcpy(end, ipt_two_digits + 2 * (v % 100), 2);
 		v /= 100;
 	}
 	if (v >= 10) {
 		end -= 2;
-		memcpy(end, two + 2 * v, 2);
+		memcpy(end, ipt_two_digits + 2 * v, 2);
 	} else {
 		*--end = (char)('0' + v);
 	}
@@ -112,14 +111,14 @@ static char *decimal(char *end, uint64_t v)
 /* sb_add_u64 - decimal without stdio */
 int sb_add_u64(struct ipt_strbuf *sb, uint64_t v)
 {
-	char tmp[24], *p = decimal(tmp + sizeof(tmp), v);
+	char tmp[24], *p = ipt_decimal(tmp + sizeof(tmp), v);
 
 	return add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 int sb_add_i64(struct ipt_strbuf *sb, int64_t v)
 {
-	char tmp[24], *p = decimal(tmp + sizeof(tmp), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+	char tmp[24], *p = ipt_decimal(tmp + sizeof(tmp), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 
 	if (v < 0)
 		*--p = '-';

@@ -51,12 +51,6 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 		snprintf(buf, n, "%s", s);
 }
 
-/* two_digits[2 * n], [2 * n + 1]: n (0..99) as two decimal digits */
-static const char two_digits[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
 /* ipt_render_ts - timestamp column: seconds.microseconds, rounded like libtraceevent */
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out)
 {
@@ -73,21 +67,11 @@ int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out
 		char buf[40], *e = buf + sizeof(buf), *p = e - 6;
 
 		for (int i = 4; i >= 0; i -= 2) {
-			memcpy(p + i, two_digits + 2 * (f % 100), 2);
+			memcpy(p + i, ipt_two_digits + 2 * (f % 100), 2);
 			f /= 100;
 		}
 		*--p = '.';
-		while (secs >= 100) {
-			p -= 2;
-			memcpy(p, two_digits + 2 * (secs % 100), 2);
-			secs /= 100;
-		}
-		if (secs >= 10) {
-			p -= 2;
-			memcpy(p, two_digits + 2 * secs, 2);
-		} else {
-			*--p = (char)('0' + secs);
-		}
+		p = ipt_decimal(p, secs);
 		while (e - p < 5 + 7)
 			*--p = ' ';
 		return sb_add(out, p, (size_t)(e - p));
