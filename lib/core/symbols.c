@@ -459,9 +459,17 @@ static size_t count_lines(const char *s, size_t len)
 	size_t n = 0, i = 0;
 
 #ifdef __SSE2__
-	for (; i + 16 <= len; i += 16)
-		n += (size_t)__builtin_popcount((unsigned int)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), _mm_set1_epi8('\n'))));
+	/* per byte lane, a count of up to 255 matches (a match is -1: subtract
+	 * it), then the lanes summed; no popcount, which this build may lack */
+	while (i + 16 <= len) {
+		__m128i acc = _mm_setzero_si128(), sums;
+
+		for (int k = 0; k < 255 && i + 16 <= len; k++, i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(s + i)),
+							       _mm_set1_epi8('\n')));
+		sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+		n += (size_t)_mm_cvtsi128_si64(sums) + (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+	}
 #endif
 	for (; i < len; i++)
 		n += s[i] == '\n';
