@@ -11,13 +11,14 @@ wait_for() {
 		sleep 0.1
 	done
 }
-# make_send_counter KB: the instance $CNT recording every send, csd queueing
-# and exec into KB KiB per CPU, tracing off (the caller turns it on)
+# make_send_counter KB: the instance $CNT recording every send, csd queueing,
+# fork and exec into KB KiB per CPU, tracing off (the caller turns it on);
+# the fork and exec events say which pids are the workload (top_compare.py)
 make_send_counter() {
 	mkdir "$CNT"
 	echo 0 > "$CNT/tracing_on"
 	echo "$1" > "$CNT/buffer_size_kb"
-	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu sched/sched_process_exec; do
+	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu sched/sched_process_exec sched/sched_process_fork; do
 		[ -d "$CNT/events/$e" ] && echo 1 > "$CNT/events/$e/enable"
 	done
 }

@@ -9,14 +9,16 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+fails=$(mktemp)	# the failures again at the end, where a log's tail shows them
+trap 'rm -f "$log" "$fails"' EXIT
 
 tally() {	# tally NAME: read $log, add its RESULT line
 	res=$(grep '^RESULT ' "$log" | tail -n 1)
 	s=$(grep -c '^SKIP ' "$log")
 	grep -E '^(FAIL|SKIP)' "$log" | sed "s|^|  [$1] |"
+	grep '^FAIL' "$log" | sed "s|^|  [$1] |" >> "$fails"
 	if [ -z "$res" ]; then
-		echo "  [$1] FAIL: no RESULT line (crashed?); last lines:"
+		echo "  [$1] FAIL: no RESULT line (crashed?); last lines:" | tee -a "$fails"
 		tail -n 5 "$log" | sed 's/^/      /'
 		fail=$((fail + 1))
 	else
@@ -44,5 +46,9 @@ for b in "$@"; do
 		echo "ran $name: $(grep '^RESULT' "$log" | tail -n 1)"
 	done
 done
+if [ -s "$fails" ]; then
+	echo "failed:"
+	cut -c1-400 "$fails"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -74,18 +74,25 @@ CNT=$T/instances/ipitrace-test-top-$$
 # against the instance
 equal_check() {
 	make_send_counter 8192
-	"$IPT" top --backend "$1" --no-serve --once -d 5 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
+	# a window long enough for the workload (1-2 s, more on a loaded machine)
+	"$IPT" top --backend "$1" --no-serve --once -d 10 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
 	TP=$!
 	PIDS="$PIDS $TP"
 	if ! wait_for "$3" "$TMP/top.err"; then
 		fail $2-equal "top did not start: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
 	else
+		t0=$(date +%s.%N)
 		echo 1 > "$CNT/tracing_on"
 		"$TMP/$WLC" pingpong 3000 > /dev/null
 		"$TMP/$WLC" membarrier 500 > /dev/null
 		"$TMP/$WLC" tlb 200 > /dev/null
 		"$TMP/$WLC" --rate 2000 pingpong 1000 > /dev/null
+		# the shell's wait returns when the last workload is reaped, which
+		# can be before that task's last schedule on its CPU (whose idle
+		# balancing may still send, in its name): let it end
+		sleep 0.2
 		echo 0 > "$CNT/tracing_on"
+		took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		wait $TP
 		rc=$?
 		cp "$CNT/trace" "$TMP/trace.txt"
@@ -96,7 +103,10 @@ equal_check() {
 		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" $4 > "$TMP/cmp" 2>&1; then
 			pass "$2-equal: $(cat "$TMP/cmp")"
 		else
-			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';') (the counting instance lost $lost)"
+			# the texts, for a look after the run
+			keep=/tmp/ipitrace-$2-equal-$$
+			mkdir -p "$keep" && cp "$TMP/trace.txt" "$TMP/top.json" "$keep/"
+			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';') $(tail -n 1 "$TMP/cmp") (the counting instance lost $lost; the workload took ${took}s of top's 10; texts kept in $keep)"
 		fi
 		if grep -q '"errors":{"send_map_full":0,"send_update":0,"handler_map_full":0,"mask_read":0' "$TMP/top.json" &&
 		   grep -q '"tracefs_lost":0' "$TMP/top.json"; then

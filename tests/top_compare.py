@@ -5,17 +5,28 @@ whose command starts with PREFIX: per (event, target CPU) and per (event,
 target CPU, call site, callback or function).  Prints the differences (none:
 one line "same: N sends, M keys") and exits 1 if there are any.
 
-The trace names a task by its pid as it is at the end (saved cmdlines), so
-the sends of a forked child before it execs the workload would be named
-after the workload; the trace's sched_process_exec events say from when
-each such pid is the workload (BPF takes the command at the send)."""
+Which pids are the workload is read from the instance's own fork and exec
+events (their comm and filename fields are recorded with the event), not
+from the names the text prints: those come from the kernel's saved
+cmdlines, a cache the kernel fills when it can, at read time.  A pid is
+the workload's from its sched_process_exec of a file named PREFIX..., and a
+task it forks (sched_process_fork child_comm PREFIX...) for all its life.
+A trace without such events (a text of ipitrace's own) is read by name.
+
+BPF takes the command at the send; exec changes it a little before the
+exec event fires, so a send of the workload's pid just before its exec
+event may be named either way: those are counted as unsure, and a count
+between the sure sends and the sure plus the unsure ones is accepted (and
+said)."""
 import json
 import re
 import sys
 from collections import Counter
 
-LINE = re.compile(r'^\s*(.*)-(\d+)\s+\[(\d+)\]\s+\S+\s+[\d.]+: '
-                  r'(ipi_send_cpu|ipi_send_cpumask|csd_queue_cpu|sched_process_exec): (.*)$')
+LINE = re.compile(r'^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\S+)\s+[\d.]+: '
+                  r'(ipi_send_cpu|ipi_send_cpumask|csd_queue_cpu|sched_process_exec|sched_process_fork): (.*)$')
+EXEC = re.compile(r'filename=(.*) pid=(\d+) old_pid=\d+$')
+FORK = re.compile(r'comm=.* pid=\d+ child_comm=(.*) child_pid=(\d+)$')
 
 
 def norm(sym):
@@ -36,33 +47,54 @@ def cpulist(s):
     return out
 
 
-def trace_counts(trace, prefix, join=False, exec_fix=True):
-    """the sends of tasks whose command starts with prefix in a trace text:
-    Counters per (event, target) and per (event, target, callsite, addr2);
-    join: addr2 of a send with a callback is the function of the
-    csd_queue_cpu queued before it from the same CPU for the same target
-    (if any; taken once), as `convert` joins them; exec_fix: a pid's sends
-    before its sched_process_exec are not the workload's (BPF names the
-    sender at the send), else as the trace names them"""
+def trace_counts(trace, prefix, join=False, exec_fix=True, unsure=None):
+    """the sends of the workload (tasks whose command starts with prefix)
+    in a trace text: Counters per (event, target) and per (event, target,
+    callsite, addr2); join: addr2 of a send with a callback is the function
+    of the csd_queue_cpu queued before it from the same CPU for the same
+    target (if any; taken once), as `convert` joins them; exec_fix: a pid's
+    sends before its exec are not the workload's (BPF names the sender at
+    the send), else they are (a text read later names them so); unsure: a
+    pair of Counters, filled with the sends before an exec (exec_fix) that
+    BPF may have named either way"""
     pending = {}
     per_cpu, per_site = Counter(), Counter()
     lines = open(trace, errors='replace').readlines()
-    execs = set()
+    by_pid = False          # the workload's pids known from fork and exec events
+    forked, execed = set(), set()
     for line in lines:
         m = LINE.match(line)
-        if m and m.group(4) == 'sched_process_exec':
-            execs.add(m.group(2))
+        if not m or m.group(5) not in ('sched_process_exec', 'sched_process_fork'):
+            continue
+        if m.group(5) == 'sched_process_exec':
+            e = EXEC.match(m.group(6))
+            if e and e.group(1).rsplit('/', 1)[-1].startswith(prefix):
+                execed.add(e.group(2))
+                by_pid = True
+        else:
+            f = FORK.match(m.group(6))
+            if f and f.group(1).startswith(prefix):
+                forked.add(f.group(2))
+                by_pid = True
     exec_seen = set()
     for line in lines:
         m = LINE.match(line)
         if not m:
             continue
-        ev, rest, pid, cpu = m.group(4), m.group(5), m.group(2), int(m.group(3))
-        mine = m.group(1).strip().startswith(prefix)
-        if ev == 'sched_process_exec':
-            if mine:
-                exec_seen.add(pid)
+        ev, rest, pid, cpu = m.group(5), m.group(6), m.group(2), int(m.group(3))
+        if ev == 'sched_process_fork':
             continue
+        if ev == 'sched_process_exec':
+            e = EXEC.match(rest)
+            if e and e.group(2) in execed:
+                exec_seen.add(e.group(2))
+            continue
+        if by_pid:
+            mine = pid in forked or (pid in execed and (pid in exec_seen or not exec_fix))
+            maybe = not mine and pid in execed and exec_fix
+        else:
+            mine = m.group(1).strip().startswith(prefix)
+            maybe = False
         f = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
         addr2 = norm(f.get('func', f.get('callback', '0')))
         targets = cpulist(f['cpumask']) if ev == 'ipi_send_cpumask' else [int(f['cpu'])]
@@ -72,17 +104,41 @@ def trace_counts(trace, prefix, join=False, exec_fix=True):
             a2 = addr2
             if join and ev != 'csd_queue_cpu' and addr2 != '0' and (cpu, t) in pending:
                 a2 = pending.pop((cpu, t))
-            if not mine or (exec_fix and pid in execs and pid not in exec_seen):
-                continue    # another task, or before the exec: not yet the workload
-            per_cpu[(ev, t)] += 1
-            per_site[(ev, t, norm(f['callsite']), a2)] += 1
+            key_cpu, key_site = (ev, t), (ev, t, norm(f['callsite']), a2)
+            if mine:
+                per_cpu[key_cpu] += 1
+                per_site[key_site] += 1
+            elif maybe and unsure is not None:
+                unsure[0][key_cpu] += 1
+                unsure[1][key_site] += 1
     return per_cpu, per_site
+
+
+def nameless(trace):
+    """the send lines the text names '<...>' (the saved cmdlines had no name)"""
+    n = 0
+    for line in open(trace, errors='replace'):
+        m = LINE.match(line)
+        n += bool(m and m.group(1).strip() == '<...>' and m.group(5).startswith(('ipi', 'csd')))
+    return n
+
+
+def differences(title, want, got, unsure, name):
+    """lines for the keys where got is not within [want, want + unsure]"""
+    out = []
+    for k in sorted(set(want) | set(got), key=str):
+        if not want[k] <= got[k] <= want[k] + unsure[k]:
+            out.append('%s %s: tracefs %d%s, %s %d' % (
+                title, k, want[k], ' (+%d unsure)' % unsure[k] if unsure[k] else '', name, got[k]))
+    return out
 
 
 def main():
     top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
     # --names-as-saved: top read tracefs text too (the fallback)
-    per_cpu, per_site = trace_counts(trace, prefix, exec_fix='--names-as-saved' not in sys.argv[4:])
+    unsure = (Counter(), Counter())
+    per_cpu, per_site = trace_counts(trace, prefix, exec_fix='--names-as-saved' not in sys.argv[4:],
+                                     unsure=unsure)
     b_cpu, b_site = Counter(), Counter()
     d = json.load(open(top))
     for c in d['cpus']:
@@ -92,15 +148,18 @@ def main():
             addr2 = norm(s.get('func', s.get('callback', '0')))
             b_cpu[(s['event'], c['cpu'])] += s['count']
             b_site[(s['event'], c['cpu'], norm(s['callsite']), addr2)] += s['count']
-    bad = 0
-    for name, a, b in (('per target CPU', per_cpu, b_cpu), ('per call site', per_site, b_site)):
-        for k in sorted(set(a) | set(b), key=str):
-            if a[k] != b[k]:
-                bad += 1
-                print('%s %s: tracefs %d, top %d' % (name, k, a[k], b[k]))
+    bad = differences('per target CPU', per_cpu, b_cpu, unsure[0], 'top')
+    bad += differences('per call site', per_site, b_site, unsure[1], 'top')
     if bad:
+        print('\n'.join(bad))
+        print('(sends in the text without a name: %d; top: %d sends of %s, %d in all)' % (
+            nameless(trace), sum(b_cpu.values()), prefix,
+            sum(s['count'] for c in d['cpus'] for s in c['senders'])))
         sys.exit(1)
-    print('same: %d sends, %d keys' % (sum(per_cpu.values()), len(per_site)))
+    u = sum(unsure[0].values())
+    taken = sum(b_cpu.values()) - sum(per_cpu.values())
+    print('same: %d sends, %d keys%s' % (sum(per_cpu.values()), len(per_site),
+          '; of %d sends just before an exec, top named %d the workload\'s' % (u, taken) if u else ''))
 
 
 if __name__ == '__main__':
