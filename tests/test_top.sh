@@ -70,8 +70,7 @@ wait_attached() { wait_for "counting with BPF" "$1"; }
 WLC=wltop$$
 cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-top-$$
-# equal_check BACKEND TAG SAYS [--names-as-saved]: top --backend BACKEND
-# against the instance
+# equal_check BACKEND TAG SAYS: top --backend BACKEND against the instance
 equal_check() {
 	make_send_counter 8192
 	# a window long enough for the workload (1-2 s, more on a loaded machine)
@@ -100,7 +99,7 @@ equal_check() {
 		lost=$(cat "$CNT"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ {s += $NF} END {print s + 0}')
 		if [ $rc != 0 ]; then
 			fail $2-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
-		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" $4 > "$TMP/cmp" 2>&1; then
+		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" > "$TMP/cmp" 2>&1; then
 			pass "$2-equal: $(cat "$TMP/cmp")"
 		else
 			# the texts, for a look after the run
@@ -119,10 +118,9 @@ equal_check() {
 }
 equal_check bpf top "counting with BPF"
 # the fallback where BPF is unavailable: a polled tracefs instance of top's own
-# (tracefs text names a task as it is when read, as the instance's trace
-# does: the sends of a forked child before its exec go under the name it
-# execs, where BPF takes the name at the send)
-equal_check tracefs top-tracefs "counting with tracefs" --names-as-saved
+# (which names the tasks born in the window from their fork and exec events,
+# as BPF names them at the send)
+equal_check tracefs top-tracefs "counting with tracefs"
 if grep -q '"source":"tracefs"' "$TMP/top.json" && [ ! -e "$T/instances/ipitrace-$TP" ]; then
 	pass "top-tracefs-says: source tracefs, its instance removed"
 else

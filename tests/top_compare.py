@@ -47,16 +47,15 @@ def cpulist(s):
     return out
 
 
-def trace_counts(trace, prefix, join=False, exec_fix=True, unsure=None):
+def trace_counts(trace, prefix, join=False, unsure=None):
     """the sends of the workload (tasks whose command starts with prefix)
     in a trace text: Counters per (event, target) and per (event, target,
     callsite, addr2); join: addr2 of a send with a callback is the function
     of the csd_queue_cpu queued before it from the same CPU for the same
-    target (if any; taken once), as `convert` joins them; exec_fix: a pid's
-    sends before its exec are not the workload's (BPF names the sender at
-    the send), else they are (a text read later names them so); unsure: a
-    pair of Counters, filled with the sends before an exec (exec_fix) that
-    BPF may have named either way"""
+    target (if any; taken once), as `convert` joins them; a pid's sends
+    before its exec are not the workload's (BPF names the sender at the
+    send); unsure: a pair of Counters, filled with those sends, which BPF
+    may have named either way"""
     pending = {}
     per_cpu, per_site = Counter(), Counter()
     lines = open(trace, errors='replace').readlines()
@@ -90,8 +89,8 @@ def trace_counts(trace, prefix, join=False, exec_fix=True, unsure=None):
                 exec_seen.add(e.group(2))
             continue
         if by_pid:
-            mine = pid in forked or (pid in execed and (pid in exec_seen or not exec_fix))
-            maybe = not mine and pid in execed and exec_fix
+            mine = pid in forked or (pid in execed and pid in exec_seen)
+            maybe = not mine and pid in execed
         else:
             mine = m.group(1).strip().startswith(prefix)
             maybe = False
@@ -135,10 +134,8 @@ def differences(title, want, got, unsure, name):
 
 def main():
     top, trace, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
-    # --names-as-saved: top read tracefs text too (the fallback)
     unsure = (Counter(), Counter())
-    per_cpu, per_site = trace_counts(trace, prefix, exec_fix='--names-as-saved' not in sys.argv[4:],
-                                     unsure=unsure)
+    per_cpu, per_site = trace_counts(trace, prefix, unsure=unsure)
     b_cpu, b_site = Counter(), Counter()
     d = json.load(open(top))
     for c in d['cpus']:

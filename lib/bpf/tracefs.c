@@ -12,10 +12,17 @@
  * the BPF programs key them; the symbols of the text go back to addresses
  * through /proc/kallsyms, so that the callers see the same snapshot.  What
  * the text says was lost ("CPU:N [LOST M EVENTS]") is counted as
- * tracefs_lost, never dropped silently.  No handler times (BPF only).  The
- * text names a task as tracefs's saved cmdlines name it when it is read: a
- * forked child's sends before its exec count under the name it execs (BPF
- * takes the name at the send).
+ * tracefs_lost, never dropped silently.  No handler times (BPF only).
+ *
+ * Names: the text names a task as the kernel's saved cmdlines have it when
+ * the line is read, a cache the kernel updates at the task's next context
+ * switch; around a fork, an exec or a rename that lags (a new task's first
+ * sends would be "<...>", an exec'ing one's the old name).  BPF takes the
+ * name at the send.  So the instance also records sched_process_fork,
+ * sched_process_exec and task_rename, whose fields carry the name as it
+ * becomes, and a task seen born or renamed in the window is named from them
+ * (the last TFS_NAMES such tasks, by pid; older ones by the text, right by
+ * then).
  */
 #include "core/core.h"
 #include "core/hash.h"
@@ -32,10 +39,17 @@
 
 #define TFS_BUFFER_KB	4096
 #define LINE_MAX_LEN	4096
+#define TFS_NAMES	4096	/* tasks named from their fork, exec, rename (a power of 2) */
 
 struct tfs_entry {
 	struct ipt_bpf_send s;		/* key and count */
 	bool used;
+};
+
+/* a task's name as its last fork, exec or rename event gave it */
+struct tfs_name {
+	int32_t pid;			/* 0: empty */
+	char comm[16];
 };
 
 struct ipt_tfs {
@@ -50,10 +64,14 @@ struct ipt_tfs {
 	/* kallsyms by name: index into ksyms.syms (+1; 0 empty) */
 	uint32_t *by_name;
 	size_t name_cap;
+	struct tfs_name names[TFS_NAMES];	/* by pid, direct-mapped */
 };
 
 static const char *const send_events[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
 static const char *const send_systems[] = { "ipi", "ipi", "csd" };
+/* the events that say a task's name as it becomes (and the field after it) */
+static const char *const name_events[] = { "sched_process_fork", "sched_process_exec", "task_rename" };
+static const char *const name_systems[] = { "sched", "sched", "task" };
 
 static uint64_t key_hash(const struct ipt_bpf_send *s)
 {
@@ -181,6 +199,68 @@ static const char *field(const char *f, const char *key, size_t *len)
 	return NULL;
 }
 
+/* ---- names of the tasks born or renamed in the window ---- */
+
+static void name_set(struct ipt_tfs *t, long pid, const char *comm, size_t len)
+{
+	struct tfs_name *n;
+
+	if (pid <= 0 || pid > INT32_MAX)
+		return;
+	n = &t->names[(size_t)pid & (TFS_NAMES - 1)];
+	n->pid = (int32_t)pid;
+	memset(n->comm, 0, sizeof(n->comm));
+	memcpy(n->comm, comm, len < sizeof(n->comm) - 1 ? len : sizeof(n->comm) - 1);
+}
+
+/* between - the text after key up to the last end after it (or the line's end) */
+static const char *between(const char *f, const char *key, const char *end, size_t *len)
+{
+	const char *p = strstr(f, key), *e = NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	for (const char *q = p; (q = strstr(q, end)); q++)
+		e = q;
+	*len = e ? (size_t)(e - p) : strlen(p);
+	return p;
+}
+
+/* name_line - a fork, exec or rename: the name the task has from now on */
+static void name_line(struct ipt_tfs *t, int event, const char *f, long line_pid)
+{
+	const char *v, *pid;
+	size_t vl, pl;
+
+	switch (event) {
+	case 0:	/* "comm=%s pid=%d child_comm=%s child_pid=%d" */
+		v = between(f, " child_comm=", " child_pid=", &vl);
+		pid = v ? strstr(v + vl, " child_pid=") : NULL;
+		if (pid)
+			name_set(t, strtol(pid + 11, NULL, 10), v, vl);
+		return;
+	case 1:	/* "filename=%s pid=%d old_pid=%d": named after the file */
+		v = between(f, "filename=", " pid=", &vl);
+		pid = v ? strstr(v + vl, " pid=") : NULL;
+		if (pid) {
+			const char *base = v;
+
+			for (size_t i = 0; i < vl; i++)
+				if (v[i] == '/')
+					base = v + i + 1;
+			name_set(t, strtol(pid + 5, NULL, 10), base, vl - (size_t)(base - v));
+		}
+		return;
+	default:	/* "pid=%d oldcomm=%s newcomm=%s oom_score_adj=%hd" */
+		v = between(f, " newcomm=", " oom_score_adj=", &vl);
+		pid = field(f, "pid", &pl);
+		if (v)
+			name_set(t, pid && pid < v ? strtol(pid, NULL, 10) : line_pid, v, vl);
+		return;
+	}
+}
+
 /* one_line - a line of trace_pipe; unknown lines are skipped */
 static int one_line(struct ipt_bpf *b, char *line)
 {
@@ -202,6 +282,19 @@ static int one_line(struct ipt_bpf *b, char *line)
 		;
 	if (!br || !(rb = strchr(br, ']')))
 		return 0;
+	for (int i = 0; i < 3; i++) {
+		size_t el = strlen(name_events[i]);
+
+		ev = strstr(rb, name_events[i]);
+		if (ev && ev[-1] == ' ' && ev[el] == ':' && ev[el + 1] == ' ') {
+			const char *dash = br;
+
+			while (dash > line && *dash != '-')
+				dash--;
+			name_line(t, i, ev + el + 2, strtol(dash + 1, NULL, 10));
+			return 0;
+		}
+	}
 	for (int i = 0; i < 3; i++) {
 		ev = strstr(rb, send_events[i]);
 		if (ev && ev[-1] == ' ' && ev[strlen(send_events[i])] == ':') {
@@ -226,8 +319,13 @@ static int one_line(struct ipt_bpf *b, char *line)
 			c++;
 		if (dash > c) {
 			size_t cl = (size_t)(dash - c);
+			long pid = strtol(dash + 1, NULL, 10);
+			const struct tfs_name *n = &t->names[(size_t)pid & (TFS_NAMES - 1)];
 
-			memcpy(k.comm, c, cl < sizeof(k.comm) - 1 ? cl : sizeof(k.comm) - 1);
+			if (pid > 0 && n->pid == pid)	/* born or renamed in the window */
+				memcpy(k.comm, n->comm, sizeof(k.comm));
+			else
+				memcpy(k.comm, c, cl < sizeof(k.comm) - 1 ? cl : sizeof(k.comm) - 1);
 		}
 	}
 	v = field(f, "callsite", &vl);
@@ -381,6 +479,11 @@ struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts)
 		ipt_err("tracefs: this kernel has no ipi:ipi_send_cpu nor ipi:ipi_send_cpumask");
 		goto fail;
 	}
+	/* the names as they become (where the kernel has the events) */
+	for (int i = 0; i < 3; i++)
+		if (ipt_live_has_event(b->tfs->live, name_systems[i], name_events[i]) &&
+		    ipt_live_enable_event(b->tfs->live, name_systems[i], name_events[i], true))
+			goto fail;
 	{
 		char path[4200];
 
