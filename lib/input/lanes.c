@@ -53,6 +53,11 @@ struct ipt_lanes {
 	 * once primed; only the lane handed out last moves */
 	const struct ipt_lane_key *head[IPT_LANES_MAX];
 	bool primed;
+	/* the smallest head of the other lanes when `last` was chosen (NULL:
+	 * none left): while last's next item comes before it, last goes on
+	 * without a look at the others, whose heads have not moved */
+	const struct ipt_lane_key *bound;
+	int bound_lane;
 };
 
 struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size, int *n)
@@ -250,31 +255,72 @@ static unsigned char *head_item(struct ipt_lanes *l, struct lane *ln)
 	}
 }
 
+/* before - key a comes first in (timestamp, CPU) order */
+static inline bool before(const struct ipt_lane_key *a, const struct ipt_lane_key *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
+}
+
 void *ipt_lanes_next(struct ipt_lanes *l, int *lane)
 {
-	const struct ipt_lane_key *best = NULL;
-	int bl = -1;
+	const struct ipt_lane_key *best = NULL, *second = NULL;
+	int bl = -1, sl = -1;
 
 	if (!l->primed) {
 		for (int i = 0; i < l->n; i++)
 			l->head[i] = (const void *)head_item(l, &l->lane[i]);
 		l->primed = true;
 	} else if (l->last >= 0) {
-		l->lane[l->last].pos++;
-		l->head[l->last] = (const void *)head_item(l, &l->lane[l->last]);
+		struct lane *ln = &l->lane[l->last];
+
+		ln->pos++;
+		if (ln->pos < ln->b[ln->head].n) {	/* in the batch it holds */
+			const struct ipt_lane_key *k = (const void *)(ln->b[ln->head].v + l->size * ln->pos);
+
+			l->head[l->last] = k;
+			if (!l->bound || before(k, l->bound)) {
+				if (lane)
+					*lane = l->last;
+				return (void *)k;
+			}
+			if (l->n == 2 && before(l->bound, k)) {
+				/* two lanes: the other one's head comes first, and
+				 * this one's bounds it (equal keys, never seen: a
+				 * CPU is in one lane, go the long way) */
+				const struct ipt_lane_key *b = l->bound;
+
+				l->bound = k;
+				l->bound_lane = l->last;
+				l->last = 1 - l->last;
+				if (lane)
+					*lane = l->last;
+				return (void *)b;
+			}
+		} else {
+			l->head[l->last] = (const void *)head_item(l, ln);
+		}
 	}
 	l->last = -1;
 	for (int i = 0; i < l->n; i++) {
 		const struct ipt_lane_key *k = l->head[i];
 
-		if (k && (!best || k->ts < best->ts || (k->ts == best->ts && k->cpu < best->cpu))) {
+		if (!k)
+			continue;
+		if (!best || before(k, best)) {
+			second = best;
+			sl = bl;
 			best = k;
 			bl = i;
+		} else if (!second || before(k, second)) {
+			second = k;
+			sl = i;
 		}
 	}
 	if (!best)
 		return NULL;
 	l->last = bl;
+	l->bound = second;
+	l->bound_lane = sl;
 	if (lane)
 		*lane = bl;
 	return (void *)best;

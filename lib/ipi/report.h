@@ -93,6 +93,7 @@ struct rpt_result {			/* 24 bytes a counted row */
 	uint32_t hdur;			/* its entry -> exit in ns, or RPT_HDUR_* */
 	uint32_t stack;			/* id in stacks, 0 none */
 };
+_Static_assert(sizeof(struct rpt_result) == 24, "the row results' size, as the docs say");
 struct rpt_hlong {			/* a handler time that does not fit hdur */
 	uint64_t res, ns;		/* index in res[], entry -> exit */
 	uint64_t seq;			/* the order they were set in */
