@@ -42,6 +42,25 @@ void *ipt_calloc(size_t n, size_t size)
 	return p;
 }
 
+void *ipt_calloc_lines(size_t n, size_t size)
+{
+	size_t bytes = n * size, round;
+	void *p;
+
+	if (size && bytes / size != n) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
+		return NULL;
+	}
+	round = (bytes + IPT_LINE - 1) & ~(size_t)(IPT_LINE - 1);
+	p = aligned_alloc(IPT_LINE, round ? round : IPT_LINE);
+	if (!p) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
+		return NULL;
+	}
+	memset(p, 0, round ? round : IPT_LINE);
+	return p;
+}
+
 void *ipt_realloc(void *old, size_t n)
 {
 	void *p = realloc(old, n ? n : 1);

@@ -38,6 +38,11 @@ void *ipt_malloc(size_t n);
  * wastes at most a quarter of n; free() it. */
 void *ipt_malloc_big(size_t n);
 void *ipt_calloc(size_t n, size_t size);
+/* Zeroed memory for n objects of a type with cache-line members
+ * (_Alignas(64)): aligned as the type asks, which malloc's 16 is not;
+ * free() it. */
+#define IPT_LINE 64
+void *ipt_calloc_lines(size_t n, size_t size);
 void *ipt_realloc(void *p, size_t n);
 char *ipt_strndup(const char *s, size_t n);
 char *ipt_strdup(const char *s);

@@ -76,7 +76,7 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 		want = with_data;
 	if (want < 1)
 		want = 1;
-	l = ipt_calloc(1, sizeof(*l));
+	l = ipt_calloc_lines(1, sizeof(*l));	/* its lanes are cache lines */
 	taken = ipt_calloc((size_t)t->nstreams + 1, sizeof(*taken));
 	if (!l || !taken) {
 		free(l);

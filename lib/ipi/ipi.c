@@ -795,7 +795,11 @@ static int resolve_noting_id(void *ctx, const char *name)
 }
 
 struct lane_ctx {
-	struct ipt_ipi_iter *it;
+	/* the producer's own copies: the iterator's lines are the consumer's */
+	struct lane_own {
+		struct ipt_filter *filter;
+		struct ipt_ipi_decoder *d;
+	} own;
 	struct ipt_lanes *l;
 	int lane;
 	uint64_t rows;
@@ -806,7 +810,7 @@ static int lane_collect(void *ctx, const struct ipt_ipi_row *row)
 	struct lane_ctx *c = ctx;
 	struct lane_row *lr;
 
-	if (c->it->filter && !ipt_filter_eval(c->it->filter, ipt_row_lookup, (void *)row))
+	if (c->own.filter && !ipt_filter_eval(c->own.filter, ipt_row_lookup, (void *)row))
 		return 0;
 	lr = ipt_lanes_emit(c->l, c->lane);
 	if (!lr)
@@ -817,7 +821,7 @@ static int lane_collect(void *ctx, const struct ipt_ipi_row *row)
 	lr->seq = row->id;
 	lr->row = *row;
 	lr->row.targets = NULL;		/* the decoder's, gone by then */
-	c->it->ld[c->lane]->stats.rows_out++;
+	c->own.d->stats.rows_out++;
 	c->rows++;
 	return 0;
 }
@@ -827,7 +831,7 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 {
 	struct ipt_ipi_iter *it = arg;
 	struct ipt_ipi_decoder *d = it->ld[lane];
-	struct lane_ctx c = { it, l, lane, 0 };
+	struct lane_ctx c = { { it->filter, d }, l, lane, 0 };
 	struct ipt_iter *ri = ipt_iter_new(it->t, ipt_lanes_cpus(l, lane));
 	struct ipt_record rec;
 	int k = -1, ret = -1;

@@ -537,7 +537,8 @@ struct batch {
 
 /* producer-side state per CPU */
 struct pcpu {
-	uint64_t last_ts, lost;
+	/* a line of its own: CPUs of two lanes are written by two threads */
+	_Alignas(IPT_LINE) uint64_t last_ts, lost;
 	bool lost_unknown;
 	bool send_at[NLEVEL];		/* the level's last record was a send */
 };
@@ -548,15 +549,17 @@ struct lcount {			/* per CPU, as in struct rpt_cpu */
 };
 
 struct lstate {
-	struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
+	/* the producer's, on lines of their own (it writes them per record) */
+	_Alignas(IPT_LINE) struct ipt_ipi_decoder *dec;	/* lane 0: r->dec */
 	uint64_t events, first_ts, last_ts;
-	uint64_t seq;
 	/* the order-free counts of the lane's rows, added up at the end */
 	uint64_t rows, rows_counted, remote_total, kinds[IPT_KIND__COUNT];
 	struct lcount *cnt;
 	int ncnt;
 	struct rpt_map senders, pairs, matrix;	/* matrix: beyond DENSE */
 	uint64_t *dense;			/* DENSE x DENSE */
+	/* the consumer's: the lane's last send number */
+	_Alignas(IPT_LINE) uint64_t seq;
 };
 
 struct pipe {
@@ -1406,10 +1409,12 @@ static int pcpu_grow(struct pipe *pp, int cpu)
 		return 0;
 	while (n <= cpu)
 		n *= 2;
-	c = ipt_realloc(pp->pc, (size_t)n * sizeof(*c));
+	c = ipt_calloc_lines((size_t)n, sizeof(*c));	/* a line each */
 	if (!c)
 		return -1;
-	memset(c + pp->npc, 0, (size_t)(n - pp->npc) * sizeof(*c));
+	if (pp->npc)
+		memcpy(c, pp->pc, (size_t)pp->npc * sizeof(*c));
+	free(pp->pc);
 	pp->pc = c;
 	pp->npc = n;
 	return 0;
@@ -1905,7 +1910,7 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (!p)
 		return -1;
 	pthread_mutex_init(&p->reason_lock, NULL);
-	p->pipe = pp = ipt_calloc(1, sizeof(*pp));
+	p->pipe = pp = ipt_calloc_lines(1, sizeof(*pp));
 	if (!pp)
 		return -1;
 	r->cross_ok = rpt_clock_cross_cpu(t->clock, &r->cross_why) || r->opts.assume_synced_clock;
