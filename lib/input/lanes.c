@@ -95,7 +95,7 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 	}
 	for (int i = 0; i < want; i++)
 		for (int k = 0; k < LANE_NBATCH; k++)
-			if (!(l->lane[i].b[k].v = ipt_malloc(LANE_BATCH * item_size)))
+			if (!(l->lane[i].b[k].v = ipt_calloc_lines(LANE_BATCH, item_size)))
 				goto fail;
 	for (;;) {
 		int big = -1, low = 0;

@@ -24,6 +24,7 @@
 struct ipt_lane_key {
 	uint64_t ts;
 	int32_t cpu;
+	int32_t aux;	/* not the key's: room the item may use */
 };
 
 struct ipt_lanes;

@@ -503,19 +503,21 @@ enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY,
 
 #define STACK_MAX 64
 
+/* One cache line: every item is written on one core and read on another. */
 struct item {
-	struct ipt_lane_key k;		/* ts, and the record's CPU (rows: the sender) */
+	struct ipt_lane_key k;		/* ts, and the record's CPU (rows: the sender);
+					 * k.aux: a row's pid */
 	uint8_t type;
 	uint8_t lvl;			/* the record's context level (0..NLEVEL-1) */
 	bool counted;
+	uint8_t kind;			/* a row's enum ipt_ipi_kind */
 	int16_t cls;
+	int16_t target;			/* a row's target CPU (< IPT_CPUSET_MAX) */
 	union {
 		struct {
 			uint64_t id;		/* send number (lane's, then global) */
 			uint64_t callsite, callback, func;
 			const char *reason;
-			int32_t target, pid;
-			enum ipt_ipi_kind kind;
 		} row;				/* IT_ROW; IT_SEND: only id */
 		uint64_t csd;
 		struct stack_rec {
@@ -526,6 +528,8 @@ struct item {
 		} *stack;
 	} u;
 };
+_Static_assert(sizeof(struct item) == IPT_LINE, "an item is one cache line");
+_Static_assert(IPT_CPUSET_MAX <= INT16_MAX, "a target CPU fits struct item");
 
 #define BATCH 4096
 #define NBATCH 4
@@ -590,12 +594,12 @@ static int add_iso(struct rpt *r, const struct item *it)
 	e->ts = it->k.ts;
 	e->id = it->u.row.id;
 	e->src_cpu = it->k.cpu;
-	e->target_cpu = it->u.row.target;
-	e->pid = it->u.row.pid;
+	e->target_cpu = it->target;
+	e->pid = it->k.aux;
 	e->callsite = it->u.row.callsite;
 	e->callback = it->u.row.callback;
 	e->func = it->u.row.func;
-	e->kind = it->u.row.kind;
+	e->kind = it->kind;
 	e->reason = it->u.row.reason;
 	e->latency = -1;
 	e->handler = -1;
@@ -615,7 +619,7 @@ static int add_res(struct rpt *r, const struct item *it)
 		r->capres = cap;
 	}
 	r->res[r->nres++] = (struct rpt_result){ .id_lo = (uint32_t)it->u.row.id, .hdur = RPT_HDUR_UNKNOWN,
-						 .target = (uint16_t)it->u.row.target };
+						 .target = (uint16_t)it->target };
 	return 0;
 }
 
@@ -659,7 +663,7 @@ static int cur_add(struct cpu_state *cs, const struct item *it, const struct pen
 		s->cur = n;
 		s->capcur = cap;
 	}
-	s->cur[s->ncur++] = (struct cur_row){ it->u.row.target, it->u.row.pid, e->iso, e->res };
+	s->cur[s->ncur++] = (struct cur_row){ it->target, it->k.aux, e->iso, e->res };
 	return 0;
 }
 
@@ -773,8 +777,8 @@ static int fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
 static int c_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
-	int src = it->k.cpu, target = it->u.row.target;
-	struct pend e = { it->k.ts, -1, -1, src, it->counted, (uint8_t)it->u.row.kind };
+	int src = it->k.cpu, target = it->target;
+	struct pend e = { it->k.ts, -1, -1, src, it->counted, (uint8_t)it->kind };
 
 	/* the counts are the producers' (p_row); here: isolation, stacks, matching */
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
@@ -1503,9 +1507,9 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it->u.row.callback = row->callback;
 	it->u.row.func = row->func;
 	it->u.row.reason = row->reason;
-	it->u.row.target = row->target_cpu;
-	it->u.row.pid = row->pid;
-	it->u.row.kind = row->kind;
+	it->target = (int16_t)row->target_cpu;
+	it->k.aux = row->pid;
+	it->kind = (uint8_t)row->kind;
 	return 0;
 }
 
@@ -1787,7 +1791,7 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 					  sizeof(struct item), &pp->nlanes);
 		if (!pp->lanes)
 			return -1;
-	} else if (!(pp->inline_batch = ipt_calloc(1, sizeof(*pp->inline_batch)))) {
+	} else if (!(pp->inline_batch = ipt_calloc_lines(1, sizeof(*pp->inline_batch)))) {
 		return -1;
 	}
 	for (int i = 0; i < pp->nlanes; i++)
