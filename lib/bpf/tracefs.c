@@ -21,8 +21,8 @@
  * name at the send.  So the instance also records sched_process_fork,
  * sched_process_exec and task_rename, whose fields carry the name as it
  * becomes, and a task seen born or renamed in the window is named from them
- * (the last TFS_NAMES such tasks, by pid; older ones by the text, right by
- * then).
+ * (a table of TFS_NAMES slots by the pid's low bits: a task whose slot a
+ * later one took is named by the text, right by then).
  */
 #include "core/core.h"
 #include "core/hash.h"
@@ -69,7 +69,7 @@ struct ipt_tfs {
 
 static const char *const send_events[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
 static const char *const send_systems[] = { "ipi", "ipi", "csd" };
-/* the events that say a task's name as it becomes (and the field after it) */
+/* the events that say a task's name as it becomes */
 static const char *const name_events[] = { "sched_process_fork", "sched_process_exec", "task_rename" };
 static const char *const name_systems[] = { "sched", "sched", "task" };
 
@@ -266,8 +266,9 @@ static int one_line(struct ipt_bpf *b, char *line)
 {
 	struct ipt_tfs *t = b->tfs;
 	struct ipt_bpf_send k;
-	const char *br, *rb, *ev, *f, *v;
-	size_t vl;
+	const char *br, *rb, *ev, *f, *v, *end, *dash;
+	size_t vl, el;
+	long pid;
 	int event = -1;
 
 	if (!strncmp(line, "CPU:", 4)) {
@@ -280,52 +281,44 @@ static int one_line(struct ipt_bpf *b, char *line)
 	/* "comm-pid [cpu] flags ts: event: fields" (comm may hold blanks and '-') */
 	for (br = strstr(line, " ["); br && !(br[2] >= '0' && br[2] <= '9'); br = strstr(br + 1, " ["))
 		;
-	if (!br || !(rb = strchr(br, ']')))
+	if (!br || !(rb = strchr(br, ']')) || !(ev = strstr(rb, ": ")))
 		return 0;
+	ev += 2;	/* the event's name, up to its ':' */
+	el = strcspn(ev, ":");
+	if (ev[el] != ':')
+		return 0;
+	f = ev + el + (ev[el + 1] == ' ' ? 2 : 1);
+	/* the pid: after the last '-' before the CPU */
+	for (end = br; end > line && end[-1] == ' '; end--)
+		;
+	for (dash = end > line ? end - 1 : line; dash > line && *dash != '-'; dash--)
+		;
+	pid = dash > line ? strtol(dash + 1, NULL, 10) : 0;
 	for (int i = 0; i < 3; i++) {
-		size_t el = strlen(name_events[i]);
-
-		ev = strstr(rb, name_events[i]);
-		if (ev && ev[-1] == ' ' && ev[el] == ':' && ev[el + 1] == ' ') {
-			const char *dash = br;
-
-			while (dash > line && *dash != '-')
-				dash--;
-			name_line(t, i, ev + el + 2, strtol(dash + 1, NULL, 10));
+		if (strlen(name_events[i]) == el && !memcmp(ev, name_events[i], el)) {
+			name_line(t, i, f, pid);
 			return 0;
 		}
-	}
-	for (int i = 0; i < 3; i++) {
-		ev = strstr(rb, send_events[i]);
-		if (ev && ev[-1] == ' ' && ev[strlen(send_events[i])] == ':') {
+		if (strlen(send_events[i]) == el && !memcmp(ev, send_events[i], el))
 			event = i;
-			break;
-		}
 	}
 	if (event < 0)
 		return 0;
-	f = ev + strlen(send_events[event]) + 2;
 	memset(&k, 0, sizeof(k));
 	k.event = (enum ipt_bpf_event)event;
 	k.src = atoi(br + 2);
 	{
-		const char *e = br, *dash, *c = line;
+		const struct tfs_name *n = &t->names[(size_t)pid & (TFS_NAMES - 1)];
+		const char *c = line;
 
-		while (e > line && e[-1] == ' ')
-			e--;
-		for (dash = e - 1; dash > line && *dash != '-'; dash--)
-			;
 		while (c < dash && *c == ' ')
 			c++;
-		if (dash > c) {
+		if (pid > 0 && n->pid == pid) {		/* born or renamed in the window */
+			memcpy(k.comm, n->comm, sizeof(k.comm));
+		} else if (dash > c) {
 			size_t cl = (size_t)(dash - c);
-			long pid = strtol(dash + 1, NULL, 10);
-			const struct tfs_name *n = &t->names[(size_t)pid & (TFS_NAMES - 1)];
 
-			if (pid > 0 && n->pid == pid)	/* born or renamed in the window */
-				memcpy(k.comm, n->comm, sizeof(k.comm));
-			else
-				memcpy(k.comm, c, cl < sizeof(k.comm) - 1 ? cl : sizeof(k.comm) - 1);
+			memcpy(k.comm, c, cl < sizeof(k.comm) - 1 ? cl : sizeof(k.comm) - 1);
 		}
 	}
 	v = field(f, "callsite", &vl);
