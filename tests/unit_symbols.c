@@ -4,7 +4,10 @@
  * its own, a lookup the largest address <= the one asked (the first line of
  * several at that address), a name the lowest address of its lines.  Texts:
  * sorted and shuffled, duplicates, modules, malformed lines, upper-case and
- * 0x addresses, no final newline; lookups from several threads at once.
+ * 0x addresses, no final newline; lookups from several threads at once;
+ * names of every length from 1 to 140 (the reader finds and copies them 16
+ * and 32 bytes at a time), names that end the one before (kept once), cut
+ * anywhere at the text's end.
  */
 #include "core/core.h"
 #include "testlib.h"
@@ -14,7 +17,7 @@
 
 struct nsym {
 	uint64_t addr;
-	char name[64];
+	char name[200];
 	int line;
 };
 
@@ -30,7 +33,7 @@ static void naive_parse(const char *text)
 	for (const char *p = text; *p; line++) {
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char buf[256];
+		char buf[320];
 		size_t i = 0, digits = 0;
 		uint64_t a = 0;
 
@@ -169,6 +172,40 @@ static char *make_text(int n, enum order order, bool dups)
 	return s;
 }
 
+/*
+ * a text of n lines with names of random lengths, modules, trailing words;
+ * some come in pairs, the first ending with the second ("__pfx_foo" then
+ * "foo", as kernels built with function padding have them, or any other
+ * end); addresses rising, or anywhere (shuffled)
+ */
+static char *make_names_text(int n, bool shuffled)
+{
+	size_t cap = (size_t)n * 400 + 64, len = 0;
+	char *s = malloc(cap);
+	uint64_t a = 0xffffffffc0000000ull;
+
+	for (int i = 0; i < n; i++) {
+		int nl = 1 + (int)(rnd() % 140), tail = (int)(rnd() % 4), pair = (int)(rnd() % 3);
+		char name[160];
+
+		for (int k = 0; k < nl; k++)
+			name[k] = "abcdefghijklmnopqrstuvwxyz_0123456789.$"[rnd() % 39];
+		name[nl] = 0;
+		a = shuffled ? 0xffffffffc0000000ull + rnd() % 0x100000 : a + 1 + rnd() % 64;
+		if (pair == 1)
+			len += (size_t)snprintf(s + len, cap - len, "%016llx t __pfx_%s\n",
+						(unsigned long long)(a - 16), name);
+		else if (pair == 2 && nl > 3)
+			len += (size_t)snprintf(s + len, cap - len, "%016llx T %.*s%s\n",
+						(unsigned long long)(a - 8), (int)(rnd() % 20 + 1), name, name);
+		len += (size_t)snprintf(s + len, cap - len, "%016llx %c %s%s\n", (unsigned long long)a,
+					"tTdD"[i % 4], name,
+					tail == 1 ? "\t[some_module]" : tail == 2 ? " word" : "");
+	}
+	s[len] = 0;
+	return s;
+}
+
 struct thr {
 	struct ipt_symtab *st;
 	int bad;
@@ -218,6 +255,15 @@ int main(void)
 	s = make_text(5000, NEARLY, true);
 	check_text("nearly sorted", s);
 	free(s);
+	for (int k = 0; k < 40; k++) {	/* cut at k of the last 40 bytes */
+		char tag[32];
+
+		s = make_names_text(300, k % 4 == 3);
+		s[strlen(s) - (size_t)k] = 0;
+		snprintf(tag, sizeof(tag), "names%s, cut %d", k % 4 == 3 ? " shuffled" : "", k);
+		check_text(tag, s);
+		free(s);
+	}
 	s = make_text(5000, SHUFFLED, true);
 	check_text("shuffled", s);
 

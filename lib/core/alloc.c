@@ -33,6 +33,53 @@ void *ipt_malloc_big(size_t n)
 	return p;
 }
 
+/* a mapping of its own from this size (the 2 MiB of a huge page / 2) */
+#define SOON_MAP (1u << 20)
+
+/* soon_len - the length of the mapping of a buffer of n bytes */
+static size_t soon_len(size_t n)
+{
+	const size_t huge = 2u << 20;
+
+	return (n + huge - 1) & ~(huge - 1);
+}
+
+void *ipt_malloc_soon(size_t n)
+{
+	const size_t huge = 2u << 20;
+	size_t len = soon_len(n);
+	uint8_t *m, *a;
+
+	if (n < SOON_MAP || len < n)
+		return ipt_malloc(n);
+	/* aligned to a huge page: map one more, give back the ends */
+	m = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
+		return NULL;
+	}
+	a = (uint8_t *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (m + len + huge > a + len)
+		munmap(a + len, (size_t)(m + len + huge - (a + len)));
+#ifdef MADV_HUGEPAGE
+	if (len - n <= n / 4)
+		(void)madvise(a, len, MADV_HUGEPAGE);	/* a hint: refused where THP is off */
+#endif
+	return a;
+}
+
+void ipt_free_soon(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n < SOON_MAP || soon_len(n) < n)
+		free(p);
+	else
+		munmap(p, soon_len(n));
+}
+
 void *ipt_calloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -37,6 +37,14 @@ void *ipt_malloc(size_t n);
  * where the kernel gives them, one fault each rather than 512, if that
  * wastes at most a quarter of n; free() it. */
 void *ipt_malloc_big(size_t n);
+/*
+ * The same for a buffer freed soon (a section read once): from 1 MiB a
+ * mapping of its own, so that freeing it leaves malloc's thresholds as
+ * they were (glibc raises them to the size of a freed mapped chunk, and
+ * later large blocks then grow by copying); ipt_free_soon(p, n) frees it.
+ */
+void *ipt_malloc_soon(size_t n);
+void ipt_free_soon(void *p, size_t n);
 void *ipt_calloc(size_t n, size_t size);
 /* Zeroed memory for n objects of a type with cache-line members
  * (_Alignas(64)): aligned as the type asks, which malloc's 16 is not;
@@ -222,32 +230,32 @@ struct ipt_symtab {
 	char *strings;		/* storage the names point into (may be NULL) */
 	char **extra;		/* additionally owned strings */
 	size_t nextra, extracap;
-	/* deferred kallsyms (ipt_symtab_defer_kallsyms): the text is borrowed;
-	 * the address index is made at the first lookup, a name when a lookup
-	 * returns its symbol (syms[i].name NULL until then: read names with
-	 * ipt_symtab_name) */
+	/* deferred kallsyms (ipt_symtab_defer_kallsyms): the text is borrowed
+	 * until the first lookup reads it */
 	const char *ltext;
 	size_t llen;
-	uint32_t *noff;		/* name offset in ltext of each symbol */
-	int lstate;		/* 0: none or made, 1: pending (atomic) */
+	int lstate;		/* 0: none or read, 1: pending (atomic) */
 	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
 	size_t nbyname;
+	uint64_t byname_gen;		/* ... for the symbols of this gen */
 	uint64_t gen;		/* changes with the symbols (unique in the process;
 				 * 0: none yet): the key of remembered lookups */
 };
-/* Parse /proc/kallsyms text ("addr type name [module]"). */
+/* Parse /proc/kallsyms text ("addr type name [module]"): the names are
+ * copied, the text is not kept. */
 int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
+/* The same from a buffer of the caller's that is not read again (then
+ * freed): its memory is given back as it is read. */
+int ipt_symtab_take_kallsyms(struct ipt_symtab *st, char *text, size_t len);
 /*
- * The same, deferred: text must stay as it is while st lives.  Nothing is
- * parsed until a lookup; then one pass finds the addresses (sorted only if
- * the text is not), and only the symbols lookups return get their names.
- * A table with symbols already, or a second text, is loaded (and sorted) at
- * once.
+ * The same, deferred: text must stay as it is until the first lookup,
+ * which reads it (sorted only if the text is not).  A table with symbols
+ * already, or a second text, is loaded (and sorted) at once.
  */
 int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
-/* A deferred table made in full (every name), the text no longer needed. */
+/* A deferred table read now (the text no longer needed). */
 int ipt_symtab_materialize(struct ipt_symtab *st);
-/* The name of s, a symbol of st (made on demand for deferred tables). */
+/* The name of s, a symbol of st. */
 const char *ipt_symtab_name(const struct ipt_symtab *st, const struct ipt_sym *s);
 /* The address of the symbol called name (the lowest of several), or 0. */
 uint64_t ipt_symtab_addr_of(const struct ipt_symtab *st, const char *name);
@@ -363,7 +371,16 @@ struct ipt_trace {
 
 	/* the metadata texts as stored in the file, for rewriting (explode) */
 	struct ipt_strbuf raw_header_page, raw_header_event;
-	struct ipt_strbuf raw_kallsyms, raw_printk, raw_cmdlines;
+	struct ipt_strbuf raw_printk, raw_cmdlines;
+	/* ... the kallsyms text: a view of the file (kallsyms_text), else its
+	 * compressed section there (kallsyms_z: the text is not kept, see
+	 * ipt_trace_kallsyms_text), or a copy (raw_kallsyms) */
+	const char *kallsyms_text;
+	size_t kallsyms_len;
+	const uint8_t *kallsyms_z;
+	size_t kallsyms_zlen, kallsyms_ulen;
+	long long kallsyms_zoff;
+	struct ipt_strbuf raw_kallsyms;
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 };
@@ -375,6 +392,9 @@ struct ipt_raw_format {
 	size_t len;
 };
 int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len);
+/* The kallsyms text as stored, for rewriting; decompressed into tmp (to be
+ * freed) when only its compressed section is kept. */
+int ipt_trace_kallsyms_text(const struct ipt_trace *t, struct ipt_strbuf *tmp, const char **text, size_t *len);
 
 /* Allocate an empty trace with defaults (little endian, 8-byte long). */
 struct ipt_trace *ipt_trace_alloc(const char *path);

@@ -14,8 +14,9 @@
 #endif
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
-/* deferred tables: making the index and the names (rare; any thread) */
+/* reading a deferred text, and the answers by name (rare; any thread) */
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* changed - a table's symbols changed: what lookups remembered is forgotten */
@@ -186,51 +187,6 @@ static bool parse_hex(const char *s, size_t n, size_t *i, uint64_t *v)
 	return k > start && k - start <= 16;
 }
 
-/*
- * ipt_symtab_load_kallsyms - "ffffffff81000000 T _stext [module]" lines.
- * The text is copied once; names point into the copy.
- */
-int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len)
-{
-	char *copy = ipt_strndup(text, len);
-	size_t i = 0;
-
-	if (!copy || keep(st, copy)) {
-		free(copy);
-		return -1;
-	}
-	while (i < len) {
-		size_t eol = i, name;
-		uint64_t addr;
-		char type;
-
-		while (eol < len && copy[eol] != '\n')
-			eol++;
-		if (!parse_hex(copy, eol, &i, &addr) || i >= eol || copy[i] != ' ')
-			goto next;
-		i++;
-		if (i >= eol)
-			goto next;
-		type = copy[i++];
-		if (i >= eol || copy[i] != ' ')
-			goto next;
-		i++;
-		name = i;
-		while (i < eol && copy[i] != '\t' && copy[i] != ' ')
-			i++;
-		if (i == name)
-			goto next;
-		copy[i] = 0;
-		/* like trace-cmd: data, absolute and local-abs symbols are kept too */
-		(void)type;
-		if (push(st, addr, copy + name))
-			return -1;
-next:
-		i = eol + 1;
-	}
-	return 0;
-}
-
 /* unescape - C escapes of printk_formats strings, in place; new length */
 static size_t unescape(char *s, size_t n)
 {
@@ -297,13 +253,24 @@ next:
 	return 0;
 }
 
-/* ---- deferred kallsyms ---- */
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ipt_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* stable order for equal addresses: keep the file order */
+	return x < y ? -1 : (x > y);
+}
+
+/* ---- kallsyms text ---- */
 
 static void made(const struct ipt_symtab *cst);
 
 /*
- * kline - the line of text at [i, eol) as ipt_symtab_load_kallsyms reads it:
- * true with its address and name (offset, length) if it has a symbol
+ * kline - the line of text at [i, eol): true with its address and name
+ * (offset, length) if it has a symbol.  Like trace-cmd, data, absolute
+ * and local-abs symbols are kept too (the type is not looked at).
  */
 static bool kline(const char *s, size_t i, size_t eol, uint64_t *addr, size_t *name, size_t *nlen)
 {
@@ -318,38 +285,10 @@ static bool kline(const char *s, size_t i, size_t eol, uint64_t *addr, size_t *n
 	if (i >= eol || s[i] != ' ')
 		return false;
 	*name = ++i;
-	if (!nlen)	/* the index needs only to know there is a name */
-		return i < eol && s[i] != '\t' && s[i] != ' ';
 	for (k = i; k < eol && s[k] != '\t' && s[k] != ' '; k++)
 		;
 	*nlen = k - i;
 	return k > i;
-}
-
-int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len)
-{
-	if (st->n || st->ltext || len > UINT32_MAX)
-		return ipt_symtab_materialize(st) || ipt_symtab_load_kallsyms(st, text, len) ?
-		       -1 : ipt_symtab_sort(st);
-	st->ltext = text;
-	st->llen = len;
-	changed(st);
-	__atomic_store_n(&st->lstate, 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-struct koff {
-	uint64_t addr;
-	uint32_t off;
-};
-
-static int cmp_koff(const void *a, const void *b)
-{
-	const struct koff *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->off < y->off ? -1 : (x->off > y->off);	/* file order */
 }
 
 /*
@@ -367,10 +306,299 @@ static inline bool usual_line(const char *s, size_t i, size_t eol, uint64_t *add
 	return true;
 }
 
-/* koff_after - whether (a, oa) sorts after (b, ob) */
-static inline bool koff_after(uint64_t a, uint32_t oa, uint64_t b, uint32_t ob)
+/*
+ * A table being filled from kallsyms text: each symbol's name is copied
+ * into one block of names, NUL-terminated, so that the text need not be
+ * kept (5 MB of it, where the names are 3).  The symbols come after those
+ * the table had; until the end, a new one's name is its offset in names
+ * (in the order of the lines: a name that ends the one before is kept
+ * once, and points into it).
+ */
+struct kbuild {
+	struct ipt_symtab *st;
+	size_t n0;		/* the symbols the table had before */
+	char *names;		/* the names, each NUL-terminated */
+	size_t nnames, capnames;
+	size_t poff, plen;	/* the last symbol's name */
+	bool sorted;		/* the new symbols came in address order */
+	bool failed;		/* out of memory */
+	uint64_t last;
+};
+
+/* grow - room for need elements of size at *p (x1.5) */
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {
-	return a != b ? a > b : oa > ob;
+	size_t nc = *cap;
+	void *q;
+
+	if (need <= nc)
+		return true;
+	while (nc < need)
+		nc = nc < 64 ? 64 : nc + nc / 2;
+	q = ipt_realloc(*p, nc * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = nc;
+	return true;
+}
+
+/* more - room for one more symbol, and names of up to need more bytes */
+static bool more(struct kbuild *b, size_t need)
+{
+	struct ipt_symtab *st = b->st;
+
+	if (!grow((void **)&b->names, &b->capnames, b->nnames + need, 1) ||
+	    !grow((void **)&st->syms, &st->cap, st->n + 1, sizeof(*st->syms))) {
+		b->failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* room - whether one more symbol fits, with need bytes of names */
+static inline bool room(struct kbuild *b, size_t need)
+{
+	return (b->st->n < b->st->cap && b->nnames + need <= b->capnames) || more(b, need);
+}
+
+/* add - the symbol at addr whose name (nlen bytes) was just put in names */
+static inline void add(struct kbuild *b, uint64_t addr, size_t nlen)
+{
+	struct ipt_symtab *st = b->st;
+	size_t off = b->nnames;
+
+	b->names[off + nlen] = 0;
+	/* the end of the name before ("__pfx_foo", then "foo": half the
+	 * symbols of a kernel built with function padding): kept once */
+	if (b->plen > nlen && !memcmp(b->names + b->poff + b->plen - nlen, b->names + off, nlen))
+		off = b->poff + b->plen - nlen;
+	else
+		b->nnames += nlen + 1;
+	b->poff = off;
+	b->plen = nlen;
+	if (st->n > b->n0 && addr < b->last)
+		b->sorted = false;
+	b->last = addr;
+	st->syms[st->n].addr = addr;
+	st->syms[st->n].name = (const char *)(uintptr_t)off;	/* names may still move */
+	st->n++;
+}
+
+/* build_line - the symbol of the line at [i, eol), if it has one */
+static void build_line(struct kbuild *b, const char *s, size_t i, size_t eol)
+{
+	size_t name, nlen;
+	uint64_t addr;
+
+	if (!kline(s, i, eol, &addr, &name, &nlen) || !room(b, nlen + 1))
+		return;
+	memcpy(b->names + b->nnames, s + name, nlen);
+	add(b, addr, nlen);
+}
+
+#ifdef __SSE2__
+/* ends16 - the bytes of x that end a name: a tab (a module follows), a space, a newline */
+static inline unsigned int ends16(__m128i x)
+{
+	return (unsigned int)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+									  _mm_cmpeq_epi8(x, _mm_set1_epi8(' '))),
+							     _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))));
+}
+#endif
+
+/*
+ * usual_lines - the usual lines from s[i] on (see usual_line), in one pass:
+ * the name is found, and copied, 32 bytes at a time, and where it ends
+ * with the newline, the line ends there.  Stops where a line is not usual,
+ * within 64 bytes of n, or at the first line from stop on; returns where
+ * it stopped (a line's start).
+ */
+static size_t usual_lines(struct kbuild *b, const char *s, size_t i, size_t n, size_t stop)
+{
+#ifdef __SSE2__
+	while (n - i >= 64 && i < stop) {
+		const char *l = s + i;
+		uint64_t addr;
+		__m128i x, y;
+		unsigned int m;
+		size_t nlen, eol;
+		char *to;
+
+		/* 16 digits, a space, the type, a space, a name: no newline before it */
+		if (l[16] != ' ' || l[18] != ' ' || l[17] == '\n' || l[19] == ' ' || l[19] == '\t' ||
+		    l[19] == '\n' || !hex16(l, &addr))
+			break;
+		x = _mm_loadu_si128((const __m128i *)(const void *)(l + 19));
+		y = _mm_loadu_si128((const __m128i *)(const void *)(l + 35));
+		m = ends16(x) | ends16(y) << 16;
+		if (m) {
+			nlen = (size_t)__builtin_ctz(m);
+			if (!room(b, 32))
+				break;
+			to = b->names + b->nnames;
+			_mm_storeu_si128((__m128i *)(void *)to, x);
+			_mm_storeu_si128((__m128i *)(void *)(to + 16), y);
+		} else {
+			/* a long name: on 16 bytes at a time, then copied */
+			for (nlen = 32; !m && n - (i + 19 + nlen) >= 16; nlen += 16)
+				if ((m = ends16(_mm_loadu_si128((const __m128i *)(const void *)(l + 19 + nlen)))))
+					nlen += (size_t)__builtin_ctz(m) - 16;
+			if (!m || !room(b, nlen + 1))
+				break;	/* near the end: the general way */
+			memcpy(b->names + b->nnames, l + 19, nlen);
+		}
+		add(b, addr, nlen);
+		eol = i + 19 + nlen;
+		if (s[eol] != '\n') {
+			eol = line_end(s, eol, n);
+			if (eol == n)
+				return i;	/* cut: the line again, the general way */
+		}
+		i = eol + 1;
+	}
+#else
+	(void)b;
+	(void)s;
+	(void)n;
+	(void)stop;
+#endif
+	return i;
+}
+
+/* one_line - the line at [i, eol) with names the usual way or kline's */
+static void one_line(struct kbuild *b, const char *s, size_t i, size_t eol)
+{
+	uint64_t addr;
+	size_t name, nlen;
+
+	if (!usual_line(s, i, eol, &addr, &name)) {
+		build_line(b, s, i, eol);
+		return;
+	}
+	for (nlen = 0; name + nlen < eol && s[name + nlen] != '\t' && s[name + nlen] != ' '; nlen++)
+		;
+	if (!room(b, nlen + 1))
+		return;
+	memcpy(b->names + b->nnames, s + name, nlen);
+	add(b, addr, nlen);
+}
+
+static int sort_index(struct ipt_sym *sy, size_t n);
+static size_t count_lines(const char *s, size_t len);
+
+/*
+ * drop_read - the whole huge pages of s in [*from, to): their memory given
+ * back (the text is the caller's, its pages never read again)
+ */
+static void drop_read(const char *s, size_t *from, size_t to)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t a = ((uintptr_t)s + *from + huge - 1) & ~(huge - 1), e = ((uintptr_t)s + to) & ~(huge - 1);
+
+	if (e > a) {
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+		*from = e - (uintptr_t)s;
+	}
+}
+
+/*
+ * read_text - the symbols of kallsyms text, after those st has.  Names and
+ * symbols get room for what the text can hold at most (the lines counted,
+ * less their addresses), in huge pages where they fill them.  drop: the
+ * text's pages may be given back as it is read (see drop_read).
+ */
+static int read_text(struct ipt_symtab *st, const char *s, size_t len, bool drop)
+{
+	size_t dropped = 0;
+	struct kbuild b = { .st = st, .n0 = st->n, .sorted = true };
+	size_t lines = count_lines(s, len) + 1, n, i = 0;
+	struct ipt_sym *sy;
+
+	b.capnames = (len > 19 * lines ? len - 19 * lines : len) + 64;
+	if (b.capnames >= (1u << 20))	/* whole huge pages: 4 KiB faults cost more */
+		b.capnames = (b.capnames + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+	b.names = ipt_malloc_big(b.capnames);
+	if (!b.names)
+		return -1;
+	if (!st->n) {
+		free(st->syms);
+		st->syms = ipt_malloc_big(lines * sizeof(*st->syms));
+		st->cap = st->syms ? lines : 0;
+	} else {
+		b.failed = !grow((void **)&st->syms, &st->cap, st->n + lines, sizeof(*st->syms));
+	}
+	while (!b.failed && st->syms && i < len) {
+		size_t eol;
+
+		i = usual_lines(&b, s, i, len, i + (1u << 20));
+		if (i >= len)
+			break;
+		eol = line_end(s, i, len);
+		one_line(&b, s, i, eol);
+		i = eol + 1;
+		if (drop && i - dropped >= (2u << 20))
+			drop_read(s, &dropped, i);
+	}
+	n = st->n - b.n0;
+	if (b.failed || !st->syms || (b.nnames && keep(st, b.names))) {
+		st->n = b.n0;
+		free(b.names);
+		return -1;
+	}
+	if (!b.nnames)
+		free(b.names);
+	/* the new ones in order (then file order, as their names), then named */
+	if (!b.sorted && !b.n0 && sort_index(st->syms, n)) {
+		st->n = 0;	/* the names are the table's now, freed with it */
+		return -1;
+	}
+	for (size_t k = b.n0; k < st->n; k++)
+		st->syms[k].name = b.names + (uintptr_t)st->syms[k].name;
+	if (b.n0 && st->n > 1)
+		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	if (st->cap > st->n + 1024 && (sy = ipt_realloc(st->syms, st->n * sizeof(*sy)))) {
+		st->syms = sy;
+		st->cap = st->n;
+	}
+	changed(st);
+	return 0;
+}
+
+int ipt_symtab_load_kallsyms(struct ipt_symtab *st, const char *text, size_t len)
+{
+	made(st);	/* a deferred text first: its symbols come before */
+	return read_text(st, text, len, false);
+}
+
+int ipt_symtab_take_kallsyms(struct ipt_symtab *st, char *text, size_t len)
+{
+	made(st);
+	return read_text(st, text, len, true);
+}
+
+int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len)
+{
+	if (st->n || st->ltext || len > UINT32_MAX)
+		return ipt_symtab_load_kallsyms(st, text, len);
+	st->ltext = text;
+	st->llen = len;
+	changed(st);
+	__atomic_store_n(&st->lstate, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* while a table is read, a new symbol's name is its offset: the file order */
+static inline bool sym_after(const struct ipt_sym *a, const struct ipt_sym *b)
+{
+	return a->addr != b->addr ? a->addr > b->addr : (uintptr_t)a->name > (uintptr_t)b->name;
+}
+
+static int cmp_new_sym(const void *a, const void *b)
+{
+	const struct ipt_sym *x = a, *y = b;
+
+	return sym_after(x, y) ? 1 : sym_after(y, x) ? -1 : 0;
 }
 
 /*
@@ -386,17 +614,15 @@ static inline bool aside(const struct ipt_sym *sy, size_t n, size_t k, bool kept
 }
 
 /*
- * sort_index - the n symbols in address order (then file order).  A
+ * sort_index - the n new symbols sy in address order, then file order.  A
  * kallsyms is sorted but for a few symbols: those are taken out, sorted
- * and merged back, in time linear in n.  Many of them: one sort of all.
+ * and merged back, in time linear in n.  Many: one sort of all.
  */
-static int sort_index(struct ipt_symtab *st, size_t n)
+static int sort_index(struct ipt_sym *sy, size_t n)
 {
-	struct ipt_sym *sy = st->syms;
-	uint32_t *no = st->noff;
 	size_t nside = 0, m = 0, k;
 	uint64_t last = 0;
-	struct koff *v;
+	struct ipt_sym *v;
 
 	for (k = 0; k < n; k++) {
 		if (aside(sy, n, k, m > 0, last)) {
@@ -407,16 +633,7 @@ static int sort_index(struct ipt_symtab *st, size_t n)
 		}
 	}
 	if (nside > n / 8) {
-		if (!(v = ipt_malloc(n * sizeof(*v))))
-			return -1;
-		for (k = 0; k < n; k++)
-			v[k] = (struct koff){ sy[k].addr, no[k] };
-		qsort(v, n, sizeof(*v), cmp_koff);
-		for (k = 0; k < n; k++) {
-			sy[k].addr = v[k].addr;
-			no[k] = v[k].off;
-		}
-		free(v);
+		qsort(sy, n, sizeof(*sy), cmp_new_sym);
 		return 0;
 	}
 	if (!(v = ipt_malloc((nside ? nside : 1) * sizeof(*v))))
@@ -425,26 +642,19 @@ static int sort_index(struct ipt_symtab *st, size_t n)
 	for (k = 0; k < n; k++) {
 		/* the kept run moves down in place: m <= k, and aside() looks
 		 * at k + 1, not yet moved, and at the last kept address */
-		if (aside(sy, n, k, m > 0, m ? sy[m - 1].addr : 0)) {
-			v[nside++] = (struct koff){ sy[k].addr, no[k] };
-		} else {
-			sy[m].addr = sy[k].addr;
-			no[m++] = no[k];
-		}
+		if (aside(sy, n, k, m > 0, m ? sy[m - 1].addr : 0))
+			v[nside++] = sy[k];
+		else
+			sy[m++] = sy[k];
 	}
-	qsort(v, nside, sizeof(*v), cmp_koff);
+	qsort(v, nside, sizeof(*v), cmp_new_sym);
 	/* from the back: the kept run is [0, m), the result [0, n) */
 	for (size_t i = m, j = nside, w = n; j > 0;) {
 		w--;
-		if (i > 0 && koff_after(sy[i - 1].addr, no[i - 1], v[j - 1].addr, v[j - 1].off)) {
-			i--;
-			sy[w].addr = sy[i].addr;
-			no[w] = no[i];
-		} else {
-			j--;
-			sy[w].addr = v[j].addr;
-			no[w] = v[j].off;
-		}
+		if (i > 0 && sym_after(&sy[i - 1], &v[j - 1]))
+			sy[w] = sy[--i];
+		else
+			sy[w] = v[--j];
 	}
 	free(v);
 	return 0;
@@ -476,59 +686,7 @@ static size_t count_lines(const char *s, size_t len)
 	return n;
 }
 
-/* make_index - one pass over the deferred text: addresses and where names are */
-static int make_index(struct ipt_symtab *st)
-{
-	const char *s = st->ltext;
-	size_t len = st->llen, i = 0, n = 0, cap = count_lines(st->ltext, len) + 1;
-	bool sorted = true;
-	uint64_t last = 0;
-
-	st->syms = ipt_malloc_big(cap * sizeof(*st->syms));
-	st->noff = ipt_malloc(cap * sizeof(*st->noff));
-	if (!st->syms || !st->noff)
-		goto fail;
-	while (i < len) {
-		size_t eol, name;
-		uint64_t addr;
-
-		eol = line_end(s, i, len);
-		if (usual_line(s, i, eol, &addr, &name) || kline(s, i, eol, &addr, &name, NULL)) {
-			if (n == cap) {
-				struct ipt_sym *w = ipt_realloc(st->syms, cap * 2 * sizeof(*w));
-				uint32_t *o = w ? ipt_realloc(st->noff, cap * 2 * sizeof(*o)) : NULL;
-
-				if (w)
-					st->syms = w;
-				if (!o)
-					goto fail;
-				st->noff = o;
-				cap *= 2;
-			}
-			if (addr < last)
-				sorted = false;
-			last = addr;
-			st->syms[n].addr = addr;
-			st->syms[n].name = NULL;
-			st->noff[n] = (uint32_t)name;
-			n++;
-		}
-		i = eol + 1;
-	}
-	if (!sorted && sort_index(st, n))
-		goto fail;
-	st->n = st->cap = n;
-	return 0;
-fail:
-	free(st->syms);
-	free(st->noff);
-	st->syms = NULL;
-	st->noff = NULL;
-	st->n = st->cap = 0;
-	return -1;
-}
-
-/* made - the index of a deferred table, made once (any thread may ask) */
+/* made - the symbols of a deferred text, read once (any thread may ask) */
 static void made(const struct ipt_symtab *cst)
 {
 	struct ipt_symtab *st = (struct ipt_symtab *)cst;
@@ -537,83 +695,25 @@ static void made(const struct ipt_symtab *cst)
 		return;
 	pthread_mutex_lock(&lazy_lock);
 	if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED)) {
-		if (make_index(st))
+		if (read_text(st, st->ltext, st->llen, false))
 			st->n = 0;	/* out of memory: no symbols */
+		st->ltext = NULL;
+		st->llen = 0;
 		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lazy_lock);
 }
 
-const char *ipt_symtab_name(const struct ipt_symtab *cst, const struct ipt_sym *s)
+const char *ipt_symtab_name(const struct ipt_symtab *st, const struct ipt_sym *s)
 {
-	struct ipt_symtab *st = (struct ipt_symtab *)cst;
-	struct ipt_sym *w = (struct ipt_sym *)s;
-	const char *name = __atomic_load_n(&s->name, __ATOMIC_ACQUIRE);
-
-	if (name || !st->noff)
-		return name;
-	pthread_mutex_lock(&lazy_lock);
-	if (!(name = w->name)) {
-		size_t off = st->noff[s - st->syms], k = off;
-		char *c;
-
-		while (k < st->llen && st->ltext[k] != '\n' && st->ltext[k] != '\t' && st->ltext[k] != ' ')
-			k++;
-		c = ipt_strndup(st->ltext + off, k - off);
-		if (c && keep(st, c)) {
-			free(c);
-			c = NULL;
-		}
-		if (c)
-			__atomic_store_n(&w->name, c, __ATOMIC_RELEASE);
-		name = c;
-	}
-	pthread_mutex_unlock(&lazy_lock);
-	return name;
+	(void)st;
+	return s->name;
 }
 
 int ipt_symtab_materialize(struct ipt_symtab *st)
 {
-	if (!st->ltext)
-		return 0;
 	made(st);
-	for (size_t i = 0; i < st->n; i++)
-		if (!ipt_symtab_name(st, &st->syms[i]))
-			return -1;
-	free(st->noff);
-	st->noff = NULL;
-	st->ltext = NULL;
-	st->llen = 0;
 	return 0;
-}
-
-/* defer_addr_of - ipt_symtab_addr_of in the deferred text (under the lock) */
-static uint64_t defer_addr_of(const struct ipt_symtab *st, const char *name)
-{
-	size_t nl = strlen(name);
-	const char *s = st->ltext, *q = s;
-	uint64_t best = 0;
-	bool found = false;
-
-	while (nl && (q = memmem(q, st->llen - (size_t)(q - s), name, nl))) {
-		size_t at = (size_t)(q - s), bol = at, eol, nm, len;
-		uint64_t addr;
-
-		while (bol > 0 && s[bol - 1] != '\n')
-			bol--;
-		eol = at + nl;
-		while (eol < st->llen && s[eol] != '\n')
-			eol++;
-		if (kline(s, bol, eol, &addr, &nm, &len) && nm == at && len == nl &&
-		    (!found || addr < best)) {
-			best = addr;
-			found = true;
-		}
-		q = s + eol;	/* one symbol per line */
-		if (eol >= st->llen)
-			break;
-	}
-	return best;
 }
 
 uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
@@ -621,19 +721,25 @@ uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
 	struct ipt_symtab *st = (struct ipt_symtab *)cst;
 	uint64_t a = 0;
 
-	if (!st->ltext) {
-		for (size_t i = 0; i < st->n; i++)
-			if (!strcmp(ipt_symtab_name(st, &st->syms[i]), name))
-				return st->syms[i].addr;
-		return 0;
-	}
+	made(st);
 	pthread_mutex_lock(&lazy_lock);
+	if (st->byname_gen != st->gen) {	/* symbols added since: forgotten */
+		for (size_t i = 0; i < st->nbyname; i++)
+			free(st->byname[i].name);
+		st->nbyname = 0;
+		st->byname_gen = st->gen;
+	}
 	for (size_t i = 0; i < st->nbyname; i++)
 		if (!strcmp(st->byname[i].name, name)) {
 			a = st->byname[i].addr;
 			goto out;
 		}
-	a = defer_addr_of(st, name);
+	/* sorted: the first of several is the lowest */
+	for (size_t i = 0; i < st->n; i++)
+		if (st->syms[i].name && !strcmp(st->syms[i].name, name)) {
+			a = st->syms[i].addr;
+			break;
+		}
 	{
 		struct ipt_sym_byname *v = ipt_realloc(st->byname, (st->nbyname + 1) * sizeof(*v));
 		char *c = ipt_strdup(name);
@@ -648,16 +754,6 @@ uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
 out:
 	pthread_mutex_unlock(&lazy_lock);
 	return a;
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct ipt_sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* stable order for equal addresses: keep the file order */
-	return x < y ? -1 : (x > y);
 }
 
 int ipt_symtab_sort(struct ipt_symtab *st)
@@ -694,7 +790,7 @@ const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t ad
 	if (gen && m->gen == gen && m->addr == addr)
 		return m->sym;
 	s = search(st, addr);
-	if (gen && (s || !st->noff)) {	/* not an out-of-memory NULL */
+	if (gen) {
 		m->gen = gen;
 		m->addr = addr;
 		m->sym = s;
@@ -721,8 +817,6 @@ static const struct ipt_sym *search(const struct ipt_symtab *st, uint64_t addr)
 	/* the first of several symbols at the same address */
 	while (lo > 0 && st->syms[lo - 1].addr == st->syms[lo].addr)
 		lo--;
-	if (st->noff && !ipt_symtab_name(st, &st->syms[lo]))
-		return NULL;	/* out of memory */
 	return &st->syms[lo];
 }
 
@@ -740,7 +834,6 @@ void ipt_symtab_free(struct ipt_symtab *st)
 	free(st->extra);
 	free(st->syms);
 	free(st->strings);
-	free(st->noff);
 	for (size_t i = 0; i < st->nbyname; i++)
 		free(st->byname[i].name);
 	free(st->byname);

@@ -23,7 +23,7 @@ struct rd {
 	bool be;
 	const char *path;
 	const char *what;	/* what is being read, for messages */
-	uint8_t **owned;	/* a decompressed section's buffer (may be taken) */
+	bool owned;		/* a decompressed section's buffer, not the file */
 };
 
 static int rd_fail(struct rd *r, const char *need)
@@ -113,6 +113,7 @@ static int at_file(struct ipt_trace *t, struct rd *r, uint64_t off, const char *
 		return ipt_err_at(t->path, (long long)off, "%s lies past the end of the file (%zu bytes)",
 				  what, t->map_size);
 	r->pos = (size_t)off;
+	r->owned = false;
 	return 0;
 }
 
@@ -209,41 +210,100 @@ static size_t text_len(const uint8_t *d, uint64_t n)
 	return nul ? (size_t)((const uint8_t *)nul - d) : (size_t)n;
 }
 
-static int read_kallsyms(struct ipt_trace *t, struct rd *r)
+/*
+ * keep_kallsyms_text - where the kallsyms text is, for rewriting: a view of
+ * the file when it lies there (the mapping lives as long as the trace),
+ * else a copy; a second text goes after the first
+ */
+static int keep_kallsyms_text(struct ipt_trace *t, const char *d, size_t n, bool in_map)
+{
+	if (!t->kallsyms_text && !t->kallsyms_z && in_map) {
+		t->kallsyms_text = d;
+		t->kallsyms_len = n;
+		return 0;
+	}
+	if (!t->raw_kallsyms.len && t->kallsyms_text && t->kallsyms_len &&
+	    sb_add(&t->raw_kallsyms, t->kallsyms_text, t->kallsyms_len))
+		return -1;
+	if (sb_add(&t->raw_kallsyms, d, n))
+		return -1;
+	t->kallsyms_text = t->raw_kallsyms.buf;
+	t->kallsyms_len = t->raw_kallsyms.len;
+	return 0;
+}
+
+/*
+ * read_kallsyms - the text of a kallsyms section (r: the section's content,
+ * decompressed or in the file).  In the file: read at the first lookup.
+ * Decompressed: read now, and only the symbols and their names are kept,
+ * not the text (5 MB of it, where the names are 3); z, where the section
+ * lies compressed, is kept instead, for a rewrite.
+ */
+static int read_kallsyms(struct ipt_trace *t, struct rd *r, const uint8_t *z, size_t zlen,
+			 size_t ulen, long long zoff)
 {
 	const uint8_t *d = NULL;
 	uint32_t n;
+	bool in_map;
 
 	r->what = "kallsyms";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
 	n = (uint32_t)text_len(d, n);
-	/* deferred (resolved when asked) in the copy kept for writing; a
-	 * table that has symbols already is made in full before the copy
-	 * moves */
-	if (ipt_symtab_materialize(&t->ksyms))
+	in_map = t->map && d >= t->map && d + n <= t->map + t->map_size;
+	if (in_map ? ipt_symtab_defer_kallsyms(&t->ksyms, (const char *)d, n) :
+	    r->owned ? ipt_symtab_take_kallsyms(&t->ksyms, (char *)(uintptr_t)d, n) :
+	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
-	if (t->ksyms.n) {
-		if (sb_add(&t->raw_kallsyms, (const char *)d, n) ||
-		    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
-			return -1;
-		return ipt_symtab_sort(&t->ksyms);
+	if (z && !t->kallsyms_text && !t->kallsyms_z) {
+		t->kallsyms_z = z;
+		t->kallsyms_zlen = zlen;
+		t->kallsyms_ulen = ulen;
+		t->kallsyms_zoff = zoff;
+		return 0;
 	}
-	{
-		size_t at = t->raw_kallsyms.len;
+	if (t->kallsyms_z) {	/* a second text: both copied */
+		struct ipt_strbuf first = { 0 };
+		const char *text;
+		size_t len;
 
-		if (!at && r->owned && *r->owned && d > *r->owned && d + n <= *r->owned + r->n) {
-			/* the decompressed section becomes the copy: no second one */
-			ipt_strbuf_free(&t->raw_kallsyms);
-			memmove(*r->owned, d, n);
-			(*r->owned)[n] = 0;	/* n < r->n: d is past the size field */
-			t->raw_kallsyms = (struct ipt_strbuf){ (char *)*r->owned, n, r->n };
-			*r->owned = NULL;
-		} else if (sb_add(&t->raw_kallsyms, (const char *)d, n)) {
+		if (ipt_trace_kallsyms_text(t, &first, &text, &len) || sb_add(&t->raw_kallsyms, text, len)) {
+			ipt_strbuf_free(&first);
 			return -1;
 		}
-		return ipt_symtab_defer_kallsyms(&t->ksyms, t->raw_kallsyms.buf + at, n);
+		ipt_strbuf_free(&first);
+		t->kallsyms_z = NULL;
+		t->kallsyms_text = t->raw_kallsyms.buf;
+		t->kallsyms_len = t->raw_kallsyms.len;
 	}
+	return keep_kallsyms_text(t, (const char *)d, n, in_map);
+}
+
+int ipt_trace_kallsyms_text(const struct ipt_trace *t, struct ipt_strbuf *tmp, const char **text, size_t *len)
+{
+	uint32_t n;
+
+	*text = t->kallsyms_text;
+	*len = t->kallsyms_len;
+	if (!t->kallsyms_z)
+		return 0;
+	/* decompressed again: the text was not kept */
+	tmp->buf = ipt_malloc(t->kallsyms_ulen);
+	if (!tmp->buf)
+		return -1;
+	tmp->cap = t->kallsyms_ulen;
+	if (ipt_decompress(t->compression, t->kallsyms_z, t->kallsyms_zlen, (uint8_t *)tmp->buf,
+			   t->kallsyms_ulen, t->path, t->kallsyms_zoff + 24)) {
+		ipt_strbuf_free(tmp);
+		return -1;
+	}
+	n = (uint32_t)ipt_get_uint((const uint8_t *)tmp->buf, 4, t->big_endian);
+	if (n > t->kallsyms_ulen - 4)	/* checked when the file was opened */
+		n = (uint32_t)(t->kallsyms_ulen - 4);
+	*text = tmp->buf + 4;
+	*len = text_len((const uint8_t *)tmp->buf + 4, n);
+	tmp->len = t->kallsyms_ulen;
+	return 0;
 }
 
 static int read_printk(struct ipt_trace *t, struct rd *r)
@@ -386,7 +446,7 @@ static int read_options(struct ipt_trace *t, struct rd *r, struct v7_refs *refs,
 			return 0;
 		if (rd_u32(r, &size) || rd_bytes(r, size, &d))
 			return -1;
-		o = (struct rd){ d, size, 0, at + 6, r->be, r->path, "option", NULL };
+		o = (struct rd){ d, size, 0, at + 6, r->be, r->path, "option", false };
 		switch (id) {
 		case 0:		/* DONE */
 			if (size >= 8 && rd_u64(&o, next))
@@ -578,7 +638,7 @@ static int load_v6(struct ipt_trace *t, struct rd *r)
 
 	r->what = "header info";
 	if (read_header_info(t, r) || read_ftrace_formats(t, r) || read_event_formats(t, r) ||
-	    read_kallsyms(t, r) || read_printk(t, r) || read_cmdlines(t, r))
+	    read_kallsyms(t, r, NULL, 0, 0, 0) || read_printk(t, r) || read_cmdlines(t, r))
 		return -1;
 	r->what = "CPU count";
 	if (rd_u32(r, &ncpus))
@@ -661,30 +721,54 @@ static void prefault(void *p, size_t n)
 #endif
 }
 
-/*
- * section_at - read the section header at off and give its content,
- * decompressed into *owned when the section is compressed.
- */
-static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const char *what,
-		      struct rd *out, uint8_t **owned)
+/* section_head - the section header at off: its flags, its content (as stored) */
+static int section_head(struct ipt_trace *t, uint64_t off, uint16_t want, const char *what,
+			struct rd *out, uint16_t *flags)
 {
 	struct rd r;
-	uint16_t id, flags;
+	uint16_t id;
 	uint32_t strid;
 	uint64_t size;
 	const uint8_t *d = NULL;
 
-	*owned = NULL;
 	if (at_file(t, &r, off, what))
 		return -1;
 	r.what = what;
-	if (rd_u16(&r, &id) || rd_u16(&r, &flags) || rd_u32(&r, &strid) || rd_u64(&r, &size))
+	if (rd_u16(&r, &id) || rd_u16(&r, flags) || rd_u32(&r, &strid) || rd_u64(&r, &size))
 		return -1;
 	if (id != want)
 		return ipt_err_at(t->path, (long long)off, "%s: section id %u, expected %u", what, id, want);
 	if (rd_bytes(&r, size, &d))
 		return -1;
-	*out = (struct rd){ d, (size_t)size, 0, (long long)(off + 16), t->big_endian, t->path, what, NULL };
+	*out = (struct rd){ d, (size_t)size, 0, (long long)(off + 16), t->big_endian, t->path, what, false };
+	return 0;
+}
+
+/* a decompressed section's buffer (ipt_malloc_soon), freed by owned_free */
+struct owned {
+	uint8_t *p;
+	size_t n;
+};
+
+static void owned_free(struct owned *o)
+{
+	ipt_free_soon(o->p, o->n);
+	o->p = NULL;
+}
+
+/*
+ * section_at - read the section header at off and give its content,
+ * decompressed into *owned when the section is compressed.
+ */
+static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const char *what,
+		      struct rd *out, struct owned *owned)
+{
+	uint16_t flags;
+
+	owned->p = NULL;
+	owned->n = 0;
+	if (section_head(t, off, want, what, out, &flags))
+		return -1;
 	if (flags & 1) {
 		uint32_t csize, usize;
 		const uint8_t *c = NULL;
@@ -695,20 +779,43 @@ static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const ch
 		if ((uint64_t)usize > (uint64_t)csize * 4096 + (1 << 20))
 			return ipt_err_at(t->path, (long long)off, "%s: implausible size %u from %u compressed bytes",
 					  what, usize, csize);
-		*owned = ipt_malloc_big(usize ? usize : 1);
-		if (!*owned)
+		owned->n = usize ? usize : 1;
+		owned->p = ipt_malloc_soon(owned->n);
+		if (!owned->p)
 			return -1;
-		prefault(*owned, usize);
-		if (ipt_decompress(t->compression, c, csize, *owned, usize, t->path, (long long)off + 24)) {
-			free(*owned);
-			*owned = NULL;
+		prefault(owned->p, usize);
+		if (ipt_decompress(t->compression, c, csize, owned->p, usize, t->path, (long long)off + 24)) {
+			owned_free(owned);
 			return -1;
 		}
-		*out = (struct rd){ *owned, usize, 0, (long long)off + 24, t->big_endian, t->path, what, owned };
+		*out = (struct rd){ owned->p, usize, 0, (long long)off + 24, t->big_endian, t->path, what, true };
 		/* offsets inside decompressed data are not file offsets */
 		out->base = (long long)off;
 	}
 	return 0;
+}
+
+/* read_kallsyms_at - the kallsyms section at off (none: 0) */
+static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
+{
+	struct rd r, c;
+	uint16_t flags;
+	uint32_t csize = 0, usize = 0;
+	const uint8_t *z = NULL;
+	struct owned owned;
+	int ret;
+
+	if (!off)
+		return 0;
+	if (section_head(t, off, 19, "kallsyms", &c, &flags))
+		return -1;
+	if ((flags & 1) && (rd_u32(&c, &csize) || rd_u32(&c, &usize) || rd_bytes(&c, csize, &z)))
+		return -1;
+	if (section_at(t, off, 19, "kallsyms", &r, &owned))
+		return -1;
+	ret = read_kallsyms(t, &r, z, csize, usize, (long long)off);
+	owned_free(&owned);
+	return ret;
 }
 
 typedef int (*section_fn)(struct ipt_trace *t, struct rd *r);
@@ -717,7 +824,7 @@ static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const ch
 			section_fn fn, bool required)
 {
 	struct rd r;
-	uint8_t *owned;
+	struct owned owned;
 	int ret;
 
 	if (!off) {
@@ -728,7 +835,7 @@ static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const ch
 	if (section_at(t, off, id, what, &r, &owned))
 		return -1;
 	ret = fn(t, &r);
-	free(owned);
+	owned_free(&owned);
 	return ret;
 }
 
@@ -737,7 +844,7 @@ static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t of
 {
 	/* the stored size leaves out the chunk count: bound by the file instead */
 	struct rd r = { t->map + off, t->map_size - (size_t)off, 0, (long long)off, t->big_endian,
-			t->path, "compressed CPU data", NULL };
+			t->path, "compressed CPU data", false };
 	size_t dropped = 0;
 	uint32_t count;
 
@@ -850,7 +957,7 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 		return -1;
 	while (opt) {
 		struct rd o;
-		uint8_t *owned;
+		struct owned owned;
 		uint64_t next;
 		int ret;
 
@@ -859,7 +966,7 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 		if (section_at(t, opt, 0, "options section", &o, &owned))
 			return -1;
 		ret = read_options(t, &o, &refs, &next);
-		free(owned);
+		owned_free(&owned);
 		if (ret)
 			return -1;
 		opt = next;
@@ -867,7 +974,7 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 	if (read_section(t, refs.header_info, 16, "header info", read_header_info, true) ||
 	    read_section(t, refs.ftrace, 17, "ftrace formats", read_ftrace_formats, false) ||
 	    read_section(t, refs.events, 18, "event formats", read_event_formats, false) ||
-	    read_section(t, refs.kallsyms, 19, "kallsyms", read_kallsyms, false) ||
+	    read_kallsyms_at(t, refs.kallsyms) ||
 	    read_section(t, refs.printk, 20, "printk formats", read_printk, false) ||
 	    read_section(t, refs.cmdlines, 21, "saved cmdlines", read_cmdlines, false))
 		return -1;
@@ -880,7 +987,7 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 /* ipt_tracedat_load - parse a mapped trace.dat */
 int ipt_tracedat_load(struct ipt_trace *t)
 {
-	struct rd r = { t->map, t->map_size, 10, 0, false, t->path, "version", NULL };
+	struct rd r = { t->map, t->map_size, 10, 0, false, t->path, "version", false };
 	const char *ver;
 	uint8_t endian, lsize;
 	uint32_t psize;

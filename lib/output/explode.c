@@ -191,10 +191,22 @@ static int copy_meta(struct ipt_trace *t, struct ipt_tdw *w, const char *creator
 		if (r)
 			return -1;
 	}
-	if (!kallsyms)
-		kallsyms = &t->raw_kallsyms;
-	if ((kallsyms->len && ipt_tdw_set_kallsyms(w, kallsyms->buf, kallsyms->len)) ||
-	    (t->raw_printk.len && ipt_tdw_set_printk(w, t->raw_printk.buf, t->raw_printk.len)) ||
+	if (kallsyms) {
+		if (kallsyms->len && ipt_tdw_set_kallsyms(w, kallsyms->buf, kallsyms->len))
+			return -1;
+	} else {
+		struct ipt_strbuf tmp = { 0 };
+		const char *text;
+		size_t len;
+		int r = ipt_trace_kallsyms_text(t, &tmp, &text, &len);
+
+		if (!r && len)
+			r = ipt_tdw_set_kallsyms(w, text, len);
+		ipt_strbuf_free(&tmp);
+		if (r)
+			return -1;
+	}
+	if ((t->raw_printk.len && ipt_tdw_set_printk(w, t->raw_printk.buf, t->raw_printk.len)) ||
 	    (t->raw_cmdlines.len && ipt_tdw_set_cmdlines(w, t->raw_cmdlines.buf, t->raw_cmdlines.len)))
 		return -1;
 	if ((*t->clock && ipt_tdw_set_clock(w, t->clock)) ||
