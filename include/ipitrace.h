@@ -833,7 +833,7 @@ struct ipt_report_opts {
 	bool kind_distributions;	/* also keep latency and handler-time distributions
 					 * per kind, with log bins (ipt_report_kind) */
 	bool row_results;		/* keep what matching found for every counted
-					 * row, for ipt_report_row_match() (24 bytes a row) */
+					 * row, for ipt_report_row_match() (16 bytes a row) */
 	bool with_recorder;		/* keep the recorder's own sends in the groups
 					 * (ipt_report_groups; see recorder_ipis) */
 };

@@ -616,10 +616,44 @@ static int add_res(struct rpt *r, const struct item *it)
 		if (!n)
 			return -1;
 		r->res = n;
+		if (r->res_stack) {
+			uint32_t *st = ipt_realloc(r->res_stack, cap * sizeof(*st));
+
+			if (!st)
+				return -1;
+			memset(st + r->capres, 0, (cap - r->capres) * sizeof(*st));
+			r->res_stack = st;
+		}
 		r->capres = cap;
 	}
 	r->res[r->nres++] = (struct rpt_result){ .id_lo = (uint32_t)it->u.row.id, .hdur = RPT_HDUR_UNKNOWN,
 						 .target = (uint16_t)it->target };
+	return 0;
+}
+
+/* set_res_stack - result i's stack (the ids kept beside the results from the first one) */
+static int set_res_stack(struct rpt *r, int64_t i, uint32_t sid)
+{
+	if (!r->res_stack && !(r->res_stack = ipt_calloc(r->capres, sizeof(*r->res_stack))))
+		return -1;
+	r->res_stack[i] = sid;
+	return 0;
+}
+
+/* wide_add - result i's value v that does not fit it */
+static int wide_add(struct rpt_wides *w, int64_t i, uint64_t v)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct rpt_wide *n = ipt_realloc(w->v, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		w->v = n;
+		w->cap = cap;
+	}
+	w->v[w->n] = (struct rpt_wide){ (uint64_t)i, v, w->n };
+	w->n++;
 	return 0;
 }
 
@@ -630,19 +664,22 @@ static int set_hdur(struct rpt *r, int64_t i, uint64_t ns)
 		r->res[i].hdur = (uint32_t)ns;
 		return 0;
 	}
-	if (r->nhlong == r->caphlong) {
-		size_t cap = r->caphlong ? r->caphlong * 2 : 16;
-		struct rpt_hlong *n = ipt_realloc(r->hlong, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->hlong = n;
-		r->caphlong = cap;
-	}
-	r->hlong[r->nhlong] = (struct rpt_hlong){ (uint64_t)i, ns, r->nhlong };
-	r->nhlong++;
 	r->res[i].hdur = RPT_HDUR_LONG;
-	return 0;
+	return wide_add(&r->hlong, i, ns);
+}
+
+/* set_hts - result i's handler entry hts, of the send at ts: beside it in
+ * ns, or in hwide */
+static int set_hts(struct rpt *r, int64_t i, uint64_t ts, uint64_t hts)
+{
+	int64_t d = (int64_t)(hts - ts);
+
+	if (d > RPT_HDELTA_WIDE && d <= INT32_MAX) {
+		r->res[i].hdelta = (int32_t)d;
+		return 0;
+	}
+	r->res[i].hdelta = RPT_HDELTA_WIDE;
+	return wide_add(&r->hwide, i, hts);
 }
 
 /* cur_add - a counted row of the CPU's last send (its stack comes next) */
@@ -878,8 +915,9 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
 		struct rpt_result *res = &r->res[e->res];
 
 		res->state = RES_MATCHED;
-		res->hts = ts;
 		res->coalesced = coalesced;
+		if (set_hts(r, e->res, e->ts, ts))
+			return -1;
 	}
 	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
 }
@@ -1219,8 +1257,8 @@ static int c_stack(struct rpt *r, const struct item *it)
 			r->cpus[cr->target].user_in_irq += u->in_irq;
 			r->cpus[cr->target].user_cut += cut;
 		}
-		if (cr->res >= 0)
-			r->res[cr->res].stack = sid;
+		if (cr->res >= 0 && set_res_stack(r, cr->res, sid))
+			return -1;
 		if (cr->iso >= 0 && !r->iso[cr->iso].stack) {
 			uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
 
@@ -2032,7 +2070,9 @@ void rpt_free(struct rpt *r)
 	stk_free(&r->stacks);
 	map_free(&r->stackmap);
 	free(r->res);
-	free(r->hlong);
+	free(r->res_stack);
+	free(r->hlong.v);
+	free(r->hwide.v);
 	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
@@ -2493,10 +2533,10 @@ fail:
 }
 
 /* finish - the public views once the pass is done */
-/* hlong_cmp - by result, then in the order they were set */
-static int hlong_cmp(const void *pa, const void *pb)
+/* wide_cmp - by result, then in the order they were set */
+static int wide_cmp(const void *pa, const void *pb)
 {
-	const struct rpt_hlong *a = pa, *b = pb;
+	const struct rpt_wide *a = pa, *b = pb;
 
 	if (a->res != b->res)
 		return a->res < b->res ? -1 : 1;
@@ -2510,8 +2550,10 @@ static int finish(struct ipt_report *rep)
 	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 	bool file_has_marks = false;
 
-	if (r->nhlong > 1)
-		qsort(r->hlong, r->nhlong, sizeof(*r->hlong), hlong_cmp);
+	if (r->hlong.n > 1)
+		qsort(r->hlong.v, r->hlong.n, sizeof(*r->hlong.v), wide_cmp);
+	if (r->hwide.n > 1)
+		qsort(r->hwide.v, r->hwide.n, sizeof(*r->hwide.v), wide_cmp);
 
 	s->ncpus = r->ncpus;
 	s->first_ts = r->first_ts;
@@ -3091,20 +3133,20 @@ const char *ipt_unmatched_reason_name(enum ipt_unmatched_reason why)
 	return why > IPT_UNMATCHED_NONE && why <= IPT_UNMATCHED_NO_HANDLER ? names[why] : NULL;
 }
 
-/* hlong_find - the handler time of result i kept in hlong (sorted) */
-static uint64_t hlong_find(const struct rpt *r, size_t i)
+/* wide_find - the value of result i kept in w (sorted: the last set) */
+static uint64_t wide_find(const struct rpt_wides *w, size_t i)
 {
-	size_t lo = 0, hi = r->nhlong;
+	size_t lo = 0, hi = w->n;
 
-	while (lo < hi) {	/* the last entry for i */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (r->hlong[mid].res <= i)
+		if (w->v[mid].res <= i)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && r->hlong[lo - 1].res == i ? r->hlong[lo - 1].ns : 0;
+	return lo && w->v[lo - 1].res == i ? w->v[lo - 1].v : 0;
 }
 
 int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, struct ipt_row_match *m)
@@ -3134,21 +3176,24 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	default: break;
 	}
 	if (m->matched && rep->ns) {
+		uint64_t hts = res->hdelta == RPT_HDELTA_WIDE ? wide_find(&r->hwide, rep->rcur - 1)
+							      : row->ts + (uint64_t)(int64_t)res->hdelta;
+
 		m->has_handler_ts = true;
-		m->handler_ts_ns = res->hts;
+		m->handler_ts_ns = hts;
 		if (row->src_cpu == row->target_cpu || r->cross_ok) {
 			m->has_latency = true;
-			m->latency_ns = res->hts >= row->ts ? res->hts - row->ts : 0;
+			m->latency_ns = hts >= row->ts ? hts - row->ts : 0;
 		}
 	}
 	if (m->matched && rep->ns && res->hdur != RPT_HDUR_UNKNOWN) {
 		m->has_handler = true;
 		m->handler_ns = res->hdur;
 		if (res->hdur == RPT_HDUR_LONG)
-			m->handler_ns = hlong_find(r, rep->rcur - 1);
+			m->handler_ns = wide_find(&r->hlong, rep->rcur - 1);
 	}
-	if (res->stack && rep->tmap)
-		m->stack = &rep->tstk[rep->tmap[res->stack]];
+	if (r->res_stack && r->res_stack[rep->rcur - 1] && rep->tmap)
+		m->stack = &rep->tstk[rep->tmap[r->res_stack[rep->rcur - 1]]];
 	return 0;
 }
 

@@ -83,20 +83,25 @@ enum rpt_res_state {
 	RES_TRACE_ENDED, RES_NO_RECEIVE_EVENTS, RES_LOST_EVENTS, RES_NO_HANDLER,
 };
 #define RPT_HDUR_UNKNOWN UINT32_MAX	/* hdur: entry -> exit not seen */
-#define RPT_HDUR_LONG (UINT32_MAX - 1)	/* hdur: in hlong[] (4.29 s or more) */
-struct rpt_result {			/* 24 bytes a counted row */
-	uint64_t hts;			/* entry of the interrupt that served it */
+#define RPT_HDUR_LONG (UINT32_MAX - 1)	/* hdur: in hlong (4.29 s or more) */
+#define RPT_HDELTA_WIDE INT32_MIN	/* hdelta: in hwide (2.1 s or more away) */
+struct rpt_result {			/* 16 bytes a counted row */
 	uint32_t id_lo;			/* the row's send id (low 32 bits) and target: */
 	uint16_t target;		/* the join key, rows coming in order */
 	uint8_t state;			/* enum rpt_res_state */
 	bool coalesced;
 	uint32_t hdur;			/* its entry -> exit in ns, or RPT_HDUR_* */
-	uint32_t stack;			/* id in stacks, 0 none */
+	int32_t hdelta;			/* entry of the interrupt that served it, in
+					 * ns from the send, or RPT_HDELTA_WIDE */
 };
-_Static_assert(sizeof(struct rpt_result) == 24, "the row results' size, as the docs say");
-struct rpt_hlong {			/* a handler time that does not fit hdur */
-	uint64_t res, ns;		/* index in res[], entry -> exit */
+_Static_assert(sizeof(struct rpt_result) == 16, "the row results' size, as the docs say");
+struct rpt_wide {			/* a result's value that does not fit it */
+	uint64_t res, v;		/* index in res[], the value */
 	uint64_t seq;			/* the order they were set in */
+};
+struct rpt_wides {			/* sorted by res (the last set wins) once the run ends */
+	struct rpt_wide *v;
+	size_t n, cap;
 };
 
 /* IPIs per target CPU over time.  The span of the bins is known only at
@@ -154,9 +159,10 @@ struct rpt {
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
 	struct rpt_result *res;		/* opts.row_results */
 	size_t nres, capres;
-	struct rpt_hlong *hlong;	/* res[i].hdur == RPT_HDUR_LONG: sorted by res
-					 * (the last set wins) once the run ends */
-	size_t nhlong, caphlong;
+	uint32_t *res_stack;		/* per result its stack's id in stacks (0 none),
+					 * from the first stack on (capres of them) */
+	struct rpt_wides hlong;		/* res[i].hdur == RPT_HDUR_LONG: entry -> exit */
+	struct rpt_wides hwide;		/* res[i].hdelta == RPT_HDELTA_WIDE: entry (ns) */
 	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
 	size_t nisu, capisu;
 	void *priv;			/* matching state (report.c) */

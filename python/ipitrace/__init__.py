@@ -130,7 +130,7 @@ def iter_rows(path, chunk_rows=1 << 20, filter=None, explode=True, threads=None,
     """rows() chunk by chunk: DataFrames of at most chunk_rows rows each.
 
     A chunk's categorical columns have every category seen so far.  The
-    matching columns need the report's row results (24 bytes a row, kept
+    matching columns need the report's row results (16 bytes a row, kept
     until the end); leave them out with columns= for constant memory."""
     if chunk_rows < 1:
         raise ValueError("chunk_rows must be at least 1")
