@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static PyObject *IptError;
@@ -299,6 +300,78 @@ struct col {
 /* the bytes per element of column i's buffer */
 static size_t col_elsize(const struct col *c, int i);
 
+/*
+ * Column buffers: from 256 KiB each is a mapping of its own, grown and
+ * shrunk by mremap, so never copied and never on malloc's heap, whatever
+ * thresholds the rest of the process has moved malloc to (glibc raises
+ * them each time a mapped chunk is freed, and heap blocks then grow by
+ * copying: for a moment twice the column).  Room asked for but not
+ * written costs nothing.  A header before the data says which it is.
+ */
+#define CB_HEAD 64		/* keeps the data 64-byte aligned */
+#define CB_MAP (256u << 10)
+
+struct cb_head {
+	size_t maplen;		/* length of the mapping; 0: from malloc */
+	size_t size;		/* bytes asked for */
+};
+
+static size_t cb_maplen(size_t n)
+{
+	return (n + CB_HEAD + 4095) & ~(size_t)4095;
+}
+
+static void cb_free(void *p)
+{
+	struct cb_head *h;
+
+	if (!p)
+		return;
+	h = (struct cb_head *)(void *)((char *)p - CB_HEAD);
+	if (h->maplen)
+		munmap(h, h->maplen);
+	else
+		free(h);
+}
+
+/* cb_realloc - realloc for column buffers (p NULL: new); NULL if out of memory */
+static void *cb_realloc(void *p, size_t n)
+{
+	struct cb_head *h = p ? (struct cb_head *)(void *)((char *)p - CB_HEAD) : NULL;
+	size_t old = h ? h->maplen : 0;
+
+	if (n + CB_HEAD < n)
+		return NULL;
+	if (n < CB_MAP && !old) {	/* small: malloc's */
+		h = realloc(h, n + CB_HEAD);
+		if (!h)
+			return NULL;
+		h->maplen = 0;
+		h->size = n;
+		return (char *)h + CB_HEAD;
+	}
+	if (old) {
+		void *m = mremap(h, old, cb_maplen(n), MREMAP_MAYMOVE);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		h = m;
+	} else {
+		void *m = mmap(NULL, cb_maplen(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NULL;
+		if (p) {	/* from malloc's: what it held (less than n) */
+			memcpy((char *)m + CB_HEAD, p, h->size);
+			free(h);
+		}
+		h = m;
+	}
+	h->maplen = cb_maplen(n);
+	h->size = n;
+	return (char *)h + CB_HEAD;
+}
+
 struct rows {
 	PyObject_HEAD
 	struct ipt_trace *t;
@@ -327,12 +400,12 @@ struct rows {
 static void rows_free_bufs(struct rows *r)
 {
 	for (int i = 0; i < C__COUNT; i++) {
-		free(r->c[i].data);
-		free(r->c[i].mask);
+		cb_free(r->c[i].data);
+		cb_free(r->c[i].mask);
 		r->c[i].data = NULL;
 		r->c[i].mask = NULL;
 	}
-	free(r->cpus);
+	cb_free(r->cpus);
 	r->cpus = NULL;
 	r->n = r->cap = r->ncpus = r->capcpus = 0;
 }
@@ -349,7 +422,7 @@ static size_t col_elsize(const struct col *c, int i)
 static int cat_widen(struct rows *r, struct col *c, uint8_t nw)
 {
 	uint8_t ow = c->cw ? c->cw : 1;
-	void *p = realloc(c->data, (r->cap ? r->cap : 1) * nw);
+	void *p = cb_realloc(c->data, (r->cap ? r->cap : 1) * nw);
 
 	if (!p)
 		return -1;
@@ -408,14 +481,14 @@ static int rows_grow(struct rows *r)
 		if (!c->on)
 			continue;
 		if (i == C_TGT && !r->explode)	/* offsets into r->cpus, n + 1 of them */
-			p = realloc(c->data, (nc + 1) * elsize(T_TARGETS));
+			p = cb_realloc(c->data, (nc + 1) * elsize(T_TARGETS));
 		else
-			p = realloc(c->data, nc * col_elsize(c, i));
+			p = cb_realloc(c->data, nc * col_elsize(c, i));
 		if (!p)
 			return -1;
 		c->data = p;
 		if (cols[i].type == T_NI64 || cols[i].type == T_NBOOL) {
-			p = realloc(c->mask, nc);
+			p = cb_realloc(c->mask, nc);
 			if (!p)
 				return -1;
 			c->mask = p;
@@ -429,7 +502,7 @@ static int add_cpu(struct rows *r, int32_t cpu)
 {
 	if (r->ncpus == r->capcpus) {
 		size_t nc = r->capcpus ? r->capcpus * 2 : 4096;
-		int32_t *p = realloc(r->cpus, nc * sizeof(*p));
+		int32_t *p = cb_realloc(r->cpus, nc * sizeof(*p));
 
 		if (!p)
 			return -1;
@@ -712,28 +785,28 @@ static int rows_init(struct rows *r, PyObject *args, PyObject *kw)
 
 static void free_buf(PyObject *cap)
 {
-	free(PyCapsule_GetPointer(cap, "ipitrace.buf"));
+	cb_free(PyCapsule_GetPointer(cap, "ipitrace.buf"));
 }
 
 /* a 1-D numpy array over buf (n elements of type), owning it; buf is taken
- * (freed on failure) */
+ * (a column buffer, freed on failure) */
 static PyObject *wrap(void *buf, size_t n, int type)
 {
 	npy_intp dim = (npy_intp)n;
 	PyObject *a, *cap;
 
 	if (!buf)
-		buf = malloc(1);
+		buf = cb_realloc(NULL, 1);
 	if (!buf)
 		return PyErr_NoMemory();
 	a = PyArray_SimpleNewFromData(1, &dim, type, buf);
 	if (!a) {
-		free(buf);
+		cb_free(buf);
 		return NULL;
 	}
 	cap = PyCapsule_New(buf, "ipitrace.buf", free_buf);
 	if (!cap) {
-		free(buf);
+		cb_free(buf);
 		Py_DECREF(a);
 		return NULL;
 	}
@@ -746,7 +819,7 @@ static PyObject *wrap(void *buf, size_t n, int type)
 
 static void *shrink(void *p, size_t bytes)
 {
-	void *q = realloc(p, bytes ? bytes : 1);
+	void *q = cb_realloc(p, bytes ? bytes : 1);
 
 	return q ? q : p;
 }
@@ -801,7 +874,7 @@ static PyObject *rows_take(struct rows *r)
 		if (!c->on)
 			continue;
 		if (r->forced[i]) {	/* kept for the join only */
-			free(c->data);
+			cb_free(c->data);
 			c->data = NULL;
 			continue;
 		}
@@ -811,8 +884,8 @@ static PyObject *rows_take(struct rows *r)
 			/* (offsets int64[n+1], cpus int32[]) */
 			PyObject *off, *cp;
 
-			if (!c->data)
-				c->data = calloc(1, 8);
+			if (!c->data && (c->data = cb_realloc(NULL, 8)))
+				memset(c->data, 0, 8);
 			if (!c->data)
 				goto nomem;
 			off = wrap(shrink(c->data, (n + 1) * 8), n + 1, NPY_INT64);
