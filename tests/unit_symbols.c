@@ -135,7 +135,8 @@ static void check_text(const char *tag, const char *text)
 	CHECK(ipt_symtab_addr_of(&d, "no_such_symbol_here") == 0, "%s: unknown name", tag);
 	CHECK(ipt_symtab_addr_of(&d, "") == 0, "%s: empty name", tag);
 	CHECK(!bad && !badname, "%s: %d symbols, every lookup as the oracle", tag, nn);
-	CHECK(d.n == e.n, "%s: as many symbols deferred (%zu) as eager (%zu)", tag, d.n, e.n);
+	CHECK(d.n == e.n && d.n == (size_t)nn, "%s: as many symbols deferred (%zu) as eager (%zu) as the oracle (%d)",
+	      tag, d.n, e.n, nn);
 	ipt_symtab_free(&d);
 	ipt_symtab_free(&e);
 }
@@ -249,6 +250,11 @@ int main(void)
 		   "FfFfFfFf810000e0 T mixed_case\n"
 		   "ffffffff810000a0 T last_no_newline");
 	check_text("empty", "");
+	/* a last line of 64 bytes or more, no newline, something after its name */
+	check_text("long last line", "ffffffff81000000 T _stext\n"
+		   "ffffffff8396f378 D __stop_some_long_symbol_name_here\t[a_module_name]");
+	check_text("long last line, a word", "ffffffff81000000 T _stext\n"
+		   "ffffffff8396f378 D __stop_some_long_symbol_name_here and_more_words_after_it");
 	s = make_text(5000, SORTED, true);
 	check_text("sorted", s);
 	free(s);

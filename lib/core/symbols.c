@@ -448,13 +448,13 @@ static size_t usual_lines(struct kbuild *b, const char *s, size_t i, size_t n, s
 				break;	/* near the end: the general way */
 			memcpy(b->names + b->nnames, l + 19, nlen);
 		}
-		add(b, addr, nlen);
 		eol = i + 19 + nlen;
 		if (s[eol] != '\n') {
 			eol = line_end(s, eol, n);
 			if (eol == n)
-				return i;	/* cut: the line again, the general way */
+				return i;	/* the last line: the general way */
 		}
+		add(b, addr, nlen);
 		i = eol + 1;
 	}
 #else
