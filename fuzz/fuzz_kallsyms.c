@@ -26,17 +26,6 @@ struct nsym {
 	size_t len;
 };
 
-static int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* naive_line - "[0x]ADDR T NAME[\t or space, anything]": 1 to 16 digits */
 static bool naive_line(const char *l, size_t n, struct nsym *out)
 {
@@ -45,8 +34,8 @@ static bool naive_line(const char *l, size_t n, struct nsym *out)
 
 	if (n >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X'))
 		i = 2;
-	for (; i < n && hexval((unsigned char)l[i]) >= 0; i++, d++)
-		a = a << 4 | (uint64_t)hexval((unsigned char)l[i]);
+	for (; i < n && ipt_hex_digit(l[i]) >= 0; i++, d++)
+		a = a << 4 | (uint64_t)ipt_hex_digit(l[i]);
 	if (!d || d > 16 || i >= n || l[i] != ' ')
 		return false;
 	i += 2;	/* the space, the type */
