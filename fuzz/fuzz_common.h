@@ -257,13 +257,28 @@ static void fz_report(struct ipt_trace *t)
 		abort();
 }
 
+/* fz_same_match - the row results of two reports agree (abort if not) */
+static void fz_same_match(const struct ipt_row_match *a, const struct ipt_row_match *b)
+{
+	if (a->known != b->known || a->matched != b->matched || a->coalesced != b->coalesced ||
+	    a->unmatched != b->unmatched || a->has_latency != b->has_latency ||
+	    a->latency_ns != b->latency_ns || a->has_handler != b->has_handler ||
+	    a->handler_ns != b->handler_ns || a->has_handler_ts != b->has_handler_ts ||
+	    a->handler_ts_ns != b->handler_ts_ns || !a->stack != !b->stack ||
+	    (a->stack && a->stack->nframes != b->stack->nframes))
+		abort();
+}
+
 /* fz_public_report - the public report: groups by every key, folded
  * stacks, interrupts without a send, kernel counters, provenance, and the
- * per-row results walked as convert walks them */
+ * per-row results walked as convert walks them; a report without tables
+ * (no_tables) must have none, the same counts and the same row results */
 static void fz_public_report(struct ipt_trace *t)
 {
 	struct ipt_report_opts o = { .sz = sizeof(o), .row_results = true, .threads = 1 };
-	struct ipt_report *r = ipt_report_run(t, &o);
+	struct ipt_report_opts on = { .sz = sizeof(on), .row_results = true, .threads = 1, .no_tables = true };
+	struct ipt_report *r = ipt_report_run(t, &o), *rn = r ? ipt_report_run(t, &on) : NULL;
+	struct ipt_row_match mn;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	struct ipt_ipi_iter *it;
 	struct ipt_ipi_row row;
@@ -287,12 +302,26 @@ static void fz_public_report(struct ipt_trace *t)
 	fz_sink += n;
 	ipt_report_kernel_irqs(r, &n);
 	fz_sink += n;
+	if (rn) {
+		const struct ipt_report_summary *a = ipt_report_summary(r), *b = ipt_report_summary(rn);
+
+		if (a->ipis != b->ipis || a->ipis_counted != b->ipis_counted || a->send_events != b->send_events ||
+		    (ipt_report_senders(rn, &n), n) || (ipt_report_pairs(rn, &n), n))
+			abort();
+	}
 	if ((it = ipt_ipi_iter_new(t, NULL))) {
-		while (ipt_ipi_next(it, &row) > 0 && !ipt_report_row_match(r, &row, &m))
+		while (ipt_ipi_next(it, &row) > 0 && !ipt_report_row_match(r, &row, &m)) {
 			fz_sink += m.matched + (m.stack ? m.stack->nframes : 0);
+			if (rn) {
+				if (ipt_report_row_match(rn, &row, &mn))
+					abort();
+				fz_same_match(&m, &mn);
+			}
+		}
 		ipt_ipi_iter_free(it);
 	}
 	ipt_report_free(r);
+	ipt_report_free(rn);
 }
 
 /* fz_exercise - everything a consumer of an opened trace does */

@@ -836,6 +836,9 @@ struct ipt_report_opts {
 					 * row, for ipt_report_row_match() (16 bytes a row) */
 	bool with_recorder;		/* keep the recorder's own sends in the groups
 					 * (ipt_report_groups; see recorder_ipis) */
+	bool no_tables;			/* leave out the senders, pairs and matrix tables
+					 * (they come back empty): for a caller that wants
+					 * the counts and row results, a tenth less work */
 };
 
 /*

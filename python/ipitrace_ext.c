@@ -657,8 +657,9 @@ static int online_threads(void)
 /* run_report - the report whose row results fill the matching columns */
 static struct ipt_report *run_report(struct rows *r, int threads)
 {
+	/* the counts and the row results: not the report's tables */
 	struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = r->filter, .row_results = true,
-				      .threads = threads };
+				      .threads = threads, .no_tables = true };
 
 	return ipt_report_run(r->t, &ro);
 }

@@ -1463,7 +1463,7 @@ static int pcpu_grow(struct pipe *pp, int cpu)
 }
 
 /* count_row - the order-free counts of a row, in its lane */
-static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool counted)
+static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool counted, bool tables)
 {
 	int src = row->src_cpu, target = row->target_cpu, top = src > target ? src : target;
 	uint64_t fn = row->func ? row->func : row->callback;
@@ -1498,6 +1498,8 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 		c->remote++;
 		ln->remote_total++;
 	}
+	if (!tables)
+		return 0;
 	if (map_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
 	    map_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
 		return -1;
@@ -1534,7 +1536,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 		return -1;
 	pd->rows++;
 	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
-	if (count_row(&pd->pp->ls[pd->lane], row, it->counted))
+	if (count_row(&pd->pp->ls[pd->lane], row, it->counted, !r->opts.no_tables))
 		return -1;
 	it->type = IT_ROW;
 	it->k.ts = row->ts;
@@ -2669,6 +2671,7 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.kind_distributions = o.kind_distributions;
 	ro.row_results = o.row_results;
 	ro.with_recorder = o.with_recorder;
+	ro.no_tables = o.no_tables;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;

@@ -73,6 +73,7 @@ struct rpt_opts {
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 	bool row_results;		/* res[]: what matching found per counted row */
 	bool with_recorder;		/* groups keep the recorder's own sends */
+	bool no_tables;			/* no senders, pairs, matrix (count_row) */
 };
 
 /* What matching found for one counted row (opts.row_results), in the
