@@ -211,28 +211,6 @@ static size_t text_len(const uint8_t *d, uint64_t n)
 }
 
 /*
- * keep_kallsyms_text - where the kallsyms text is, for rewriting: a view of
- * the file when it lies there (the mapping lives as long as the trace),
- * else a copy; a second text goes after the first
- */
-static int keep_kallsyms_text(struct ipt_trace *t, const char *d, size_t n, bool in_map)
-{
-	if (!t->kallsyms_text && !t->kallsyms_z && in_map) {
-		t->kallsyms_text = d;
-		t->kallsyms_len = n;
-		return 0;
-	}
-	if (!t->raw_kallsyms.len && t->kallsyms_text && t->kallsyms_len &&
-	    sb_add(&t->raw_kallsyms, t->kallsyms_text, t->kallsyms_len))
-		return -1;
-	if (sb_add(&t->raw_kallsyms, d, n))
-		return -1;
-	t->kallsyms_text = t->raw_kallsyms.buf;
-	t->kallsyms_len = t->raw_kallsyms.len;
-	return 0;
-}
-
-/*
  * read_kallsyms - the text of a kallsyms section (r: the section's content,
  * decompressed or in the file).  In the file: read at the first lookup.
  * Decompressed: read now, and only the symbols and their names are kept,
@@ -255,28 +233,23 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r, const uint8_t *z, si
 	    r->owned ? ipt_symtab_take_kallsyms(&t->ksyms, (char *)(uintptr_t)d, n) :
 	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
-	if (z && !t->kallsyms_text && !t->kallsyms_z) {
+	/* for a rewrite (a trace.dat has one kallsyms text): where it lies
+	 * compressed, a view of the mapped file, or else a copy */
+	if (z) {
 		t->kallsyms_z = z;
 		t->kallsyms_zlen = zlen;
 		t->kallsyms_ulen = ulen;
 		t->kallsyms_zoff = zoff;
-		return 0;
-	}
-	if (t->kallsyms_z) {	/* a second text: both copied */
-		struct ipt_strbuf first = { 0 };
-		const char *text;
-		size_t len;
-
-		if (ipt_trace_kallsyms_text(t, &first, &text, &len) || sb_add(&t->raw_kallsyms, text, len)) {
-			ipt_strbuf_free(&first);
+	} else if (in_map) {
+		t->kallsyms_text = (const char *)d;
+		t->kallsyms_len = n;
+	} else {
+		if (sb_add(&t->raw_kallsyms, (const char *)d, n))
 			return -1;
-		}
-		ipt_strbuf_free(&first);
-		t->kallsyms_z = NULL;
 		t->kallsyms_text = t->raw_kallsyms.buf;
 		t->kallsyms_len = t->raw_kallsyms.len;
 	}
-	return keep_kallsyms_text(t, (const char *)d, n, in_map);
+	return 0;
 }
 
 int ipt_trace_kallsyms_text(const struct ipt_trace *t, struct ipt_strbuf *tmp, const char **text, size_t *len)
