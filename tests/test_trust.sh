@@ -267,6 +267,18 @@ for dat in "$TRACES"/recorded/*.dat; do
 		fi
 	done
 done
+# the kernel's hex layout pads pid, cpu and ts to 8, 8 and 16 hex digits
+# (trace_hex_output); when every digit happens to be 0-9 it is still hex,
+# and raw (unpadded decimal) is still raw
+printf '# tracer: nop\n#\n00001922 00000001 0000044416494191 type: 354\n\n' > "$TMP/hexdec.txt"
+printf '# tracer: nop\n#\n1922 1 4441649419139 type: 354\n' > "$TMP/rawdec.txt"
+for o in hex raw; do
+	"$IPT" report "$TMP/${o}dec.txt" > /dev/null 2> "$TMP/err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "trace option $o on" "$TMP/err" &&
+		pass "tracefs text in $o with only decimal digits: named $o" ||
+		fail "tracefs $o, decimal digits" "exit $rc: $(cat "$TMP/err")"
+done
 # (c) tracefs text with the standard trace options, from one instance's buffer
 if [ "$(id -u)" = 0 ] && mount_tracefs && [ -d /sys/kernel/tracing/events/ipi ] && [ -x "$TOP/$B/tools/ipi-workload" ]; then
 	I=/sys/kernel/tracing/instances/ipt_trust_$$

@@ -1999,13 +1999,14 @@ static int event_line(struct tx *x, struct line *ln)
  * in, when it is one that carries no task, CPU and time stamp or no
  * fields as text (NULL for any other line):
  *   raw           "19900 0 3417894593797 type: 354 ..." (pid cpu ts, fields as numbers)
- *   hex           "00004dbc 00000000 0000031bca64a505 type: 354 ..."
+ *   hex           "00004dbc 00000000 0000031bca64a505 type: 354 ..." (8, 8, 16 digits)
  *   context-info  "ipi_send_cpu: cpu=1 ..." (context-info off: no task, CPU or time)
  */
 static const char *unreadable_layout(const char *p, const char *e)
 {
+	static const size_t hex_width[3] = { 8, 8, 16 };
 	const char *q = p, *type = find(p, e, " type: ");
-	bool dec = true;
+	bool dec = true, fixed = true;
 	int words = 0;
 
 	if (type) {
@@ -2016,14 +2017,17 @@ static const char *unreadable_layout(const char *p, const char *e)
 				dec = dec && is_digit(*q);
 				q++;
 			}
-			if (q == w || (q < type && *q != ' '))
+			if (q == w || (q < type && *q != ' ') || words == 3)
 				return NULL;
+			fixed = fixed && (size_t)(q - w) == hex_width[words];
 			words++;
 			q = skip_blanks(q, type);
 		}
-		if (words == 3)
-			return dec ? "raw" : "hex";
-		return NULL;
+		if (words != 3)
+			return NULL;
+		/* hex writes pid, cpu, ts zero-padded to 8, 8, 16 digits, which
+		 * may all be decimal digits; raw writes them unpadded */
+		return dec && !fixed ? "raw" : "hex";
 	}
 	while (q < e && (isalnum((unsigned char)*q) || *q == '_'))
 		q++;
