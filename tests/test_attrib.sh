@@ -365,7 +365,7 @@ SS="$TOP/build/js-speedscope"
 ss_ready() {
 	command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1 ||
 		{ why="node or npm is not installed"; return 1; }
-	CHROME=$(command -v chromium || command -v chromium-browser) || { why="chromium is not installed"; return 1; }
+	find_chromium || { why="chromium is not installed and could not be installed (apt-get install chromium)"; return 1; }
 	mkdir -p "$SS" || { why="cannot create $SS"; return 1; }
 	if ! cmp -s "$TOP/tests/js/speedscope/package.json" "$SS/package.json" ||
 	   [ ! -f "$SS/node_modules/speedscope/dist/release/index.html" ]; then

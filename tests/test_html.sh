@@ -216,18 +216,6 @@ if [ -x "$GEN" ]; then
 fi
 
 # ---- headless Chromium ----
-find_chromium() {
-	for c in chromium chromium-browser; do
-		command -v "$c" > /dev/null 2>&1 && { CHROME=$(command -v "$c"); return 0; }
-	done
-	return 1
-}
-if ! find_chromium && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then
-	echo "installing chromium (apt-get install -y chromium)" >&2
-	DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1 ||
-		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q > /dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1; }
-fi
 if ! find_chromium; then
 	skip chromium "chromium is not installed and could not be installed (apt-get install chromium)"
 	finish
