@@ -839,6 +839,18 @@ struct ipt_report_opts {
 	bool no_tables;			/* leave out the senders, pairs and matrix tables
 					 * (they come back empty): for a caller that wants
 					 * the counts and row results, a tenth less work */
+	/* on_row (may be NULL): called during ipt_report_run, in the calling
+	 * thread, for every counted row in the order ipt_ipi_next() gives
+	 * them, with the same contents (but targets NULL: ntargets says how
+	 * many).  The row and its strings are valid during the call only
+	 * (the strings until the trace is closed).  A non-zero return stops
+	 * the run: ipt_report_run() then returns NULL (IPT_ERR_FAILED, "report:
+	 * stopped by on_row"; the callback keeps its own reason).  With
+	 * row_results, the rows
+	 * and the ipt_report_row_match() answers line up: one decoding pass
+	 * gives the rows and what matching found for them. */
+	int (*on_row)(void *ctx, const struct ipt_ipi_row *row);
+	void *on_row_ctx;
 };
 
 /*

@@ -135,6 +135,10 @@ def check_trace(ipt, tmp, path):
     # one thread and many: the same frame
     df1 = ipitrace.rows(path, threads=1)
     check(n + ":threads", df1.equals(df), "rows(threads=1) differs from the default")
+    # lanes even for a small trace: the report's pass hands out the rows
+    # its consumer merges from 4 decoding threads
+    df4 = ipitrace.rows(path, threads=4)
+    check(n + ":threads=4", df4.equals(df1), "rows(threads=4) differs from rows(threads=1)")
 
     # not exploded: targets and cpumask against convert --no-explode
     run(ipt, "convert", "-f", "csv", "--no-explode", "-o", csv_path + ".ne", path)

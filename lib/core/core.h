@@ -273,6 +273,9 @@ struct ipt_comms {
 	int *pids;
 	char **names;
 	size_t n, cap;		/* open addressing, cap a power of two */
+	char **old;		/* names replaced: a name given out stays valid
+				 * until the trace is closed */
+	size_t nold, capold;
 };
 int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len);
 const char *ipt_comms_get(const struct ipt_comms *c, int pid);

@@ -894,10 +894,22 @@ int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len)
 	copy = ipt_strndup(name, len);
 	if (!copy)
 		return -1;
-	if (c->names[s])
-		free(c->names[s]);
-	else
+	if (c->names[s]) {
+		if (c->nold == c->capold) {
+			size_t cap = c->capold ? c->capold * 2 : 16;
+			char **o = ipt_realloc(c->old, cap * sizeof(*o));
+
+			if (!o) {
+				free(copy);
+				return -1;
+			}
+			c->old = o;
+			c->capold = cap;
+		}
+		c->old[c->nold++] = c->names[s];
+	} else {
 		c->n++;
+	}
 	c->pids[s] = pid;
 	c->names[s] = copy;
 	return 0;
@@ -948,6 +960,9 @@ void ipt_comms_free(struct ipt_comms *c)
 {
 	for (size_t i = 0; i < c->cap; i++)
 		free(c->names[i]);
+	for (size_t i = 0; i < c->nold; i++)
+		free(c->old[i]);
+	free(c->old);
 	free(c->names);
 	free(c->pids);
 	memset(c, 0, sizeof(*c));

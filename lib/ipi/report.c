@@ -277,6 +277,7 @@ struct priv {
 	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
 	uint64_t last_drop_ts;
 	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
+	struct item *last_row;		/* opts.on_row: the counted IT_ROW before IT_ROW_REST */
 	struct pipe *pipe;
 	/* the sender x target matrix of the first DENSE CPUs, folded into
 	 * r->matrix at the end (a hash lookup per row saved) */
@@ -499,7 +500,7 @@ static int send_class(struct priv *p, const struct ipt_ipi_row *row, struct cb_m
  * and the consumer in a second thread instead.
  */
 enum item_type { IT_ROW, IT_SEND, IT_ENTRY, IT_EXIT, IT_CSD_QUEUE, IT_CSD_ENTRY, IT_CSD_EXIT,
-		 IT_STACK, IT_USTACK, IT_DROP };
+		 IT_STACK, IT_USTACK, IT_DROP, IT_ROW_REST };
 
 #define STACK_MAX 64
 
@@ -519,6 +520,12 @@ struct item {
 			uint64_t callsite, callback, func;
 			const char *reason;
 		} row;				/* IT_ROW; IT_SEND: only id */
+		struct {			/* IT_ROW_REST: the rest of the counted
+						 * IT_ROW just before it, for opts.on_row
+						 * (target: ntargets; k.aux: callsite_off,
+						 * kind 1 if it did not fit) */
+			const char *comm, *event, *callsite_sym, *callback_sym, *func_sym;
+		} rest;
 		uint64_t csd;
 		struct stack_rec {
 			uint32_t n;
@@ -1318,6 +1325,50 @@ static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 	return 0;
 }
 
+/* keep_row - a counted row whose rest comes next, for opts.on_row */
+static int keep_row(struct rpt *r, const struct item *it)
+{
+	struct priv *p = r->priv;
+
+	if (!p->last_row && !(p->last_row = ipt_malloc(sizeof(*p->last_row))))
+		return -1;
+	*p->last_row = *it;
+	return 0;
+}
+
+/* give_row - the counted row before x, completed by x, to opts.on_row */
+static int give_row(struct rpt *r, const struct item *x)
+{
+	const struct item *it = r->priv ? ((struct priv *)r->priv)->last_row : NULL;
+	struct ipt_ipi_row row;
+
+	if (!it || it->k.ts != x->k.ts || it->k.cpu != x->k.cpu)
+		return ipt_err("report: a row's rest came without its row");
+	memset(&row, 0, sizeof(row));
+	row.ts = it->k.ts;
+	row.id = it->u.row.id;
+	row.src_cpu = it->k.cpu;
+	row.target_cpu = it->target;
+	row.pid = it->k.aux;
+	row.ntargets = (uint32_t)(uint16_t)x->target;
+	row.comm = x->u.rest.comm;
+	row.event = x->u.rest.event;
+	row.callsite = it->u.row.callsite;
+	row.callsite_sym = x->u.rest.callsite_sym;
+	row.callsite_off = (uint32_t)x->k.aux;
+	if (x->kind && row.callsite_sym)	/* an offset past 32 bits */
+		(void)ipt_trace_symbol(r->t, row.callsite, &row.callsite_off);
+	row.callback = it->u.row.callback;
+	row.callback_sym = x->u.rest.callback_sym;
+	row.func = it->u.row.func;
+	row.func_sym = x->u.rest.func_sym;
+	row.reason = it->u.row.reason;
+	row.kind = (enum ipt_ipi_kind)it->kind;
+	if (r->opts.on_row(r->opts.on_row_ctx, &row))
+		return ipt_err_code(IPT_ERR_FAILED, "report: stopped by on_row");
+	return 0;
+}
+
 /* consume - one item of lane ln: count and match (the consumer stage) */
 static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 {
@@ -1327,7 +1378,11 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_SEND:
 		return number_send(r, ln, it);
 	case IT_ROW:
-		return number_send(r, ln, it) ? -1 : c_row(r, it);
+		if (number_send(r, ln, it) || c_row(r, it))
+			return -1;
+		return r->opts.on_row && it->counted ? keep_row(r, it) : 0;
+	case IT_ROW_REST:
+		return give_row(r, it);
 	case IT_ENTRY:
 		return ensure_cpu(r, it->k.cpu) ? -1 :
 		       handler_entry(r, it->k.cpu, it->cls, it->k.ts, (int32_t)it->u.csd);
@@ -1550,6 +1605,25 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it->target = (int16_t)row->target_cpu;
 	it->k.aux = row->pid;
 	it->kind = (uint8_t)row->kind;
+	if (r->opts.on_row && it->counted) {
+		/* the rest of the row, right behind it (same key: nothing of
+		 * another lane comes between) */
+		struct item *x = emit(pd);
+
+		if (!x)
+			return -1;
+		x->type = IT_ROW_REST;
+		x->k.ts = row->ts;
+		x->k.cpu = row->src_cpu;
+		x->k.aux = (int32_t)(uint32_t)row->callsite_off;
+		x->kind = row->callsite_off > UINT32_MAX;
+		x->target = (int16_t)row->ntargets;
+		x->u.rest.comm = row->comm;
+		x->u.rest.event = row->event;
+		x->u.rest.callsite_sym = row->callsite_sym;
+		x->u.rest.callback_sym = row->callback_sym;
+		x->u.rest.func_sym = row->func_sym;
+	}
 	return 0;
 }
 
@@ -2044,6 +2118,7 @@ void rpt_free(struct rpt *r)
 		free(p->first_ts);
 		free(p->ev);
 		free(p->csd);
+		free(p->last_row);
 		pthread_mutex_destroy(&p->reason_lock);
 		free(p);
 	}
@@ -2672,6 +2747,8 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.row_results = o.row_results;
 	ro.with_recorder = o.with_recorder;
 	ro.no_tables = o.no_tables;
+	ro.on_row = o.on_row;
+	ro.on_row_ctx = o.on_row_ctx;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;

@@ -74,6 +74,8 @@ struct rpt_opts {
 	bool row_results;		/* res[]: what matching found per counted row */
 	bool with_recorder;		/* groups keep the recorder's own sends */
 	bool no_tables;			/* no senders, pairs, matrix (count_row) */
+	int (*on_row)(void *ctx, const struct ipt_ipi_row *row);	/* counted rows, in order */
+	void *on_row_ctx;
 };
 
 /* What matching found for one counted row (opts.row_results), in the
