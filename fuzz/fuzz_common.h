@@ -269,16 +269,62 @@ static void fz_same_match(const struct ipt_row_match *a, const struct ipt_row_ma
 		abort();
 }
 
+/* the rows a report hands to on_row (targets left out: not kept) */
+struct fz_rowv {
+	struct ipt_ipi_row *v;
+	size_t n, cap;
+};
+
+static int fz_keep_row(void *ctx, const struct ipt_ipi_row *row)
+{
+	struct fz_rowv *rv = ctx;
+
+	if (rv->n == rv->cap) {
+		size_t cap = rv->cap ? rv->cap * 2 : 64;
+		struct ipt_ipi_row *v = realloc(rv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		rv->v = v;
+		rv->cap = cap;
+	}
+	rv->v[rv->n] = *row;
+	rv->v[rv->n++].targets = NULL;
+	return 0;
+}
+
+static bool fz_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* fz_same_row - a row of on_row is the iterator's, field by field */
+static void fz_same_row(const struct ipt_ipi_row *a, const struct ipt_ipi_row *b)
+{
+	if (a->ts != b->ts || a->id != b->id || a->src_cpu != b->src_cpu || a->target_cpu != b->target_cpu ||
+	    a->pid != b->pid || a->ntargets != b->ntargets || a->callsite != b->callsite ||
+	    a->callsite_off != b->callsite_off || a->callback != b->callback || a->func != b->func ||
+	    a->kind != b->kind || !fz_same_str(a->comm, b->comm) || !fz_same_str(a->event, b->event) ||
+	    !fz_same_str(a->callsite_sym, b->callsite_sym) || !fz_same_str(a->callback_sym, b->callback_sym) ||
+	    !fz_same_str(a->func_sym, b->func_sym) || !fz_same_str(a->reason, b->reason))
+		abort();
+}
+
 /* fz_public_report - the public report: groups by every key, folded
  * stacks, interrupts without a send, kernel counters, provenance, and the
  * per-row results walked as convert walks them; a report without tables
  * (no_tables) must have none, the same counts and the same row results */
 static void fz_public_report(struct ipt_trace *t)
 {
+	struct fz_rowv rv = { 0 };
 	struct ipt_report_opts o = { .sz = sizeof(o), .row_results = true, .threads = 1 };
-	struct ipt_report_opts on = { .sz = sizeof(on), .row_results = true, .threads = 1, .no_tables = true };
+	/* and in three lanes, handing its rows out: those are the iterator's */
+	struct ipt_report_opts on = { .sz = sizeof(on), .row_results = true, .threads = 3, .no_tables = true,
+				      .on_row = fz_keep_row, .on_row_ctx = &rv };
 	struct ipt_report *r = ipt_report_run(t, &o), *rn = r ? ipt_report_run(t, &on) : NULL;
 	struct ipt_row_match mn;
+	size_t k = 0;
+	int rc = -1;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	struct ipt_ipi_iter *it;
 	struct ipt_ipi_row row;
@@ -310,16 +356,20 @@ static void fz_public_report(struct ipt_trace *t)
 			abort();
 	}
 	if ((it = ipt_ipi_iter_new(t, NULL))) {
-		while (ipt_ipi_next(it, &row) > 0 && !ipt_report_row_match(r, &row, &m)) {
+		while ((rc = ipt_ipi_next(it, &row)) > 0 && !ipt_report_row_match(r, &row, &m)) {
 			fz_sink += m.matched + (m.stack ? m.stack->nframes : 0);
 			if (rn) {
-				if (ipt_report_row_match(rn, &row, &mn))
+				if (ipt_report_row_match(rn, &row, &mn) || k >= rv.n)
 					abort();
 				fz_same_match(&m, &mn);
+				fz_same_row(&rv.v[k++], &row);
 			}
 		}
 		ipt_ipi_iter_free(it);
 	}
+	if (rn && rc == 0 && k != rv.n)
+		abort();	/* every row was handed out, none more */
+	free(rv.v);
 	ipt_report_free(r);
 	ipt_report_free(rn);
 }

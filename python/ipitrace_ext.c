@@ -690,13 +690,6 @@ static void rows_dealloc(struct rows *r)
 	Py_TYPE(r)->tp_free((PyObject *)r);
 }
 
-static int online_threads(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
 /* run_report - the report whose row results fill the matching columns */
 static struct ipt_report *run_report(struct rows *r, int threads)
 {
@@ -719,7 +712,7 @@ static int report_first(struct rows *r)
 	r->hint = (size_t)ipt_report_summary(r->rep)->ipis_counted;
 	if (!r->explode && !r->filter)
 		r->hint = (size_t)ipt_report_summary(r->rep)->send_events;
-	if (r->explode && r->threads > 1 && ipt_ipi_iter_set_threads(r->it, r->threads))
+	if (r->explode && r->threads != 1 && ipt_ipi_iter_set_threads(r->it, r->threads))
 		return -1;
 	return 0;
 }
@@ -741,7 +734,7 @@ static int rows_open(struct rows *r, const char *path, int threads, bool match)
 	}
 	if (match)
 		return report_first(r);
-	if (r->explode && threads > 1 && ipt_ipi_iter_set_threads(r->it, threads))
+	if (r->explode && threads != 1 && ipt_ipi_iter_set_threads(r->it, threads))
 		return -1;
 	return 0;
 }
@@ -802,11 +795,11 @@ static int rows_init(struct rows *r, PyObject *args, PyObject *kw)
 		if (r->c[i].on && cols[i].match)
 			match = true;
 	if (threads < 0) {
-		PyErr_SetString(IptError, "threads: a number from 1 to 8 (None: the online CPUs)");
+		PyErr_SetString(IptError, "threads: a number from 1 to 8 (None: as the library chooses)");
 		Py_DECREF(path_obj);
 		return -1;
 	}
-	threads = threads ? (threads > 8 ? 8 : threads) : online_threads();
+	threads = threads > 8 ? 8 : threads;	/* 0: as the library chooses */
 	if (filter && !(r->filter = strdup(filter))) {
 		Py_DECREF(path_obj);
 		PyErr_NoMemory();

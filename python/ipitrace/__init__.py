@@ -96,11 +96,11 @@ def rows(path, filter=None, explode=True, threads=None, columns=None):
     """The IPI rows of a trace as a DataFrame (see the module's doc).
 
     filter: an expression over row columns as `ipitrace convert --filter`
-    takes it; threads: decoding threads (None: the online CPUs, at most 8;
-    explode=False runs in one; with 2 or more and the matching columns,
-    the report's pass runs in a thread of its own beside the rows' pass,
-    each in one thread); columns: a list of the columns wanted (leaving
-    out every matching column saves the report's pass)."""
+    takes it; threads: decoding threads (None: the online CPUs, at most 8,
+    but one for a trace with less than 16 MiB of CPU data; explode=False
+    runs in one); columns: a list of the columns wanted.  With the
+    matching columns the rows come from the report's own pass over the
+    trace, which then fills those columns."""
     r = _ext.Rows(path, filter, bool(explode), int(threads or 0), _wanted(columns, explode))
     d = r.next(0)
     order = _order(columns, explode)
