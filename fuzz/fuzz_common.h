@@ -362,6 +362,10 @@ static void fz_public_report(struct ipt_trace *t)
 				if (ipt_report_row_match(rn, &row, &mn) || k >= rv.n)
 					abort();
 				fz_same_match(&m, &mn);
+				/* by index: the k-th counted row */
+				if (ipt_report_row_match_nth(rn, k, &row, &mn))
+					abort();
+				fz_same_match(&m, &mn);
 				fz_same_row(&rv.v[k++], &row);
 			}
 		}

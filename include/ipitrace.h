@@ -1083,6 +1083,14 @@ struct ipt_row_match {
 };
 /* 0 and *m filled (see above), -1 on error (no row_results). */
 int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, struct ipt_row_match *m);
+/*
+ * The same for the i-th counted row (from 0, in opts.on_row's order), with
+ * no cursor: the report is only read, so threads may ask at once.  A row
+ * that is not the i-th counted one (its id or target CPU differ), or an i
+ * past the last, gets known = false.  0, or -1 on error (no row_results).
+ */
+int ipt_report_row_match_nth(const struct ipt_report *r, size_t i, const struct ipt_ipi_row *row,
+			     struct ipt_row_match *m);
 
 /*
  * Interrupts that served no traced send (an IPI interrupt on a CPU with no

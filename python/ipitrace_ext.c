@@ -24,6 +24,7 @@
 
 #include <ipitrace.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -438,6 +439,16 @@ struct rows {
 	bool forced[C__COUNT];	/* on for the join only: not handed out */
 	bool match_later;	/* put_row leaves the matching columns to the join */
 	bool nomem;		/* take_row ran out of memory */
+	struct ahead {		/* faulting the columns' pages ahead (rows_fill_one_pass) */
+		pthread_t th;
+		pthread_mutex_t mu;	/* want, stop; the wake-ups */
+		pthread_cond_t cv;
+		pthread_mutex_t bufs;	/* held while populating: the buffers stay put */
+		size_t want;		/* rows [0, want) populated, asked for (<= cap) */
+		size_t done;		/* rows populated (the thread's own) */
+		size_t next;		/* r->n at which to ask for more */
+		bool on, stop;
+	} ah;
 };
 
 static void rows_free_bufs(struct rows *r)
@@ -462,10 +473,26 @@ static size_t col_elsize(const struct col *c, int i)
 
 /* cat_widen - codes of rows [0, r->n) of c to nw bytes each, in place
  * (back to front: a wider code never overwrites one not yet moved) */
+static void bufs_lock(struct rows *r)
+{
+	if (r->ah.on)
+		pthread_mutex_lock(&r->ah.bufs);
+}
+
+static void bufs_unlock(struct rows *r)
+{
+	if (r->ah.on)
+		pthread_mutex_unlock(&r->ah.bufs);
+}
+
 static int cat_widen(struct rows *r, struct col *c, uint8_t nw)
 {
 	uint8_t ow = c->cw ? c->cw : 1;
-	void *p = cb_realloc(c->data, (r->cap ? r->cap : 1) * nw);
+	void *p;
+
+	bufs_lock(r);
+	p = cb_realloc(c->data, (r->cap ? r->cap : 1) * nw);
+	bufs_unlock(r);
 
 	if (!p)
 		return -1;
@@ -502,7 +529,19 @@ static int cat_put(struct rows *r, struct col *c, size_t k, int32_t code)
 	return 0;
 }
 
+static int rows_grow_locked(struct rows *r);
+
 static int rows_grow(struct rows *r)
+{
+	int ret;
+
+	bufs_lock(r);
+	ret = rows_grow_locked(r);
+	bufs_unlock(r);
+	return ret;
+}
+
+static int rows_grow_locked(struct rows *r)
 {
 	/* the first time, room for the rows the report counted (or the chunk):
 	 * one allocation; then 1.5x (large blocks grow by mremap, no copy) */
@@ -659,12 +698,9 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	return 0;
 }
 
-/* the matching columns of row k: what pt says (NULL: not known); the
- * stack from m; -1 out of memory */
-static int put_match(struct rows *r, size_t k, const struct ipt_row_match *pt, const struct ipt_row_match *m)
+/* the matching columns of row k but the stack: what pt says (NULL: not known) */
+static void put_match_values(struct rows *r, size_t k, const struct ipt_row_match *pt)
 {
-	int32_t code;
-
 #define NUL(i, T, has, v) do { if (r->c[i].on) { ((T *)r->c[i].data)[k] = (has) ? (T)(v) : 0; \
 		r->c[i].mask[k] = !(has); } } while (0)
 	NUL(C_LAT, int64_t, pt && pt->has_latency, pt ? pt->latency_ns : 0);
@@ -672,10 +708,27 @@ static int put_match(struct rows *r, size_t k, const struct ipt_row_match *pt, c
 	NUL(C_HTS, int64_t, pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
 	NUL(C_MATCHED, uint8_t, pt, pt && pt->matched);
 	NUL(C_COAL, uint8_t, pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
-	CAT(C_UNM, pt && !pt->matched && pt->unmatched != IPT_UNMATCHED_NONE ?
-		   (int32_t)pt->unmatched - 1 : -1);
-	CAT(C_STACK, stack_code(r, &r->c[C_STACK].cat, m ? m->stack : NULL));
+	/* a fixed category of 4: never widened, so threads may fill it */
+	if (r->c[C_UNM].on)
+		((int8_t *)r->c[C_UNM].data)[k] = pt && !pt->matched && pt->unmatched != IPT_UNMATCHED_NONE ?
+						 (int8_t)(pt->unmatched - 1) : -1;
+}
+
+/* the stack column of row k; -1 out of memory */
+static int put_stack(struct rows *r, size_t k, const struct ipt_report_stack *st)
+{
+	int32_t code;
+
+	CAT(C_STACK, stack_code(r, &r->c[C_STACK].cat, st));
 	return 0;
+}
+
+/* the matching columns of row k: what pt says (NULL: not known); the
+ * stack from m; -1 out of memory */
+static int put_match(struct rows *r, size_t k, const struct ipt_row_match *pt, const struct ipt_row_match *m)
+{
+	put_match_values(r, k, pt);
+	return put_stack(r, k, m ? m->stack : NULL);
 }
 
 static void rows_dealloc(struct rows *r)
@@ -1023,28 +1076,235 @@ err:
 	return -1;
 }
 
-/* join_matches - the report's row results into the matching columns,
- * asked for row by row in order as rows_fill does; -1 library error
- * (r->err), -2 out of memory */
-static int join_matches(struct rows *r, struct ipt_report *rep)
+/* the row of index k, as the join needs it (the columns it reads) */
+static struct ipt_ipi_row join_row(const struct rows *r, size_t k)
 {
-	for (size_t k = 0; k < r->n; k++) {
-		struct ipt_ipi_row row = {
-			.ts = (uint64_t)((int64_t *)r->c[C_TS].data)[k],
-			.id = (uint64_t)((int64_t *)r->c[C_ID].data)[k],
-			.src_cpu = ((int32_t *)r->c[C_SRC].data)[k],
-			.target_cpu = ((int32_t *)r->c[C_TGT].data)[k],
-		};
+	return (struct ipt_ipi_row){
+		.ts = (uint64_t)((int64_t *)r->c[C_TS].data)[k],
+		.id = (uint64_t)((int64_t *)r->c[C_ID].data)[k],
+		.src_cpu = ((int32_t *)r->c[C_SRC].data)[k],
+		.target_cpu = ((int32_t *)r->c[C_TGT].data)[k],
+	};
+}
+
+/* one thread's share of the join: rows [lo, hi), all but the stacks */
+struct join_part {
+	struct rows *r;
+	const struct ipt_report *rep;
+	size_t lo, hi;
+	bool stacks, failed;
+	pthread_t th;
+};
+
+static void *join_part_run(void *arg)
+{
+	struct join_part *jp = arg;
+	struct rows *r = jp->r;
+
+	for (size_t k = jp->lo; k < jp->hi; k++) {
+		struct ipt_ipi_row row = join_row(r, k);
 		struct ipt_row_match m;
 
-		if (ipt_report_row_match(rep, &row, &m)) {
+		if (ipt_report_row_match_nth(jp->rep, k, &row, &m)) {
+			jp->failed = true;
+			break;
+		}
+		put_match_values(r, k, m.known ? &m : NULL);
+		if (m.stack)
+			jp->stacks = true;
+		else if (r->c[C_STACK].on)
+			((int8_t *)r->c[C_STACK].data)[k] = -1;	/* 1-byte codes until a stack */
+	}
+	return NULL;
+}
+
+/* join_threads - how many threads share the join of n rows */
+static int join_threads(const struct rows *r)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = r->n / (1u << 18);	/* a thread for each 256k rows */
+
+	if (r->threads == 1 || cpus < 2 || n < 2)
+		return 1;
+	if (n > (size_t)cpus)
+		n = (size_t)cpus;
+	return n > 4 ? 4 : (int)n;
+}
+
+/*
+ * join_matches - the report's row results into the matching columns, row
+ * k from counted row k (the rows came from the report's own pass), in
+ * parallel: the results are only read, and each thread writes its own
+ * rows.  The stacks' category grows as it goes, so it is filled after, by
+ * this thread, if there are any.  -1 library error (r->err), -2 out of
+ * memory.
+ */
+static int join_matches(struct rows *r, const struct ipt_report *rep)
+{
+	struct join_part parts[4];
+	int nt = join_threads(r), started = 0;
+	bool stacks = false, failed = false;
+
+	for (int i = 0; i < nt; i++) {
+		parts[i] = (struct join_part){ .r = r, .rep = rep, .lo = r->n * (size_t)i / (size_t)nt,
+					       .hi = r->n * (size_t)(i + 1) / (size_t)nt };
+		if (i == nt - 1 || pthread_create(&parts[i].th, NULL, join_part_run, &parts[i]))
+			break;
+		started++;
+	}
+	/* this thread takes what no thread was started for */
+	parts[started].hi = r->n;
+	join_part_run(&parts[started]);
+	for (int i = 0; i <= started; i++) {
+		if (i < started)
+			pthread_join(parts[i].th, NULL);
+		stacks |= parts[i].stacks;
+		failed |= parts[i].failed;
+	}
+	if (failed) {
+		snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
+		return -1;
+	}
+	for (size_t k = 0; stacks && r->c[C_STACK].on && k < r->n; k++) {
+		struct ipt_ipi_row row = join_row(r, k);
+		struct ipt_row_match m;
+
+		if (ipt_report_row_match_nth(rep, k, &row, &m)) {
 			snprintf(r->err, sizeof(r->err), "%s", ipt_errmsg());
 			return -1;
 		}
-		if (put_match(r, k, m.known ? &m : NULL, &m))
+		if (put_stack(r, k, m.stack))
 			return -2;
 	}
 	return 0;
+}
+
+/*
+ * Faulting ahead.  On a VM a page fault is dear (3 us for 4 KiB, about
+ * 1 ms to zero a 2 MiB huge page at worst), and the thread that fills the
+ * columns is the one the report's pass waits on: a quarter of its time
+ * went to faulting the columns in.  A thread beside it asks the kernel
+ * for their pages (MADV_POPULATE_WRITE: the fault without the write) a
+ * window of rows ahead of the filling, on the core the report's lanes
+ * leave idle.  It holds ah.bufs while it populates, and the buffers move
+ * (rows_grow, cat_widen) only under it.  Pages it populates hold zeros,
+ * as a fault would give them, so a row filled before it gets there loses
+ * nothing.  At most a window of rows past the last is populated in vain.
+ */
+#define AHEAD_START (1u << 18)	/* rows before the thread starts */
+#define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling */
+#define AHEAD_STEP (1u << 16)	/* rows between two asks; rows populated at once */
+
+/* ahead_populate - the pages of rows [from, to) of every column */
+static void ahead_populate(struct rows *r, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	for (int i = 0; i < C__COUNT; i++) {
+		const struct col *c = &r->c[i];
+		size_t es = i == C_TGT && !r->explode ? 8 : col_elsize(c, i);
+
+		for (int m = 0; m < 2; m++) {
+			char *d = m ? c->mask : c->data;
+			struct cb_head *h;
+			uintptr_t a, e;
+
+			if (!c->on || !d)
+				continue;
+			if (m)
+				es = 1;
+			h = (struct cb_head *)(void *)(d - CB_HEAD);
+			if (!h->maplen)
+				continue;
+			a = (uintptr_t)(d + from * es) & ~(uintptr_t)4095;
+			e = ((uintptr_t)(d + to * es) + 4095) & ~(uintptr_t)4095;
+			if (e > (uintptr_t)h + h->maplen)
+				e = (uintptr_t)h + h->maplen;
+			if (e > a)
+				(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);	/* a hint */
+		}
+	}
+#else
+	(void)r;
+	(void)from;
+	(void)to;
+#endif
+}
+
+static void *ahead_run(void *arg)
+{
+	struct rows *r = arg;
+	struct ahead *ah = &r->ah;
+
+	for (;;) {
+		size_t to;
+
+		pthread_mutex_lock(&ah->mu);
+		while (!ah->stop && ah->want <= ah->done)
+			pthread_cond_wait(&ah->cv, &ah->mu);
+		to = ah->want;
+		pthread_mutex_unlock(&ah->mu);
+		if (ah->stop)
+			break;
+		while (ah->done < to && !ah->stop) {
+			size_t end = to - ah->done > AHEAD_STEP ? ah->done + AHEAD_STEP : to;
+
+			pthread_mutex_lock(&ah->bufs);
+			ahead_populate(r, ah->done, end);
+			pthread_mutex_unlock(&ah->bufs);
+			ah->done = end;
+		}
+	}
+	return NULL;
+}
+
+/* ahead_ask - the filling is at row r->n: the window ahead of it asked for
+ * (the thread started the first time) */
+static void ahead_ask(struct rows *r)
+{
+	struct ahead *ah = &r->ah;
+	size_t want = r->n + AHEAD_WINDOW < r->cap ? r->n + AHEAD_WINDOW : r->cap;
+
+	ah->next = r->n + AHEAD_STEP;
+	if (!ah->on) {
+		ah->want = ah->done = r->n;
+		ah->stop = false;
+		if (pthread_mutex_init(&ah->mu, NULL) || pthread_mutex_init(&ah->bufs, NULL) ||
+		    pthread_cond_init(&ah->cv, NULL)) {
+			ah->next = SIZE_MAX;	/* not to be had: the filling faults its own */
+			return;
+		}
+		ah->on = true;
+		if (pthread_create(&ah->th, NULL, ahead_run, r)) {
+			ah->on = false;
+			ah->next = SIZE_MAX;
+			return;
+		}
+	}
+	pthread_mutex_lock(&ah->mu);
+	if (want > ah->want) {
+		ah->want = want;
+		pthread_cond_signal(&ah->cv);
+	}
+	pthread_mutex_unlock(&ah->mu);
+}
+
+/* ahead_stop - the thread stopped and gone (if it was started) */
+static void ahead_stop(struct rows *r)
+{
+	struct ahead *ah = &r->ah;
+
+	if (ah->on) {
+		pthread_mutex_lock(&ah->mu);
+		ah->stop = true;
+		pthread_cond_signal(&ah->cv);
+		pthread_mutex_unlock(&ah->mu);
+		pthread_join(ah->th, NULL);
+		pthread_mutex_destroy(&ah->mu);
+		pthread_mutex_destroy(&ah->bufs);
+		pthread_cond_destroy(&ah->cv);
+		ah->on = false;
+	}
+	ah->next = 0;
 }
 
 /* a counted row from the report's pass (rows_fill_one_pass) */
@@ -1056,6 +1316,8 @@ static int take_row(void *ctx, const struct ipt_ipi_row *row)
 		r->nomem = true;
 		return -1;
 	}
+	if (r->n >= r->ah.next)
+		ahead_ask(r);
 	return 0;
 }
 
@@ -1081,7 +1343,9 @@ static int rows_fill_one_pass(struct rows *r)
 		if (!r->c[join[j]].on)
 			r->c[join[j]].on = r->forced[join[j]] = true;
 	r->match_later = true;
+	r->ah.next = AHEAD_START;
 	rep = ipt_report_run(r->t, &ro);
+	ahead_stop(r);
 	r->match_later = false;
 	if (!rep) {
 		if (r->nomem)

@@ -3,6 +3,8 @@
 
     python_check.py IPITRACE TMPDIR TRACE...      the checks of each trace
     python_check.py --bad FILE...                  bad inputs: Error or a result
+    python_check.py --big IPITRACE TMPDIR TRACE    rows() of a trace large enough
+                                                   for its helper threads
 
 Prints "PASS name", "FAIL name: why", "SKIP name: why" lines.  The module is
 a second consumer of the library: its DataFrames are compared with what the
@@ -403,7 +405,24 @@ def leaks(path):
     tracemalloc.stop()
 
 
+def check_big(ipt, tmp, path):
+    """rows() where its threads start (pages faulted ahead from 256k rows, the
+    join shared from 512k): the CSV's rows, and the same with threads=1"""
+    n = "big:" + os.path.basename(path)
+    csv_path = os.path.join(tmp, os.path.basename(path) + ".csv")
+    run(ipt, "convert", "-f", "csv", "-o", csv_path, path)
+    df = ipitrace.rows(path)
+    check(n + ":size", len(df) >= 512 * 1024, "only %d rows" % len(df))
+    compare_frames(n, df, read_csv(csv_path))
+    os.unlink(csv_path)
+    check(n + ":threads=1", ipitrace.rows(path, threads=1).equals(df),
+          "rows(threads=1) differs from the default")
+
+
 def main():
+    if sys.argv[1] == "--big":
+        check_big(*sys.argv[2:5])
+        return
     if sys.argv[1] == "--leaks":
         leaks(sys.argv[2])
         return

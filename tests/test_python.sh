@@ -146,6 +146,17 @@ rc=$?
 tally "$TMP/check.log"
 [ $rc -eq 0 ] || fail checks "python_check.py exited $rc: $(grep -v '^ *$' "$TMP/check.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
 
+# ---- a trace large enough for rows()'s own threads (faulting ahead, the join) ----
+if [ -x "$GEN" ] && "$GEN" -o "$TMP/big.dat" -e 1600000 -s 6 -n 8; then
+	$RUNPY $PY "$TOP/tests/python_check.py" --big "$IPT" "$TMP" "$TMP/big.dat" > "$TMP/big.log" 2> "$TMP/big.err"
+	rc=$?
+	tally "$TMP/big.log"
+	[ $rc -eq 0 ] || fail big "python_check.py --big exited $rc: $(grep -v '^ *$' "$TMP/big.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+	rm -f "$TMP/big.dat"
+else
+	skip big "no large synthetic trace (gen-synth missing or failed)"
+fi
+
 # ---- references: repeated calls leave no Python objects behind ----
 $RUNPY $PY "$TOP/tests/python_check.py" --leaks "$TRACES/recorded/stacks.dat" > "$TMP/leak.log" 2> "$TMP/leak.err"
 rc=$?

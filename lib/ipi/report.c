@@ -3229,22 +3229,16 @@ static uint64_t wide_find(const struct rpt_wides *w, size_t i)
 	return lo && w->v[lo - 1].res == i ? w->v[lo - 1].v : 0;
 }
 
-int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, struct ipt_row_match *m)
+/* row_match_at - result i (in range) for row, into m (zeroed) when it is
+ * that row's; false when the row is not the one the report counted there */
+static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row,
+			 struct ipt_row_match *m)
 {
 	const struct rpt *r = &rep->r;
-	const struct rpt_result *res;
+	const struct rpt_result *res = &r->res[i];
 
-	memset(m, 0, sizeof(*m));
-	if (!r->opts.row_results) {
-		ipt_err_code(IPT_ERR_INVALID, "report: row results were not kept (row_results)");
-		return -1;
-	}
-	if (rep->rcur >= r->nres)
-		return 0;
-	res = &r->res[rep->rcur];
 	if (res->id_lo != (uint32_t)row->id || res->target != row->target_cpu)
-		return 0;	/* a row the report did not count */
-	rep->rcur++;
+		return false;	/* a row the report did not count */
 	m->known = res->state != RES_PENDING;
 	m->matched = res->state == RES_MATCHED;
 	m->coalesced = m->matched && res->coalesced;
@@ -3256,7 +3250,7 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	default: break;
 	}
 	if (m->matched && rep->ns) {
-		uint64_t hts = res->hdelta == RPT_HDELTA_WIDE ? wide_find(&r->hwide, rep->rcur - 1)
+		uint64_t hts = res->hdelta == RPT_HDELTA_WIDE ? wide_find(&r->hwide, i)
 							      : row->ts + (uint64_t)(int64_t)res->hdelta;
 
 		m->has_handler_ts = true;
@@ -3270,10 +3264,39 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 		m->has_handler = true;
 		m->handler_ns = res->hdur;
 		if (res->hdur == RPT_HDUR_LONG)
-			m->handler_ns = wide_find(&r->hlong, rep->rcur - 1);
+			m->handler_ns = wide_find(&r->hlong, i);
 	}
-	if (r->res_stack && r->res_stack[rep->rcur - 1] && rep->tmap)
-		m->stack = &rep->tstk[rep->tmap[r->res_stack[rep->rcur - 1]]];
+	if (r->res_stack && r->res_stack[i] && rep->tmap)
+		m->stack = &rep->tstk[rep->tmap[r->res_stack[i]]];
+	return true;
+}
+
+static int need_row_results(const struct ipt_report *rep)
+{
+	if (rep->r.opts.row_results)
+		return 0;
+	ipt_err_code(IPT_ERR_INVALID, "report: row results were not kept (row_results)");
+	return -1;
+}
+
+int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, struct ipt_row_match *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (need_row_results(rep))
+		return -1;
+	if (rep->rcur < rep->r.nres && row_match_at(rep, rep->rcur, row, m))
+		rep->rcur++;
+	return 0;
+}
+
+int ipt_report_row_match_nth(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row,
+			     struct ipt_row_match *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (need_row_results(rep))
+		return -1;
+	if (i < rep->r.nres)
+		row_match_at(rep, i, row, m);
 	return 0;
 }
 
