@@ -439,6 +439,13 @@ struct rows {
 	bool forced[C__COUNT];	/* on for the join only: not handed out */
 	bool match_later;	/* put_row leaves the matching columns to the join */
 	bool nomem;		/* take_row ran out of memory */
+	/* the symbol columns' codes of the last row's addresses: the rows of
+	 * one send (and most sends from one place) have the same */
+	struct sym_memo {
+		uint64_t callsite, callback, func;
+		int32_t cssym, cbsym, funcsym, csfunc, fname;
+		bool ok;
+	} memo;
 	struct ahead {		/* faulting the columns' pages ahead (rows_fill_one_pass) */
 		pthread_t th;
 		pthread_mutex_t mu;	/* want, stop; the wake-ups */
@@ -509,8 +516,8 @@ static int cat_widen(struct rows *r, struct col *c, uint8_t nw)
 	return 0;
 }
 
-/* cat_put - code at row k of category column c (-1: null); -1 out of memory */
-static int cat_put(struct rows *r, struct col *c, size_t k, int32_t code)
+/* cat_put_wide - cat_put for a code that may need wider codes first */
+static __attribute__((noinline)) int cat_put_wide(struct rows *r, struct col *c, size_t k, int32_t code)
 {
 	uint8_t w = c->cw ? c->cw : 1;
 
@@ -520,13 +527,21 @@ static int cat_put(struct rows *r, struct col *c, size_t k, int32_t code)
 			return -1;
 		w = c->cw;
 	}
-	if (w == 1)
-		((int8_t *)c->data)[k] = (int8_t)code;
-	else if (w == 2)
+	if (w == 2)
 		((int16_t *)c->data)[k] = (int16_t)code;
 	else
 		((int32_t *)c->data)[k] = code;
 	return 0;
+}
+
+/* cat_put - code at row k of category column c (-1: null); -1 out of memory */
+static inline int cat_put(struct rows *r, struct col *c, size_t k, int32_t code)
+{
+	if (c->cw <= 1 && code < INT8_MAX - 1) {	/* the usual case */
+		((int8_t *)c->data)[k] = (int8_t)code;
+		return 0;
+	}
+	return cat_put_wide(r, c, k, code);
 }
 
 static int rows_grow_locked(struct rows *r);
@@ -650,6 +665,7 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 {
 	size_t k = r->n;
 	const struct ipt_row_match *pt = m && m->known && (r->explode || row->ntargets == 1) ? m : NULL;
+	struct sym_memo *mo = &r->memo;
 	int32_t code;
 
 	if (k == r->cap && rows_grow(r))
@@ -681,17 +697,35 @@ static int put_row(struct rows *r, const struct ipt_ipi_row *row, const struct i
 	CAT(C_EVENT, cat_str_fixed(&r->c[C_EVENT].cat, row->event));
 	CAT(C_KIND, (int32_t)row->kind < IPT_KIND__COUNT ? (int32_t)row->kind : -1);
 	SET(C_CS, uint64_t, row->callsite);
-	CAT(C_CSSYM, sym_code(r, &r->c[C_CSSYM].cat, row->callsite, row->callsite_sym,
-			      row->callsite_off, true));
 	SET(C_CB, uint64_t, row->callback);
-	CAT(C_CBSYM, sym_code(r, &r->c[C_CBSYM].cat, row->callback, row->callback_sym, 0, false));
 	SET(C_FUNC, uint64_t, row->func);
-	CAT(C_FUNCSYM, sym_code(r, &r->c[C_FUNCSYM].cat, row->func, row->func_sym, 0, false));
 	CAT(C_REASON, cat_str_fixed(&r->c[C_REASON].cat, row->reason));
-	CAT(C_CSFUNC, sym_code(r, &r->c[C_CSFUNC].cat, row->callsite, row->callsite_sym, 0, false));
-	CAT(C_FNAME, row->func ? sym_code(r, &r->c[C_FNAME].cat, row->func, row->func_sym, 0, false)
-			       : sym_code(r, &r->c[C_FNAME].cat, row->callback, row->callback_sym, 0,
-					  false));
+	/* a symbol column's code follows from the address alone */
+	if (!mo->ok || mo->callsite != row->callsite || mo->callback != row->callback ||
+	    mo->func != row->func) {
+		struct sym_memo nm = { row->callsite, row->callback, row->func, -1, -1, -1, -1, -1, true };
+
+#define SYM(i, f, expr) do { if (r->c[i].on && (nm.f = (expr)) == -2) return -1; } while (0)
+		SYM(C_CSSYM, cssym, sym_code(r, &r->c[C_CSSYM].cat, row->callsite, row->callsite_sym,
+					     row->callsite_off, true));
+		SYM(C_CBSYM, cbsym, sym_code(r, &r->c[C_CBSYM].cat, row->callback, row->callback_sym, 0,
+					     false));
+		SYM(C_FUNCSYM, funcsym, sym_code(r, &r->c[C_FUNCSYM].cat, row->func, row->func_sym, 0,
+						 false));
+		SYM(C_CSFUNC, csfunc, sym_code(r, &r->c[C_CSFUNC].cat, row->callsite, row->callsite_sym,
+					       0, false));
+		SYM(C_FNAME, fname, row->func ? sym_code(r, &r->c[C_FNAME].cat, row->func, row->func_sym,
+							 0, false)
+					      : sym_code(r, &r->c[C_FNAME].cat, row->callback,
+							 row->callback_sym, 0, false));
+#undef SYM
+		*mo = nm;
+	}
+	CAT(C_CSSYM, mo->cssym);
+	CAT(C_CBSYM, mo->cbsym);
+	CAT(C_FUNCSYM, mo->funcsym);
+	CAT(C_CSFUNC, mo->csfunc);
+	CAT(C_FNAME, mo->fname);
 	if (!r->match_later && put_match(r, k, pt, m))
 		return -1;
 	r->n++;
