@@ -80,6 +80,37 @@ void ipt_free_soon(void *p, size_t n)
 		munmap(p, soon_len(n));
 }
 
+void *ipt_realloc_soon(void *p, size_t old, size_t n)
+{
+	void *q;
+
+	if (old < SOON_MAP || soon_len(old) < old) {
+		if (n < SOON_MAP || soon_len(n) < n)
+			return ipt_realloc(p, n);
+		q = ipt_malloc_soon(n);	/* from here a mapping of its own */
+		if (q) {
+			memcpy(q, p, old < n ? old : n);
+			free(p);
+		}
+		return q;
+	}
+	if (soon_len(n) < n) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
+		return NULL;
+	}
+	if (soon_len(n) == soon_len(old))
+		return p;
+	q = mremap(p, soon_len(old), soon_len(n), MREMAP_MAYMOVE);	/* never a copy */
+	if (q == MAP_FAILED) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu bytes)", n);
+		return NULL;
+	}
+#ifdef MADV_HUGEPAGE
+	(void)madvise(q, soon_len(n), MADV_HUGEPAGE);	/* a hint: refused where THP is off */
+#endif
+	return q;
+}
+
 void *ipt_calloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
