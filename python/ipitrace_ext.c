@@ -1223,11 +1223,19 @@ static int join_matches(struct rows *r, const struct ipt_report *rep)
  * leave idle.  It holds ah.bufs while it populates, and the buffers move
  * (rows_grow, cat_widen) only under it.  Pages it populates hold zeros,
  * as a fault would give them, so a row filled before it gets there loses
- * nothing.  At most a window of rows past the last is populated in vain.
+ * nothing.  The window is a quarter of the rows so far, up to 256k rows
+ (25 MB of a full frame): at most that is populated past the last row.
  */
-#define AHEAD_START (1u << 18)	/* rows before the thread starts */
-#define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling */
-#define AHEAD_STEP (1u << 16)	/* rows between two asks; rows populated at once */
+#define AHEAD_START (1u << 15)	/* rows before the thread starts */
+#define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling, at most */
+#define AHEAD_STEP (1u << 16)	/* rows populated at once, at most */
+
+/* ahead_window - rows populated ahead of row n: a quarter of n (so that at
+ * most a fifth of the pages is populated in vain), up to AHEAD_WINDOW */
+static size_t ahead_window(size_t n)
+{
+	return n / 4 < AHEAD_WINDOW ? n / 4 : AHEAD_WINDOW;
+}
 
 /* ahead_populate - the pages of rows [from, to) of every column */
 static void ahead_populate(struct rows *r, size_t from, size_t to)
@@ -1296,9 +1304,9 @@ static void *ahead_run(void *arg)
 static void ahead_ask(struct rows *r)
 {
 	struct ahead *ah = &r->ah;
-	size_t want = r->n + AHEAD_WINDOW < r->cap ? r->n + AHEAD_WINDOW : r->cap;
+	size_t want = r->n + ahead_window(r->n) < r->cap ? r->n + ahead_window(r->n) : r->cap;
 
-	ah->next = r->n + AHEAD_STEP;
+	ah->next = r->n + ahead_window(r->n) / 4;	/* asked again a quarter window on */
 	if (!ah->on) {
 		ah->want = ah->done = r->n;
 		ah->stop = false;
