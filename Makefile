@@ -171,6 +171,7 @@ check-qemu: deps
 bench: all
 	@IPITRACE_DEPS=bench sh tools/install-deps.sh
 	@sh bench/run.sh
+	@sh bench/python.sh
 
 FUZZ_SECONDS ?= 180
 fuzz: all
@@ -270,8 +271,8 @@ uninstall-python:
 install: install-python
 uninstall: uninstall-python
 
-# `make bench` runs the module's benchmark too (bench/python.sh)
-bench: bench-python
+# `make bench` runs the module's benchmark too (bench/python.sh), after
+# bench/run.sh: it takes the real recordings that run.sh makes
 bench-python: all
 	@sh bench/python.sh
 

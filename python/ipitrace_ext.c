@@ -332,32 +332,36 @@ struct cb_head {
 };
 
 #define CB_HUGE (2u << 20)
+#define CB_HUGE_FRAME (64u << 20)
 
 /*
- * From 2 MiB a column's mapping is whole huge pages, asked for with
- * MADV_HUGEPAGE: a fault per 2 MiB instead of per 4 KiB.  On a VM where a
- * fault is dear (about 3 us here) a 300 MB frame's faults cost more than
- * filling it: rows() of 3.3 M rows went from 2.5 s to 1.6-1.9 s.  Room
- * not written costs nothing, and a half-written last huge page at most
- * 2 MiB a column.
+ * The columns of a frame from 64 MiB (all its columns together) are whole
+ * huge pages from 2 MiB each, asked for with MADV_HUGEPAGE: a fault per
+ * 2 MiB instead of per 4 KiB.  On a VM where a fault is dear (about 3 us
+ * here) a 300 MB frame's faults cost more than filling it: rows() of 3.3 M
+ * rows went from 2.5 s to 1.6-1.9 s.  Room not written costs nothing, but
+ * a column's last huge page is whole once touched: up to 2 MiB of some
+ * thirty columns, which a small frame cannot carry (a 330k-row frame of
+ * 31 MiB peaked at 1.84x its size).
  */
-static size_t cb_maplen(size_t n)
+static size_t cb_maplen(size_t n, bool huge)
 {
 	size_t len = (n + CB_HEAD + 4095) & ~(size_t)4095;
 
-	if (len >= CB_HUGE)
+	if (huge && len >= CB_HUGE)
 		len = (len + CB_HUGE - 1) & ~(size_t)(CB_HUGE - 1);
 	return len;
 }
 
-static void cb_huge(void *m, size_t len)
+static void cb_huge(void *m, size_t len, bool huge)
 {
 #ifdef MADV_HUGEPAGE
-	if (len >= CB_HUGE)
+	if (huge && len >= CB_HUGE)
 		(void)madvise(m, len, MADV_HUGEPAGE);	/* a hint: refused where THP is off */
 #else
 	(void)m;
 	(void)len;
+	(void)huge;
 #endif
 }
 
@@ -374,8 +378,9 @@ static void cb_free(void *p)
 		free(h);
 }
 
-/* cb_realloc - realloc for column buffers (p NULL: new); NULL if out of memory */
-static void *cb_realloc(void *p, size_t n)
+/* cb_realloc_in - realloc for column buffers (p NULL: new), in huge pages
+ * if huge (see cb_maplen); NULL if out of memory */
+static void *cb_realloc_in(void *p, size_t n, bool huge)
 {
 	struct cb_head *h = p ? (struct cb_head *)(void *)((char *)p - CB_HEAD) : NULL;
 	size_t old = h ? h->maplen : 0;
@@ -391,27 +396,32 @@ static void *cb_realloc(void *p, size_t n)
 		return (char *)h + CB_HEAD;
 	}
 	if (old) {
-		void *m = mremap(h, old, cb_maplen(n), MREMAP_MAYMOVE);
+		void *m = mremap(h, old, cb_maplen(n, huge), MREMAP_MAYMOVE);
 
 		if (m == MAP_FAILED)
 			return NULL;
 		h = m;
-		cb_huge(m, cb_maplen(n));
+		cb_huge(m, cb_maplen(n, huge), huge);
 	} else {
-		void *m = mmap(NULL, cb_maplen(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = mmap(NULL, cb_maplen(n, huge), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (m == MAP_FAILED)
 			return NULL;
-		cb_huge(m, cb_maplen(n));
+		cb_huge(m, cb_maplen(n, huge), huge);
 		if (p) {	/* from malloc's: what it held (less than n) */
 			memcpy((char *)m + CB_HEAD, p, h->size);
 			free(h);
 		}
 		h = m;
 	}
-	h->maplen = cb_maplen(n);
+	h->maplen = cb_maplen(n, huge);
 	h->size = n;
 	return (char *)h + CB_HEAD;
+}
+
+static void *cb_realloc(void *p, size_t n)
+{
+	return cb_realloc_in(p, n, false);
 }
 
 struct rows {
@@ -439,6 +449,7 @@ struct rows {
 	bool forced[C__COUNT];	/* on for the join only: not handed out */
 	bool match_later;	/* put_row leaves the matching columns to the join */
 	bool nomem;		/* take_row ran out of memory */
+	bool huge;		/* the columns are large: huge pages (cb_maplen) */
 	/* the symbol columns' codes of the last row's addresses: the rows of
 	 * one send (and most sends from one place) have the same */
 	struct sym_memo {
@@ -469,6 +480,7 @@ static void rows_free_bufs(struct rows *r)
 	cb_free(r->cpus);
 	r->cpus = NULL;
 	r->n = r->cap = r->ncpus = r->capcpus = 0;
+	r->huge = false;
 }
 
 static size_t col_elsize(const struct col *c, int i)
@@ -498,7 +510,7 @@ static int cat_widen(struct rows *r, struct col *c, uint8_t nw)
 	void *p;
 
 	bufs_lock(r);
-	p = cb_realloc(c->data, (r->cap ? r->cap : 1) * nw);
+	p = cb_realloc_in(c->data, (r->cap ? r->cap : 1) * nw, r->huge);
 	bufs_unlock(r);
 
 	if (!p)
@@ -571,6 +583,15 @@ static int rows_grow_locked(struct rows *r)
 	}
 	if (nc < 16)
 		nc = 16;
+	if (!r->huge) {	/* the frame's size at this room: huge pages from CB_HUGE_FRAME */
+		size_t row = 0;
+
+		for (int i = 0; i < C__COUNT; i++)
+			if (r->c[i].on)
+				row += col_elsize(&r->c[i], i) +
+				       (cols[i].type == T_NI64 || cols[i].type == T_NBOOL);	/* the mask */
+		r->huge = nc >= CB_HUGE_FRAME / (row ? row : 1);
+	}
 	for (int i = 0; i < C__COUNT; i++) {
 		struct col *c = &r->c[i];
 		void *p;
@@ -578,14 +599,14 @@ static int rows_grow_locked(struct rows *r)
 		if (!c->on)
 			continue;
 		if (i == C_TGT && !r->explode)	/* offsets into r->cpus, n + 1 of them */
-			p = cb_realloc(c->data, (nc + 1) * elsize(T_TARGETS));
+			p = cb_realloc_in(c->data, (nc + 1) * elsize(T_TARGETS), r->huge);
 		else
-			p = cb_realloc(c->data, nc * col_elsize(c, i));
+			p = cb_realloc_in(c->data, nc * col_elsize(c, i), r->huge);
 		if (!p)
 			return -1;
 		c->data = p;
 		if (cols[i].type == T_NI64 || cols[i].type == T_NBOOL) {
-			p = cb_realloc(c->mask, nc);
+			p = cb_realloc_in(c->mask, nc, r->huge);
 			if (!p)
 				return -1;
 			c->mask = p;
@@ -599,7 +620,7 @@ static int add_cpu(struct rows *r, int32_t cpu)
 {
 	if (r->ncpus == r->capcpus) {
 		size_t nc = r->capcpus ? r->capcpus * 2 : 4096;
-		int32_t *p = cb_realloc(r->cpus, nc * sizeof(*p));
+		int32_t *p = cb_realloc_in(r->cpus, nc * sizeof(*p), r->huge);
 
 		if (!p)
 			return -1;
@@ -1223,18 +1244,20 @@ static int join_matches(struct rows *r, const struct ipt_report *rep)
  * leave idle.  It holds ah.bufs while it populates, and the buffers move
  * (rows_grow, cat_widen) only under it.  Pages it populates hold zeros,
  * as a fault would give them, so a row filled before it gets there loses
- * nothing.  The window is a quarter of the rows so far, up to 256k rows
- (25 MB of a full frame): at most that is populated past the last row.
+ * nothing.  The window is a 32nd of the rows so far, up to 256k rows
+ * (25 MB of a full frame): at most that is populated past the last row,
+ * in vain (a quarter took a 330k-row frame's peak memory past 1.5x its
+ * size; a 32nd adds 1 MiB to it).
  */
 #define AHEAD_START (1u << 15)	/* rows before the thread starts */
 #define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling, at most */
 #define AHEAD_STEP (1u << 16)	/* rows populated at once, at most */
 
-/* ahead_window - rows populated ahead of row n: a quarter of n (so that at
- * most a fifth of the pages is populated in vain), up to AHEAD_WINDOW */
+/* ahead_window - rows populated ahead of row n: a 32nd of n (so that at
+ * most that is populated in vain), up to AHEAD_WINDOW */
 static size_t ahead_window(size_t n)
 {
-	return n / 4 < AHEAD_WINDOW ? n / 4 : AHEAD_WINDOW;
+	return n / 32 < AHEAD_WINDOW ? n / 32 : AHEAD_WINDOW;
 }
 
 /* ahead_populate - the pages of rows [from, to) of every column */
@@ -1306,7 +1329,8 @@ static void ahead_ask(struct rows *r)
 	struct ahead *ah = &r->ah;
 	size_t want = r->n + ahead_window(r->n) < r->cap ? r->n + ahead_window(r->n) : r->cap;
 
-	ah->next = r->n + ahead_window(r->n) / 4;	/* asked again a quarter window on */
+	/* asked again a quarter window on (at least 4096 rows: a wake-up each) */
+	ah->next = r->n + (ahead_window(r->n) / 4 > 4096 ? ahead_window(r->n) / 4 : 4096);
 	if (!ah->on) {
 		ah->want = ah->done = r->n;
 		ah->stop = false;

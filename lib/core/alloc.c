@@ -36,6 +36,9 @@ void *ipt_malloc_big(size_t n)
 /* a mapping of its own from this size (the 2 MiB of a huge page / 2) */
 #define SOON_MAP (1u << 20)
 
+/* a grown buffer's mapping in huge pages from this size (ipt_realloc_soon) */
+#define SOON_HUGE_GROWN (16u << 20)
+
 /* soon_len - the length of the mapping of a buffer of n bytes */
 static size_t soon_len(size_t n)
 {
@@ -106,7 +109,10 @@ void *ipt_realloc_soon(void *p, size_t old, size_t n)
 		return NULL;
 	}
 #ifdef MADV_HUGEPAGE
-	(void)madvise(q, soon_len(n), MADV_HUGEPAGE);	/* a hint: refused where THP is off */
+	/* a buffer that doubles is at least half used: from 16 MiB, the last
+	 * huge page's unused part is at most a sixteenth of what is */
+	if (soon_len(n) >= SOON_HUGE_GROWN)
+		(void)madvise(q, soon_len(n), MADV_HUGEPAGE);	/* a hint: refused where THP is off */
 #endif
 	return q;
 }

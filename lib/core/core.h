@@ -46,8 +46,8 @@ void *ipt_malloc_big(size_t n);
 void *ipt_malloc_soon(size_t n);
 void ipt_free_soon(void *p, size_t n);
 /* realloc for such a buffer of old bytes (p NULL, old 0: new), one that
- * grows large: from 1 MiB grown by mremap, in 2 MiB pages, never copied;
- * ipt_free_soon(p, n) frees it */
+ * grows large: from 1 MiB grown by mremap, never copied, and from 16 MiB
+ * in 2 MiB pages; ipt_free_soon(p, n) frees it */
 void *ipt_realloc_soon(void *p, size_t old, size_t n);
 void *ipt_calloc(size_t n, size_t size);
 /* Zeroed memory for n objects of a type with cache-line members
