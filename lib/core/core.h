@@ -336,6 +336,7 @@ struct ipt_trace {
 
 	const uint8_t *map;	/* the whole file, mmap()ed (or NULL) */
 	size_t map_size;
+	int fd;			/* the same file, for pread (-1 none) */
 
 	struct ipt_page_layout layout;
 
@@ -391,6 +392,23 @@ struct ipt_trace {
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 };
+
+/*
+ * Bytes of a trace's file read into a private buffer (filewin.c), for data
+ * read once in order that would otherwise stay mapped: see there.
+ */
+struct ipt_file_window {
+	uint8_t *buf;
+	size_t cap;
+	uint64_t off;		/* file offset of buf[0] */
+	size_t len;		/* bytes of the file in buf */
+};
+/* n bytes of t's file at off, valid until the next call on w; NULL with a
+ * message naming what, the file and the offset when they lie past its end
+ * or cannot be read. */
+const uint8_t *ipt_file_window_get(const struct ipt_trace *t, struct ipt_file_window *w,
+				   uint64_t off, size_t n, const char *what);
+void ipt_file_window_release(struct ipt_file_window *w);
 
 /* A format file text as stored in a trace.dat. */
 struct ipt_raw_format {

@@ -19,6 +19,7 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 
 	if (!t)
 		return NULL;
+	t->fd = -1;
 	t->path = ipt_strdup(path ? path : "(memory)");
 	t->compression = ipt_strdup("none");
 	t->clock = ipt_strdup("");
@@ -336,6 +337,8 @@ void ipt_trace_close(struct ipt_trace *t)
 	free(t->cpustat);
 	if (t->map)
 		munmap((void *)t->map, t->map_size);
+	if (t->fd >= 0)
+		close(t->fd);
 	free(t->path);
 	free(t->compression);
 	free(t->clock);

@@ -148,11 +148,18 @@ struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
 		return NULL;
 	}
 	t->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (own >= 0)
-		close(own);
 	if (t->map == MAP_FAILED) {
 		t->map = NULL;
 		ipt_err_at(path, -1, "cannot map: %s", strerror(errno));
+		if (own >= 0)
+			close(own);
+		ipt_trace_close(t);
+		return NULL;
+	}
+	/* kept for compressed data, read with pread (core/filewin.c) */
+	t->fd = own >= 0 ? own : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (t->fd < 0) {
+		ipt_err_at(path, -1, "%s", strerror(errno));
 		ipt_trace_close(t);
 		return NULL;
 	}

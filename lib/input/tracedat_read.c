@@ -812,48 +812,60 @@ static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const ch
 	return ret;
 }
 
-/* cpu_chunks - check the compressed chunks of one CPU's data; add up their sizes */
+/*
+ * cpu_chunks - check the compressed chunks of one CPU's data; add up their
+ * sizes.  Read through a window (core/filewin.c), not the mapping, which
+ * would keep file pages resident.
+ */
 static int cpu_chunks(struct ipt_trace *t, struct ipt_cpu_stream *s, uint64_t off)
 {
-	/* the stored size leaves out the chunk count: bound by the file instead */
-	struct rd r = { t->map + off, t->map_size - (size_t)off, 0, (long long)off, t->big_endian,
-			t->path, "compressed CPU data", false };
-	size_t dropped = 0;
+	struct ipt_file_window w = { 0 };
+	const uint8_t *p;
+	uint64_t at = off + 4;
 	uint32_t count;
+	int ret = -1;
 
-	if (rd_u32(&r, &count))
-		return -1;
-	if ((uint64_t)count * 8 > r.n)
-		return ipt_err_at(t->path, (long long)off, "CPU %d: %u chunks cannot fit in %llu bytes",
-				  s->cpu, count, (unsigned long long)r.n);
+	if (!(p = ipt_file_window_get(t, &w, off, 4, "compressed CPU data")))
+		goto out;
+	count = (uint32_t)ipt_get_uint(p, 4, t->big_endian);
+	/* the stored size leaves out the chunk count: bound by the file instead */
+	if ((uint64_t)count * 8 > t->map_size - at) {
+		ipt_err_at(t->path, (long long)off, "CPU %d: %u chunks cannot fit in %llu bytes",
+			   s->cpu, count, (unsigned long long)(t->map_size - at));
+		goto out;
+	}
 	s->chunked = true;
-	s->chunk_off = off + 4;
+	s->chunk_off = at;
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t cs, us;
-		const uint8_t *d = NULL;
-		long long at = r.base + (long long)r.pos;
 
-		if (rd_u32(&r, &cs) || rd_u32(&r, &us) || rd_bytes(&r, cs, &d))
-			return -1;
-		if (us % t->layout.page_size)
-			return ipt_err_at(t->path, at, "CPU %d chunk %u: %u bytes is not whole pages",
-					  s->cpu, i, us);
-		if ((uint64_t)us > (uint64_t)cs * 4096 + (1 << 20))
-			return ipt_err_at(t->path, at, "CPU %d chunk %u: implausible size %u from %u bytes",
-					  s->cpu, i, us, cs);
-		s->size += us;
-		/* indexing touches every page of the data: let them go again */
-		if (r.pos - dropped >= (1u << 20) || i + 1 == count) {
-			size_t from = ((size_t)off + dropped + 4095) & ~(size_t)4095;
-			size_t to = ((size_t)off + r.pos) & ~(size_t)4095;
-
-			if (to > from)
-				madvise((void *)(t->map + from), to - from, MADV_DONTNEED);
-			dropped = r.pos;
+		if (!(p = ipt_file_window_get(t, &w, at, 8, "compressed CPU data")))
+			goto out;
+		cs = (uint32_t)ipt_get_uint(p, 4, t->big_endian);
+		us = (uint32_t)ipt_get_uint(p + 4, 4, t->big_endian);
+		if (cs > t->map_size - at - 8) {
+			ipt_err_at(t->path, (long long)at, "CPU %d chunk %u claims %u bytes, only %llu left",
+				   s->cpu, i, cs, (unsigned long long)(t->map_size - at - 8));
+			goto out;
 		}
+		if (us % t->layout.page_size) {
+			ipt_err_at(t->path, (long long)at, "CPU %d chunk %u: %u bytes is not whole pages",
+				   s->cpu, i, us);
+			goto out;
+		}
+		if ((uint64_t)us > (uint64_t)cs * 4096 + (1 << 20)) {
+			ipt_err_at(t->path, (long long)at, "CPU %d chunk %u: implausible size %u from %u bytes",
+				   s->cpu, i, us, cs);
+			goto out;
+		}
+		s->size += us;
+		at += 8 + (uint64_t)cs;
 	}
 	s->nchunks = count;
-	return 0;
+	ret = 0;
+out:
+	ipt_file_window_release(&w);
+	return ret;
 }
 
 static int load_buffer(struct ipt_trace *t, const struct buffer_opt *b, bool first)

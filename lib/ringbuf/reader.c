@@ -39,8 +39,11 @@ void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
 	pr->t = t;
 	pr->s = s;
 	if (!s->chunked) {
-		pr->cur = s->data;
-		pr->cur_size = s->data ? s->size : 0;
+		/* a stream in the file is read in blocks, one in a reused
+		 * buffer (see load_block); one elsewhere (text input) is all here */
+		pr->in_file = s->data && t->fd >= 0 && s->data == t->map + s->file_offset;
+		pr->cur = pr->in_file ? NULL : s->data;
+		pr->cur_size = s->data && !pr->in_file ? s->size : 0;
 	}
 	pr->next_off = s->chunk_off;
 }
@@ -50,6 +53,7 @@ void ipt_page_reader_release(struct ipt_page_reader *pr)
 	free(pr->cbuf);
 	pr->cbuf = NULL;
 	pr->cbuf_cap = 0;
+	ipt_file_window_release(&pr->zwin);
 }
 
 /* where - file offset of byte off of the current bytes, for messages */
@@ -57,7 +61,7 @@ static long long where(const struct ipt_page_reader *pr, uint64_t off)
 {
 	if (pr->s->chunked)
 		return (long long)pr->chunk_foff;
-	return (long long)(pr->s->file_offset + off);
+	return (long long)(pr->s->file_offset + pr->cur_base + off);
 }
 
 static int bad(const struct ipt_page_reader *pr, uint64_t off, const char *what)
@@ -86,6 +90,32 @@ static void drop_behind(const struct ipt_trace *t, const uint8_t *from, const ui
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/*
+ * load_block - read the next block of a stream stored flat in the file: a
+ * whole number of pages, through the reader's window (core/filewin.c) for
+ * the reason compressed data is; 1 loaded, 0 none left, -1 error
+ */
+static int load_block(struct ipt_page_reader *pr)
+{
+	const struct ipt_cpu_stream *s = pr->s;
+	uint64_t done = pr->cur_base + pr->cur_size, n, ps = pr->t->layout.page_size;
+	const uint8_t *p;
+
+	if (done >= s->size)
+		return 0;
+	n = ps < (256u << 10) ? (256u << 10) / ps * ps : ps;
+	if (n > s->size - done)
+		n = s->size - done;
+	p = ipt_file_window_get(pr->t, &pr->zwin, s->file_offset + done, n, "CPU data");
+	if (!p)
+		return -1;
+	pr->cur_base = done;
+	pr->cur = p;
+	pr->cur_size = n;
+	pr->page = 0;
+	return 1;
+}
+
 /* load_chunk - decompress the next chunk; 1 loaded, 0 none left, -1 error */
 static int load_chunk(struct ipt_page_reader *pr)
 {
@@ -93,17 +123,20 @@ static int load_chunk(struct ipt_page_reader *pr)
 	const struct ipt_trace *t = pr->t;
 	uint64_t off = pr->next_off, data;
 	uint32_t csize, usize;
+	const uint8_t *p;
 
+	if (pr->in_file)
+		return load_block(pr);
 	if (!s->chunked || pr->next_chunk >= s->nchunks)
 		return 0;
-	if (off > t->map_size || t->map_size - off < 8)
-		return ipt_err_at(t->path, (long long)off, "CPU %d: truncated chunk header", s->cpu);
-	csize = (uint32_t)ipt_get_uint(t->map + off, 4, t->big_endian);
-	usize = (uint32_t)ipt_get_uint(t->map + off + 4, 4, t->big_endian);
+	p = ipt_file_window_get(t, &pr->zwin, off, 8, "chunk header");
+	if (!p)
+		return -1;
+	csize = (uint32_t)ipt_get_uint(p, 4, t->big_endian);
+	usize = (uint32_t)ipt_get_uint(p + 4, 4, t->big_endian);
 	data = off + 8;
-	if (csize > t->map_size - data)
-		return ipt_err_at(t->path, (long long)off, "CPU %d: chunk runs past the end of the file",
-				  s->cpu);
+	if (!(p = ipt_file_window_get(t, &pr->zwin, data, csize, "compressed chunk")))
+		return -1;
 	if (usize > pr->cbuf_cap) {
 		uint8_t *n = ipt_realloc(pr->cbuf, usize);
 
@@ -112,14 +145,8 @@ static int load_chunk(struct ipt_page_reader *pr)
 		pr->cbuf = n;
 		pr->cbuf_cap = usize;
 	}
-	if (ipt_decompress(t->compression, t->map + data, csize, pr->cbuf, usize, t->path,
-			   (long long)off))
+	if (ipt_decompress(t->compression, p, csize, pr->cbuf, usize, t->path, (long long)off))
 		return -1;
-	/* chunks of a CPU lie one after the other: drop from the last mark */
-	if (!pr->drop_mark || pr->drop_mark > off)
-		pr->drop_mark = off;
-	drop_behind(t, t->map + (pr->drop_mark & ~4095ULL), t->map + data + csize);
-	pr->drop_mark = (data + csize) & ~4095ULL;
 	pr->chunk_foff = off;
 	pr->next_off = data + csize;
 	pr->cur_base += pr->cur_size;
@@ -148,7 +175,7 @@ static int open_page(struct ipt_page_reader *pr)
 				return r;
 		}
 	}
-	if (!pr->s->chunked && pr->page && !(pr->page & ((1u << 20) - 1)))
+	if (!pr->s->chunked && !pr->in_file && pr->page && !(pr->page & ((1u << 20) - 1)))
 		drop_behind(pr->t, pr->cur + pr->page - (1u << 20), pr->cur + pr->page);
 	left = pr->cur_size - pr->page;
 	psize = left < pl->page_size ? left : pl->page_size;

@@ -25,13 +25,14 @@ struct ipt_page_reader {
 	uint64_t chunk_foff;	/* file offset of the chunk in cur (messages) */
 	uint8_t *cbuf;		/* chunk buffer */
 	size_t cbuf_cap;
+	struct ipt_file_window zwin;	/* compressed bytes, read ahead of the chunks */
 	uint64_t page;		/* offset of the current page in cur */
 	uint64_t pos;		/* offset of the next event header in cur */
 	uint64_t end;		/* end of the current page's data in cur */
 	uint64_t ts;		/* running timestamp */
 	uint64_t missed;	/* pending "missed events" for the next record */
-	uint64_t drop_mark;	/* file offset up to which pages were dropped */
 	bool in_page;
+	bool in_file;		/* a flat stream read from the file in blocks */
 	bool raw_ts;		/* timestamps as stored, not converted (TSC2NSEC): for rewriting */
 };
 void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
