@@ -7,8 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LANE_BATCH 4096		/* items per batch */
-#define LANE_NBATCH 4		/* batches per ring */
+#define LANE_BATCH 2048		/* items per batch */
+#define LANE_NBATCH 8		/* batches per ring */
+/*
+ * A producer that found its ring full is woken once the consumer has given
+ * this many batches back, not at each one: a wake-up is a futex call and an
+ * IPI (on a VM, an exit), and with the consumer the slower side the
+ * producers would otherwise sleep and wake once a batch.
+ */
+#define LANE_REFILL (LANE_NBATCH / 2)
 
 struct lbatch {
 	size_t n;		/* items: set when handed over */
@@ -30,6 +37,8 @@ struct lane {
 	_Alignas(64) size_t head, count;	/* full batches: b[head..head+count) */
 	size_t fill;		/* batch being filled */
 	bool done;		/* producer finished */
+	bool full_wait;		/* the producer waits on room */
+	pthread_cond_t room;	/* ... for LANE_REFILL batches given back */
 	struct lbatch b[LANE_NBATCH];
 	struct ipt_cpuset cpus;
 	pthread_t th;
@@ -47,7 +56,8 @@ struct ipt_lanes {
 	bool failed;
 	char err[512];
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;	/* the consumer waits on it, for a batch or an end */
+	bool empty_wait;	/* ... and does */
 	int last;		/* lane of the item handed out last, or -1 */
 	/* consumer: each lane's next item (NULL: the lane is over), valid
 	 * once primed; only the lane handed out last moves */
@@ -91,6 +101,7 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 	for (int i = 0; i < IPT_LANES_MAX; i++) {
 		l->lane[i].l = l;
 		l->lane[i].index = i;
+		pthread_cond_init(&l->lane[i].room, NULL);
 		ipt_cpuset_init(&l->lane[i].cpus);
 	}
 	for (int i = 0; i < want; i++)
@@ -161,15 +172,27 @@ void ipt_lanes_fail(struct ipt_lanes *l, const char *msg)
 		snprintf(l->err, sizeof(l->err), "%s", msg);
 	l->failed = true;
 	pthread_cond_broadcast(&l->cond);
+	for (int i = 0; i < IPT_LANES_MAX; i++)
+		pthread_cond_broadcast(&l->lane[i].room);
 	pthread_mutex_unlock(&l->lock);
+}
+
+/* wake_consumer - under the lock: a batch or an end the consumer may wait for */
+static void wake_consumer(struct ipt_lanes *l)
+{
+	if (l->empty_wait)
+		pthread_cond_signal(&l->cond);
 }
 
 /* hand_over - lane's batch being filled goes to the consumer; -1 if the run failed */
 static int hand_over(struct ipt_lanes *l, struct lane *ln)
 {
 	pthread_mutex_lock(&l->lock);
-	while (ln->count == LANE_NBATCH - 1 && !l->failed)
-		pthread_cond_wait(&l->cond, &l->lock);
+	while (ln->count == LANE_NBATCH - 1 && !l->failed) {
+		ln->full_wait = true;
+		pthread_cond_wait(&ln->room, &l->lock);
+	}
+	ln->full_wait = false;
 	if (l->failed) {
 		pthread_mutex_unlock(&l->lock);
 		return -1;
@@ -178,7 +201,7 @@ static int hand_over(struct ipt_lanes *l, struct lane *ln)
 	ln->count++;
 	ln->fill = (ln->fill + 1) % LANE_NBATCH;
 	ln->wn = 0;
-	pthread_cond_broadcast(&l->cond);
+	wake_consumer(l);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
 }
@@ -204,7 +227,7 @@ static void *lane_main(void *arg)
 		ret = hand_over(l, ln);
 	pthread_mutex_lock(&l->lock);
 	ln->done = true;
-	pthread_cond_broadcast(&l->cond);
+	wake_consumer(l);
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
 }
@@ -239,12 +262,16 @@ static unsigned char *head_item(struct ipt_lanes *l, struct lane *ln)
 			ln->head = (ln->head + 1) % LANE_NBATCH;
 			ln->count--;
 			ln->taken = false;
-			pthread_cond_broadcast(&l->cond);
+			if (ln->full_wait && ln->count <= LANE_NBATCH - 1 - LANE_REFILL)
+				pthread_cond_signal(&ln->room);
 			pthread_mutex_unlock(&l->lock);
 		}
 		pthread_mutex_lock(&l->lock);
-		while (!ln->count && !ln->done && !l->failed)
+		while (!ln->count && !ln->done && !l->failed) {
+			l->empty_wait = true;
 			pthread_cond_wait(&l->cond, &l->lock);
+		}
+		l->empty_wait = false;
 		if (l->failed || !ln->count) {
 			pthread_mutex_unlock(&l->lock);
 			return NULL;
@@ -360,6 +387,7 @@ void ipt_lanes_free(struct ipt_lanes *l, void (*item_free)(void *item))
 			free(ln->b[k].v);
 		}
 		ipt_cpuset_free(&ln->cpus);
+		pthread_cond_destroy(&ln->room);
 	}
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
