@@ -548,7 +548,7 @@ END {
 	while ((getline line < notes) > 0) { nn[++k] = line }
 	for (i = 1; i <= nr; i++) if (N[i] != "" && F[i] != "~" && !((N[i]) in dup)) { dup[N[i]] = 1; nn[++k] = L[i] ": " N[i] }
 	nn[++k] = "~ = extrapolated from the measured smaller traces (trace-cmd above " evs(tcmax) " events)"
-	nn[++k] = "peak RSS counts the input file pages mapped by the reader (ipitrace mmaps its input)"
+	nn[++k] = "peak RSS counts the file pages ipitrace maps (its metadata; CPU data is read with pread)"
 	print "Notes:"
 	for (i = 1; i <= k; i++) { print "  - " nn[i]; nj = nj (nj == "" ? "" : ",\n") "    " jstr(nn[i]) }
 
