@@ -126,23 +126,40 @@ void *ipt_calloc(size_t n, size_t size)
 	return p;
 }
 
-void *ipt_calloc_lines(size_t n, size_t size)
+/* lines - n * size bytes on whole cache lines, not cleared; their rounded size in *round */
+static void *lines(size_t n, size_t size, size_t *round)
 {
-	size_t bytes = n * size, round;
+	size_t bytes = n * size;
 	void *p;
 
 	if (size && bytes / size != n) {
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
 		return NULL;
 	}
-	round = (bytes + IPT_LINE - 1) & ~(size_t)(IPT_LINE - 1);
-	p = aligned_alloc(IPT_LINE, round ? round : IPT_LINE);
-	if (!p) {
+	*round = (bytes + IPT_LINE - 1) & ~(size_t)(IPT_LINE - 1);
+	if (!*round)
+		*round = IPT_LINE;
+	p = aligned_alloc(IPT_LINE, *round);
+	if (!p)
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu x %zu bytes)", n, size);
-		return NULL;
-	}
-	memset(p, 0, round ? round : IPT_LINE);
 	return p;
+}
+
+void *ipt_calloc_lines(size_t n, size_t size)
+{
+	size_t round;
+	void *p = lines(n, size, &round);
+
+	if (p)
+		memset(p, 0, round);
+	return p;
+}
+
+void *ipt_malloc_lines(size_t n, size_t size)
+{
+	size_t round;
+
+	return lines(n, size, &round);
 }
 
 void *ipt_realloc(void *old, size_t n)

@@ -55,6 +55,7 @@ void *ipt_calloc(size_t n, size_t size);
  * free() it. */
 #define IPT_LINE 64
 void *ipt_calloc_lines(size_t n, size_t size);
+void *ipt_malloc_lines(size_t n, size_t size);	/* the same, not cleared */
 void *ipt_realloc(void *p, size_t n);
 char *ipt_strndup(const char *s, size_t n);
 char *ipt_strdup(const char *s);
