@@ -2,8 +2,8 @@
 /*
  * filewin.c - bytes of a trace file read through a small private window
  *
- * Compressed CPU data is read once, in order, and only to be decompressed:
- * through the mapping, each touch would map a whole page-cache folio (up to
+ * CPU data (pages stored flat, or compressed chunks) is read once, in
+ * order: through the mapping, each touch would map a whole page-cache folio (up to
  * 2 MiB on recent kernels, which map large folios whole at a fault), so
  * resident memory grew with the size of the file however promptly the
  * decoded pages were dropped.  pread() into a reused buffer keeps it at the

@@ -21,7 +21,6 @@
 #include "ringbuf/ringbuf.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define RB_MISSED_EVENTS (1ULL << 31)
@@ -71,23 +70,6 @@ static int bad(const struct ipt_page_reader *pr, uint64_t off, const char *what)
 				  "CPU %d: %s (at byte %llu of the decompressed chunk)",
 				  pr->s->cpu, what, (unsigned long long)off);
 	return ipt_err_at(pr->t->path, where(pr, off), "CPU %d: %s", pr->s->cpu, what);
-}
-
-/*
- * drop_behind - let the kernel reclaim file pages already decoded, so that
- * resident memory stays flat however large the trace (the mapping is
- * read-only: dropped pages would simply be read again if ever touched).
- */
-static void drop_behind(const struct ipt_trace *t, const uint8_t *from, const uint8_t *to)
-{
-	uintptr_t ps = 4096, a, b;
-
-	if (!t->map || from < t->map || to > t->map + t->map_size || to <= from)
-		return;
-	a = ((uintptr_t)from + ps - 1) & ~(ps - 1);
-	b = (uintptr_t)to & ~(ps - 1);
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 /*
@@ -175,8 +157,6 @@ static int open_page(struct ipt_page_reader *pr)
 				return r;
 		}
 	}
-	if (!pr->s->chunked && !pr->in_file && pr->page && !(pr->page & ((1u << 20) - 1)))
-		drop_behind(pr->t, pr->cur + pr->page - (1u << 20), pr->cur + pr->page);
 	left = pr->cur_size - pr->page;
 	psize = left < pl->page_size ? left : pl->page_size;
 	if (psize < pl->data_off)

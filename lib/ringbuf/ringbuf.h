@@ -25,7 +25,7 @@ struct ipt_page_reader {
 	uint64_t chunk_foff;	/* file offset of the chunk in cur (messages) */
 	uint8_t *cbuf;		/* chunk buffer */
 	size_t cbuf_cap;
-	struct ipt_file_window zwin;	/* compressed bytes, read ahead of the chunks */
+	struct ipt_file_window zwin;	/* the stream's bytes in the file, read ahead */
 	uint64_t page;		/* offset of the current page in cur */
 	uint64_t pos;		/* offset of the next event header in cur */
 	uint64_t end;		/* end of the current page's data in cur */
