@@ -1091,6 +1091,15 @@ int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, st
  */
 int ipt_report_row_match_nth(const struct ipt_report *r, size_t i, const struct ipt_ipi_row *row,
 			     struct ipt_row_match *m);
+/*
+ * The results of counted rows [lo, hi) will not be asked for again: the
+ * memory they hold is given back where it can be (whole pages; 16 bytes a
+ * row), so that a caller moving the results elsewhere (into columns) as it
+ * goes does not hold them twice.  Asked for after, a row given back gets
+ * known = false.  Threads may give back ranges that do not overlap at once,
+ * beside ipt_report_row_match_nth on other rows.
+ */
+void ipt_report_row_results_drop(struct ipt_report *r, size_t lo, size_t hi);
 
 /*
  * Interrupts that served no traced send (an IPI interrupt on a CPU with no

@@ -5,6 +5,8 @@
     python_check.py --bad FILE...                  bad inputs: Error or a result
     python_check.py --big IPITRACE TMPDIR TRACE    rows() of a trace large enough
                                                    for its helper threads
+    python_check.py --big-stacks IPITRACE TMPDIR TRACE   the same, a recording
+                                                   with kernel stacks (32k rows+)
 
 Prints "PASS name", "FAIL name: why", "SKIP name: why" lines.  The module is
 a second consumer of the library: its DataFrames are compared with what the
@@ -405,14 +407,20 @@ def leaks(path):
     tracemalloc.stop()
 
 
-def check_big(ipt, tmp, path):
+def check_big(ipt, tmp, path, stacks=False):
     """rows() where its threads start (pages faulted ahead from 256k rows, the
-    join shared from 512k): the CSV's rows, and the same with threads=1"""
-    n = "big:" + os.path.basename(path)
+    join shared from 512k, the row results given back as it goes from 32k):
+    the CSV's rows, and the same with threads=1.  stacks: a recording with
+    kernel stacks, of 32k rows or more"""
+    n = ("big-stacks:" if stacks else "big:") + os.path.basename(path)
     csv_path = os.path.join(tmp, os.path.basename(path) + ".csv")
     run(ipt, "convert", "-f", "csv", "-o", csv_path, path)
     df = ipitrace.rows(path)
-    check(n + ":size", len(df) >= 512 * 1024, "only %d rows" % len(df))
+    least = 32 * 1024 if stacks else 512 * 1024
+    check(n + ":size", len(df) >= least, "only %d rows" % len(df))
+    if stacks:
+        check(n + ":stacks", df["stack"].notna().sum() >= least // 2,
+              "only %d rows with a stack" % df["stack"].notna().sum())
     compare_frames(n, df, read_csv(csv_path))
     os.unlink(csv_path)
     check(n + ":threads=1", ipitrace.rows(path, threads=1).equals(df),
@@ -422,6 +430,9 @@ def check_big(ipt, tmp, path):
 def main():
     if sys.argv[1] == "--big":
         check_big(*sys.argv[2:5])
+        return
+    if sys.argv[1] == "--big-stacks":
+        check_big(*sys.argv[2:5], stacks=True)
         return
     if sys.argv[1] == "--leaks":
         leaks(sys.argv[2])

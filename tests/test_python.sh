@@ -157,6 +157,30 @@ else
 	skip big "no large synthetic trace (gen-synth missing or failed)"
 fi
 
+# ---- a live recording with kernel stacks, large enough that the join
+# gives the row results back as it goes: rows with a stack keep theirs for
+# the stack pass after ----
+WL="$TOP/$B/tools/ipi-workload"
+if [ "$(id -u)" != 0 ]; then
+	skip big-stacks "needs root to record"
+elif ! mount_tracefs; then
+	skip big-stacks "no tracefs"
+elif ! [ -x "$WL" ]; then
+	skip big-stacks "$WL is missing"
+elif ! "$IPT" record -s -o "$TMP/stk.dat" -- "$WL" pingpong 30000 > /dev/null 2> "$TMP/stk.err"; then
+	if grep -qi "no such event\|not available\|ipi_send_cpu" "$TMP/stk.err"; then
+		skip big-stacks "this kernel cannot record IPI sends: $(tail -n 1 "$TMP/stk.err")"
+	else
+		fail big-stacks "ipitrace record -s: $(tail -n 1 "$TMP/stk.err")"
+	fi
+else
+	$RUNPY $PY "$TOP/tests/python_check.py" --big-stacks "$IPT" "$TMP" "$TMP/stk.dat" > "$TMP/bigs.log" 2> "$TMP/bigs.err"
+	rc=$?
+	tally "$TMP/bigs.log"
+	[ $rc -eq 0 ] || fail big-stacks "python_check.py --big-stacks exited $rc: $(grep -v '^ *$' "$TMP/bigs.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+	rm -f "$TMP/stk.dat"
+fi
+
 # ---- references: repeated calls leave no Python objects behind ----
 $RUNPY $PY "$TOP/tests/python_check.py" --leaks "$TRACES/recorded/stacks.dat" > "$TMP/leak.log" 2> "$TMP/leak.err"
 rc=$?

@@ -83,6 +83,18 @@ void ipt_free_soon(void *p, size_t n)
 		munmap(p, soon_len(n));
 }
 
+void ipt_soon_discard(void *p, size_t n, size_t from, size_t to)
+{
+	uintptr_t a, e;
+
+	if (!p || n < SOON_MAP || soon_len(n) < n || from >= to || to > n)
+		return;
+	a = ((uintptr_t)p + from + 4095) & ~(uintptr_t)4095;
+	e = ((uintptr_t)p + to) & ~(uintptr_t)4095;
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 void *ipt_realloc_soon(void *p, size_t old, size_t n)
 {
 	void *q;

@@ -49,6 +49,10 @@ void ipt_free_soon(void *p, size_t n);
  * grows large: from 1 MiB grown by mremap, never copied, and from 16 MiB
  * in 2 MiB pages; ipt_free_soon(p, n) frees it */
 void *ipt_realloc_soon(void *p, size_t old, size_t n);
+/* bytes [from, to) of such a buffer of n bytes are not read again: the
+ * whole pages among them are given back (they read as zeros after), where
+ * the buffer is a mapping of its own; else nothing happens */
+void ipt_soon_discard(void *p, size_t n, size_t from, size_t to);
 void *ipt_calloc(size_t n, size_t size);
 /* Zeroed memory for n objects of a type with cache-line members
  * (_Alignas(64)): aligned as the type asks, which malloc's 16 is not;

@@ -3240,6 +3240,8 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 
 	if (res->id_lo != (uint32_t)row->id || res->target != row->target_cpu)
 		return false;	/* a row the report did not count */
+	if (res->state == RES_PENDING)
+		return true;	/* not known (or given back: zeros) */
 	m->known = res->state != RES_PENDING;
 	m->matched = res->state == RES_MATCHED;
 	m->coalesced = m->matched && res->coalesced;
@@ -3299,6 +3301,16 @@ int ipt_report_row_match_nth(const struct ipt_report *rep, size_t i, const struc
 	if (i < rep->r.nres)
 		row_match_at(rep, i, row, m);
 	return 0;
+}
+
+void ipt_report_row_results_drop(struct ipt_report *rep, size_t lo, size_t hi)
+{
+	struct rpt *r = &rep->r;
+
+	if (hi > r->nres)
+		hi = r->nres;
+	if (lo < hi)
+		ipt_soon_discard(r->res, r->capres * sizeof(*r->res), lo * sizeof(*r->res), hi * sizeof(*r->res));
 }
 
 /* ---- interrupts with no send ---- */
