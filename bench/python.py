@@ -10,13 +10,25 @@ For each trace, after one warm-up, best of 3:
                               pandas.read_csv(F) with good dtypes (ints, categories)
   (16 cols)                   the same with `convert --no-match` (convert's 16
                               base columns, where it has the matching ones)
+  LISA-style                  what a pandas user does without ipitrace, as LISA
+                              does: `trace-cmd report -F ipi_send_cpu -F
+                              ipi_send_cpumask` text parsed line by line with a
+                              regex, its cpumask lists turned into one row per
+                              target CPU, into a DataFrame (no matching).  On
+                              the 10M trace it runs on the 1M one bench/run.sh
+                              made with the same generator (or one made here)
+                              and is extrapolated by events, marked "~"; its
+                              row count is checked against rows() on the trace
+                              it ran on
 and the ratios: x rows() = (convert + read_csv) / rows(), x base = (16 cols) /
-rows() base.  Peak memory: the growth of
+rows() base, x LISA = LISA-style / rows() base.  Peak memory: the growth of
 ru_maxrss during one rows() call (in a fresh interpreter) against
 df.memory_usage(deep=True).sum().  Prints a table; writes OUTDIR/python.json.
 """
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -38,6 +50,77 @@ def best(fn, n=3):
         fn()
         ts.append(time.perf_counter() - t)
     return min(ts)
+
+
+# trace-cmd report's line: "comm-pid [cpu] secs: event: fields"
+LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>\d+\.\d+):"
+                  r"\s+(?P<event>\w+):\s+(?P<fields>.*)$")
+FIELD = re.compile(r"(\w+)=(\S+)")
+
+
+def cpu_list(text):
+    """a cpumask as trace-cmd prints it ("0,7", "0-3,6") as a list of CPUs"""
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out.extend(range(int(a), int(b) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def lisa_style(trace):
+    """the sends of trace as a DataFrame, one row per target CPU, from
+    trace-cmd report's text parsed with a regex (the LISA way)"""
+    import pandas as pd
+    text = subprocess.run(["trace-cmd", "report", "-F", "ipi_send_cpu", "-F", "ipi_send_cpumask", trace],
+                          check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True).stdout
+    cols = {"ts_ns": [], "src_cpu": [], "target_cpu": [], "pid": [], "comm": [], "event": [],
+            "callsite": [], "callback": []}
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        f = dict(FIELD.findall(m.group("fields")))
+        ev = m.group("event")
+        targets = [int(f["cpu"])] if ev == "ipi_send_cpu" else cpu_list(f.get("cpumask", ""))
+        ts = int(round(float(m.group("ts")) * 1e9))
+        for t in targets:
+            cols["ts_ns"].append(ts)
+            cols["src_cpu"].append(int(m.group("cpu")))
+            cols["target_cpu"].append(t)
+            cols["pid"].append(int(m.group("pid")))
+            cols["comm"].append(m.group("comm"))
+            cols["event"].append(ev)
+            cols["callsite"].append(f.get("callsite"))
+            cols["callback"].append(f.get("callback"))
+    df = pd.DataFrame(cols)
+    for c in ("src_cpu", "target_cpu", "pid"):
+        df[c] = df[c].astype("int32")
+    for c in ("comm", "event", "callsite", "callback"):
+        df[c] = df[c].astype("category")
+    return df
+
+
+def events_of(ipt, trace):
+    """the events in trace, as `ipitrace count` counts them"""
+    out = subprocess.run([ipt, "count", trace], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return sum(int(m.group(1)) for m in re.finditer(r"^cpu \d+: (\d+) events", out, re.M))
+
+
+def lisa_trace(ipt, outdir, trace, n):
+    """the trace the LISA-style pipeline runs on: trace itself up to 2M
+    events, else the 1M synthetic one made by the same generator"""
+    if n <= 2000000 or not os.path.basename(trace).startswith("synth-"):
+        return trace
+    small = os.path.join(outdir, "synth-1M.dat")
+    gen = os.path.join(os.path.dirname(ipt), "tools", "gen-synth")
+    if not os.path.exists(small):
+        subprocess.run([gen, "--events", "1000000", "--nr-cpus", "8", "--version", "7",
+                        "--compression", "none", "--seed", "1", "-o", small], check=True)
+    return small
 
 
 def peak(trace):
@@ -75,9 +158,10 @@ def main():
 
     ipt, outdir = sys.argv[1], sys.argv[2]
     res = []
-    print("%-24s %9s %8s %11s %13s %13s %8s %7s  %s" % ("trace", "rows", "rows() s", "rows() base",
-                                                  "convert+csv s", "(16 cols) s", "x rows()", "x base",
-                                                  "peak growth: RSS (with mapped file), anon / frame"))
+    have_tc = shutil.which("trace-cmd") is not None
+    print("%-24s %9s %8s %11s %13s %13s %8s %7s %13s %7s  %s" % (
+        "trace", "rows", "rows() s", "rows() base", "convert+csv s", "(16 cols) s", "x rows()", "x base",
+        "LISA-style s", "x LISA", "peak growth: RSS (with mapped file), anon / frame"))
     for trace in sys.argv[3:]:
         csv = os.path.join(outdir, os.path.basename(trace) + ".bench.csv")
 
@@ -98,16 +182,38 @@ def main():
         t_csv_base = best(via_csv_base) if has_nm else t_csv
         os.unlink(csv)
         grow, anon, size, n = peak(trace)
+        # the LISA-style pipeline, on a smaller trace if this one is large
+        t_lisa, lisa_note, lisa_mark = None, "", ""
+        if have_tc:
+            ev = events_of(ipt, trace)
+            lt = lisa_trace(ipt, outdir, trace, ev)
+            got = []
+            t_l = best(lambda: got.append(len(lisa_style(lt))))
+            want = len(ipitrace.rows(lt, columns=["ts_ns"]))
+            if got[-1] != want:
+                lisa_note = "LISA-style rows %d != rows() %d on %s" % (got[-1], want, lt)
+            if lt != trace:
+                t_lisa = t_l * ev / events_of(ipt, lt)
+                lisa_mark = "~"
+            else:
+                t_lisa = t_l
+        else:
+            lisa_note = "no trace-cmd: LISA-style pipeline not run"
         r = {"trace": trace, "rows": n, "rows_s": t_rows, "rows_base_s": t_base,
              "convert_read_csv_s": t_csv, "convert_no_match_read_csv_s": t_csv_base,
              "x_rows": t_csv / t_rows, "x_base": t_csv_base / t_base,
              "peak_growth_mib": grow, "anon_peak_growth_mib": anon, "frame_mib": size,
              "peak_over_frame": grow / size if size else 0,
-             "anon_over_frame": anon / size if size else 0}
+             "anon_over_frame": anon / size if size else 0,
+             "lisa_style_s": t_lisa, "lisa_style_extrapolated": bool(lisa_mark),
+             "x_lisa": t_lisa / t_base if t_lisa else None, "lisa_note": lisa_note}
         res.append(r)
-        print("%-24s %9d %8.3f %11.3f %13.3f %13.3f %7.1fx %6.1fx  %.1f (%.2fx), %.1f (%.2fx) / %.1f MiB" % (
+        lisa = ("%s%.3f" % (lisa_mark, t_lisa), "%s%.1fx" % (lisa_mark, t_lisa / t_base)) if t_lisa else ("-", "-")
+        print("%-24s %9d %8.3f %11.3f %13.3f %13.3f %7.1fx %6.1fx %13s %7s  %.1f (%.2fx), %.1f (%.2fx) / %.1f MiB" % (
             os.path.basename(trace)[:24], n, t_rows, t_base, t_csv, t_csv_base, r["x_rows"], r["x_base"],
-            grow, r["peak_over_frame"], anon, r["anon_over_frame"], size), flush=True)
+            lisa[0], lisa[1], grow, r["peak_over_frame"], anon, r["anon_over_frame"], size), flush=True)
+        if lisa_note:
+            print("  note: " + lisa_note, flush=True)
     with open(os.path.join(outdir, "python.json"), "w") as f:
         json.dump(res, f, indent=1)
 

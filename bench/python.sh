@@ -8,8 +8,10 @@
 #   real      bench/out/real-*.dat that bench/run.sh recorded, if any, and the
 #             largest recording of ../shared/traces/recorded
 # Output: one table (rows() and rows() with convert's 16 columns against
-# `convert -f csv` + pandas.read_csv, as ratios; peak memory growth against
-# the DataFrame's size), and bench/out/python.json.
+# `convert -f csv` + pandas.read_csv, and against a LISA-style pipeline:
+# `trace-cmd report` text parsed with a regex, run on the 1M synthetic
+# trace for the 10M one and extrapolated, marked "~"; as ratios; peak
+# memory growth against the DataFrame's size), and bench/out/python.json.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/bench/out
