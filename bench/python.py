@@ -23,7 +23,8 @@ For each trace, after one warm-up, best of 3:
 and the ratios: x rows() = (convert + read_csv) / rows(), x base = (16 cols) /
 rows() base, x LISA = LISA-style / rows() base.  Peak memory: the growth of
 ru_maxrss during one rows() call (in a fresh interpreter) against
-df.memory_usage(deep=True).sum().  Prints a table; writes OUTDIR/python.json.
+df.memory_usage(deep=True).sum().  Prints a table and a verdict per goal of
+issue 21 (memory judged on frames of 16 MiB or more); writes OUTDIR/python.json.
 """
 import json
 import os
@@ -216,6 +217,45 @@ def main():
             print("  note: " + lisa_note, flush=True)
     with open(os.path.join(outdir, "python.json"), "w") as f:
         json.dump(res, f, indent=1)
+    verdicts(res)
+
+
+# frames smaller than this are left out of the memory verdict: the call's
+# fixed part (the kernel's symbols, the lanes' rings: about 12 MiB) is
+# most of their growth
+MEM_MIN_FRAME_MIB = 16
+
+
+def verdicts(res):
+    """issue 21's goals, a line each: MET / NOT MET with the figure"""
+    def line(goal, ok, figure):
+        print("  %-66s %-8s %s" % (goal, "met" if ok else "NOT MET", figure))
+
+    print("Targets (issue 21; ratios of this run):")
+    synth = [r for r in res if os.path.basename(r["trace"]).startswith("synth-")]
+    real = [r for r in res if os.path.basename(r["trace"]).startswith("real-")]
+    for r in synth:
+        fig = "%.1fx (%.3f s vs %.3f s)" % (r["x_rows"], r["rows_s"], r["convert_read_csv_s"])
+        if os.path.basename(r["trace"]) == "synth-10M.dat":
+            line("rows() >= 10x convert + read_csv (synth-10M.dat)", r["x_rows"] >= 10, fig)
+        else:	# the goal is on the 10M trace
+            print("  (info: rows() against convert + read_csv on %s: %s)" % (os.path.basename(r["trace"]), fig))
+    if not any(os.path.basename(r["trace"]) == "synth-10M.dat" for r in synth):
+        print("  (no 10M synthetic trace in this run: the 10x goal not judged)")
+    for r in real:
+        line("rows() >= 3x convert + read_csv, real recording (%s)" % os.path.basename(r["trace"]),
+             r["x_rows"] >= 3, "%.1fx (%.3f s vs %.3f s)" % (r["x_rows"], r["rows_s"], r["convert_read_csv_s"]))
+    if not real:
+        print("  (no real recording from bench/run.sh: the 3x goal not judged)")
+    for r in res:
+        name = os.path.basename(r["trace"])
+        if r["frame_mib"] < MEM_MIN_FRAME_MIB:
+            print("  (memory of %s not judged: a %.1f MiB frame, under %d MiB)" % (name, r["frame_mib"],
+                                                                                MEM_MIN_FRAME_MIB))
+            continue
+        line("peak ru_maxrss growth <= 1.5x the DataFrame (%s)" % name, r["peak_over_frame"] <= 1.5,
+             "%.2fx (%.1f MiB / %.1f MiB; anonymous %.2fx)" % (r["peak_over_frame"], r["peak_growth_mib"],
+                                                              r["frame_mib"], r["anon_over_frame"]))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@
 # `convert -f csv` + pandas.read_csv, and against a LISA-style pipeline:
 # `trace-cmd report` text parsed with a regex, run on the 1M synthetic
 # trace for the 10M one and extrapolated, marked "~"; as ratios; peak
-# memory growth against the DataFrame's size), and bench/out/python.json.
+# memory growth against the DataFrame's size), a verdict per goal of issue
+# 21, and bench/out/python.json.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/bench/out
