@@ -1157,8 +1157,8 @@ struct join_part {
  * and those columns were never held together), then the results of those
  * rows given back, the columns being twice their size (a 565k-row frame's
  * peak went from 1.48x its size to 1.33x, a 3.3M-row one's from 1.27x to
- * 1.11x).  Not the results of rows with a
- * stack, which the stack pass after reads again.
+ * 1.11x).  Not the results of rows with a stack, which the stack pass
+ * after reads again.
  */
 #define JOIN_DROP (1u << 16)
 

@@ -3242,7 +3242,7 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 		return false;	/* a row the report did not count */
 	if (res->state == RES_PENDING)
 		return true;	/* not known (or given back: zeros) */
-	m->known = res->state != RES_PENDING;
+	m->known = true;
 	m->matched = res->state == RES_MATCHED;
 	m->coalesced = m->matched && res->coalesced;
 	switch (res->state) {
