@@ -24,7 +24,7 @@ static void changed(struct ipt_symtab *st)
 {
 	static uint64_t gens;
 
-	st->gen = __atomic_add_fetch(&gens, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->gen, __atomic_add_fetch(&gens, 1, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
 }
 
 struct ipt_sym_byname {
