@@ -378,6 +378,46 @@ static void fz_public_report(struct ipt_trace *t)
 	ipt_report_free(rn);
 }
 
+/* fz_dump_run - the whole dump with that many threads into out, its
+ * last return and error message into err */
+static int fz_dump_run(struct ipt_trace *t, int threads, unsigned int flags, struct ipt_strbuf *out,
+		       char *err, size_t errlen)
+{
+	struct ipt_dump_opts o = { .sz = sizeof(o), .flags = flags, .threads = threads, .drop_lines = true };
+	struct ipt_dump *d = ipt_dump_new(t, &o);
+	const char *text;
+	size_t len;
+	int r;
+
+	if (!d)
+		return -2;
+	while ((r = ipt_dump_next(d, &text, &len)) > 0)
+		ipt_strbuf_add(out, text, len);
+	snprintf(err, errlen, "%s", r < 0 ? ipt_errmsg() : "");
+	ipt_dump_free(d);
+	return r;
+}
+
+/* fz_dump - a dump by one thread and by three (slices of time) must agree:
+ * text, end and message (after fz_records: the task names learnt from
+ * sched lines are all there, the same for both) */
+static void fz_dump(struct ipt_trace *t, unsigned int flags)
+{
+	struct ipt_strbuf a = IPT_STRBUF_INIT, b = IPT_STRBUF_INIT;
+	char ea[512], eb[512];
+	int ra = fz_dump_run(t, 1, flags, &a, ea, sizeof(ea));
+	int rb = fz_dump_run(t, 3, flags, &b, eb, sizeof(eb));
+
+	if (ra != rb || a.len != b.len || (a.len && memcmp(a.buf, b.buf, a.len)) || strcmp(ea, eb)) {
+		fprintf(stderr, "dump: 1 thread %d (%zu bytes, '%s') != 3 threads %d (%zu bytes, '%s')\n",
+			ra, a.len, ea, rb, b.len, eb);
+		abort();
+	}
+	fz_sink += a.len;
+	ipt_strbuf_free(&a);
+	ipt_strbuf_free(&b);
+}
+
 /* fz_exercise - everything a consumer of an opened trace does */
 static void fz_exercise(struct ipt_trace *t, unsigned int max)
 {
@@ -420,6 +460,8 @@ static void fz_exercise(struct ipt_trace *t, unsigned int max)
 		    max);
 	fz_report(t);
 	fz_public_report(t);
+	fz_dump(t, 0);
+	fz_dump(t, IPT_RENDER_RAW);
 }
 
 #endif

@@ -390,6 +390,47 @@ int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
 /* The timestamp column as trace-cmd prints it for this trace's clock. */
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out);
 
+/*
+ * A dump: the records of a trace rendered as ipt_render_record does, one
+ * line each (and a line before a record after lost events, if asked), in
+ * the order of ipt_iter_new, ties included, handed out as blocks of whole
+ * lines.  With threads, each renders slices of time of its own and the
+ * text is the same as one thread's: where a stream's times go back, at a
+ * bad record, and from the first sched_switch or sched_wakeup line kept
+ * (it names tasks for the lines after it), one thread renders the rest.
+ * Compressed traces, several buffers of one CPU and max_records are
+ * rendered by one thread.
+ */
+struct ipt_dump;
+struct ipt_dump_opts {
+	size_t sz;			/* sizeof(struct ipt_dump_opts) */
+	const struct ipt_cpuset *cpus;	/* only the records of these CPUs (NULL: all) */
+	unsigned int flags;		/* enum ipt_render_flags */
+	int threads;			/* as ipt_report_opts.threads: 0 the online CPUs,
+					 * at most 8, but 1 below 16 MiB of CPU data */
+	const char *filter;		/* only the records that match this event filter
+					 * (ipt_event_filter_new; NULL or "": all) */
+	/* keep (may be NULL): only the records it keeps.  Called from any of the
+	 * threads, several at once: it must only read shared state. */
+	bool (*keep)(void *ctx, const struct ipt_record *rec);
+	void *keep_ctx;
+	uint64_t max_records;		/* stop after this many records kept (0: all) */
+	bool drop_lines;		/* "CPU:N [K EVENTS DROPPED]" before a record after
+					 * lost events, as trace-cmd prints it */
+};
+/* NULL on error (IPT_ERR_INVALID: a bad filter, with its message). */
+struct ipt_dump *ipt_dump_new(struct ipt_trace *t, const struct ipt_dump_opts *opts);
+/*
+ * The next block of text: 1 and *text, *len (whole lines, each ended by
+ * '\n'; valid until the next call); 0 at the end; -1 on error (ipt_errmsg:
+ * the file and offset of a bad record, once the text before it was
+ * handed out).
+ */
+int ipt_dump_next(struct ipt_dump *d, const char **text, size_t *len);
+/* The threads rendering now (1 before the first ipt_dump_next). */
+int ipt_dump_threads(const struct ipt_dump *d);
+void ipt_dump_free(struct ipt_dump *d);
+
 /* ------------------------------------------------------------------ */
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */

@@ -26,4 +26,11 @@ int ipt_tracedat_load(struct ipt_trace *t);	/* t->map set by caller */
 int ipt_text_load(struct ipt_trace *t);
 bool ipt_text_probe(const uint8_t *data, size_t len);
 
+/* iter.c: time slices of flat streams (see there; output/dump.c) */
+struct ipt_iter *ipt_iter_slice(struct ipt_iter *it, struct ipt_trace *t, const struct ipt_cpuset *cpus,
+				const struct ipt_stream_pos *from, uint64_t start_ts, uint64_t stop_ts,
+				uint32_t block);
+void ipt_iter_slice_places(const struct ipt_iter *it, struct ipt_stream_pos *start,
+			   struct ipt_stream_pos *stop);
+
 #endif /* IPT_INPUT_H */

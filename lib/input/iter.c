@@ -27,6 +27,11 @@ struct ipt_iter {
 	int nheap;
 	int pending;		/* reader whose record was handed out, or -1 */
 	bool failed;
+	/* a time slice (ipt_iter_slice): readers stop at the first record
+	 * at or after stop_ts, and say where */
+	uint64_t stop_ts;
+	int *stream;		/* reader -> its stream's index */
+	struct ipt_stream_pos *start, *stop;	/* per reader */
 };
 
 static bool before(const struct head *a, const struct head *b)
@@ -75,6 +80,12 @@ static int refill(struct ipt_iter *it, int k)
 {
 	int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
 
+	if (it->stop && r == 0)
+		it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
+	if (it->stop && r > 0 && it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
+		ipt_page_reader_pos(&it->readers[k], &it->stop[k]);
+		return 0;
+	}
 	if (r <= 0)
 		return r;
 	it->heap[it->nheap] = (struct head){ it->recs[k].ts, it->recs[k].cpu, k };
@@ -128,6 +139,12 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 			it->failed = true;
 			return -1;
 		}
+		if (it->stop && r == 0)
+			it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
+		if (it->stop && r > 0 && it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
+			ipt_page_reader_pos(&it->readers[k], &it->stop[k]);
+			r = 0;
+		}
 		if (r == 0) {
 			it->heap[0] = it->heap[--it->nheap];
 		} else {
@@ -153,5 +170,135 @@ void ipt_iter_free(struct ipt_iter *it)
 	free(it->readers);
 	free(it->recs);
 	free(it->heap);
+	free(it->stream);
+	free(it->start);
+	free(it->stop);
 	free(it);
+}
+
+/* first_page - by bisection, the page before the first page of flat
+ * stream s whose header is at or after ts (0 if none is before) */
+static int first_page(const struct ipt_trace *t, const struct ipt_cpu_stream *s, uint64_t ts, uint64_t *page)
+{
+	uint64_t ps = t->layout.page_size, lo = 0, hi = (s->size + ps - 1) / ps, pts;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ipt_stream_page_ts(t, s, mid * ps, &pts))
+			return ipt_err_at(t->path, (long long)(s->file_offset + mid * ps),
+					  "CPU %d: cannot read the time of a page", s->cpu);
+		if (pts >= ts)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*page = lo ? (lo - 1) * ps : 0;
+	return 0;
+}
+
+/* slice_start - reader k to its first record at or after ts (from a place
+ * found by bisection), or to the place from; the place into start */
+static int slice_start(struct ipt_iter *it, int k, const struct ipt_stream_pos *from, uint64_t ts,
+		       uint32_t block, struct ipt_stream_pos *start)
+{
+	struct ipt_page_reader *pr = &it->readers[k];
+	struct ipt_stream_pos at;
+	int r;
+
+	if (from) {
+		*start = *from;
+		if (ipt_page_reader_seek_block(pr, from, block))
+			return -1;
+		return refill(it, k);
+	}
+	at = (struct ipt_stream_pos){ 0, 0 };
+	if (ts && first_page(it->t, pr->s, ts, &at.page))
+		return -1;
+	if (ipt_page_reader_seek_block(pr, &at, block))
+		return -1;
+	while ((r = ipt_page_reader_next(pr, &it->recs[k])) > 0 && it->recs[k].ts < ts)
+		;
+	if (r < 0)
+		return -1;
+	if (r == 0) {
+		*start = (struct ipt_stream_pos){ pr->s->size, 0 };
+		it->stop[k] = *start;
+		return 0;
+	}
+	ipt_page_reader_pos(pr, start);
+	if (it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
+		it->stop[k] = *start;		/* an empty slice of this stream */
+		return 0;
+	}
+	it->heap[it->nheap] = (struct head){ it->recs[k].ts, it->recs[k].cpu, k };
+	sift_up(it, it->nheap++);
+	return 0;
+}
+
+/*
+ * ipt_iter_slice - a time slice of the records of the given CPUs, of flat
+ * streams only: each stream from its first record at or after start_ts
+ * (found by bisecting its page headers, then reading on; a stream whose
+ * times go back may start elsewhere than a slice before it stopped: the
+ * caller compares the places), or from its place in from (indexed as
+ * t->streams) when from is not NULL, up to (not including) its first
+ * record at or after stop_ts (UINT64_MAX: its end), merged as
+ * ipt_iter_new merges; reading block bytes at a time (0: the usual).
+ * it (may be NULL) is a slice iterator of t and cpus made before, whose
+ * buffers are used again.  NULL on error, or a slice iterator whose first
+ * ipt_iter_next fails (a bad record where it starts).
+ */
+struct ipt_iter *ipt_iter_slice(struct ipt_iter *it, struct ipt_trace *t, const struct ipt_cpuset *cpus,
+				const struct ipt_stream_pos *from, uint64_t start_ts, uint64_t stop_ts,
+				uint32_t block)
+{
+	if (!it) {
+		it = ipt_calloc(1, sizeof(*it));
+		if (!it)
+			return NULL;
+		it->t = t;
+		it->readers = ipt_calloc((size_t)t->nstreams, sizeof(*it->readers));
+		it->recs = ipt_calloc((size_t)t->nstreams + 1, sizeof(*it->recs));
+		it->heap = ipt_calloc((size_t)t->nstreams, sizeof(*it->heap));
+		it->stream = ipt_calloc((size_t)t->nstreams + 1, sizeof(*it->stream));
+		it->stop = ipt_calloc((size_t)t->nstreams + 1, sizeof(*it->stop));
+		it->start = ipt_calloc((size_t)t->nstreams + 1, sizeof(*it->start));
+		if (!it->readers || !it->recs || !it->heap || !it->stream || !it->stop || !it->start) {
+			ipt_iter_free(it);
+			return NULL;
+		}
+		for (int i = 0; i < t->nstreams; i++) {
+			if (cpus && !ipt_cpuset_has(cpus, (unsigned int)t->streams[i].cpu))
+				continue;
+			it->stream[it->nreaders] = i;
+			ipt_page_reader_init(&it->readers[it->nreaders++], t, &t->streams[i]);
+		}
+	}
+	it->pending = -1;
+	it->failed = false;
+	it->nheap = 0;
+	it->stop_ts = stop_ts;
+	for (int k = 0; k < it->nreaders; k++) {
+		ipt_page_reader_restart(&it->readers[k]);
+		it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
+	}
+	for (int k = 0; k < it->nreaders; k++)
+		if (slice_start(it, k, from ? &from[it->stream[k]] : NULL, start_ts, block, &it->start[k])) {
+			it->failed = true;
+			break;
+		}
+	return it;
+}
+
+/* Where each stream of a slice started and stopped (stop: valid once
+ * ipt_iter_next gave 0), indexed as t->streams (the others left alone). */
+void ipt_iter_slice_places(const struct ipt_iter *it, struct ipt_stream_pos *start, struct ipt_stream_pos *stop)
+{
+	for (int k = 0; it->stop && k < it->nreaders; k++) {
+		if (start)
+			start[it->stream[k]] = it->start[k];
+		if (stop)
+			stop[it->stream[k]] = it->stop[k];
+	}
 }

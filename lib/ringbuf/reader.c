@@ -85,7 +85,8 @@ static int load_block(struct ipt_page_reader *pr)
 
 	if (done >= s->size)
 		return 0;
-	n = ps < (256u << 10) ? (256u << 10) / ps * ps : ps;
+	n = pr->block_max ? pr->block_max : 256u << 10;
+	n = ps < n ? n / ps * ps : ps;
 	if (n > s->size - done)
 		n = s->size - done;
 	p = ipt_file_window_get(pr->t, &pr->zwin, s->file_offset + done, n, "CPU data");
@@ -182,6 +183,7 @@ static int open_page(struct ipt_page_reader *pr)
 	pr->pos = pr->page + pl->data_off;
 	pr->end = pr->pos + size;
 	pr->in_page = true;
+	pr->page_rec = 0;
 	return 1;
 }
 
@@ -275,6 +277,7 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		rec->buffer = pr->s->buffer;
 		rec->missed = pr->missed;
 		pr->missed = 0;
+		pr->page_rec++;
 		rec->event = dlen >= 2 ?
 			ipt_trace_event_by_id(pr->t, (int)ipt_get_uint(rec->data, 2, be)) : NULL;
 		/* every __data_loc of the record must point inside it */
@@ -289,6 +292,72 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		}
 		return 1;
 	}
+}
+
+int ipt_page_reader_seek_block(struct ipt_page_reader *pr, const struct ipt_stream_pos *pos, uint32_t block)
+{
+	struct ipt_record rec;
+
+	pr->block_max = block;
+	if (pr->s->chunked || pos->page % pr->t->layout.page_size)
+		return ipt_err("CPU %d: no seeking in this stream", pr->s->cpu);
+	if (pr->in_file) {
+		/* the next block is read from the page on */
+		pr->cur = NULL;
+		pr->cur_base = pos->page;
+		pr->cur_size = 0;
+	} else {
+		pr->page = pos->page;
+	}
+	pr->in_page = false;
+	if (pos->page >= pr->s->size)
+		return 0;
+	if (open_page(pr) < 0)
+		return -1;
+	for (uint32_t i = 0; i < pos->rec; i++)
+		if (ipt_page_reader_next(pr, &rec) < 0)
+			return -1;
+	return 0;
+}
+
+void ipt_page_reader_restart(struct ipt_page_reader *pr)
+{
+	struct ipt_file_window w = pr->zwin;
+	uint8_t *cbuf = pr->cbuf;
+	size_t cap = pr->cbuf_cap;
+
+	/* the window's bytes are the file's still: kept, and used if they fit */
+	ipt_page_reader_init(pr, pr->t, pr->s);
+	pr->zwin = w;
+	pr->cbuf = cbuf;
+	pr->cbuf_cap = cap;
+}
+
+void ipt_page_reader_pos(const struct ipt_page_reader *pr, struct ipt_stream_pos *pos)
+{
+	pos->page = (pr->in_file ? pr->cur_base : 0) + pr->page;
+	pos->rec = pr->page_rec ? pr->page_rec - 1 : 0;
+}
+
+int ipt_stream_page_ts(const struct ipt_trace *t, const struct ipt_cpu_stream *s, uint64_t page,
+		       uint64_t *ts)
+{
+	const struct ipt_page_layout *pl = &t->layout;
+	uint8_t b[8];
+
+	if (s->chunked || !s->data || page + pl->ts_off + 8 > s->size)
+		return -1;
+	if (t->fd >= 0 && s->data == t->map + s->file_offset) {
+		/* read, not touched through the mapping (see load_block) */
+		if (pread(t->fd, b, 8, (off_t)(s->file_offset + page + pl->ts_off)) != 8)
+			return -1;
+	} else {
+		memcpy(b, s->data + page + pl->ts_off, 8);
+	}
+	*ts = ipt_get_uint(b, 8, t->big_endian);
+	if (t->tsc_mult)
+		*ts = ipt_tsc_to_ns(t, *ts);
+	return 0;
 }
 
 /* ipt_page_each - each data event of one whole page, to fn */

@@ -31,6 +31,8 @@ struct ipt_page_reader {
 	uint64_t end;		/* end of the current page's data in cur */
 	uint64_t ts;		/* running timestamp */
 	uint64_t missed;	/* pending "missed events" for the next record */
+	uint32_t page_rec;	/* data events handed out of the current page */
+	uint32_t block_max;	/* flat stream in the file: bytes read at a time (0: 256 KiB) */
 	bool in_page;
 	bool in_file;		/* a flat stream read from the file in blocks */
 	bool raw_ts;		/* timestamps as stored, not converted (TSC2NSEC): for rewriting */
@@ -41,6 +43,29 @@ void ipt_page_reader_init(struct ipt_page_reader *pr, const struct ipt_trace *t,
  * rec->data stays valid until the next call. */
 int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec);
 void ipt_page_reader_release(struct ipt_page_reader *pr);
+
+/*
+ * A place in a flat (not chunked) stream: the data event after the first
+ * rec data events of the page at byte page of the stream's data; (size,
+ * 0) is its end.  Time-sliced readers (input/iter.c) start and stop there.
+ */
+struct ipt_stream_pos {
+	uint64_t page;
+	uint32_t rec;
+};
+/* Move a new reader of a flat stream to pos (reading the events skipped),
+ * to read block bytes at a time from there (0: the usual 256 KiB).  0, or
+ * -1 on a malformed page, or on a chunked stream. */
+int ipt_page_reader_seek_block(struct ipt_page_reader *pr, const struct ipt_stream_pos *pos, uint32_t block);
+/* Back to the start of the stream, keeping the buffers. */
+void ipt_page_reader_restart(struct ipt_page_reader *pr);
+/* The place of the event handed out last. */
+void ipt_page_reader_pos(const struct ipt_page_reader *pr, struct ipt_stream_pos *pos);
+/* The timestamp in the header of the page at byte page of a flat stream
+ * (as the records' are: converted from TSC where they are); -1 if the
+ * page cannot be read. */
+int ipt_stream_page_ts(const struct ipt_trace *t, const struct ipt_cpu_stream *s, uint64_t page,
+		       uint64_t *ts);
 
 /* Counts of a series of pages (a recorder's per-CPU summary). */
 struct ipt_page_tally {
