@@ -40,7 +40,9 @@
 #                                 report and convert are held to 3x of it.
 #   ... --threads 1 / 2           report (and count) with one and two threads,
 #                                 on the largest synth trace, if supported
-#                                 (--threads in --help, or IPITRACE_THREADS).
+#                                 (--threads in --help, or IPITRACE_THREADS);
+#                                 dump too, uncompressed (slices of time in
+#                                 threads; a compressed trace takes one).
 #   floor: read (dd bs=1M)        reading the uncompressed bytes once from the
 #                                 page cache: the memory-speed limit.
 #   floor: zstd -dc               decompressing a .zst of those same bytes:
@@ -164,6 +166,8 @@ fi
 
 # Threads: report --threads N (or -j N), else IPITRACE_THREADS if the binary
 # knows it; the decode command's own --threads is measured too when it has one.
+dump_threads=0
+"$ipitrace" dump --help 2>&1 | grep -q -- '--threads' && dump_threads=1
 report_threads=
 if "$ipitrace" report --help 2>&1 | grep -q -- '--threads'; then report_threads=flag
 elif grep -q IPITRACE_THREADS "$ipitrace" 2>/dev/null; then report_threads='env'
@@ -273,6 +277,11 @@ threads_rows() {
 	if [ $decode_threads = 1 ]; then
 		row "$1" "$2" "$3" "$4" dec_t1 "${decode_label%% (*} --threads 1" $decode_cmd --threads 1 "$5"
 		row "$1" "$2" "$3" "$4" dec_t2 "${decode_label%% (*} --threads 2" $decode_cmd --threads 2 "$5"
+	fi
+	# dump renders slices of time in threads; compressed traces take one
+	if [ $dump_threads = 1 ] && [ "$4" = "v7 none" ]; then
+		row "$1" "$2" "$3" "$4" dump_t1 "ipitrace dump --threads 1" "$ipitrace" dump --threads 1 "$5"
+		row "$1" "$2" "$3" "$4" dump_t2 "ipitrace dump --threads 2" "$ipitrace" dump --threads 2 "$5"
 	fi
 }
 
@@ -457,8 +466,9 @@ for n in $sizes; do
 	prev_tc=$(awk -F '\t' -v t="synth $h" '$2 == t && ($5 == "tc" || $5 == "tcF") && $9 == "" { s += $7 } END { print s + 0 }' "$tsv")
 	prev_cost=$(( $(date +%s) - size_t0 ))
 	# what the threads rows cost: two runs each of report and/or decode
-	prev_thr=$(awk -F '\t' -v t="synth $h" -v r="${report_threads:+1}" -v d="$decode_threads" '
+	prev_thr=$(awk -F '\t' -v t="synth $h" -v r="${report_threads:+1}" -v d="$decode_threads" -v u="$dump_threads" '
 		$2 == t && $9 == "" && (($5 == "report" && r) || ($5 == "decode" && d == 1)) { s += 2 * $7 }
+		$2 == t && $9 == "" && $5 == "dump" && $4 == "v7 none" && u == 1 { s += 3 * $7 }
 		END { print int(s + 0.5) }' "$tsv")
 	prev_n=$n
 done
@@ -611,6 +621,9 @@ END {
 		else
 			verdict("report: 2 threads >= 1.7x 1 thread (" in_ ", " big ")", "", "n/a (single-threaded)" dt)
 	}
+	a = get(big, "v7 none", "dump_t1"); b = get(big, "v7 none", "dump_t2")
+	if (a != "" && b != "" && b > 0)
+		printf "  %-68s %-8s %s\n", "  (info: dump, 2 threads against 1, v7 none, " big ")", "", sprintf("x%.2f (%.3fs vs %.3fs)", a / b, b, a)
 	nk = split("report dump convert decode", keys, " ")
 	for (j = 1; j <= nk; j++) {
 		txt = ""; ok = ""

@@ -75,17 +75,29 @@ static void sift_up(struct ipt_iter *it, int i)
 	}
 }
 
-/* refill - read the next record of reader k into the heap; -1 on error */
-static int refill(struct ipt_iter *it, int k)
+/* read_next - reader k's next record into recs[k]: 1, 0 at the end (of
+ * a slice: its first record at or after stop_ts, whose place is kept),
+ * -1 on error */
+static int read_next(struct ipt_iter *it, int k)
 {
 	int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
 
-	if (it->stop && r == 0)
+	if (!it->stop)
+		return r;
+	if (r == 0)
 		it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
-	if (it->stop && r > 0 && it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
+	if (r > 0 && it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
 		ipt_page_reader_pos(&it->readers[k], &it->stop[k]);
 		return 0;
 	}
+	return r;
+}
+
+/* refill - read the next record of reader k into the heap; -1 on error */
+static int refill(struct ipt_iter *it, int k)
+{
+	int r = read_next(it, k);
+
 	if (r <= 0)
 		return r;
 	it->heap[it->nheap] = (struct head){ it->recs[k].ts, it->recs[k].cpu, k };
@@ -132,18 +144,12 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 		 * and its next record replaces the root, one sift down.
 		 */
 		int k = it->heap[0].reader;
-		int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
+		int r = read_next(it, k);
 
 		it->pending = -1;
 		if (r < 0) {
 			it->failed = true;
 			return -1;
-		}
-		if (it->stop && r == 0)
-			it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
-		if (it->stop && r > 0 && it->stop_ts != UINT64_MAX && it->recs[k].ts >= it->stop_ts) {
-			ipt_page_reader_pos(&it->readers[k], &it->stop[k]);
-			r = 0;
 		}
 		if (r == 0) {
 			it->heap[0] = it->heap[--it->nheap];
