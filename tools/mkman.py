@@ -24,7 +24,9 @@ def esc(s):
         s = '\\&' + s
     return s
 
-OPT = re.compile(r'^  (-\S.*?)(?:\s{2,}(\S.*))?$')
+# an option line: "  -x, --long ARG  text", or a long-only one indented to
+# the long names' column ("      --long ARG  text")
+OPT = re.compile(r'^(?:  |      )(-\S.*?)(?:\s{2,}(\S.*))?$')
 
 def help_to_roff(text):
     """a --help text as roff: usage lines, paragraphs, option lists"""
@@ -35,7 +37,7 @@ def help_to_roff(text):
             i += 1
             continue
         m = OPT.match(l)
-        if m and not l.startswith('   '):
+        if m and (not l.startswith('   ') or l.startswith('      -')):
             out.append('.TP')
             out.append('.B ' + esc(m.group(1).strip()))
             desc = [m.group(2)] if m.group(2) else []
