@@ -370,41 +370,46 @@ static bool same_places(const struct ipt_dump *d, const struct ipt_stream_pos *a
 	return true;
 }
 
-/* slices_next - the next slice's text, in order */
+/* slices_next - the next slice's text, in order; slices that kept nothing
+ * are passed over (a loop: a sparse selection may skip thousands) */
 static int slices_next(struct ipt_dump *d, const char **text, size_t *len)
 {
 	struct slot *sl;
 	bool ok;
 
-	pthread_mutex_lock(&d->lock);
-	if (d->held) {
-		d->held = false;
-		pthread_cond_broadcast(&d->room);
-	}
-	if (d->next >= d->nslices) {
+	for (;;) {
+		pthread_mutex_lock(&d->lock);
+		if (d->held) {
+			d->held = false;
+			pthread_cond_broadcast(&d->room);
+		}
+		if (d->next >= d->nslices) {
+			pthread_mutex_unlock(&d->lock);
+			return 0;
+		}
+		sl = &d->slot[d->next % (uint64_t)d->window];
+		while (sl->slice != d->next || sl->state == SL_RUNNING ||
+		       sl->state == SL_WAITING)
+			pthread_cond_wait(&d->done, &d->lock);
+		ok = sl->state == SL_DONE &&
+		     (!d->next || same_places(d, sl->from, d->at));
+		if (ok) {
+			memcpy(d->at, sl->to, (size_t)d->t->nstreams * sizeof(*d->at));
+			d->next++;
+			d->held = true;
+		}
 		pthread_mutex_unlock(&d->lock);
-		return 0;
+		if (!ok) {
+			if (go_serial(d, d->next ? d->at : NULL))
+				return -1;
+			return serial_next(d, text, len);
+		}
+		if (sl->text.len) {
+			*text = sl->text.buf;
+			*len = sl->text.len;
+			return 1;
+		}
 	}
-	sl = &d->slot[d->next % (uint64_t)d->window];
-	while (sl->slice != d->next || sl->state == SL_RUNNING || sl->state == SL_WAITING)
-		pthread_cond_wait(&d->done, &d->lock);
-	ok = sl->state == SL_DONE && (!d->next || same_places(d, sl->from, d->at));
-	if (ok) {
-		memcpy(d->at, sl->to, (size_t)d->t->nstreams * sizeof(*d->at));
-		d->next++;
-		d->held = true;
-	}
-	pthread_mutex_unlock(&d->lock);
-	if (!ok) {
-		if (go_serial(d, d->next ? d->at : NULL))
-			return -1;
-		return serial_next(d, text, len);
-	}
-	if (!sl->text.len)
-		return slices_next(d, text, len);	/* nothing kept in it */
-	*text = sl->text.buf;
-	*len = sl->text.len;
-	return 1;
 }
 
 /* ---- the caller's side ---- */
@@ -459,7 +464,9 @@ int ipt_dump_next(struct ipt_dump *d, const char **text, size_t *len)
 
 int ipt_dump_threads(const struct ipt_dump *d)
 {
-	return d->serial || !d->slot ? 1 : d->threads;
+	/* the threads that run, not those asked for: a failed
+	 * pthread_create leaves fewer */
+	return d->serial || !d->slot || !d->started ? 1 : d->started;
 }
 
 void ipt_dump_free(struct ipt_dump *d)
