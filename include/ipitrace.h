@@ -868,7 +868,9 @@ struct ipt_report_opts {
 	int threads;			/* > 1: decode the CPUs' streams in that many threads
 					 * (results are the same for any number); 0: the
 					 * online CPUs, at most 8, but 1 for less than 16 MiB
-					 * of CPU data; 1: one thread */
+					 * of CPU data, and with on_row one decoding thread
+					 * fewer beside the calling one (which does on_row's
+					 * work), at least one; 1: one thread */
 	int time_bins;			/* > 0: also count the IPIs each CPU received in that
 					 * many bins of time (ipt_report_time_bins) */
 	bool kind_distributions;	/* also keep latency and handler-time distributions

@@ -1897,12 +1897,19 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_trace *t = r->t;
 	int threads = ipt_lanes_auto(t, r->opts.threads), maxcpu = 0;
+	int producers = threads;
 
 	pp->r = r;
 	pp->nlanes = 1;
+	/* threads chosen here, with on_row: this thread also does the
+	 * caller's work for every row, so one CPU is left to it (rows() of
+	 * 3.3M rows on 2 CPUs: one producer beside it, best 0.89 s against
+	 * 0.95 s with two, median 0.96 s against 1.09 s) */
+	if (!r->opts.threads && r->opts.on_row && threads > 1)
+		producers = threads - 1;
 	if (threads > 1) {
 		/* learnt task names are shared state: then one producer thread */
-		pp->lanes = ipt_lanes_new(t, ipt_ipi_decoder_learns_comms(r->dec) ? 1 : threads,
+		pp->lanes = ipt_lanes_new(t, ipt_ipi_decoder_learns_comms(r->dec) ? 1 : producers,
 					  sizeof(struct item), &pp->nlanes);
 		if (!pp->lanes)
 			return -1;

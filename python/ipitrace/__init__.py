@@ -113,8 +113,10 @@ def rows(path, filter=None, explode=True, threads=None, columns=None):
 
     filter: an expression over row columns as `ipitrace convert --filter`
     takes it; threads: decoding threads (None: the online CPUs, at most 8,
-    but one for a trace with less than 16 MiB of CPU data; explode=False
-    runs in one); columns: a list of the columns wanted.  With the
+    but one for a trace with less than 16 MiB of CPU data, and with the
+    matching columns one fewer beside the calling thread, which fills the
+    columns; explode=False runs in one); columns: a list of the columns
+    wanted.  With the
     matching columns the rows come from the report's own pass over the
     trace, which then fills those columns."""
     r = _ext.Rows(path, filter, bool(explode), int(threads or 0), _wanted(columns, explode))
