@@ -3,7 +3,9 @@
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python.py IPITRACE OUTDIR TRACE...
 
-For each trace, after one warm-up, best of 3:
+For each trace, after one warm-up of each, best of 3, taken in turn
+(each of 3 rounds runs every one of the first four once, so that a noisy
+stretch of the host falls on every side rather than on one's three runs):
   rows()                      ipitrace.rows(TRACE): every column, matching included
   rows() base                 ipitrace.rows(TRACE, columns=<convert's 16 columns>)
   convert + read_csv          `ipitrace convert -f csv -o F TRACE` then
@@ -51,6 +53,21 @@ def best(fn, n=3):
         fn()
         ts.append(time.perf_counter() - t)
     return min(ts)
+
+
+def best_in_turn(fns, n=3):
+    """best of n of each of fns after a warm-up of each, the runs in turn
+    (round i runs every fn once): a noisy stretch of the host falls on
+    every side, not on the three runs of one"""
+    for fn in fns:
+        fn()    # warm-up
+    ts = [[] for _ in fns]
+    for _ in range(n):
+        for i, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            ts[i].append(time.perf_counter() - t)
+    return [min(x) for x in ts]
 
 
 # trace-cmd report's line: "comm-pid [cpu] secs: event: fields"
@@ -174,13 +191,15 @@ def main():
             subprocess.run([ipt, "convert", "-f", "csv", "--no-match", "-o", csv, trace], check=True)
             return pd.read_csv(csv, dtype=CSV_DTYPES, keep_default_na=False, na_values=[""])
 
-        t_rows = best(lambda: ipitrace.rows(trace))
-        t_base = best(lambda: ipitrace.rows(trace, columns=BASE))
-        t_csv = best(via_csv)
         # convert's 16 columns alone, where it has the matching ones (--no-match)
         has_nm = b"--no-match" in subprocess.run([ipt, "convert", "--help"], stdout=subprocess.PIPE,
                                                  stderr=subprocess.STDOUT).stdout
-        t_csv_base = best(via_csv_base) if has_nm else t_csv
+        fns = [lambda: ipitrace.rows(trace), lambda: ipitrace.rows(trace, columns=BASE), via_csv]
+        if has_nm:
+            fns.append(via_csv_base)
+        t = best_in_turn(fns)
+        t_rows, t_base, t_csv = t[:3]
+        t_csv_base = t[3] if has_nm else t_csv
         os.unlink(csv)
         grow, anon, size, n = peak(trace)
         # the LISA-style pipeline, on a smaller trace if this one is large

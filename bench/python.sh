@@ -43,5 +43,5 @@ for r in "$out"/real-*.dat; do
 done
 big=$(ls -S "$root"/../shared/traces/recorded/*.dat 2>/dev/null | head -n 1)
 [ -n "$big" ] && tr="$tr $big"
-echo "== Python module: rows() against convert -f csv + pandas.read_csv (best of 3 after a warm-up)"
+echo "== Python module: rows() against convert -f csv + pandas.read_csv (best of 3 after a warm-up, the runs in turn)"
 PYTHONPATH=$root/build/python $py "$root/bench/python.py" "$root/build/ipitrace" "$out" $tr

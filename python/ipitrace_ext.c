@@ -25,6 +25,7 @@
 #include <ipitrace.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1270,7 +1271,10 @@ static int join_matches(struct rows *r, struct ipt_report *rep)
  * nothing.  The window is a 32nd of the rows so far, up to 256k rows
  * (25 MB of a full frame): at most that is populated past the last row,
  * in vain (a quarter took a 330k-row frame's peak memory past 1.5x its
- * size; a 32nd adds 1 MiB to it).
+ * size; a 32nd adds 1 MiB to it).  It runs as SCHED_IDLE: on a machine
+ * with as many busy threads as CPUs it took the filling thread's CPU now
+ * and then (rows() of 3.3M rows on 2 CPUs, interleaved: median 1.005 s ->
+ * 0.908 s, best 0.885 s -> 0.874 s).
  */
 #define AHEAD_START (1u << 15)	/* rows before the thread starts */
 #define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling, at most */
@@ -1327,6 +1331,16 @@ static void *ahead_run(void *arg)
 	struct rows *r = arg;
 	struct ahead *ah = &r->ah;
 
+#ifdef SCHED_IDLE
+	{
+		/* only what the decoding and the filling leave: a hint to
+		 * the kernel, the filling faults its own pages if this
+		 * thread falls behind */
+		struct sched_param sp = { 0 };
+
+		(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	}
+#endif
 	for (;;) {
 		size_t to;
 
