@@ -1345,26 +1345,28 @@ static int give_row(struct rpt *r, const struct item *x)
 
 	if (!it || it->k.ts != x->k.ts || it->k.cpu != x->k.cpu)
 		return ipt_err("report: a row's rest came without its row");
-	memset(&row, 0, sizeof(row));
-	row.ts = it->k.ts;
-	row.id = it->u.row.id;
-	row.src_cpu = it->k.cpu;
-	row.target_cpu = it->target;
-	row.pid = it->k.aux;
-	row.ntargets = (uint32_t)(uint16_t)x->target;
-	row.comm = x->u.rest.comm;
-	row.event = x->u.rest.event;
-	row.callsite = it->u.row.callsite;
-	row.callsite_sym = x->u.rest.callsite_sym;
-	row.callsite_off = (uint32_t)x->k.aux;
+	/* every field named (targets NULL): no memset of the whole row first */
+	row = (struct ipt_ipi_row){
+		.ts = it->k.ts,
+		.id = it->u.row.id,
+		.src_cpu = it->k.cpu,
+		.target_cpu = it->target,
+		.pid = it->k.aux,
+		.ntargets = (uint32_t)(uint16_t)x->target,
+		.comm = x->u.rest.comm,
+		.event = x->u.rest.event,
+		.callsite = it->u.row.callsite,
+		.callsite_sym = x->u.rest.callsite_sym,
+		.callsite_off = (uint32_t)x->k.aux,
+		.callback = it->u.row.callback,
+		.callback_sym = x->u.rest.callback_sym,
+		.func = it->u.row.func,
+		.func_sym = x->u.rest.func_sym,
+		.reason = it->u.row.reason,
+		.kind = (enum ipt_ipi_kind)it->kind,
+	};
 	if (x->kind && row.callsite_sym)	/* an offset past 32 bits */
 		(void)ipt_trace_symbol(r->t, row.callsite, &row.callsite_off);
-	row.callback = it->u.row.callback;
-	row.callback_sym = x->u.rest.callback_sym;
-	row.func = it->u.row.func;
-	row.func_sym = x->u.rest.func_sym;
-	row.reason = it->u.row.reason;
-	row.kind = (enum ipt_ipi_kind)it->kind;
 	if (r->opts.on_row(r->opts.on_row_ctx, &row))
 		return ipt_err_code(IPT_ERR_FAILED, "report: stopped by on_row");
 	return 0;
