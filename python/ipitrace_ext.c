@@ -1276,7 +1276,9 @@ static int join_matches(struct rows *r, struct ipt_report *rep)
  * size; a 32nd adds 1 MiB to it).  It runs as SCHED_IDLE: on a machine
  * with as many busy threads as CPUs it took the filling thread's CPU now
  * and then (rows() of 3.3M rows on 2 CPUs, interleaved: median 1.005 s ->
- * 0.908 s, best 0.885 s -> 0.874 s).
+ * 0.908 s, best 0.885 s -> 0.874 s; in a later run of 8 rounds the same,
+ * 0.853 s against 0.848 s, and nice 19 worse, 0.992 s: the host's noise
+ * moves medians as much).
  */
 #define AHEAD_START (1u << 15)	/* rows before the thread starts */
 #define AHEAD_WINDOW (1u << 18)	/* rows populated ahead of the filling, at most */
