@@ -1443,6 +1443,8 @@ static int take_row(void *ctx, const struct ipt_ipi_row *row)
 	return 0;
 }
 
+#define ONE_PASS_ROOM (1u << 16)	/* rows_fill_one_pass's first room, in rows */
+
 /*
  * rows_fill_one_pass - every row at once, from one decoding pass: the
  * report (its threads decoding the CPUs' streams) hands each counted row
@@ -1450,8 +1452,6 @@ static int take_row(void *ctx, const struct ipt_ipi_row *row)
  * columns.  The join needs ts, id, src_cpu and target_cpu: kept for it
  * if not asked for.  GIL released; as rows_fill returns.
  */
-#define ONE_PASS_ROOM (1u << 16)
-
 static int rows_fill_one_pass(struct rows *r)
 {
 	static const int join[] = { C_TS, C_ID, C_SRC, C_TGT };
