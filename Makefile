@@ -51,19 +51,25 @@ all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN
 
 # lib/: everything hidden but what include/ipitrace.h declares (its
 # `#pragma GCC visibility push(default)`); src/: the public header only.
-$(B)/lib/%.o: lib/%.c $(wildcard include/*.h lib/*/*.h)
+# Each object depends on the headers it includes, as the compiler found
+# them (-MMD writes OBJ.d beside it; -MP keeps a removed header from
+# breaking the build): touching one header rebuilds only its includers.
+DEPFLAGS = -MMD -MP
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+$(B)/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(WARN) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -c -o $@ $<
+	@$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -c -o $@ $<
 
-$(B)/src/%.o: src/%.c $(wildcard include/*.h src/*.h)
+$(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(WARN) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	@$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/pic/%.o: %.c $(wildcard include/*.h lib/*/*.h)
+$(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	@$(CC) $(WARN) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -fPIC -c -o $@ $<
+	@$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib -fvisibility=hidden $(CFLAGS) -fPIC -c -o $@ $<
 
 $(B)/libipitrace.a: $(LIB_OBJ)
 	@rm -f $@
@@ -131,13 +137,13 @@ print-ldlibs:
 $(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-$(B)/tests/%: tests/%.c tests/testlib.h $(B)/libipitrace.a
+$(B)/tests/%: tests/%.c $(B)/libipitrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) -Ilib -Itests $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib -Itests $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
 $(B)/tools/%: tools/%.c $(B)/libipitrace.a
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CPPFLAGS) -Ilib $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
 # the workload keeps frame pointers: its user stacks can be followed (tests
 # of record --user-stacks)
@@ -239,10 +245,10 @@ python:
 	@echo "  note: no Python module (needs python3-dev and python3-numpy for $(PYTHON))"
 endif
 
-$(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c include/ipitrace.h
+$(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
-	@$(CC) $(WARN) $(CPPFLAGS) -isystem $(PY_INC) -isystem $(PY_NPINC) -fvisibility=hidden \
+	@$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -isystem $(PY_INC) -isystem $(PY_NPINC) -fvisibility=hidden \
 		$(CFLAGS) -fPIC -c -o $@ $<
 
 # linked with the library's PIC objects: one file, no rpath, and it exports
