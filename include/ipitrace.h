@@ -1241,15 +1241,15 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool with
  * per-CPU readers poll trace_pipe_raw by sleeping and never block on a ring
  * buffer, so the kernel sends no wake-up IPIs on its behalf.  Needs root.
  *
- * The steps, in order: ipt_record_new(), ipt_record_probe() (the events of
- * this kernel: ipt_record_event()), ipt_record_arm() (filters, triggers,
+ * The steps, in order: ipt_recorder_new(), ipt_recorder_probe() (the events of
+ * this kernel: ipt_recorder_event()), ipt_recorder_arm() (filters, triggers,
  * events on), [the caller forks its command here: no trace_pipe_raw is open
- * yet], ipt_record_start() (readers, tracing on), [the caller waits, with
- * ipt_record_failed()], ipt_record_stop(), ipt_record_collect() (per-CPU
- * results: ipt_record_cpu()), ipt_record_write(), ipt_record_close(),
- * ipt_record_free().  Any step may fail (-1, ipt_errmsg(), and
- * ipt_record_error() says which request it was about); then call
- * ipt_record_close() and ipt_record_free().  Signals and the command are
+ * yet], ipt_recorder_start() (readers, tracing on), [the caller waits, with
+ * ipt_recorder_failed()], ipt_recorder_stop(), ipt_recorder_collect() (per-CPU
+ * results: ipt_recorder_cpu()), ipt_recorder_write(), ipt_recorder_close(),
+ * ipt_recorder_free().  Any step may fail (-1, ipt_errmsg(), and
+ * ipt_recorder_error() says which request it was about); then call
+ * ipt_recorder_close() and ipt_recorder_free().  Signals and the command are
  * the caller's.
  */
 #define IPT_TRACEFS_PATH	"/sys/kernel/tracing"
@@ -1264,31 +1264,31 @@ enum ipt_tracefs_state {
 enum ipt_tracefs_state ipt_tracefs_state(char *path, size_t size);
 
 /* Points where a session calls opts.checkpoint (tests stop the process there). */
-enum ipt_record_point {
-	IPT_RECORD_PROBED,	/* events chosen, none enabled yet (start of ipt_record_arm) */
-	IPT_RECORD_WRITING,	/* the file written under its temporary name, not yet renamed */
+enum ipt_recorder_point {
+	IPT_RECORDER_PROBED,	/* events chosen, none enabled yet (start of ipt_recorder_arm) */
+	IPT_RECORDER_WRITING,	/* the file written under its temporary name, not yet renamed */
 };
 
 /* Which request of the options a failure or a note is about. */
-enum ipt_record_about {
-	IPT_RECORD_ABOUT_NONE,
-	IPT_RECORD_ABOUT_EVENTS,	/* opts.events */
-	IPT_RECORD_ABOUT_FILTER,	/* opts.filter */
-	IPT_RECORD_ABOUT_CLOCK,		/* opts.clock */
-	IPT_RECORD_ABOUT_STACKS,	/* opts.stacks */
-	IPT_RECORD_ABOUT_CPUS,		/* opts.cpus */
-	IPT_RECORD_ABOUT_USER_STACKS,	/* opts.user_stacks */
+enum ipt_recorder_about {
+	IPT_RECORDER_ABOUT_NONE,
+	IPT_RECORDER_ABOUT_EVENTS,	/* opts.events */
+	IPT_RECORDER_ABOUT_FILTER,	/* opts.filter */
+	IPT_RECORDER_ABOUT_CLOCK,		/* opts.clock */
+	IPT_RECORDER_ABOUT_STACKS,	/* opts.stacks */
+	IPT_RECORDER_ABOUT_CPUS,		/* opts.cpus */
+	IPT_RECORDER_ABOUT_USER_STACKS,	/* opts.user_stacks */
 };
 
 /* What a note to the caller says (opts.note). */
-enum ipt_record_note {
-	IPT_RECORD_NOTE_INFO,		/* informative: text is the whole line */
-	IPT_RECORD_NOTE_ERROR,		/* an error the session goes on after */
-	IPT_RECORD_NOTE_REJECTED,	/* the kernel rejected part of a request ('about'): text says why */
+enum ipt_recorder_note {
+	IPT_RECORDER_NOTE_INFO,		/* informative: text is the whole line */
+	IPT_RECORDER_NOTE_ERROR,		/* an error the session goes on after */
+	IPT_RECORDER_NOTE_REJECTED,	/* the kernel rejected part of a request ('about'): text says why */
 };
 
-struct ipt_record_opts {
-	size_t sz;			/* sizeof(struct ipt_record_opts) */
+struct ipt_recorder_opts {
+	size_t sz;			/* sizeof(struct ipt_recorder_opts) */
 	const char *output;		/* trace.dat to write; "-": standard output */
 	const struct ipt_cpuset *cpus;	/* NULL, or only IPIs targeting these (kernel
 					   filters; needs Linux 6.6+ cpumask filters) */
@@ -1300,10 +1300,10 @@ struct ipt_record_opts {
 	const struct ipt_cpuset *housekeeping;	/* NULL: ipt_housekeeping_cpus() */
 	const char *compression;	/* "zstd" (NULL) or "none" */
 	/* Called with each informative line or note, in order (may be NULL). */
-	void (*note)(enum ipt_record_note kind, enum ipt_record_about about,
+	void (*note)(enum ipt_recorder_note kind, enum ipt_recorder_about about,
 		     const char *text, void *arg);
-	/* Called at each enum ipt_record_point (may be NULL). */
-	void (*checkpoint)(enum ipt_record_point point, void *arg);
+	/* Called at each enum ipt_recorder_point (may be NULL). */
+	void (*checkpoint)(enum ipt_recorder_point point, void *arg);
 	void *arg;
 	/* Provenance stored in the file (ipt_trace_provenance), NULL: not said:
 	 * the caller's command line as run, and the command it runs. */
@@ -1319,18 +1319,18 @@ struct ipt_record_opts {
 struct ipt_recorder;
 
 /* A session (nothing touched yet); NULL if opts are invalid or out of memory. */
-struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts);
+struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts);
 /*
  * Find (or mount) tracefs, remove instances of dead recorders, check the
  * output's directory, pin the calling thread to the housekeeping CPUs,
  * create the instance (tracing off), choose the clock and the events: the
  * IPI events of the catalogue this kernel has, and opts.events.
  */
-int ipt_record_probe(struct ipt_recorder *r);
+int ipt_recorder_probe(struct ipt_recorder *r);
 
 /* One IPI event of the catalogue as probed (those of other architectures
  * that this kernel lacks are not listed). */
-struct ipt_record_event {
+struct ipt_recorder_event {
 	const char *system, *name;
 	bool present;			/* this kernel has it: it is recorded */
 	bool send;			/* a send event */
@@ -1341,43 +1341,43 @@ struct ipt_record_event {
 	 * function); NULL for a kernel event */
 	const char *probe_function, *stands_for;
 };
-int ipt_record_nevents(const struct ipt_recorder *r);
-const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i);
+int ipt_recorder_nevents(const struct ipt_recorder *r);
+const struct ipt_recorder_event *ipt_recorder_event(const struct ipt_recorder *r, int i);
 
 /* Filters and triggers (parts the kernel rejects are noted and left out),
  * then every chosen event on. */
-int ipt_record_arm(struct ipt_recorder *r);
+int ipt_recorder_arm(struct ipt_recorder *r);
 /* Start the per-CPU readers (they inherit the pinned affinity) and tracing. */
-int ipt_record_start(struct ipt_recorder *r);
-/* True once a reader failed (ipt_errmsg()-style text: ipt_record_failure()). */
-bool ipt_record_failed(const struct ipt_recorder *r);
-const char *ipt_record_failure(const struct ipt_recorder *r);
+int ipt_recorder_start(struct ipt_recorder *r);
+/* True once a reader failed (ipt_errmsg()-style text: ipt_recorder_failure()). */
+bool ipt_recorder_failed(const struct ipt_recorder *r);
+const char *ipt_recorder_failure(const struct ipt_recorder *r);
 /* Tracing off. */
-int ipt_record_stop(struct ipt_recorder *r);
-/* Let the readers drain the buffers, read the stats: ipt_record_cpu() is
+int ipt_recorder_stop(struct ipt_recorder *r);
+/* Let the readers drain the buffers, read the stats: ipt_recorder_cpu() is
  * then valid; the file is prepared under a temporary name. */
-int ipt_record_collect(struct ipt_recorder *r);
-/* Remove the instance (a failure is noted as IPT_RECORD_NOTE_ERROR and
- * makes ipt_record_close() return -1) and commit the file under its name. */
-int ipt_record_write(struct ipt_recorder *r);
+int ipt_recorder_collect(struct ipt_recorder *r);
+/* Remove the instance (a failure is noted as IPT_RECORDER_NOTE_ERROR and
+ * makes ipt_recorder_close() return -1) and commit the file under its name. */
+int ipt_recorder_write(struct ipt_recorder *r);
 /* Tracing off, readers stopped, a file not written removed, the instance
  * removed; -1 if the instance could not be removed (noted). */
-int ipt_record_close(struct ipt_recorder *r);
-void ipt_record_free(struct ipt_recorder *r);
+int ipt_recorder_close(struct ipt_recorder *r);
+void ipt_recorder_free(struct ipt_recorder *r);
 
-/* What the session runs with (after ipt_record_probe). */
-const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
-const struct ipt_cpuset *ipt_record_readers(const struct ipt_recorder *r); /* where readers run */
-const char *ipt_record_clock(const struct ipt_recorder *r);
-unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r);
+/* What the session runs with (after ipt_recorder_probe). */
+const struct ipt_cpuset *ipt_recorder_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
+const struct ipt_cpuset *ipt_recorder_readers(const struct ipt_recorder *r); /* where readers run */
+const char *ipt_recorder_clock(const struct ipt_recorder *r);
+unsigned long ipt_recorder_buffer_kb(const struct ipt_recorder *r);
 /* The request (opts) the last failure was about. */
-enum ipt_record_about ipt_record_error(const struct ipt_recorder *r);
+enum ipt_recorder_about ipt_recorder_error(const struct ipt_recorder *r);
 
-/* Counts so far of a running recording (between ipt_record_start and
- * ipt_record_collect; from the thread that drives the session).  Events
+/* Counts so far of a running recording (between ipt_recorder_start and
+ * ipt_recorder_collect; from the thread that drives the session).  Events
  * are counted in the whole pages the readers captured so far, so they lag
  * by up to a poll interval and a page; lost is the kernel's counters now. */
-struct ipt_record_progress {
+struct ipt_recorder_progress {
 	uint64_t events;		/* data events captured */
 	uint64_t sends;			/* ... of them IPI send events */
 	uint64_t lost;			/* overrun + commit_overrun + dropped, every CPU */
@@ -1385,10 +1385,10 @@ struct ipt_record_progress {
 	bool missed_unknown;		/* a flagged page had no stored count */
 	uint64_t bytes;			/* bytes captured (before compression) */
 };
-int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p);
+int ipt_recorder_progress(struct ipt_recorder *r, struct ipt_recorder_progress *p);
 
-/* One CPU's result (after ipt_record_collect). */
-struct ipt_record_cpu {
+/* One CPU's result (after ipt_recorder_collect). */
+struct ipt_recorder_cpu {
 	int cpu;
 	uint64_t events;		/* events in the file */
 	uint64_t lost;			/* overrun + commit_overrun + dropped */
@@ -1398,8 +1398,8 @@ struct ipt_record_cpu {
 	bool missed_unknown;		/* a flagged page had no stored count */
 	uint64_t bytes;			/* bytes captured */
 };
-int ipt_record_ncpus(const struct ipt_recorder *r);
-const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i);
+int ipt_recorder_ncpus(const struct ipt_recorder *r);
+const struct ipt_recorder_cpu *ipt_recorder_cpu(const struct ipt_recorder *r, int i);
 
 /* (end of the recording section) */
 
@@ -1414,40 +1414,40 @@ const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i)
  * count per target CPU of the mask), csd_queue_cpu (raw_tp: the function
  * the target runs); receive handler time per (CPU, vector) from the x86
  * irq_vectors *_entry/_exit pairs, as a log2 histogram.  Tracepoints this
- * kernel lacks are skipped and named (ipt_bpf_skipped).  Attaching and
+ * kernel lacks are skipped and named (ipt_counter_skipped).  Attaching and
  * detaching patch kernel text, which sends IPIs to every CPU: attach once
  * and stay attached.  Needs root (CAP_BPF and CAP_PERFMON) and the kernel's
  * BTF (/sys/kernel/btf/vmlinux).
  */
 
-/* False if libipitrace was built without libbpf (then ipt_bpf_open fails). */
-bool ipt_bpf_built(void);
+/* False if libipitrace was built without libbpf (then ipt_counter_open fails). */
+bool ipt_counter_has_bpf(void);
 
-enum ipt_bpf_event {
-	IPT_BPF_SEND_CPU = 0,		/* ipi:ipi_send_cpu */
-	IPT_BPF_SEND_CPUMASK = 1,	/* ipi:ipi_send_cpumask (one count per target) */
-	IPT_BPF_CSD_QUEUE = 2,		/* csd:csd_queue_cpu: addr2 is the function */
+enum ipt_counter_event {
+	IPT_COUNTER_SEND_CPU = 0,		/* ipi:ipi_send_cpu */
+	IPT_COUNTER_SEND_CPUMASK = 1,	/* ipi:ipi_send_cpumask (one count per target) */
+	IPT_COUNTER_CSD_QUEUE = 2,		/* csd:csd_queue_cpu: addr2 is the function */
 };
 /* "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" */
-const char *ipt_bpf_event_name(enum ipt_bpf_event ev);
+const char *ipt_counter_event_name(enum ipt_counter_event ev);
 
 /* x86 receive vectors, handler time measured from *_entry to *_exit */
-enum ipt_bpf_vector {
-	IPT_BPF_VEC_RESCHEDULE = 0,
-	IPT_BPF_VEC_CALL_FUNCTION = 1,
-	IPT_BPF_VEC_CALL_FUNCTION_SINGLE = 2,
-	IPT_BPF_VEC_IRQ_WORK = 3,
-	IPT_BPF_NVECTORS = 4,
+enum ipt_counter_vector {
+	IPT_COUNTER_VEC_RESCHEDULE = 0,
+	IPT_COUNTER_VEC_CALL_FUNCTION = 1,
+	IPT_COUNTER_VEC_CALL_FUNCTION_SINGLE = 2,
+	IPT_COUNTER_VEC_IRQ_WORK = 3,
+	IPT_COUNTER_NVECTORS = 4,
 };
 /* "reschedule", "call_function", "call_function_single", "irq_work" */
-const char *ipt_bpf_vector_name(enum ipt_bpf_vector v);
+const char *ipt_counter_vector_name(enum ipt_counter_vector v);
 
-#define IPT_BPF_HIST_SLOTS 32		/* slot i: [2^i, 2^(i+1)) ns */
+#define IPT_COUNTER_HIST_SLOTS 32		/* slot i: [2^i, 2^(i+1)) ns */
 
-struct ipt_bpf_send {
+struct ipt_counter_send {
 	int target;			/* target CPU */
 	int src;			/* sending CPU */
-	enum ipt_bpf_event event;
+	enum ipt_counter_event event;
 	uint64_t callsite;
 	uint64_t addr2;			/* callback (sends), function (csd) */
 	uint64_t func;			/* sends: the function of the csd queued just before
@@ -1456,42 +1456,42 @@ struct ipt_bpf_send {
 	uint64_t count;
 };
 
-struct ipt_bpf_handler {
+struct ipt_counter_handler {
 	int cpu;
-	enum ipt_bpf_vector vector;
+	enum ipt_counter_vector vector;
 	uint64_t count, sum_ns, max_ns;	/* max_ns: since attach, not a delta */
-	uint64_t hist[IPT_BPF_HIST_SLOTS];
+	uint64_t hist[IPT_COUNTER_HIST_SLOTS];
 };
 
 /* Counters that say what was not counted (never silent). */
-enum ipt_bpf_error {
-	IPT_BPF_ERR_SEND_FULL = 0,	/* a send not counted: the send map is full */
-	IPT_BPF_ERR_SEND_UPDATE,	/* a send not counted: another map error */
-	IPT_BPF_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
-	IPT_BPF_ERR_MASK_READ,		/* a cpumask word could not be read */
-	IPT_BPF_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
-	IPT_BPF_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
-	IPT_BPF_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
-	IPT_BPF_ERR_TRACEFS_LOST,	/* the tracefs fallback: events the kernel lost */
-	IPT_BPF_NERRORS,
+enum ipt_counter_error {
+	IPT_COUNTER_ERR_SEND_FULL = 0,	/* a send not counted: the send map is full */
+	IPT_COUNTER_ERR_SEND_UPDATE,	/* a send not counted: another map error */
+	IPT_COUNTER_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
+	IPT_COUNTER_ERR_MASK_READ,		/* a cpumask word could not be read */
+	IPT_COUNTER_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
+	IPT_COUNTER_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
+	IPT_COUNTER_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
+	IPT_COUNTER_ERR_TRACEFS_LOST,	/* the tracefs fallback: events the kernel lost */
+	IPT_COUNTER_NERRORS,
 };
 /* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
  * "ring_full", "join_full", "tracefs_lost" */
-const char *ipt_bpf_error_name(enum ipt_bpf_error e);
+const char *ipt_counter_error_name(enum ipt_counter_error e);
 
-/* The maps at one moment (ipt_bpf_read), or the difference of two. */
-struct ipt_bpf_snapshot {
+/* The maps at one moment (ipt_counter_read), or the difference of two. */
+struct ipt_counter_snapshot {
 	double time;			/* CLOCK_MONOTONIC seconds of the read */
 	size_t nsends;
-	struct ipt_bpf_send *sends;	/* sorted by target, then count (descending) */
+	struct ipt_counter_send *sends;	/* sorted by target, then count (descending) */
 	size_t nhandlers;
-	struct ipt_bpf_handler *handlers;	/* sorted by CPU, vector */
-	uint64_t errors[IPT_BPF_NERRORS];
+	struct ipt_counter_handler *handlers;	/* sorted by CPU, vector */
+	uint64_t errors[IPT_COUNTER_NERRORS];
 	uint64_t recursion_misses;	/* the kernel's, every program: runs skipped */
 };
 
-struct ipt_bpf_opts {
-	size_t sz;			/* sizeof(struct ipt_bpf_opts) */
+struct ipt_counter_opts {
+	size_t sz;			/* sizeof(struct ipt_counter_opts) */
 	/* pin the calling thread there before loading (NULL:
 	 * ipt_housekeeping_cpus(), as the recorder does); no_pin: leave it */
 	const struct ipt_cpuset *housekeeping;
@@ -1500,34 +1500,34 @@ struct ipt_bpf_opts {
 	/* the flight recorder: the sends (and csd queueings) whose targets
 	 * include a CPU of watch are kept as rows in a ring buffer of
 	 * ring_bytes (a power of 2 >= 4096; 0: 4 MiB) written without
-	 * wake-ups; read them with ipt_bpf_drain().  NULL or empty: none. */
+	 * wake-ups; read them with ipt_counter_drain().  NULL or empty: none. */
 	const struct ipt_cpuset *watch;
 	size_t ring_bytes;
 	bool stacks;			/* rows carry the sender's kernel stack (about
 					 * 1.5-3 us per row kept, only for watched CPUs) */
 };
 
-struct ipt_bpf;
+struct ipt_counter;
 
 /* One row of the flight recorder. */
-#define IPT_BPF_ROW_MASK_WORDS 4
-struct ipt_bpf_row {
+#define IPT_COUNTER_ROW_MASK_WORDS 4
+struct ipt_counter_row {
 	uint64_t ts_ns;			/* CLOCK_MONOTONIC */
 	int src;			/* sending CPU */
 	int pid;			/* sending thread */
-	enum ipt_bpf_event event;
+	enum ipt_counter_event event;
 	unsigned int ntargets;		/* targets (mask: CPUs 0-255 only) */
-	uint64_t mask[IPT_BPF_ROW_MASK_WORDS];
+	uint64_t mask[IPT_COUNTER_ROW_MASK_WORDS];
 	uint64_t callsite;
 	uint64_t addr2;			/* callback (sends), function (csd) */
 	char comm[16];
 	unsigned int nstack;		/* frames in stack (opts.stacks) */
 	uint64_t stack[32];		/* the sender's kernel stack, leaf first */
 };
-typedef void (*ipt_bpf_row_fn)(const struct ipt_bpf_row *row, void *ctx);
+typedef void (*ipt_counter_row_fn)(const struct ipt_counter_row *row, void *ctx);
 /* Hand every row written since the last call to fn (never blocks, sends no
  * wake-up); the number of rows, -1 on error. */
-int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx);
+int ipt_counter_drain(struct ipt_counter *b, ipt_counter_row_fn fn, void *ctx);
 
 /*
  * Load the programs this kernel can run and attach them (once).  NULL on
@@ -1536,66 +1536,66 @@ int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx);
  * that does not attach is skipped, not a failure, unless every send
  * tracepoint is.
  */
-struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts);
+struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts);
 /*
  * The fallback where BPF is unavailable: the same counts (sends and csd
  * queueings; no handler times, no rows) from a tracefs instance of its own
  * (instances/ipitrace-<pid>) with the send events on, its trace_pipe read
- * with O_NONBLOCK by ipt_bpf_read (never waited on: no wake-up IPIs); lost
- * events count as IPT_BPF_ERR_TRACEFS_LOST.  Needs root and tracefs.
+ * with O_NONBLOCK by ipt_counter_read (never waited on: no wake-up IPIs); lost
+ * events count as IPT_COUNTER_ERR_TRACEFS_LOST.  Needs root and tracefs.
  */
-struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts);
-/* What counts: "bpf", "serve" (ipt_bpf_connect) or "tracefs". */
-const char *ipt_bpf_backend(const struct ipt_bpf *b);
+struct ipt_counter *ipt_counter_open_tracefs(const struct ipt_counter_opts *opts);
+/* What counts: "bpf", "serve" (ipt_counter_connect) or "tracefs". */
+const char *ipt_counter_backend(const struct ipt_counter *b);
 /* Comma-separated tracepoints attached / skipped ("" when none). */
-const char *ipt_bpf_attached(const struct ipt_bpf *b);
-const char *ipt_bpf_skipped(const struct ipt_bpf *b);
-/* Nanoseconds ipt_bpf_open spent loading and attaching. */
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b);
+const char *ipt_counter_attached(const struct ipt_counter *b);
+const char *ipt_counter_skipped(const struct ipt_counter *b);
+/* Nanoseconds ipt_counter_open spent loading and attaching. */
+uint64_t ipt_counter_attach_ns(const struct ipt_counter *b);
 /* The CPUs the caller was pinned to (empty with no_pin). */
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b);
+const struct ipt_cpuset *ipt_counter_pinned(const struct ipt_counter *b);
 /* Read every map (one syscall per entry; nothing is deleted). */
-struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b);
+struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b);
 /* now - before, entry by entry (entries never go away); NULL on no memory. */
-struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *now,
-					       const struct ipt_bpf_snapshot *before);
-void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s);
+struct ipt_counter_snapshot *ipt_counter_snapshot_diff(const struct ipt_counter_snapshot *now,
+					       const struct ipt_counter_snapshot *before);
+void ipt_counter_snapshot_free(struct ipt_counter_snapshot *s);
 /* The kernel symbol at or below addr (kallsyms read after attaching), NULL if none. */
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset);
-/* Kernel run-time stats of program i (0 <= i < ipt_bpf_nprogs), with opts.stats;
+const char *ipt_counter_symbol(const struct ipt_counter *b, uint64_t addr, uint64_t *offset);
+/* Kernel run-time stats of program i (0 <= i < ipt_counter_nprogs), with opts.stats;
  * -1 if i is not attached. */
-struct ipt_bpf_prog_stats {
+struct ipt_counter_prog_stats {
 	const char *name;		/* the tracepoint */
 	uint64_t run_cnt, run_time_ns, recursion_misses;
 };
-int ipt_bpf_nprogs(const struct ipt_bpf *b);
-int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st);
+int ipt_counter_nprogs(const struct ipt_counter *b);
+int ipt_counter_prog_stats(const struct ipt_counter *b, int i, struct ipt_counter_prog_stats *st);
 /* Detach, unload, restore the caller's affinity; NULL is fine. */
-void ipt_bpf_close(struct ipt_bpf *b);
+void ipt_counter_close(struct ipt_counter *b);
 
 /*
  * Sharing one attachment (`ipitrace serve`): the snapshot as text
- * (ipt_bpf_snapshot_text, malloc'ed, with the attached and skipped lists
+ * (ipt_counter_snapshot_text, malloc'ed, with the attached and skipped lists
  * and the loader's CPUs), and a client that reads such snapshots from the
  * serving process over its unix socket at path instead of attaching again:
- * ipt_bpf_connect returns a handle on which ipt_bpf_read, _attached,
+ * ipt_counter_connect returns a handle on which ipt_counter_read, _attached,
  * _skipped, _pinned and _symbol work (symbols from this process's
- * kallsyms) and that attaches nothing; like ipt_bpf_open it pins the
+ * kallsyms) and that attaches nothing; like ipt_counter_open it pins the
  * calling thread to the housekeeping CPUs (best effort) until
- * ipt_bpf_close.  NULL when nothing serves at path
+ * ipt_counter_close.  NULL when nothing serves at path
  * (errno then ENOENT or ECONNREFUSED) or when its answer is
- * malformed.  ipt_bpf_remote_pid: the serving process (0 for a local handle).
+ * malformed.  ipt_counter_remote_pid: the serving process (0 for a local handle).
  */
-char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *s,
+char *ipt_counter_snapshot_text(const struct ipt_counter *b, const struct ipt_counter_snapshot *s,
 			    size_t *len);
-struct ipt_bpf *ipt_bpf_connect(const char *path);
-int ipt_bpf_remote_pid(const struct ipt_bpf *b);
+struct ipt_counter *ipt_counter_connect(const char *path);
+int ipt_counter_remote_pid(const struct ipt_counter *b);
 /* GET what ("/watched.txt") from the serving process at path: the body of
  * its 200 answer (malloc'ed, NUL-terminated, *len bytes), else NULL. */
-char *ipt_bpf_remote_get(const char *path, const char *what, size_t *len);
+char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
 
-/* Is cpu isolated or nohz_full on this machine (sysfs)? Fills set. */
-int ipt_bpf_isolated_cpus(struct ipt_cpuset *set);
+/* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
+int ipt_isolated_cpus(struct ipt_cpuset *set);
 
 #pragma GCC visibility pop
 

@@ -279,10 +279,10 @@ const char *cli_command_line(void)
 	return command_line ? command_line : "";
 }
 
-const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size)
+const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, char *buf, size_t size)
 {
 	uint64_t off = 0;
-	const char *name = ipt_bpf_symbol(b, addr, &off);
+	const char *name = ipt_counter_symbol(b, addr, &off);
 
 	if (!addr)
 		snprintf(buf, size, "0");
@@ -311,40 +311,40 @@ void json_put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
-			     const struct ipt_bpf_opts *bo)
+struct ipt_counter *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_counter_opts *bo)
 {
-	struct ipt_bpf *b = NULL;
+	struct ipt_counter *b = NULL;
 	bool any = !backend || !strcmp(backend, "auto");
 
 	if (any && sock && access(sock, F_OK) == 0) {
-		b = ipt_bpf_connect(sock);
+		b = ipt_counter_connect(sock);
 		if (b)
 			return b;
 		if (errno != ECONNREFUSED && errno != ENOENT)
 			fprintf(stderr, "ipitrace %s: warning: %s; attaching instead\n", cmd, ipt_errmsg());
 	}
 	if (any || !strcmp(backend, "bpf")) {
-		b = ipt_bpf_open(bo);
+		b = ipt_counter_open(bo);
 		if (b || !any)
 			goto out;
 		if (!strstr(ipt_errmsg(), "BPF is unavailable"))
 			goto out;
 		fprintf(stderr, "ipitrace %s: %s; counting with a tracefs instance instead\n", cmd, ipt_errmsg());
 	}
-	b = ipt_bpf_open_tracefs(bo);
+	b = ipt_counter_open_tracefs(bo);
 out:
 	if (!b)
 		err_msg("%s: %s", cmd, ipt_errmsg());
 	return b;
 }
 
-void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size)
+void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size)
 {
 	struct ipt_cpuset set = IPT_CPUSET_INIT;
 
 	ipt_cpuset_init(&set);
-	for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS; w++)
+	for (int w = 0; w < IPT_COUNTER_ROW_MASK_WORDS; w++)
 		for (int k = 0; k < 64; k++)
 			if ((r->mask[w] >> k) & 1)
 				ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));

@@ -389,28 +389,28 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 /* ------------------------------------------------------------------ */
 
 /* about_prefix - the option a library failure or note is about */
-static const char *about_option(enum ipt_record_about about)
+static const char *about_option(enum ipt_recorder_about about)
 {
 	switch (about) {
-	case IPT_RECORD_ABOUT_EVENTS: return "--events";
-	case IPT_RECORD_ABOUT_FILTER: return "--filter";
-	case IPT_RECORD_ABOUT_CLOCK: return "--clock";
-	case IPT_RECORD_ABOUT_STACKS: return "--stacks";
-	case IPT_RECORD_ABOUT_USER_STACKS: return "--user-stacks";
-	case IPT_RECORD_ABOUT_CPUS: return "--cpus";
+	case IPT_RECORDER_ABOUT_EVENTS: return "--events";
+	case IPT_RECORDER_ABOUT_FILTER: return "--filter";
+	case IPT_RECORDER_ABOUT_CLOCK: return "--clock";
+	case IPT_RECORDER_ABOUT_STACKS: return "--stacks";
+	case IPT_RECORDER_ABOUT_USER_STACKS: return "--user-stacks";
+	case IPT_RECORDER_ABOUT_CPUS: return "--cpus";
 	default: return NULL;
 	}
 }
 
 /* on_note - a line from the recording session */
-static void on_note(enum ipt_record_note kind, enum ipt_record_about about, const char *text,
+static void on_note(enum ipt_recorder_note kind, enum ipt_recorder_about about, const char *text,
 		    void *arg)
 {
 	const char *opt = about_option(about);
 
-	if (kind == IPT_RECORD_NOTE_ERROR)
+	if (kind == IPT_RECORDER_NOTE_ERROR)
 		err_msg("%s", text);
-	else if (kind == IPT_RECORD_NOTE_REJECTED && opt)
+	else if (kind == IPT_RECORDER_NOTE_REJECTED && opt)
 		info(arg, "%s: %s", opt, text);
 	else
 		info(arg, "%s", text);
@@ -419,9 +419,9 @@ static void on_note(enum ipt_record_note kind, enum ipt_record_about about, cons
 /* rec_error - print the session's last failure, worded for the options */
 static void rec_error(struct recorder *r)
 {
-	enum ipt_record_about about = r->rec ? ipt_record_error(r->rec) : IPT_RECORD_ABOUT_NONE;
+	enum ipt_recorder_about about = r->rec ? ipt_recorder_error(r->rec) : IPT_RECORDER_ABOUT_NONE;
 
-	if (about == IPT_RECORD_ABOUT_FILTER)
+	if (about == IPT_RECORDER_ABOUT_FILTER)
 		err_msg("--filter %s", ipt_errmsg());
 	else if (about_option(about))
 		err_msg("%s: %s", about_option(about), ipt_errmsg());
@@ -437,10 +437,10 @@ static void rec_error(struct recorder *r)
  * Points: "probed" (events chosen, none enabled yet), "writing" (the file is
  * written under its temporary name, not yet renamed).
  */
-static void test_stop(enum ipt_record_point point, void *arg)
+static void test_stop(enum ipt_recorder_point point, void *arg)
 {
 	const char *want = getenv("IPITRACE_TEST_STOP");
-	const char *name = point == IPT_RECORD_PROBED ? "probed" : "writing";
+	const char *name = point == IPT_RECORDER_PROBED ? "probed" : "writing";
 
 	(void)arg;
 	if (want && !strcmp(want, name))
@@ -453,8 +453,8 @@ static void print_events(struct recorder *r)
 	struct ipt_strbuf have = IPT_STRBUF_INIT, miss = IPT_STRBUF_INIT, kp = IPT_STRBUF_INIT;
 	bool send = false;
 
-	for (int i = 0; i < ipt_record_nevents(r->rec); i++) {
-		const struct ipt_record_event *e = ipt_record_event(r->rec, i);
+	for (int i = 0; i < ipt_recorder_nevents(r->rec); i++) {
+		const struct ipt_recorder_event *e = ipt_recorder_event(r->rec, i);
 
 		if (e->probe_function) {
 			ipt_strbuf_addf(&kp, " %s:%s=%s%s%s", e->system, e->name, e->probe_function,
@@ -485,7 +485,7 @@ static void print_events(struct recorder *r)
 /* setup - the session up to its events enabled */
 static int setup(struct recorder *r)
 {
-	struct ipt_record_opts ro = {
+	struct ipt_recorder_opts ro = {
 		.sz = sizeof(ro),
 		.output = r->o.output,
 		.cpus = r->o.have_cpus ? &r->o.cpus : NULL,
@@ -519,19 +519,19 @@ static int setup(struct recorder *r)
 			n++;
 		ro.command = command = shell_join(r->o.command, n);
 	}
-	r->rec = ipt_record_new(&ro);
+	r->rec = ipt_recorder_new(&ro);
 	free(command);	/* the session keeps a copy */
-	if (!r->rec || ipt_record_probe(r->rec)) {
+	if (!r->rec || ipt_recorder_probe(r->rec)) {
 		rec_error(r);
 		return -1;
 	}
-	if (r->o.have_cpus && cpus_within("--cpus", r->o.cpus_arg, &r->o.cpus, ipt_record_cpus(r->rec),
+	if (r->o.have_cpus && cpus_within("--cpus", r->o.cpus_arg, &r->o.cpus, ipt_recorder_cpus(r->rec),
 					  "this machine")) {
 		r->usage_error = true;
 		return -1;
 	}
 	print_events(r);
-	if (ipt_record_arm(r->rec)) {
+	if (ipt_recorder_arm(r->rec)) {
 		rec_error(r);
 		return -1;
 	}
@@ -666,13 +666,13 @@ static const char *human_bytes(uint64_t n, char *buf, size_t size)
 /* status_line - the counts so far, on one line that is redrawn (terminals only) */
 static void status_line(struct recorder *r, double now)
 {
-	struct ipt_record_progress p;
+	struct ipt_recorder_progress p;
 	char size[32];
 
 	if (!r->status || now - r->t_status < 1.0)
 		return;
 	r->t_status = now;
-	if (ipt_record_progress(r->rec, &p))
+	if (ipt_recorder_progress(r->rec, &p))
 		return;
 	fprintf(stderr, "\r%.0f s: %llu events, %llu IPI sends, %llu lost, %s captured\033[K",
 		now - r->t_start, (unsigned long long)p.events, (unsigned long long)p.sends,
@@ -702,7 +702,7 @@ static int wait_end(struct recorder *r)
 		double left = deadline ? deadline - now_s() : 1;
 		int sig;
 
-		if (r->rec && ipt_record_failed(r->rec))
+		if (r->rec && ipt_recorder_failed(r->rec))
 			return -1;
 		if (left <= 0)
 			return 0;
@@ -738,8 +738,8 @@ static void end_child(struct recorder *r)
 static void print_cpus(struct recorder *r, uint64_t *events, uint64_t *lost)
 {
 	*events = *lost = 0;
-	for (int i = 0; i < ipt_record_ncpus(r->rec); i++) {
-		const struct ipt_record_cpu *c = ipt_record_cpu(r->rec, i);
+	for (int i = 0; i < ipt_recorder_ncpus(r->rec); i++) {
+		const struct ipt_recorder_cpu *c = ipt_recorder_cpu(r->rec, i);
 
 		*events += c->events;
 		*lost += c->lost;
@@ -784,9 +784,9 @@ static void print_start(struct recorder *r)
 	char a[256], b[256];
 
 	info(r, "recording on CPUs %s into %s (clock %s, %lu KiB/CPU, readers on CPU %s)%s",
-	     cpulist(ipt_record_cpus(r->rec), a, sizeof(a)), r->o.output,
-	     ipt_record_clock(r->rec), ipt_record_buffer_kb(r->rec),
-	     cpulist(ipt_record_readers(r->rec), b, sizeof(b)),
+	     cpulist(ipt_recorder_cpus(r->rec), a, sizeof(a)), r->o.output,
+	     ipt_recorder_clock(r->rec), ipt_recorder_buffer_kb(r->rec),
+	     cpulist(ipt_recorder_readers(r->rec), b, sizeof(b)),
 	     r->o.command ? "" : r->o.duration > 0 ? "" : "; Ctrl-C stops");
 }
 
@@ -823,7 +823,7 @@ static bool row_time(const char *line, const char *end, double *ts)
 }
 
 /* serve_counts - the window's counts as comment lines; totals per target into tot */
-static int serve_counts(struct ipt_strbuf *sb, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d,
+static int serve_counts(struct ipt_strbuf *sb, const struct ipt_counter *b, const struct ipt_counter_snapshot *d,
 			uint64_t *sends)
 {
 	char site[192], fn[192], real[192];
@@ -834,30 +834,30 @@ static int serve_counts(struct ipt_strbuf *sb, const struct ipt_bpf *b, const st
 			     "sending CPU, event, call site, function (callback; for a csd call the "
 			     "function queued) and command; report reads only the rows\n");
 	for (size_t i = 0; i < d->nsends && !e; i++) {
-		const struct ipt_bpf_send *x = &d->sends[i];
+		const struct ipt_counter_send *x = &d->sends[i];
 
 		if (!x->count)
 			continue;
-		*sends += x->event == IPT_BPF_CSD_QUEUE ? 0 : x->count;
+		*sends += x->event == IPT_COUNTER_CSD_QUEUE ? 0 : x->count;
 		bpf_sym(b, x->callsite, true, site, sizeof(site));
-		bpf_sym(b, x->addr2, x->event != IPT_BPF_CSD_QUEUE, fn, sizeof(fn));
+		bpf_sym(b, x->addr2, x->event != IPT_COUNTER_CSD_QUEUE, fn, sizeof(fn));
 		e |= ipt_strbuf_addf(sb, "# count target=%d from=%d event=%s callsite=%s %s=%s", x->target, x->src,
-				     ipt_bpf_event_name(x->event), site,
-				     x->event == IPT_BPF_CSD_QUEUE ? "func" : "callback", fn);
+				     ipt_counter_event_name(x->event), site,
+				     x->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback", fn);
 		if (x->func)
 			e |= ipt_strbuf_addf(sb, " function=%s", bpf_sym(b, x->func, false, real, sizeof(real)));
 		e |= ipt_strbuf_addf(sb, " n=%" PRIu64 " comm=%s\n", x->count, x->comm[0] ? x->comm : "<...>");
 	}
 	for (size_t i = 0; i < d->nhandlers && !e; i++) {
-		const struct ipt_bpf_handler *h = &d->handlers[i];
+		const struct ipt_counter_handler *h = &d->handlers[i];
 
 		if (h->count)
 			e |= ipt_strbuf_addf(sb, "# interrupts cpu=%d vector=%s n=%" PRIu64 " handler_ns=%" PRIu64 "\n",
-					     h->cpu, ipt_bpf_vector_name(h->vector), h->count, h->sum_ns);
+					     h->cpu, ipt_counter_vector_name(h->vector), h->count, h->sum_ns);
 	}
-	for (int k = 0; k < IPT_BPF_NERRORS && !e; k++)
+	for (int k = 0; k < IPT_COUNTER_NERRORS && !e; k++)
 		if (d->errors[k])
-			e |= ipt_strbuf_addf(sb, "# not counted %s=%" PRIu64 "\n", ipt_bpf_error_name(k), d->errors[k]);
+			e |= ipt_strbuf_addf(sb, "# not counted %s=%" PRIu64 "\n", ipt_counter_error_name(k), d->errors[k]);
 	if (d->recursion_misses && !e)
 		e |= ipt_strbuf_addf(sb, "# not counted recursion_misses=%" PRIu64 "\n", d->recursion_misses);
 	return e;
@@ -902,7 +902,7 @@ static int serve_rows(struct ipt_strbuf *sb, const char *text, size_t len, doubl
 }
 
 /* print_serve_summary - what serve counted, per target CPU, on stderr */
-static void print_serve_summary(struct recorder *r, const struct ipt_bpf_snapshot *d, uint64_t sends,
+static void print_serve_summary(struct recorder *r, const struct ipt_counter_snapshot *d, uint64_t sends,
 				long nrows, long ncsd, const char *watch)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -910,9 +910,9 @@ static void print_serve_summary(struct recorder *r, const struct ipt_bpf_snapsho
 	uint64_t n = 0;
 
 	for (size_t i = 0; i <= d->nsends; i++) {
-		const struct ipt_bpf_send *x = i < d->nsends ? &d->sends[i] : NULL;
+		const struct ipt_counter_send *x = i < d->nsends ? &d->sends[i] : NULL;
 
-		if (x && x->event == IPT_BPF_CSD_QUEUE)
+		if (x && x->event == IPT_COUNTER_CSD_QUEUE)
 			continue;
 		if ((!x || x->target != last) && last >= 0 && n)
 			ipt_strbuf_addf(&sb, "%scpu%d %" PRIu64, sb.len ? ", " : "", last, n);
@@ -930,7 +930,7 @@ static void print_serve_summary(struct recorder *r, const struct ipt_bpf_snapsho
 }
 
 /* write_serve_file - header, counts, rows; appears only when complete */
-static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d,
+static int write_serve_file(struct recorder *r, const struct ipt_counter *b, const struct ipt_counter_snapshot *d,
 			    double t0, double t1, const char *text, size_t len)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -945,7 +945,7 @@ static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const s
 	e |= ipt_strbuf_addf(&sb, "# tracer: nop\n#\n# ipitrace record --from-serve: the rows of ipitrace serve's "
 			     "flight recorder (pid %d; IPIs whose targets include the watched CPUs %s) over a "
 			     "window of %.3f s, CLOCK_MONOTONIC %.6f to %.6f; nothing attached for it\n",
-			     ipt_bpf_remote_pid(b), h.watch, t1 - t0, t0, t1);
+			     ipt_counter_remote_pid(b), h.watch, t1 - t0, t0, t1);
 	e |= serve_counts(&sb, b, d, &sends);
 	e |= ipt_strbuf_addf(&sb, "#P:%s\n", h.ncpus);
 	e |= serve_rows(&sb, text, len, t0, t1, &nrows, &ncsd, &oldest);
@@ -971,10 +971,10 @@ static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const s
 		err_msg("warning: serve keeps its last %ld rows (--keep): the rows before CLOCK_MONOTONIC %.6f, the "
 			"first %.3f s of the window, are gone from it and missing in %s", h.kept, oldest,
 			oldest - t0, r->o.output);
-	for (int k = 0; k < IPT_BPF_NERRORS; k++)
+	for (int k = 0; k < IPT_COUNTER_NERRORS; k++)
 		if (d->errors[k])
 			err_msg("warning: serve did not count everything in the window: %s %" PRIu64,
-				ipt_bpf_error_name(k), d->errors[k]);
+				ipt_counter_error_name(k), d->errors[k]);
 	return 0;
 }
 
@@ -982,38 +982,38 @@ static int write_serve_file(struct recorder *r, const struct ipt_bpf *b, const s
  * around the window, then its rows of the window; returns the exit code */
 static int record_from_serve(struct recorder *r)
 {
-	struct ipt_bpf_snapshot *s0 = NULL, *s1 = NULL, *d = NULL;
-	struct ipt_bpf *b;
+	struct ipt_counter_snapshot *s0 = NULL, *s1 = NULL, *d = NULL;
+	struct ipt_counter *b;
 	char *text = NULL;
 	size_t len = 0;
 	int rc = 1;
 
 	/* COMMAND runs with the affinity the recorder had before it was
-	 * pinned (by ipt_bpf_connect) to the housekeeping CPUs */
+	 * pinned (by ipt_counter_connect) to the housekeeping CPUs */
 	if (sched_getaffinity(0, sizeof(r->orig_affinity), &r->orig_affinity)) {
 		err_msg("sched_getaffinity: %s", strerror(errno));
 		return 1;
 	}
-	b = ipt_bpf_connect(r->o.socket);
+	b = ipt_counter_connect(r->o.socket);
 	if (!b) {
 		err_msg("record --from-serve: no ipitrace serve answers: %s", ipt_errmsg());
 		return 1;
 	}
 	if (r->o.command && fork_command(r))
 		goto out;
-	s0 = ipt_bpf_read(b);
+	s0 = ipt_counter_read(b);
 	if (!s0) {
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
 	r->t_start = now_s();
 	info(r, "reading the counts and rows of ipitrace serve (pid %d, %s): nothing attached%s",
-	     ipt_bpf_remote_pid(b), r->o.socket, r->o.command || r->o.duration > 0 ? "" : "; Ctrl-C stops");
+	     ipt_counter_remote_pid(b), r->o.socket, r->o.command || r->o.duration > 0 ? "" : "; Ctrl-C stops");
 	if (r->o.command && release_command(r))
 		goto out;
 	if (wait_end(r))
 		goto out;
-	s1 = ipt_bpf_read(b);
+	s1 = ipt_counter_read(b);
 	r->t_stop = now_s();
 	if (r->stop_signal)
 		info(r, "%s: stopping", strsignal(r->stop_signal));
@@ -1022,9 +1022,9 @@ static int record_from_serve(struct recorder *r)
 		err_msg("%s (no file written)", ipt_errmsg());
 		goto out;
 	}
-	d = ipt_bpf_snapshot_diff(s1, s0);
+	d = ipt_counter_snapshot_diff(s1, s0);
 	usleep(SERVE_DRAIN_WAIT_US);	/* the window's last rows reach serve's ring */
-	text = ipt_bpf_remote_get(r->o.socket, "/watched.txt", &len);
+	text = ipt_counter_remote_get(r->o.socket, "/watched.txt", &len);
 	if (!d || !text) {
 		err_msg("%s (no file written)", d ? ipt_errmsg() : "out of memory");
 		goto out;
@@ -1034,10 +1034,10 @@ static int record_from_serve(struct recorder *r)
 	rc = exit_code(r);
 out:
 	free(text);
-	ipt_bpf_snapshot_free(s0);
-	ipt_bpf_snapshot_free(s1);
-	ipt_bpf_snapshot_free(d);
-	ipt_bpf_close(b);
+	ipt_counter_snapshot_free(s0);
+	ipt_counter_snapshot_free(s1);
+	ipt_counter_snapshot_free(d);
+	ipt_counter_close(b);
 	if (r->go_fd >= 0)
 		close(r->go_fd);
 	if (r->err_fd >= 0)
@@ -1057,7 +1057,7 @@ static int record_run(struct recorder *r)
 
 	if (!r->o.quiet && geteuid() == 0 && access(r->o.socket, F_OK) == 0) {
 		size_t n;
-		char *t = ipt_bpf_remote_get(r->o.socket, "/", &n);
+		char *t = ipt_counter_remote_get(r->o.socket, "/", &n);
 
 		if (t)
 			info(r, "ipitrace serve runs (%s): `record --from-serve` reads its counts and rows "
@@ -1066,7 +1066,7 @@ static int record_run(struct recorder *r)
 	}
 	if (setup(r) || (r->o.command && fork_command(r)))
 		goto out;
-	if (ipt_record_start(r->rec)) {
+	if (ipt_recorder_start(r->rec)) {
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
@@ -1078,21 +1078,21 @@ static int record_run(struct recorder *r)
 	r->status = !r->o.quiet && isatty(STDERR_FILENO);
 	if (wait_end(r)) {
 		status_clear(r);
-		err_msg("%s (no file written)", ipt_record_failure(r->rec));
+		err_msg("%s (no file written)", ipt_recorder_failure(r->rec));
 		goto out;
 	}
 	status_clear(r);
-	ipt_record_stop(r->rec);
+	ipt_recorder_stop(r->rec);
 	r->t_stop = now_s();
 	if (r->stop_signal)
 		info(r, "%s: stopping", strsignal(r->stop_signal));
 	end_child(r);
-	if (ipt_record_collect(r->rec)) {
+	if (ipt_recorder_collect(r->rec)) {
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
 	print_cpus(r, &events, &lost);
-	if (ipt_record_write(r->rec)) {
+	if (ipt_recorder_write(r->rec)) {
 		err_msg("%s", ipt_errmsg());
 		goto out;
 	}
@@ -1107,7 +1107,7 @@ out:
 		close(r->go_fd);	/* a COMMAND not yet started exits */
 	if (r->err_fd >= 0)
 		close(r->err_fd);
-	if (ipt_record_close(r->rec))
+	if (ipt_recorder_close(r->rec))
 		rc = 1;
 	if (r->child && !r->child_done) {
 		kill(r->child, SIGTERM);
@@ -1154,7 +1154,7 @@ int cmd_record(int argc, char **argv)
 		while (sigtimedwait(&pipe_sig, NULL, &zero) == SIGPIPE)
 			;
 	}
-	ipt_record_free(r.rec);		/* restores the CPU affinity */
+	ipt_recorder_free(r.rec);		/* restores the CPU affinity */
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	recorder_free(&r);
 	return rc;

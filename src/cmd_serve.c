@@ -227,7 +227,7 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_err("serve", "unexpected argument '%s'", argv[optind]);
-	if (!have_watch && !o->dump && ipt_bpf_isolated_cpus(&o->watch)) {
+	if (!have_watch && !o->dump && ipt_isolated_cpus(&o->watch)) {
 		err_msg("%s", ipt_errmsg());
 		return 1;
 	}
@@ -357,10 +357,10 @@ static int add_label(struct ipt_strbuf *sb, const char *name, const char *s, boo
 }
 
 /* send_labels - the labels of a send entry after target_cpu (no braces) */
-static int send_labels(const struct ipt_bpf *b, const struct ipt_bpf_send *x, struct ipt_strbuf *sb)
+static int send_labels(const struct ipt_counter *b, const struct ipt_counter_send *x, struct ipt_strbuf *sb)
 {
 	char site[192], fn[160];
-	bool csd = x->event == IPT_BPF_CSD_QUEUE;
+	bool csd = x->event == IPT_COUNTER_CSD_QUEUE;
 	int e = 0;
 
 	/* the function really run (the csd queued for this send), else the callback */
@@ -373,13 +373,13 @@ static int send_labels(const struct ipt_bpf *b, const struct ipt_bpf_send *x, st
 		struct ipt_ipi_row row;
 
 		memset(&row, 0, sizeof(row));
-		row.event = ipt_bpf_event_name(x->event);
+		row.event = ipt_counter_event_name(x->event);
 		row.callsite = x->callsite;
-		row.callsite_sym = ipt_bpf_symbol(b, x->callsite, NULL);
+		row.callsite_sym = ipt_counter_symbol(b, x->callsite, NULL);
 		row.callback = x->addr2;
-		row.callback_sym = x->addr2 ? ipt_bpf_symbol(b, x->addr2, NULL) : NULL;
+		row.callback_sym = x->addr2 ? ipt_counter_symbol(b, x->addr2, NULL) : NULL;
 		row.func = x->func;
-		row.func_sym = x->func ? ipt_bpf_symbol(b, x->func, NULL) : NULL;
+		row.func_sym = x->func ? ipt_counter_symbol(b, x->func, NULL) : NULL;
 		e |= add_label(sb, "kind", ipt_kind_name(ipt_ipi_classify(&row)), true);
 	}
 	e |= add_label(sb, "callsite", site, true);
@@ -398,7 +398,7 @@ static int cand_qcmp(const void *pa, const void *pb)
 }
 
 /* tally - this read's totals per series; new series named while room is left */
-static int tally(struct metrics *m, const struct ipt_bpf *b, const struct ipt_bpf_snapshot *snap)
+static int tally(struct metrics *m, const struct ipt_counter *b, const struct ipt_counter_snapshot *snap)
 {
 	struct ipt_strbuf lab = IPT_STRBUF_INIT;
 	struct series **cand = NULL;
@@ -407,7 +407,7 @@ static int tally(struct metrics *m, const struct ipt_bpf *b, const struct ipt_bp
 	for (size_t i = 0; i < m->nall; i++)
 		m->all[i]->now = 0;
 	for (size_t i = 0; i < snap->nsends; i++) {
-		const struct ipt_bpf_send *x = &snap->sends[i];
+		const struct ipt_counter_send *x = &snap->sends[i];
 		struct series *s;
 
 		if (x->target < 0 || x->target >= 1 << 20)
@@ -415,7 +415,7 @@ static int tally(struct metrics *m, const struct ipt_bpf *b, const struct ipt_bp
 		ipt_strbuf_reset(&lab);
 		if (send_labels(b, x, &lab))
 			goto nomem;
-		s = series_get(m, x->target, x->event == IPT_BPF_CSD_QUEUE, lab.buf);
+		s = series_get(m, x->target, x->event == IPT_COUNTER_CSD_QUEUE, lab.buf);
 		if (!s)
 			goto nomem;
 		s->now += x->count;
@@ -451,9 +451,9 @@ nomem:
 
 struct server {
 	struct serve_opts *o;
-	struct ipt_bpf *b;
+	struct ipt_counter *b;
 	struct metrics m;
-	struct ipt_bpf_row *rows;	/* the last o->keep rows, a circle */
+	struct ipt_counter_row *rows;	/* the last o->keep rows, a circle */
 	long nrows, head;
 	uint64_t rows_total, scrapes, bad_requests;
 	char watch_str[256];
@@ -501,13 +501,13 @@ static int emit_counters(struct server *sv, struct ipt_strbuf *out, bool csd)
 
 static int render_metrics(struct server *sv, struct ipt_strbuf *out)
 {
-	struct ipt_bpf_snapshot *snap = ipt_bpf_read(sv->b);
+	struct ipt_counter_snapshot *snap = ipt_counter_read(sv->b);
 	int e = 0;
 
 	if (!snap)
 		return -1;
 	if (tally(&sv->m, sv->b, snap)) {
-		ipt_bpf_snapshot_free(snap);
+		ipt_counter_snapshot_free(snap);
 		return -2;
 	}
 	e |= emit_counters(sv, out, false);
@@ -518,18 +518,18 @@ static int render_metrics(struct server *sv, struct ipt_strbuf *out)
 		 "# TYPE ipitrace_interrupts_total counter\n");
 	for (size_t i = 0; i < snap->nhandlers; i++)
 		e |= sbf(out, "ipitrace_interrupts_total{cpu=\"%d\",vector=\"%s\"} %" PRIu64 "\n",
-			 snap->handlers[i].cpu, ipt_bpf_vector_name(snap->handlers[i].vector),
+			 snap->handlers[i].cpu, ipt_counter_vector_name(snap->handlers[i].vector),
 			 snap->handlers[i].count);
 	e |= sbs(out, "# HELP ipitrace_ipi_handler_seconds IPI handler time, entry to exit.\n"
 		 "# TYPE ipitrace_ipi_handler_seconds histogram\n");
 	for (size_t i = 0; i < snap->nhandlers; i++) {
-		const struct ipt_bpf_handler *h = &snap->handlers[i];
+		const struct ipt_counter_handler *h = &snap->handlers[i];
 		char lab[96];
 		uint64_t cum = 0;
 
-		snprintf(lab, sizeof(lab), "cpu=\"%d\",vector=\"%s\"", h->cpu, ipt_bpf_vector_name(h->vector));
+		snprintf(lab, sizeof(lab), "cpu=\"%d\",vector=\"%s\"", h->cpu, ipt_counter_vector_name(h->vector));
 		/* slot i holds [2^i, 2^(i+1)) ns: at most 2^(i+1) ns */
-		for (int k = 0; k < IPT_BPF_HIST_SLOTS; k++) {
+		for (int k = 0; k < IPT_COUNTER_HIST_SLOTS; k++) {
 			cum += h->hist[k];
 			if (k >= 7 && k <= 26)
 				e |= sbf(out, "ipitrace_ipi_handler_seconds_bucket{%s,le=\"%.9g\"} %" PRIu64 "\n",
@@ -543,9 +543,9 @@ static int render_metrics(struct server *sv, struct ipt_strbuf *out)
 	e |= sbs(out, "# HELP ipitrace_dropped_total Events not counted or rows not kept, by reason "
 		 "(exit_without_entry: a handler exit seen without its entry, at attach).\n"
 		 "# TYPE ipitrace_dropped_total counter\n");
-	for (int k = 0; k < IPT_BPF_NERRORS; k++)
+	for (int k = 0; k < IPT_COUNTER_NERRORS; k++)
 		e |= sbf(out, "ipitrace_dropped_total{reason=\"%s\"} %" PRIu64 "\n",
-			 ipt_bpf_error_name((enum ipt_bpf_error)k), snap->errors[k]);
+			 ipt_counter_error_name((enum ipt_counter_error)k), snap->errors[k]);
 	e |= sbf(out, "ipitrace_dropped_total{reason=\"recursion_miss\"} %" PRIu64 "\n",
 		 snap->recursion_misses);
 	e |= sbf(out, "# HELP ipitrace_watched_rows_total Rows of the flight recorder (IPIs to watched CPUs).\n"
@@ -571,14 +571,14 @@ static int render_metrics(struct server *sv, struct ipt_strbuf *out)
 		 "# TYPE ipitrace_http_bad_requests_total counter\n"
 		 "ipitrace_http_bad_requests_total %" PRIu64 "\n",
 		 sv->rows_total, sv->nrows, snap->nsends, snap->nhandlers, sv->m.nall,
-		 (double)ipt_bpf_attach_ns(sv->b) * 1e-9, ++sv->scrapes, sv->bad_requests);
-	ipt_bpf_snapshot_free(snap);
+		 (double)ipt_counter_attach_ns(sv->b) * 1e-9, ++sv->scrapes, sv->bad_requests);
+	ipt_counter_snapshot_free(snap);
 	return e ? -2 : 0;
 }
 
 /* ---- the flight recorder's rows ---- */
 
-static void on_row(const struct ipt_bpf_row *row, void *ctx)
+static void on_row(const struct ipt_counter_row *row, void *ctx)
 {
 	struct server *sv = ctx;
 
@@ -589,7 +589,7 @@ static void on_row(const struct ipt_bpf_row *row, void *ctx)
 	sv->rows_total++;
 }
 
-static const struct ipt_bpf_row *row_at(const struct server *sv, long i)
+static const struct ipt_counter_row *row_at(const struct server *sv, long i)
 {
 	long first = (sv->head - sv->nrows + sv->o->keep) % sv->o->keep;
 
@@ -609,27 +609,27 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 	fprintf(f, "{\"watch\":\"%s\",\"rows_total\":%" PRIu64 ",\"kept\":%ld,\"clock\":\"CLOCK_MONOTONIC\","
 		"\"rows\":[", sv->watch_str, sv->rows_total, sv->nrows);
 	for (long i = 0; i < sv->nrows; i++) {
-		const struct ipt_bpf_row *r = row_at(sv, i);
+		const struct ipt_counter_row *r = row_at(sv, i);
 
 		bpf_row_targets(r, tg, sizeof(tg));
 		fprintf(f, "%s\n{\"ts_ns\":%" PRIu64 ",\"src_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
 			r->ts_ns, r->src, r->pid);
 		json_put_str(f, r->comm);
 		fprintf(f, ",\"event\":\"%s\",\"targets\":\"%s\",\"ntargets\":%u,\"callsite\":",
-			ipt_bpf_event_name(r->event), tg, r->ntargets);
+			ipt_counter_event_name(r->event), tg, r->ntargets);
 		json_put_str(f, bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
-		fprintf(f, ",\"%s\":", r->event == IPT_BPF_CSD_QUEUE ? "func" : "callback");
+		fprintf(f, ",\"%s\":", r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
 		json_put_str(f, bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
-		if (r->event != IPT_BPF_CSD_QUEUE) {
+		if (r->event != IPT_COUNTER_CSD_QUEUE) {
 			struct ipt_ipi_row row;
 
 			/* from the call site and the callback: the function a csd row
 			 * names is not joined here (report and convert join the text) */
 			memset(&row, 0, sizeof(row));
 			row.callsite = r->callsite;
-			row.callsite_sym = ipt_bpf_symbol(sv->b, r->callsite, NULL);
+			row.callsite_sym = ipt_counter_symbol(sv->b, r->callsite, NULL);
 			row.callback = r->addr2;
-			row.callback_sym = r->addr2 ? ipt_bpf_symbol(sv->b, r->addr2, NULL) : NULL;
+			row.callback_sym = r->addr2 ? ipt_counter_symbol(sv->b, r->addr2, NULL) : NULL;
 			fprintf(f, ",\"kind\":\"%s\"", ipt_kind_name(ipt_ipi_classify(&row)));
 		}
 		if (r->nstack) {
@@ -658,26 +658,26 @@ static int render_watched_text(struct server *sv, struct ipt_strbuf *out)
 
 	e |= watched_header_write(out, sv->watch_str, sv->rows_total, sv->nrows, ncpu);
 	for (long i = 0; i < sv->nrows && !e; i++) {
-		const struct ipt_bpf_row *r = row_at(sv, i);
+		const struct ipt_counter_row *r = row_at(sv, i);
 
 		bpf_sym(sv->b, r->callsite, true, site, sizeof(site));
 		e |= sbf(out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s: ", r->comm[0] ? r->comm : "<...>",
 			 r->pid, r->src, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u / 1000u,
-			 ipt_bpf_event_name(r->event));
+			 ipt_counter_event_name(r->event));
 		if (r->addr2)
-			bpf_sym(sv->b, r->addr2, r->event != IPT_BPF_CSD_QUEUE, fn, sizeof(fn));
+			bpf_sym(sv->b, r->addr2, r->event != IPT_COUNTER_CSD_QUEUE, fn, sizeof(fn));
 		else
 			snprintf(fn, sizeof(fn), "0x0");
-		if (r->event == IPT_BPF_SEND_CPUMASK) {
+		if (r->event == IPT_COUNTER_SEND_CPUMASK) {
 			bpf_row_targets(r, tg, sizeof(tg));
 			e |= sbf(out, "cpumask=%s callsite=%s callback=%s\n", tg, site, fn);
 		} else {
 			int t = -1;
 
-			for (int w = 0; w < IPT_BPF_ROW_MASK_WORDS && t < 0; w++)
+			for (int w = 0; w < IPT_COUNTER_ROW_MASK_WORDS && t < 0; w++)
 				if (r->mask[w])
 					t = w * 64 + __builtin_ctzll(r->mask[w]);
-			if (r->event == IPT_BPF_CSD_QUEUE)
+			if (r->event == IPT_COUNTER_CSD_QUEUE)
 				e |= sbf(out, "cpu=%d callsite=%s func=%s csd=0x0\n", t, site, fn);
 			else
 				e |= sbf(out, "cpu=%d callsite=%s callback=%s\n", t, site, fn);
@@ -785,11 +785,11 @@ static void handle(struct server *sv, struct client *c)
 	} else if (!strcmp(path, "/watched.txt")) {
 		rc = render_watched_text(sv, &body) ? -2 : 0;
 	} else if (!strcmp(path, "/snapshot") && c->local) {
-		struct ipt_bpf_snapshot *s = ipt_bpf_read(sv->b);
+		struct ipt_counter_snapshot *s = ipt_counter_read(sv->b);
 		size_t len;
-		char *t = s ? ipt_bpf_snapshot_text(sv->b, s, &len) : NULL;
+		char *t = s ? ipt_counter_snapshot_text(sv->b, s, &len) : NULL;
 
-		ipt_bpf_snapshot_free(s);
+		ipt_counter_snapshot_free(s);
 		rc = t ? 0 : -1;
 		if (t) {
 			body.buf = t;
@@ -1089,13 +1089,13 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 			ncl--;
 		}
 		if (now >= next_drain) {
-			if (ipt_bpf_drain(sv->b, on_row, sv) < 0)
+			if (ipt_counter_drain(sv->b, on_row, sv) < 0)
 				err_msg("serve: %s", ipt_errmsg());
 			next_drain = now + DRAIN_MS;
 		}
 		if (dump_signal) {
 			dump_signal = 0;
-			ipt_bpf_drain(sv->b, on_row, sv);
+			ipt_counter_drain(sv->b, on_row, sv);
 			dump_rows(sv, sv->o->signal_dump);
 		}
 	}
@@ -1108,7 +1108,7 @@ static int run(struct server *sv, int tcp_fd, int unix_fd)
 static int dump_client(const struct serve_opts *o)
 {
 	size_t len;
-	char *text = ipt_bpf_remote_get(o->socket, "/watched.txt", &len);
+	char *text = ipt_counter_remote_get(o->socket, "/watched.txt", &len);
 	int rc;
 
 	if (!text) {
@@ -1125,7 +1125,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_opts o = { .listen = DEFAULT_LISTEN, .socket = DEFAULT_SOCKET, .topk = DEFAULT_TOPK,
 				.keep = DEFAULT_KEEP };
 	char sigdump[4200];
-	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
+	struct ipt_counter_opts bo = { .sz = sizeof(bo) };
 	struct server sv;
 	struct sigaction sa;
 	char shown[300];
@@ -1196,20 +1196,20 @@ int cmd_serve(int argc, char **argv)
 	sv.b = open_counter("serve", o.backend, NULL, &bo);
 	if (!sv.b)
 		goto out;
-	if (!strcmp(ipt_bpf_backend(sv.b), "tracefs") && *sv.watch_str)
+	if (!strcmp(ipt_counter_backend(sv.b), "tracefs") && *sv.watch_str)
 		fprintf(stderr, "ipitrace serve: warning: no flight recorder rows for CPU %s with tracefs\n",
 			sv.watch_str);
 	if (!o.quiet) {
 		char pin[256];
 
-		ipt_cpuset_format_list(ipt_bpf_pinned(sv.b), pin, sizeof(pin));
+		ipt_cpuset_format_list(ipt_counter_pinned(sv.b), pin, sizeof(pin));
 		fprintf(stderr, "ipitrace serve: counting with %s, loader on CPU %s, attach %.1f ms; "
 			"metrics at http://%s/metrics; watching CPU %s; socket %s\n",
-			strcmp(ipt_bpf_backend(sv.b), "tracefs") ? "BPF" : "tracefs (an instance of its own, "
-			"trace_pipe polled)", pin, (double)ipt_bpf_attach_ns(sv.b) / 1e6, shown,
+			strcmp(ipt_counter_backend(sv.b), "tracefs") ? "BPF" : "tracefs (an instance of its own, "
+			"trace_pipe polled)", pin, (double)ipt_counter_attach_ns(sv.b) / 1e6, shown,
 			*sv.watch_str ? sv.watch_str : "none", o.socket);
-		if (*ipt_bpf_skipped(sv.b))
-			fprintf(stderr, "ipitrace serve: skipped (not in this kernel): %s\n", ipt_bpf_skipped(sv.b));
+		if (*ipt_counter_skipped(sv.b))
+			fprintf(stderr, "ipitrace serve: skipped (not in this kernel): %s\n", ipt_counter_skipped(sv.b));
 	}
 	rc = run(&sv, tcp_fd, unix_fd) ? 1 : 0;
 	if (!o.quiet)
@@ -1222,7 +1222,7 @@ out:
 	}
 	if (tcp_fd >= 0)
 		close(tcp_fd);
-	ipt_bpf_close(sv.b);
+	ipt_counter_close(sv.b);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	metrics_free(&sv.m);

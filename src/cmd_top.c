@@ -202,7 +202,7 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_err("top", "unexpected argument '%s'", argv[optind]);
-	if (!have_watch && ipt_bpf_isolated_cpus(&o->watch)) {
+	if (!have_watch && ipt_isolated_cpus(&o->watch)) {
 		err_msg("%s", ipt_errmsg());
 		return 1;
 	}
@@ -214,7 +214,7 @@ static int parse_args(struct top_opts *o, int argc, char **argv)
 struct cpu_row {
 	int cpu;
 	uint64_t sends, csd;
-	uint64_t recv[IPT_BPF_NVECTORS], recv_ns[IPT_BPF_NVECTORS];
+	uint64_t recv[IPT_COUNTER_NVECTORS], recv_ns[IPT_COUNTER_NVECTORS];
 };
 
 /* agg - counts of one (callsite, addr2) or one comm for one CPU */
@@ -226,21 +226,21 @@ struct agg {
 
 /* top_of - the largest group of the CPU's entries [lo, hi) of event class
  * csd (or sends), grouped by comm (by_comm) or by (callsite, addr2) */
-static struct agg top_of(const struct ipt_bpf_snapshot *d, size_t lo, size_t hi, bool csd, bool by_comm)
+static struct agg top_of(const struct ipt_counter_snapshot *d, size_t lo, size_t hi, bool csd, bool by_comm)
 {
 	struct agg best = { 0, 0, NULL, 0 };
 
 	for (size_t i = lo; i < hi; i++) {
-		const struct ipt_bpf_send *s = &d->sends[i];
+		const struct ipt_counter_send *s = &d->sends[i];
 		struct agg a = { s->callsite, s->addr2, s->comm, 0 };
 		bool seen = false;
 
-		if ((s->event == IPT_BPF_CSD_QUEUE) != csd)
+		if ((s->event == IPT_COUNTER_CSD_QUEUE) != csd)
 			continue;
 		for (size_t j = lo; j < i && !seen; j++) {
-			const struct ipt_bpf_send *t = &d->sends[j];
+			const struct ipt_counter_send *t = &d->sends[j];
 
-			if ((t->event == IPT_BPF_CSD_QUEUE) != csd)
+			if ((t->event == IPT_COUNTER_CSD_QUEUE) != csd)
 				continue;
 			seen = by_comm ? !strncmp(t->comm, s->comm, sizeof(s->comm))
 				       : t->callsite == s->callsite && t->addr2 == s->addr2;
@@ -248,9 +248,9 @@ static struct agg top_of(const struct ipt_bpf_snapshot *d, size_t lo, size_t hi,
 		if (seen)
 			continue;
 		for (size_t j = i; j < hi; j++) {
-			const struct ipt_bpf_send *t = &d->sends[j];
+			const struct ipt_counter_send *t = &d->sends[j];
 
-			if ((t->event == IPT_BPF_CSD_QUEUE) != csd)
+			if ((t->event == IPT_COUNTER_CSD_QUEUE) != csd)
 				continue;
 			if (by_comm ? !strncmp(t->comm, s->comm, sizeof(s->comm))
 				    : t->callsite == s->callsite && t->addr2 == s->addr2)
@@ -264,15 +264,15 @@ static struct agg top_of(const struct ipt_bpf_snapshot *d, size_t lo, size_t hi,
 
 /* the callback of a function-call IPI is only the generic handler: the
  * function is then the top csd function queued for the CPU */
-static bool generic_callback(const struct ipt_bpf *b, uint64_t addr)
+static bool generic_callback(const struct ipt_counter *b, uint64_t addr)
 {
-	const char *n = ipt_bpf_symbol(b, addr, NULL);
+	const char *n = ipt_counter_symbol(b, addr, NULL);
 
 	return n && (!strcmp(n, "generic_smp_call_function_single_interrupt") ||
 		     !strcmp(n, "generic_smp_call_function_interrupt"));
 }
 
-static void top_site(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d, size_t lo, size_t hi,
+static void top_site(const struct ipt_counter *b, const struct ipt_counter_snapshot *d, size_t lo, size_t hi,
 		     char *site, size_t ssize, char *fn, size_t fsize)
 {
 	struct agg s = top_of(d, lo, hi, false, false), q = top_of(d, lo, hi, true, false);
@@ -294,18 +294,18 @@ static void top_site(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *d, 
 		bpf_sym(b, s.addr2, false, fn, fsize);
 }
 
-static void fill_row(const struct ipt_bpf_snapshot *d, struct cpu_row *r, size_t lo, size_t hi)
+static void fill_row(const struct ipt_counter_snapshot *d, struct cpu_row *r, size_t lo, size_t hi)
 {
 	for (size_t i = lo; i < hi; i++) {
-		if (d->sends[i].event == IPT_BPF_CSD_QUEUE)
+		if (d->sends[i].event == IPT_COUNTER_CSD_QUEUE)
 			r->csd += d->sends[i].count;
 		else
 			r->sends += d->sends[i].count;
 	}
 	for (size_t i = 0; i < d->nhandlers; i++) {
-		const struct ipt_bpf_handler *h = &d->handlers[i];
+		const struct ipt_counter_handler *h = &d->handlers[i];
 
-		if (h->cpu == r->cpu && (unsigned int)h->vector < IPT_BPF_NVECTORS) {
+		if (h->cpu == r->cpu && (unsigned int)h->vector < IPT_COUNTER_NVECTORS) {
 			r->recv[h->vector] += h->count;
 			r->recv_ns[h->vector] += h->sum_ns;
 		}
@@ -320,7 +320,7 @@ static bool shown(const struct top_opts *o, int cpu)
 }
 
 /* ncpus_of - rows: every CPU up to the highest seen, at least the online count */
-static int ncpus_of(const struct ipt_bpf_snapshot *d)
+static int ncpus_of(const struct ipt_counter_snapshot *d)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int max = n > 0 ? (int)n : 1;
@@ -334,11 +334,11 @@ static int ncpus_of(const struct ipt_bpf_snapshot *d)
 	return max;
 }
 
-static uint64_t lost_of(const struct ipt_bpf_snapshot *d)
+static uint64_t lost_of(const struct ipt_counter_snapshot *d)
 {
-	return d->errors[IPT_BPF_ERR_SEND_FULL] + d->errors[IPT_BPF_ERR_SEND_UPDATE] +
-	       d->errors[IPT_BPF_ERR_HANDLER_FULL] + d->errors[IPT_BPF_ERR_MASK_READ] +
-	       d->errors[IPT_BPF_ERR_TRACEFS_LOST];
+	return d->errors[IPT_COUNTER_ERR_SEND_FULL] + d->errors[IPT_COUNTER_ERR_SEND_UPDATE] +
+	       d->errors[IPT_COUNTER_ERR_HANDLER_FULL] + d->errors[IPT_COUNTER_ERR_MASK_READ] +
+	       d->errors[IPT_COUNTER_ERR_TRACEFS_LOST];
 }
 
 /* one row of the text table */
@@ -367,8 +367,8 @@ static int cmp_received(const void *a, const void *b)
 	return x->r.cpu - y->r.cpu;
 }
 
-static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
-		       const struct ipt_bpf_snapshot *d, bool tty)
+static void print_text(FILE *f, const struct top_opts *o, const struct ipt_counter *b,
+		       const struct ipt_counter_snapshot *d, bool tty)
 {
 	int ncpus = ncpus_of(d);
 	struct line *v = calloc((size_t)ncpus, sizeof(*v));
@@ -396,7 +396,7 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 		}
 		l->r.cpu = cpu;
 		fill_row(d, &l->r, lo, hi);
-		for (int k = 0; k < IPT_BPF_NVECTORS; k++)
+		for (int k = 0; k < IPT_COUNTER_NVECTORS; k++)
 			l->received += l->r.recv[k];
 		c = top_of(d, lo, hi, false, true);
 		if (!c.count)
@@ -412,21 +412,21 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 		qsort(v, n, sizeof(*v), cmp_received);
 	for (size_t i = 0; i < n; i++) {
 		const struct cpu_row *r = &v[i].r;
-		uint64_t call = r->recv[IPT_BPF_VEC_CALL_FUNCTION] + r->recv[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
-		uint64_t call_ns = r->recv_ns[IPT_BPF_VEC_CALL_FUNCTION] +
-				   r->recv_ns[IPT_BPF_VEC_CALL_FUNCTION_SINGLE];
+		uint64_t call = r->recv[IPT_COUNTER_VEC_CALL_FUNCTION] + r->recv[IPT_COUNTER_VEC_CALL_FUNCTION_SINGLE];
+		uint64_t call_ns = r->recv_ns[IPT_COUNTER_VEC_CALL_FUNCTION] +
+				   r->recv_ns[IPT_COUNTER_VEC_CALL_FUNCTION_SINGLE];
 		char cpu_s[16];
 
 		snprintf(cpu_s, sizeof(cpu_s), "%d%s", r->cpu,
 			 ipt_cpuset_has(&o->watch, (unsigned int)r->cpu) ? "*" : "");
 		fprintf(f, "%-5s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
 			" %8" PRIu64 " %7" PRIu64 "  %-15s %s%s%s\n", cpu_s, r->sends, r->csd,
-			r->recv[IPT_BPF_VEC_RESCHEDULE],
-			r->recv[IPT_BPF_VEC_RESCHEDULE] ? r->recv_ns[IPT_BPF_VEC_RESCHEDULE] /
-				r->recv[IPT_BPF_VEC_RESCHEDULE] : 0,
-			call, call ? call_ns / call : 0, r->recv[IPT_BPF_VEC_IRQ_WORK],
-			r->recv[IPT_BPF_VEC_IRQ_WORK] ? r->recv_ns[IPT_BPF_VEC_IRQ_WORK] /
-				r->recv[IPT_BPF_VEC_IRQ_WORK] : 0,
+			r->recv[IPT_COUNTER_VEC_RESCHEDULE],
+			r->recv[IPT_COUNTER_VEC_RESCHEDULE] ? r->recv_ns[IPT_COUNTER_VEC_RESCHEDULE] /
+				r->recv[IPT_COUNTER_VEC_RESCHEDULE] : 0,
+			call, call ? call_ns / call : 0, r->recv[IPT_COUNTER_VEC_IRQ_WORK],
+			r->recv[IPT_COUNTER_VEC_IRQ_WORK] ? r->recv_ns[IPT_COUNTER_VEC_IRQ_WORK] /
+				r->recv[IPT_COUNTER_VEC_IRQ_WORK] : 0,
 			v[i].comm ? v[i].comm : "-", *v[i].site ? v[i].site : "-", *v[i].fn ? " -> " : "",
 			v[i].fn);
 	}
@@ -434,9 +434,9 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 	if (tty || lost_of(d) || d->recursion_misses)
 		fprintf(tty ? f : stderr, "%snot counted: %" PRIu64 " (map full %" PRIu64 ", map errors %"
 			PRIu64 ", mask reads %" PRIu64 "), recursion misses %" PRIu64 "\n",
-			tty ? "" : "ipitrace top: ", lost_of(d), d->errors[IPT_BPF_ERR_SEND_FULL] +
-			d->errors[IPT_BPF_ERR_HANDLER_FULL], d->errors[IPT_BPF_ERR_SEND_UPDATE],
-			d->errors[IPT_BPF_ERR_MASK_READ], d->recursion_misses);
+			tty ? "" : "ipitrace top: ", lost_of(d), d->errors[IPT_COUNTER_ERR_SEND_FULL] +
+			d->errors[IPT_COUNTER_ERR_HANDLER_FULL], d->errors[IPT_COUNTER_ERR_SEND_UPDATE],
+			d->errors[IPT_COUNTER_ERR_MASK_READ], d->recursion_misses);
 }
 
 static void json_list(FILE *f, const char *list)
@@ -454,8 +454,8 @@ static void json_list(FILE *f, const char *list)
 	fputc(']', f);
 }
 
-static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *b,
-		       const struct ipt_bpf_snapshot *d, uint64_t rows)
+static void print_json(FILE *f, const struct top_opts *o, const struct ipt_counter *b,
+		       const struct ipt_counter_snapshot *d, uint64_t rows)
 {
 	char buf[160], buf2[160], site[160], fn[128], w[256];
 	int ncpus = ncpus_of(d);
@@ -463,15 +463,15 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
 	fprintf(f, "{\"source\":\"%s\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
-		strcmp(ipt_bpf_backend(b), "tracefs") ? "bpf" : "tracefs", ipt_bpf_remote_pid(b), d->time);
-	json_list(f, ipt_bpf_attached(b));
+		strcmp(ipt_counter_backend(b), "tracefs") ? "bpf" : "tracefs", ipt_counter_remote_pid(b), d->time);
+	json_list(f, ipt_counter_attached(b));
 	fprintf(f, ",\"skipped\":");
-	json_list(f, ipt_bpf_skipped(b));
+	json_list(f, ipt_counter_skipped(b));
 	fprintf(f, ",\"watch\":\"%s\",\"errors\":{", w);
-	for (int e = 0; e < IPT_BPF_NERRORS; e++)
-		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_bpf_error_name(e), d->errors[e]);
+	for (int e = 0; e < IPT_COUNTER_NERRORS; e++)
+		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_counter_error_name(e), d->errors[e]);
 	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"watched_ipis\":", d->recursion_misses);
-	if (!strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o->watch))
+	if (!strcmp(ipt_counter_backend(b), "bpf") && !ipt_cpuset_empty(&o->watch))
 		fprintf(f, "%" PRIu64, rows);
 	else
 		fputs("null", f);
@@ -509,15 +509,15 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 		json_put_str(f, fn);
 		fputs(",\"received\":{", f);
 		for (size_t i = 0, k = 0; i < d->nhandlers; i++) {
-			const struct ipt_bpf_handler *h = &d->handlers[i];
-			int last = IPT_BPF_HIST_SLOTS - 1;
+			const struct ipt_counter_handler *h = &d->handlers[i];
+			int last = IPT_COUNTER_HIST_SLOTS - 1;
 
 			if (h->cpu != cpu)
 				continue;
 			while (last > 0 && !h->hist[last])
 				last--;
 			fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-				",\"log2_ns_hist\":[", k++ ? "," : "", ipt_bpf_vector_name(h->vector), h->count,
+				",\"log2_ns_hist\":[", k++ ? "," : "", ipt_counter_vector_name(h->vector), h->count,
 				h->sum_ns, h->max_ns);
 			for (int s = 0; s <= last; s++)
 				fprintf(f, "%s%" PRIu64, s ? "," : "", h->hist[s]);
@@ -525,14 +525,14 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 		}
 		fputs("},\"senders\":[", f);
 		for (size_t i = lo; i < hi && (!o->top || n < o->top); i++, n++) {
-			const struct ipt_bpf_send *s = &d->sends[i];
+			const struct ipt_counter_send *s = &d->sends[i];
 
 			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
-				n ? "," : "", s->src, ipt_bpf_event_name(s->event), s->count);
+				n ? "," : "", s->src, ipt_counter_event_name(s->event), s->count);
 			json_put_str(f, s->comm);
 			fprintf(f, ",\"callsite\":\"%s\",\"%s\":\"%s\",\"callsite_addr\":\"0x%" PRIx64 "\"}",
 				bpf_sym(b, s->callsite, true, buf, sizeof(buf)),
-				s->event == IPT_BPF_CSD_QUEUE ? "func" : "callback",
+				s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
 				bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
 		}
 		fputs("]}", f);
@@ -546,25 +546,25 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_bpf *
 #define LAST_ROWS 5
 
 struct last_rows {
-	struct ipt_bpf_row row[LAST_ROWS];
+	struct ipt_counter_row row[LAST_ROWS];
 	uint64_t n;			/* rows in the interval */
 };
 
-static void keep_row(const struct ipt_bpf_row *r, void *ctx)
+static void keep_row(const struct ipt_counter_row *r, void *ctx)
 {
 	struct last_rows *lr = ctx;
 
 	lr->row[lr->n++ % LAST_ROWS] = *r;
 }
 
-static void print_rows(FILE *f, const struct ipt_bpf *b, const struct last_rows *lr)
+static void print_rows(FILE *f, const struct ipt_counter *b, const struct last_rows *lr)
 {
 	char site[160], fn[128];
 	uint64_t first = lr->n > LAST_ROWS ? lr->n - LAST_ROWS : 0;
 
 	fprintf(f, "IPIs to watched CPUs: %" PRIu64 " in the interval%s\n", lr->n, lr->n ? "; the last:" : "");
 	for (uint64_t i = first; i < lr->n; i++) {
-		const struct ipt_bpf_row *r = &lr->row[i % LAST_ROWS];
+		const struct ipt_counter_row *r = &lr->row[i % LAST_ROWS];
 		char tg[128];
 
 		bpf_row_targets(r, tg, sizeof(tg));
@@ -572,7 +572,7 @@ static void print_rows(FILE *f, const struct ipt_bpf *b, const struct last_rows 
 			r->ts_ns % 1000000000u / 1000u, r->comm, r->pid, r->src, tg,
 			bpf_sym(b, r->callsite, true, site, sizeof(site)),
 			r->addr2 ? bpf_sym(b, r->addr2, false, fn, sizeof(fn)) : "(reschedule)",
-			r->event == IPT_BPF_CSD_QUEUE ? " (csd queued)" : "");
+			r->event == IPT_COUNTER_CSD_QUEUE ? " (csd queued)" : "");
 	}
 }
 
@@ -653,7 +653,7 @@ static void status_line(const struct top_opts *o, double secs)
 /* wait_until - sleep in poll() until t (the keyboard too when keys), with
  * lr draining the rows every 100 ms (by the clock: no wake-up); 1 on q, -1
  * on a signal */
-static int wait_until(double t, bool keys, struct top_opts *o, struct ipt_bpf *b, struct last_rows *lr)
+static int wait_until(double t, bool keys, struct top_opts *o, struct ipt_counter *b, struct last_rows *lr)
 {
 	for (;;) {
 		double left = t - now_s();
@@ -661,7 +661,7 @@ static int wait_until(double t, bool keys, struct top_opts *o, struct ipt_bpf *b
 		int r;
 
 		if (lr)
-			ipt_bpf_drain(b, keep_row, lr);
+			ipt_counter_drain(b, keep_row, lr);
 		if (stop_signal)
 			return -1;
 		if (left <= 0)
@@ -682,27 +682,27 @@ static int wait_until(double t, bool keys, struct top_opts *o, struct ipt_bpf *b
 	}
 }
 
-static void print_stats(const struct ipt_bpf *b, double detach_s)
+static void print_stats(const struct ipt_counter *b, double detach_s)
 {
-	for (int i = 0; i < ipt_bpf_nprogs(b); i++) {
-		struct ipt_bpf_prog_stats st;
+	for (int i = 0; i < ipt_counter_nprogs(b); i++) {
+		struct ipt_counter_prog_stats st;
 
-		if (ipt_bpf_prog_stats(b, i, &st))
+		if (ipt_counter_prog_stats(b, i, &st))
 			continue;
 		fprintf(stderr, "ipitrace top: bpf %s: %" PRIu64 " runs, %" PRIu64 " ns, %.0f ns/run, %" PRIu64
 			" recursion misses\n", st.name, st.run_cnt, st.run_time_ns,
 			st.run_cnt ? (double)st.run_time_ns / (double)st.run_cnt : 0.0, st.recursion_misses);
 	}
-	fprintf(stderr, "ipitrace top: attach %.1f ms\n", (double)ipt_bpf_attach_ns(b) / 1e6);
+	fprintf(stderr, "ipitrace top: attach %.1f ms\n", (double)ipt_counter_attach_ns(b) / 1e6);
 	(void)detach_s;
 }
 
 int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = { .interval = 1.0, .top = DEFAULT_TOP, .socket = SERVE_SOCKET };
-	struct ipt_bpf_opts bo = { .sz = sizeof(bo) };
-	struct ipt_bpf_snapshot *prev = NULL, *cur = NULL, *d = NULL, *last = NULL;
-	struct ipt_bpf *b = NULL;
+	struct ipt_counter_opts bo = { .sz = sizeof(bo) };
+	struct ipt_counter_snapshot *prev = NULL, *cur = NULL, *d = NULL, *last = NULL;
+	struct ipt_counter *b = NULL;
 	struct termios saved;
 	struct last_rows lr;
 	bool rows_kept;
@@ -743,30 +743,30 @@ int cmd_top(int argc, char **argv)
 		raw.c_cc[VTIME] = 0;
 		keys = tcsetattr(0, TCSANOW, &raw) == 0;
 	}
-	prev = ipt_bpf_read(b);
+	prev = ipt_counter_read(b);
 	if (!prev)
 		goto runtime_err;
 	/* rows from here on (those of the attach itself are not the interval's) */
-	rows_kept = !strcmp(ipt_bpf_backend(b), "bpf") && !ipt_cpuset_empty(&o.watch);
-	ipt_bpf_drain(b, keep_row, &lr);
+	rows_kept = !strcmp(ipt_counter_backend(b), "bpf") && !ipt_cpuset_empty(&o.watch);
+	ipt_counter_drain(b, keep_row, &lr);
 	lr.n = 0;
 	/* said after the first read: the interval counts from here */
 	if (!o.quiet) {
 		char pin[256];
 
-		ipt_cpuset_format_list(ipt_bpf_pinned(b), pin, sizeof(pin));
-		if (!strcmp(ipt_bpf_backend(b), "tracefs"))
+		ipt_cpuset_format_list(ipt_counter_pinned(b), pin, sizeof(pin));
+		if (!strcmp(ipt_counter_backend(b), "tracefs"))
 			fprintf(stderr, "ipitrace top: counting with tracefs (an instance of its own, trace_pipe "
-				"polled; no handler times), loader on CPU %s; events: %s\n", pin, ipt_bpf_attached(b));
-		else if (ipt_bpf_remote_pid(b))
+				"polled; no handler times), loader on CPU %s; events: %s\n", pin, ipt_counter_attached(b));
+		else if (ipt_counter_remote_pid(b))
 			fprintf(stderr, "ipitrace top: counting with BPF: the attachment of ipitrace serve "
-				"(pid %d, %s), loader on CPU %s; attached: %s\n", ipt_bpf_remote_pid(b), o.socket,
-				pin, ipt_bpf_attached(b));
+				"(pid %d, %s), loader on CPU %s; attached: %s\n", ipt_counter_remote_pid(b), o.socket,
+				pin, ipt_counter_attached(b));
 		else
 			fprintf(stderr, "ipitrace top: counting with BPF, loader on CPU %s; attached: %s\n", pin,
-				ipt_bpf_attached(b));
-		if (*ipt_bpf_skipped(b))
-			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_bpf_skipped(b));
+				ipt_counter_attached(b));
+		if (*ipt_counter_skipped(b))
+			fprintf(stderr, "ipitrace top: skipped (not in this kernel): %s\n", ipt_counter_skipped(b));
 	}
 	t = prev->time;
 	for (;;) {
@@ -788,13 +788,13 @@ int cmd_top(int argc, char **argv)
 		}
 		if (w)
 			break;
-		cur = ipt_bpf_read(b);
+		cur = ipt_counter_read(b);
 		if (!cur)
 			goto runtime_err;
-		d = ipt_bpf_snapshot_diff(cur, prev);
+		d = ipt_counter_snapshot_diff(cur, prev);
 		if (!d)
 			goto runtime_err;
-		if (ipt_bpf_drain(b, keep_row, &lr) < 0)
+		if (ipt_counter_drain(b, keep_row, &lr) < 0)
 			goto runtime_err;
 		if (o.json) {
 			print_json(stdout, &o, b, d, lr.n);
@@ -811,8 +811,8 @@ int cmd_top(int argc, char **argv)
 		}
 		fflush(stdout);
 		lr.n = 0;
-		ipt_bpf_snapshot_free(prev);
-		ipt_bpf_snapshot_free(last);
+		ipt_counter_snapshot_free(prev);
+		ipt_counter_snapshot_free(last);
 		last = d;	/* shown again when a key changes the view */
 		d = NULL;
 		prev = cur;
@@ -834,14 +834,14 @@ done:
 	if (o.stats)
 		print_stats(b, 0);
 	t_close = now_s();
-	ipt_bpf_close(b);
+	ipt_counter_close(b);
 	if (o.stats)
 		fprintf(stderr, "ipitrace top: detach %.1f ms\n", (now_s() - t_close) * 1e3);
 out:
-	ipt_bpf_snapshot_free(prev);
-	ipt_bpf_snapshot_free(cur);
-	ipt_bpf_snapshot_free(d);
-	ipt_bpf_snapshot_free(last);
+	ipt_counter_snapshot_free(prev);
+	ipt_counter_snapshot_free(cur);
+	ipt_counter_snapshot_free(d);
+	ipt_counter_snapshot_free(last);
 	ipt_cpuset_free(&o.watch);
 	ipt_cpuset_free(&o.cpus);
 	ipt_cpuset_free(&o.hk);

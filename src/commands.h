@@ -26,8 +26,8 @@ int cmd_serve(int argc, char **argv);
  * unavailable a tracefs instance, saying so on stderr as CMD), "bpf",
  * "tracefs"; NULL after the error was said
  */
-struct ipt_bpf *open_counter(const char *cmd, const char *backend, const char *sock,
-			     const struct ipt_bpf_opts *bo);
+struct ipt_counter *open_counter(const char *cmd, const char *backend, const char *sock,
+			     const struct ipt_counter_opts *bo);
 /* the header of serve's /watched.txt (watched.c): serve writes it, record
  * --from-serve reads the watched CPUs, the rows in all and kept, "#P:" */
 struct watched_header {
@@ -96,11 +96,11 @@ void cli_set_command_line(int argc, char **argv);
 const char *cli_command_line(void);
 /* shell_join - words quoted for a shell, joined by spaces, on one line (caller frees) */
 char *shell_join(char *const *words, int n);
-/* bpf_sym - addr as "name+0xoff" (with_off) or "name" (ipt_bpf_symbol), "0" for 0,
+/* bpf_sym - addr as "name+0xoff" (with_off) or "name" (ipt_counter_symbol), "0" for 0,
  * else "0x..."; returns buf */
-const char *bpf_sym(const struct ipt_bpf *b, uint64_t addr, bool with_off, char *buf, size_t size);
+const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, char *buf, size_t size);
 /* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
-void bpf_row_targets(const struct ipt_bpf_row *r, char *buf, size_t size);
+void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size);
 /* json_put_str - s as a JSON string (control and non-ASCII bytes as \u00XX) */
 void json_put_str(FILE *f, const char *s);
 /* debug_msg - print only when IPITRACE_DEBUG is set */

@@ -4,8 +4,8 @@
  * libbpf), a client of a process that shares its own (share.c) or the
  * tracefs fallback (tracefs.c); what they share is in handle.c.
  */
-#ifndef IPT_BPF_INT_H
-#define IPT_BPF_INT_H
+#ifndef IPT_COUNTER_INT_H
+#define IPT_COUNTER_INT_H
 
 #include "core/core.h"
 
@@ -18,7 +18,7 @@ struct bpf_program;
 struct bpf_link;
 struct ring_buffer;
 
-struct ipt_bpf {
+struct ipt_counter {
 	/* a client of a serving process (share.c): no programs of its own */
 	bool remote;
 	char *sock_path;
@@ -28,7 +28,7 @@ struct ipt_bpf {
 	struct bpf_program *progs[IPTK_NPROGS];
 	struct bpf_link *links[IPTK_NPROGS];
 	struct ring_buffer *ring;
-	ipt_bpf_row_fn row_fn;
+	ipt_counter_row_fn row_fn;
 	void *row_ctx;
 	int row_count;
 	uint64_t attach_ns;
@@ -46,23 +46,23 @@ struct ipt_bpf {
 
 /* pin the calling thread onto the housekeeping CPUs (o->housekeeping, else
  * ipt_housekeeping_cpus()); b->orig_affinity keeps what to restore */
-int ipt_bpf_pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o);
+int ipt_counter_pin(struct ipt_counter *b, const struct ipt_counter_opts *o);
 /* add name to a comma-separated list (malloc'ed) */
-int ipt_bpf_list_add(char **list, const char *name);
+int ipt_counter_list_add(char **list, const char *name);
 /* the tracefs fallback (tracefs.c) */
 struct ipt_tfs;
-struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b);
-void ipt_tfs_close(struct ipt_bpf *b);
+struct ipt_counter_snapshot *ipt_tfs_read(struct ipt_counter *b);
+void ipt_tfs_close(struct ipt_counter *b);
 /* the kernel symbols, read now (after loading: JIT images are named then) */
-void ipt_bpf_load_ksyms(struct ipt_bpf *b);
+void ipt_counter_load_ksyms(struct ipt_counter *b);
 /* the snapshot text (NUL-terminated; modified) into s and b's lists (b
  * a remote handle: sock_path names it in errors); -1 if malformed */
-int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s);
+int ipt_counter_snapshot_parse(struct ipt_counter *b, char *text, struct ipt_counter_snapshot *s);
 /* a snapshot read from the serving process */
-struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b);
-/* sort s->sends as ipt_bpf_read does: by target, then count descending */
-void ipt_bpf_sort_sends(struct ipt_bpf_snapshot *s);
+struct ipt_counter_snapshot *ipt_counter_remote_read(struct ipt_counter *b);
+/* sort s->sends as ipt_counter_read does: by target, then count descending */
+void ipt_counter_sort_sends(struct ipt_counter_snapshot *s);
 /* restore the caller's affinity (if pinned), free the lists, the symbols and b */
-void ipt_bpf_handle_free(struct ipt_bpf *b);
+void ipt_counter_handle_free(struct ipt_counter *b);
 
 #endif

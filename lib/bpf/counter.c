@@ -3,7 +3,7 @@
  * counter.c - in-kernel IPI counting: load and attach the BPF programs of
  * progs/ipitrace.bpf.c (through the skeleton bpftool made of them), read
  * their maps.  Built with -DIPT_HAVE_BPF when libbpf, clang and bpftool
- * are present; without, ipt_bpf_open() says that BPF was not built in.
+ * are present; without, ipt_counter_open() says that BPF was not built in.
  */
 #include "core/core.h"
 #include "live/live.h"
@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-_Static_assert((int)IPT_BPF_NERRORS == (int)IPTK_NERR + 1, "error counters (+ tracefs_lost)");
-_Static_assert((int)IPT_BPF_NVECTORS == (int)IPTK_NVEC, "vectors");
-_Static_assert(IPT_BPF_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
-_Static_assert((int)IPT_BPF_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
-_Static_assert((int)IPT_BPF_CSD_QUEUE == (int)IPTK_EV_CSD, "events");
-_Static_assert(sizeof(((struct ipt_bpf_row *)0)->stack) / 8 == IPTK_ROW_STACK, "stack frames");
+_Static_assert((int)IPT_COUNTER_NERRORS == (int)IPTK_NERR + 1, "error counters (+ tracefs_lost)");
+_Static_assert((int)IPT_COUNTER_NVECTORS == (int)IPTK_NVEC, "vectors");
+_Static_assert(IPT_COUNTER_HIST_SLOTS == IPTK_HIST_SLOTS, "slots");
+_Static_assert((int)IPT_COUNTER_SEND_CPUMASK == (int)IPTK_EV_SEND_MASK, "events");
+_Static_assert((int)IPT_COUNTER_CSD_QUEUE == (int)IPTK_EV_CSD, "events");
+_Static_assert(sizeof(((struct ipt_counter_row *)0)->stack) / 8 == IPTK_ROW_STACK, "stack frames");
 
 static IPT_UNUSED double mono_s(void)
 {
@@ -35,7 +35,7 @@ static IPT_UNUSED double mono_s(void)
 
 static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 {
-	const struct ipt_bpf_handler *a = pa, *b = pb;
+	const struct ipt_counter_handler *a = pa, *b = pb;
 
 	if (a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
@@ -44,36 +44,36 @@ static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 
 #ifndef IPT_HAVE_BPF
 
-bool ipt_bpf_built(void) { return false; }
+bool ipt_counter_has_bpf(void) { return false; }
 
-struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
+struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 {
 	(void)opts;
 	ipt_err("BPF is unavailable: libipitrace was built without libbpf "
 		      "(install clang, bpftool and libbpf-dev, then rebuild)");
 	return NULL;
 }
-struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
+struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b)
 {
-	return b->tfs ? ipt_tfs_read(b) : ipt_bpf_remote_read(b);
+	return b->tfs ? ipt_tfs_read(b) : ipt_counter_remote_read(b);
 }
-int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
+int ipt_counter_drain(struct ipt_counter *b, ipt_counter_row_fn fn, void *ctx)
 {
 	(void)b; (void)fn; (void)ctx;
 	return 0;
 }
-int ipt_bpf_nprogs(const struct ipt_bpf *b) { (void)b; return 0; }
-int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
+int ipt_counter_nprogs(const struct ipt_counter *b) { (void)b; return 0; }
+int ipt_counter_prog_stats(const struct ipt_counter *b, int i, struct ipt_counter_prog_stats *st)
 {
 	(void)b; (void)i; (void)st;
 	return -1;
 }
-void ipt_bpf_close(struct ipt_bpf *b)
+void ipt_counter_close(struct ipt_counter *b)
 {
 	if (!b)
 		return;
 	ipt_tfs_close(b);
-	ipt_bpf_handle_free(b);
+	ipt_counter_handle_free(b);
 }
 
 #else /* IPT_HAVE_BPF */
@@ -89,7 +89,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 #include "ipitrace.skel.h"
 
-bool ipt_bpf_built(void) { return true; }
+bool ipt_counter_has_bpf(void) { return true; }
 
 /* the programs, by tracepoint; send: one of the three send events */
 struct prog_desc {
@@ -151,12 +151,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* on_row - one ring buffer record, handed to the caller of ipt_bpf_drain */
+/* on_row - one ring buffer record, handed to the caller of ipt_counter_drain */
 static int on_row(void *ctx, void *data, size_t size)
 {
-	struct ipt_bpf *b = ctx;
+	struct ipt_counter *b = ctx;
 	const struct iptk_row *r = data;
-	struct ipt_bpf_row row;
+	struct ipt_counter_row row;
 
 	if (size < offsetof(struct iptk_row, stack) || !b->row_fn)
 		return 0;
@@ -164,7 +164,7 @@ static int on_row(void *ctx, void *data, size_t size)
 	row.ts_ns = r->ts;
 	row.src = (int)r->src;
 	row.pid = (int)r->pid;
-	row.event = (enum ipt_bpf_event)r->event;
+	row.event = (enum ipt_counter_event)r->event;
 	row.ntargets = r->ntargets;
 	memcpy(row.mask, r->mask, sizeof(row.mask));
 	row.callsite = r->callsite;
@@ -180,7 +180,7 @@ static int on_row(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
+int ipt_counter_drain(struct ipt_counter *b, ipt_counter_row_fn fn, void *ctx)
 {
 	int n;
 
@@ -198,10 +198,10 @@ int ipt_bpf_drain(struct ipt_bpf *b, ipt_bpf_row_fn fn, void *ctx)
 	return b->row_count;
 }
 
-struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
+struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 {
-	struct ipt_bpf_opts o = { 0 };
-	struct ipt_bpf *b;
+	struct ipt_counter_opts o = { 0 };
+	struct ipt_counter *b;
 	struct btf *vmlinux = NULL;
 	char tname[96];
 	uint64_t t0;
@@ -216,11 +216,11 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 	}
 	b->stats_fd = -1;
 	ipt_cpuset_init(&b->pin);
-	if (!b->attached && ipt_bpf_list_add(&b->attached, ""))
+	if (!b->attached && ipt_counter_list_add(&b->attached, ""))
 		goto nomem;
-	if (!b->skipped && ipt_bpf_list_add(&b->skipped, ""))
+	if (!b->skipped && ipt_counter_list_add(&b->skipped, ""))
 		goto nomem;
-	if (!o.no_pin && ipt_bpf_pin(b, &o))
+	if (!o.no_pin && ipt_counter_pin(b, &o))
 		goto fail;
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -270,7 +270,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		if (btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF) < 0) {
 			bpf_program__set_autoload(b->progs[i], false);
 			b->progs[i] = NULL;
-			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_counter_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 		}
 	}
@@ -294,11 +294,11 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		b->links[i] = bpf_program__attach(b->progs[i]);
 		if (!b->links[i]) {
 			b->links[i] = NULL;
-			if (ipt_bpf_list_add(&b->skipped, prog_descs[i].tp))
+			if (ipt_counter_list_add(&b->skipped, prog_descs[i].tp))
 				goto nomem;
 			continue;
 		}
-		if (ipt_bpf_list_add(&b->attached, prog_descs[i].tp))
+		if (ipt_counter_list_add(&b->attached, prog_descs[i].tp))
 			goto nomem;
 		nsend += prog_descs[i].send;
 	}
@@ -316,7 +316,7 @@ struct ipt_bpf *ipt_bpf_open(const struct ipt_bpf_opts *opts)
 		goto fail;
 	}
 	/* symbols after loading: the JIT images are in kallsyms then */
-	ipt_bpf_load_ksyms(b);
+	ipt_counter_load_ksyms(b);
 	return b;
 nomem:
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -327,16 +327,16 @@ fail:
 
 		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
 		enum ipt_error code = ipt_errcode();
-		ipt_bpf_close(b);
+		ipt_counter_close(b);
 		ipt_err_code(code, "%s", msg);
 	}
 	return NULL;
 }
 
 
-struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
+struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b)
 {
-	struct ipt_bpf_snapshot *s;
+	struct ipt_counter_snapshot *s;
 	struct iptk_send_key k, next, *prev = NULL;
 	struct iptk_handler_key hk, hnext, *hprev = NULL;
 	struct iptk_handler_val hv;
@@ -345,7 +345,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	int fd, i;
 
 	if (b->remote)
-		return ipt_bpf_remote_read(b);
+		return ipt_counter_remote_read(b);
 	if (b->tfs)
 		return ipt_tfs_read(b);
 	s = calloc(1, sizeof(*s));
@@ -360,19 +360,19 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 			continue;	/* never deleted: cannot happen */
 		if (s->nsends == cap) {
 			size_t nc = cap ? cap * 2 : 256;
-			struct ipt_bpf_send *p = realloc(s->sends, nc * sizeof(*p));
+			struct ipt_counter_send *p = realloc(s->sends, nc * sizeof(*p));
 
 			if (!p)
 				goto nomem;
 			s->sends = p;
 			cap = nc;
 		}
-		struct ipt_bpf_send *o = &s->sends[s->nsends++];
+		struct ipt_counter_send *o = &s->sends[s->nsends++];
 
 		memset(o, 0, sizeof(*o));
 		o->target = (int)k.target;
 		o->src = (int)k.src;
-		o->event = (enum ipt_bpf_event)k.event;
+		o->event = (enum ipt_counter_event)k.event;
 		o->callsite = k.callsite;
 		o->addr2 = k.addr2;
 		o->func = k.func;
@@ -380,7 +380,7 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 		o->comm[sizeof(o->comm) - 1] = 0;
 		o->count = v;
 	}
-	ipt_bpf_sort_sends(s);
+	ipt_counter_sort_sends(s);
 	cap = 0;
 	fd = bpf_map__fd(b->skel->maps.handlers);
 	while (bpf_map_get_next_key(fd, hprev, &hnext) == 0) {
@@ -390,17 +390,17 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 			continue;
 		if (s->nhandlers == cap) {
 			size_t nc = cap ? cap * 2 : 64;
-			struct ipt_bpf_handler *p = realloc(s->handlers, nc * sizeof(*p));
+			struct ipt_counter_handler *p = realloc(s->handlers, nc * sizeof(*p));
 
 			if (!p)
 				goto nomem;
 			s->handlers = p;
 			cap = nc;
 		}
-		struct ipt_bpf_handler *h = &s->handlers[s->nhandlers++];
+		struct ipt_counter_handler *h = &s->handlers[s->nhandlers++];
 
 		h->cpu = (int)hk.cpu;
-		h->vector = (enum ipt_bpf_vector)hk.vec;
+		h->vector = (enum ipt_counter_vector)hk.vec;
 		h->count = hv.count;
 		h->sum_ns = hv.sum_ns;
 		h->max_ns = hv.max_ns;
@@ -411,21 +411,21 @@ struct ipt_bpf_snapshot *ipt_bpf_read(struct ipt_bpf *b)
 	for (i = 0; i < IPTK_NERR; i++)	/* the last, tracefs_lost, is the fallback's */
 		s->errors[i] = __atomic_load_n(&b->skel->bss->errors[i], __ATOMIC_RELAXED);
 	for (i = 0; i < NPROGS; i++) {
-		struct ipt_bpf_prog_stats st;
+		struct ipt_counter_prog_stats st;
 
-		if (ipt_bpf_prog_stats(b, i, &st) == 0)
+		if (ipt_counter_prog_stats(b, i, &st) == 0)
 			s->recursion_misses += st.recursion_misses;
 	}
 	return s;
 nomem:
-	ipt_bpf_snapshot_free(s);
+	ipt_counter_snapshot_free(s);
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	return NULL;
 }
 
-int ipt_bpf_nprogs(const struct ipt_bpf *b) { return b->remote || b->tfs ? 0 : NPROGS; }
+int ipt_counter_nprogs(const struct ipt_counter *b) { return b->remote || b->tfs ? 0 : NPROGS; }
 
-int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats *st)
+int ipt_counter_prog_stats(const struct ipt_counter *b, int i, struct ipt_counter_prog_stats *st)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -443,7 +443,7 @@ int ipt_bpf_prog_stats(const struct ipt_bpf *b, int i, struct ipt_bpf_prog_stats
 	return 0;
 }
 
-void ipt_bpf_close(struct ipt_bpf *b)
+void ipt_counter_close(struct ipt_counter *b)
 {
 	int i;
 
@@ -456,7 +456,7 @@ void ipt_bpf_close(struct ipt_bpf *b)
 	ipitrace_bpf__destroy(b->skel);
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
-	ipt_bpf_handle_free(b);
+	ipt_counter_handle_free(b);
 }
 
 #endif /* IPT_HAVE_BPF */

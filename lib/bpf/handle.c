@@ -22,36 +22,22 @@ static const char *const error_names[] = { "send_map_full", "send_update", "hand
 					   "mask_read", "exit_without_entry", "ring_full", "join_full",
 					   "tracefs_lost" };
 
-const char *ipt_bpf_event_name(enum ipt_bpf_event ev)
+const char *ipt_counter_event_name(enum ipt_counter_event ev)
 {
 	return (unsigned int)ev < 3 ? event_names[ev] : "?";
 }
 
-const char *ipt_bpf_vector_name(enum ipt_bpf_vector v)
+const char *ipt_counter_vector_name(enum ipt_counter_vector v)
 {
-	return (unsigned int)v < IPT_BPF_NVECTORS ? vector_names[v] : "?";
+	return (unsigned int)v < IPT_COUNTER_NVECTORS ? vector_names[v] : "?";
 }
 
-const char *ipt_bpf_error_name(enum ipt_bpf_error e)
+const char *ipt_counter_error_name(enum ipt_counter_error e)
 {
-	return (unsigned int)e < IPT_BPF_NERRORS ? error_names[e] : "?";
+	return (unsigned int)e < IPT_COUNTER_NERRORS ? error_names[e] : "?";
 }
 
-/* ipt_bpf_isolated_cpus - the isolated and nohz_full CPUs */
-int ipt_bpf_isolated_cpus(struct ipt_cpuset *set)
-{
-	struct ipt_cpuset nohz = IPT_CPUSET_INIT;
-	int rc;
-
-	ipt_cpuset_clear(set);
-	ipt_cpuset_init(&nohz);
-	rc = ipt_sysfs_cpulist("isolated", set) || ipt_sysfs_cpulist("nohz_full", &nohz) ||
-	     ipt_cpuset_or(set, &nohz) ? -1 : 0;
-	ipt_cpuset_free(&nohz);
-	return rc;
-}
-
-void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s)
+void ipt_counter_snapshot_free(struct ipt_counter_snapshot *s)
 {
 	if (!s)
 		return;
@@ -61,7 +47,7 @@ void ipt_bpf_snapshot_free(struct ipt_bpf_snapshot *s)
 }
 
 /* send_key_cmp - the identity of a send entry (not its count) */
-static int send_key_cmp(const struct ipt_bpf_send *a, const struct ipt_bpf_send *b)
+static int send_key_cmp(const struct ipt_counter_send *a, const struct ipt_counter_send *b)
 {
 	if (a->target != b->target)
 		return a->target < b->target ? -1 : 1;
@@ -86,7 +72,7 @@ static int send_key_qcmp(const void *a, const void *b)
 /* by target, then count descending, then key */
 static int send_out_qcmp(const void *pa, const void *pb)
 {
-	const struct ipt_bpf_send *a = pa, *b = pb;
+	const struct ipt_counter_send *a = pa, *b = pb;
 
 	if (a->target != b->target)
 		return a->target < b->target ? -1 : 1;
@@ -95,17 +81,17 @@ static int send_out_qcmp(const void *pa, const void *pb)
 	return send_key_cmp(a, b);
 }
 
-void ipt_bpf_sort_sends(struct ipt_bpf_snapshot *s)
+void ipt_counter_sort_sends(struct ipt_counter_snapshot *s)
 {
 	if (s->nsends)
 		qsort(s->sends, s->nsends, sizeof(*s->sends), send_out_qcmp);
 }
 
-struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *now,
-					       const struct ipt_bpf_snapshot *before)
+struct ipt_counter_snapshot *ipt_counter_snapshot_diff(const struct ipt_counter_snapshot *now,
+					       const struct ipt_counter_snapshot *before)
 {
-	struct ipt_bpf_snapshot *d = calloc(1, sizeof(*d));
-	struct ipt_bpf_send *old = NULL;
+	struct ipt_counter_snapshot *d = calloc(1, sizeof(*d));
+	struct ipt_counter_send *old = NULL;
 	size_t i, j;
 
 	if (!d)
@@ -124,8 +110,8 @@ struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *no
 		qsort(old, before->nsends, sizeof(*old), send_key_qcmp);
 	}
 	for (i = 0; i < now->nsends; i++) {
-		const struct ipt_bpf_send *s = &now->sends[i];
-		const struct ipt_bpf_send *o = old ? bsearch(s, old, before->nsends, sizeof(*old),
+		const struct ipt_counter_send *s = &now->sends[i];
+		const struct ipt_counter_send *o = old ? bsearch(s, old, before->nsends, sizeof(*old),
 							     send_key_qcmp) : NULL;
 		uint64_t c = s->count - (o && o->count <= s->count ? o->count : 0);
 
@@ -144,8 +130,8 @@ struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *no
 			goto nomem;
 	}
 	for (i = 0; i < now->nhandlers; i++) {
-		const struct ipt_bpf_handler *h = &now->handlers[i], *o = NULL;
-		struct ipt_bpf_handler *out = &d->handlers[d->nhandlers];
+		const struct ipt_counter_handler *h = &now->handlers[i], *o = NULL;
+		struct ipt_counter_handler *out = &d->handlers[d->nhandlers];
 
 		for (j = 0; j < before->nhandlers && !o; j++)
 			if (before->handlers[j].cpu == h->cpu && before->handlers[j].vector == h->vector)
@@ -154,29 +140,29 @@ struct ipt_bpf_snapshot *ipt_bpf_snapshot_diff(const struct ipt_bpf_snapshot *no
 		if (o) {
 			out->count -= o->count;
 			out->sum_ns -= o->sum_ns;
-			for (j = 0; j < IPT_BPF_HIST_SLOTS; j++)
+			for (j = 0; j < IPT_COUNTER_HIST_SLOTS; j++)
 				out->hist[j] -= o->hist[j];
 		}
 		if (out->count)
 			d->nhandlers++;
 	}
-	for (i = 0; i < IPT_BPF_NERRORS; i++)
+	for (i = 0; i < IPT_COUNTER_NERRORS; i++)
 		d->errors[i] = now->errors[i] - before->errors[i];
 	d->recursion_misses = now->recursion_misses - before->recursion_misses;
 	return d;
 nomem:
 	free(old);
-	ipt_bpf_snapshot_free(d);
+	ipt_counter_snapshot_free(d);
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	return NULL;
 }
 
-const char *ipt_bpf_attached(const struct ipt_bpf *b) { return b->attached ? b->attached : ""; }
-const char *ipt_bpf_skipped(const struct ipt_bpf *b) { return b->skipped ? b->skipped : ""; }
-uint64_t ipt_bpf_attach_ns(const struct ipt_bpf *b) { return b->attach_ns; }
-const struct ipt_cpuset *ipt_bpf_pinned(const struct ipt_bpf *b) { return &b->pin; }
+const char *ipt_counter_attached(const struct ipt_counter *b) { return b->attached ? b->attached : ""; }
+const char *ipt_counter_skipped(const struct ipt_counter *b) { return b->skipped ? b->skipped : ""; }
+uint64_t ipt_counter_attach_ns(const struct ipt_counter *b) { return b->attach_ns; }
+const struct ipt_cpuset *ipt_counter_pinned(const struct ipt_counter *b) { return &b->pin; }
 
-const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *offset)
+const char *ipt_counter_symbol(const struct ipt_counter *b, uint64_t addr, uint64_t *offset)
 {
 	const struct ipt_sym *sym = addr ? ipt_symtab_lookup(&b->ksyms, addr) : NULL;
 
@@ -188,7 +174,7 @@ const char *ipt_bpf_symbol(const struct ipt_bpf *b, uint64_t addr, uint64_t *off
 }
 
 /* pin - the calling thread onto the housekeeping CPUs */
-int ipt_bpf_pin(struct ipt_bpf *b, const struct ipt_bpf_opts *o)
+int ipt_counter_pin(struct ipt_counter *b, const struct ipt_counter_opts *o)
 {
 	struct ipt_cpuset online = IPT_CPUSET_INIT, allowed = IPT_CPUSET_INIT;
 	cpu_set_t set;
@@ -226,7 +212,7 @@ out:
 	return rc;
 }
 
-int ipt_bpf_list_add(char **list, const char *name)
+int ipt_counter_list_add(char **list, const char *name)
 {
 	size_t n = *list ? strlen(*list) : 0;
 	char *p = realloc(*list, n + strlen(name) + 2);
@@ -240,7 +226,7 @@ int ipt_bpf_list_add(char **list, const char *name)
 	return 0;
 }
 
-void ipt_bpf_load_ksyms(struct ipt_bpf *b)
+void ipt_counter_load_ksyms(struct ipt_counter *b)
 {
 	char *text = NULL;
 	size_t len;
@@ -252,17 +238,17 @@ void ipt_bpf_load_ksyms(struct ipt_bpf *b)
 	}
 }
 
-const char *ipt_bpf_backend(const struct ipt_bpf *b)
+const char *ipt_counter_backend(const struct ipt_counter *b)
 {
 	return b->remote ? "serve" : b->tfs ? "tracefs" : "bpf";
 }
 
-int ipt_bpf_remote_pid(const struct ipt_bpf *b)
+int ipt_counter_remote_pid(const struct ipt_counter *b)
 {
 	return b->remote ? b->remote_pid : 0;
 }
 
-void ipt_bpf_handle_free(struct ipt_bpf *b)
+void ipt_counter_handle_free(struct ipt_counter *b)
 {
 	if (b->pinned)
 		sched_setaffinity(0, sizeof(b->orig_affinity), &b->orig_affinity);

@@ -2,7 +2,7 @@
 /*
  * share.c - one attachment per boot: the snapshot of the maps as text (what
  * `ipitrace serve` answers on its unix socket at /snapshot), and the client
- * that reads it instead of attaching again (ipt_bpf_connect).
+ * that reads it instead of attaching again (ipt_counter_connect).
  *
  * The text, one item a line, every number decimal but addresses (hex):
  *
@@ -42,7 +42,7 @@ static int add_list(struct ipt_strbuf *sb, const char *key, const char *list)
 	return sb_addf(sb, "%s %s\n", key, list && *list ? list : "-");
 }
 
-char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapshot *s, size_t *len)
+char *ipt_counter_snapshot_text(const struct ipt_counter *b, const struct ipt_counter_snapshot *s, size_t *len)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	char pin[1024];
@@ -53,12 +53,12 @@ char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapsh
 	e |= add_list(&sb, "attached", b->attached);
 	e |= add_list(&sb, "skipped", b->skipped);
 	e |= add_list(&sb, "pinned", pin);
-	e |= sb_addf(&sb, "errors %d", IPT_BPF_NERRORS);
-	for (int i = 0; i < IPT_BPF_NERRORS; i++)
+	e |= sb_addf(&sb, "errors %d", IPT_COUNTER_NERRORS);
+	for (int i = 0; i < IPT_COUNTER_NERRORS; i++)
 		e |= sb_addf(&sb, " %" PRIu64, s->errors[i]);
 	e |= sb_addf(&sb, "\nrecursion %" PRIu64 "\n", s->recursion_misses);
 	for (size_t i = 0; i < s->nsends && !e; i++) {
-		const struct ipt_bpf_send *x = &s->sends[i];
+		const struct ipt_counter_send *x = &s->sends[i];
 
 		e |= sb_addf(&sb, "s %d %d %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 " ", x->target,
 			     x->src, (int)x->event, x->callsite, x->addr2, x->func, x->count);
@@ -69,11 +69,11 @@ char *ipt_bpf_snapshot_text(const struct ipt_bpf *b, const struct ipt_bpf_snapsh
 		e |= sb_addc(&sb, '\n');
 	}
 	for (size_t i = 0; i < s->nhandlers && !e; i++) {
-		const struct ipt_bpf_handler *h = &s->handlers[i];
+		const struct ipt_counter_handler *h = &s->handlers[i];
 
 		e |= sb_addf(&sb, "h %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %d", h->cpu, (int)h->vector,
-			     h->count, h->sum_ns, h->max_ns, IPT_BPF_HIST_SLOTS);
-		for (int k = 0; k < IPT_BPF_HIST_SLOTS; k++)
+			     h->count, h->sum_ns, h->max_ns, IPT_COUNTER_HIST_SLOTS);
+		for (int k = 0; k < IPT_COUNTER_HIST_SLOTS; k++)
 			e |= sb_addf(&sb, " %" PRIu64, h->hist[k]);
 		e |= sb_addc(&sb, '\n');
 	}
@@ -122,7 +122,7 @@ static int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-char *ipt_bpf_remote_get(const char *path, const char *what, size_t *blen)
+char *ipt_counter_remote_get(const char *path, const char *what, size_t *blen)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	char req[256], buf[65536], *body;
@@ -255,14 +255,14 @@ static int parse_comm(char *p, char *comm, size_t size)
 	return *p || !k ? -1 : 0;
 }
 
-int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapshot *s)
+int ipt_counter_snapshot_parse(struct ipt_counter *b, char *text, struct ipt_counter_snapshot *s)
 {
 	size_t cap_s = 0, cap_h = 0;
 	int line = 0, ended = 0;
 	char *p = text, *nl;
 
 	for (; *p && !ended; p = nl + 1) {
-		uint64_t v[3 + IPT_BPF_HIST_SLOTS + 8];
+		uint64_t v[3 + IPT_COUNTER_HIST_SLOTS + 8];
 		char *q;
 
 		nl = strchr(p, '\n');
@@ -301,18 +301,18 @@ int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapsho
 
 			if (u64s(&q, e, n, 10) || *q)
 				goto bad;
-			for (int i = 0; i < n && i < IPT_BPF_NERRORS; i++)
+			for (int i = 0; i < n && i < IPT_COUNTER_NERRORS; i++)
 				s->errors[i] = e[i];
 		} else if (!strncmp(p, "recursion", 9)) {
 			q = p + 9;
 			if (u64s(&q, &s->recursion_misses, 1, 10) || *q)
 				goto bad;
 		} else if (p[0] == 's' && p[1] == ' ') {
-			struct ipt_bpf_send *x;
+			struct ipt_counter_send *x;
 
 			q = p + 1;
 			if (u64s(&q, v, 3, 10) || u64s(&q, v + 3, 3, 16) || u64s(&q, v + 6, 1, 10) ||
-			    *q != ' ' || v[0] > 0x7fffffff || v[1] > 0x7fffffff || v[2] > IPT_BPF_CSD_QUEUE)
+			    *q != ' ' || v[0] > 0x7fffffff || v[1] > 0x7fffffff || v[2] > IPT_COUNTER_CSD_QUEUE)
 				goto bad;
 			if (s->nsends == cap_s) {
 				size_t nc = cap_s ? cap_s * 2 : 256;
@@ -327,7 +327,7 @@ int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapsho
 			memset(x, 0, sizeof(*x));
 			x->target = (int)v[0];
 			x->src = (int)v[1];
-			x->event = (enum ipt_bpf_event)v[2];
+			x->event = (enum ipt_counter_event)v[2];
 			x->callsite = v[3];
 			x->addr2 = v[4];
 			x->func = v[5];
@@ -336,12 +336,12 @@ int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapsho
 				goto bad;
 			s->nsends++;
 		} else if (p[0] == 'h' && p[1] == ' ') {
-			struct ipt_bpf_handler *h;
+			struct ipt_counter_handler *h;
 			int n;
 
 			q = p + 1;
-			if (u64s(&q, v, 6, 10) || v[0] > 0x7fffffff || v[1] >= IPT_BPF_NVECTORS ||
-			    v[5] > IPT_BPF_HIST_SLOTS)
+			if (u64s(&q, v, 6, 10) || v[0] > 0x7fffffff || v[1] >= IPT_COUNTER_NVECTORS ||
+			    v[5] > IPT_COUNTER_HIST_SLOTS)
 				goto bad;
 			n = (int)v[5];
 			if (u64s(&q, v + 6, n, 10) || *q)
@@ -358,7 +358,7 @@ int ipt_bpf_snapshot_parse(struct ipt_bpf *b, char *text, struct ipt_bpf_snapsho
 			h = &s->handlers[s->nhandlers++];
 			memset(h, 0, sizeof(*h));
 			h->cpu = (int)v[0];
-			h->vector = (enum ipt_bpf_vector)v[1];
+			h->vector = (enum ipt_counter_vector)v[1];
 			h->count = v[2];
 			h->sum_ns = v[3];
 			h->max_ns = v[4];
@@ -381,9 +381,9 @@ nomem:
 	return -1;
 }
 
-struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
+struct ipt_counter_snapshot *ipt_counter_remote_read(struct ipt_counter *b)
 {
-	struct ipt_bpf_snapshot *s = calloc(1, sizeof(*s));
+	struct ipt_counter_snapshot *s = calloc(1, sizeof(*s));
 	size_t len;
 	char *text;
 
@@ -391,27 +391,27 @@ struct ipt_bpf_snapshot *ipt_bpf_remote_read(struct ipt_bpf *b)
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	text = ipt_bpf_remote_get(b->sock_path, "/snapshot", &len);
+	text = ipt_counter_remote_get(b->sock_path, "/snapshot", &len);
 	if (text && strlen(text) != len) {
 		ipt_err("%s: a NUL byte in the snapshot", b->sock_path);
 		free(text);
-		ipt_bpf_snapshot_free(s);
+		ipt_counter_snapshot_free(s);
 		return NULL;
 	}
-	if (!text || ipt_bpf_snapshot_parse(b, text, s)) {
+	if (!text || ipt_counter_snapshot_parse(b, text, s)) {
 		free(text);
-		ipt_bpf_snapshot_free(s);
+		ipt_counter_snapshot_free(s);
 		return NULL;
 	}
 	free(text);
-	ipt_bpf_sort_sends(s);
+	ipt_counter_sort_sends(s);
 	return s;
 }
 
-struct ipt_bpf *ipt_bpf_connect(const char *path)
+struct ipt_counter *ipt_counter_connect(const char *path)
 {
-	struct ipt_bpf *b = calloc(1, sizeof(*b));
-	struct ipt_bpf_snapshot *s;
+	struct ipt_counter *b = calloc(1, sizeof(*b));
+	struct ipt_counter_snapshot *s;
 
 	if (!b || !(b->sock_path = strdup(path))) {
 		free(b);
@@ -425,22 +425,22 @@ struct ipt_bpf *ipt_bpf_connect(const char *path)
 		/* off the watched CPUs, as a loader would be: the reads and the
 		 * memory they take then cost those CPUs nothing (no TLB flush
 		 * IPIs); best effort.  b->pin then holds serve's loader CPUs. */
-		struct ipt_bpf_opts o = { .sz = sizeof(o) };
+		struct ipt_counter_opts o = { .sz = sizeof(o) };
 
-		(void)ipt_bpf_pin(b, &o);
+		(void)ipt_counter_pin(b, &o);
 	}
-	s = ipt_bpf_remote_read(b);
+	s = ipt_counter_remote_read(b);
 	if (!s) {
 		int e = errno;
 		char msg[1024];
 
 		snprintf(msg, sizeof(msg), "%s", ipt_errmsg());
-		ipt_bpf_handle_free(b);
+		ipt_counter_handle_free(b);
 		ipt_err("%s", msg);
 		errno = e;
 		return NULL;
 	}
-	ipt_bpf_snapshot_free(s);
-	ipt_bpf_load_ksyms(b);
+	ipt_counter_snapshot_free(s);
+	ipt_counter_load_ksyms(b);
 	return b;
 }

@@ -42,7 +42,7 @@
 #define TFS_NAMES	4096	/* tasks named from their fork, exec, rename (a power of 2) */
 
 struct tfs_entry {
-	struct ipt_bpf_send s;		/* key and count */
+	struct ipt_counter_send s;		/* key and count */
 	bool used;
 };
 
@@ -73,7 +73,7 @@ static const char *const send_systems[] = { "ipi", "ipi", "csd" };
 static const char *const name_events[] = { "sched_process_fork", "sched_process_exec", "task_rename" };
 static const char *const name_systems[] = { "sched", "sched", "task" };
 
-static uint64_t key_hash(const struct ipt_bpf_send *s)
+static uint64_t key_hash(const struct ipt_counter_send *s)
 {
 	uint64_t h = ipt_hash64(((uint64_t)(uint32_t)s->target << 32) | (uint32_t)s->src);
 
@@ -83,14 +83,14 @@ static uint64_t key_hash(const struct ipt_bpf_send *s)
 	return ipt_hash_combine(h, ipt_hash_bytes(s->comm, strnlen(s->comm, sizeof(s->comm))));
 }
 
-static bool key_eq(const struct ipt_bpf_send *a, const struct ipt_bpf_send *b)
+static bool key_eq(const struct ipt_counter_send *a, const struct ipt_counter_send *b)
 {
 	return a->target == b->target && a->src == b->src && a->event == b->event &&
 	       a->callsite == b->callsite && a->addr2 == b->addr2 &&
 	       !strncmp(a->comm, b->comm, sizeof(a->comm));
 }
 
-static int tab_add(struct ipt_tfs *t, const struct ipt_bpf_send *k)
+static int tab_add(struct ipt_tfs *t, const struct ipt_counter_send *k)
 {
 	size_t i;
 
@@ -127,7 +127,7 @@ static int tab_add(struct ipt_tfs *t, const struct ipt_bpf_send *k)
 
 /* ---- names back to addresses ---- */
 
-static int names_index(struct ipt_bpf *b)
+static int names_index(struct ipt_counter *b)
 {
 	struct ipt_tfs *t = b->tfs;
 	size_t cap = 1;
@@ -152,7 +152,7 @@ static int names_index(struct ipt_bpf *b)
 
 /* addr_of - "name+0xoff/0xsize", "name", "0x..." or "(nil)" as an address;
  * a name not in kallsyms keeps a stable stand-in (its hash, top bit set) */
-static uint64_t addr_of(const struct ipt_bpf *b, const char *s, size_t len)
+static uint64_t addr_of(const struct ipt_counter *b, const char *s, size_t len)
 {
 	const struct ipt_tfs *t = b->tfs;
 	char name[256];
@@ -262,10 +262,10 @@ static void name_line(struct ipt_tfs *t, int event, const char *f, long line_pid
 }
 
 /* one_line - a line of trace_pipe; unknown lines are skipped */
-static int one_line(struct ipt_bpf *b, char *line)
+static int one_line(struct ipt_counter *b, char *line)
 {
 	struct ipt_tfs *t = b->tfs;
-	struct ipt_bpf_send k;
+	struct ipt_counter_send k;
 	const char *br, *rb, *ev, *f, *v, *end, *dash;
 	size_t vl, el;
 	long pid;
@@ -305,7 +305,7 @@ static int one_line(struct ipt_bpf *b, char *line)
 	if (event < 0)
 		return 0;
 	memset(&k, 0, sizeof(k));
-	k.event = (enum ipt_bpf_event)event;
+	k.event = (enum ipt_counter_event)event;
 	k.src = atoi(br + 2);
 	{
 		const struct tfs_name *n = &t->names[(size_t)pid & (TFS_NAMES - 1)];
@@ -323,9 +323,9 @@ static int one_line(struct ipt_bpf *b, char *line)
 	}
 	v = field(f, "callsite", &vl);
 	k.callsite = v ? addr_of(b, v, vl) : 0;
-	v = field(f, event == IPT_BPF_CSD_QUEUE ? "func" : "callback", &vl);
+	v = field(f, event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback", &vl);
 	k.addr2 = v ? addr_of(b, v, vl) : 0;
-	if (event == IPT_BPF_SEND_CPUMASK) {
+	if (event == IPT_COUNTER_SEND_CPUMASK) {
 		struct ipt_cpuset set = IPT_CPUSET_INIT;
 		int rc = 0;
 
@@ -351,7 +351,7 @@ static int one_line(struct ipt_bpf *b, char *line)
 }
 
 /* drain - every line trace_pipe holds now (never waits) */
-static int drain(struct ipt_bpf *b)
+static int drain(struct ipt_counter *b)
 {
 	struct ipt_tfs *t = b->tfs;
 	char buf[65536];
@@ -386,10 +386,10 @@ static int drain(struct ipt_bpf *b)
 	}
 }
 
-struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b)
+struct ipt_counter_snapshot *ipt_tfs_read(struct ipt_counter *b)
 {
 	struct ipt_tfs *t = b->tfs;
-	struct ipt_bpf_snapshot *s;
+	struct ipt_counter_snapshot *s;
 	struct timespec ts;
 
 	if (drain(b))
@@ -405,12 +405,12 @@ struct ipt_bpf_snapshot *ipt_tfs_read(struct ipt_bpf *b)
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->tab[i].used)
 			s->sends[s->nsends++] = t->tab[i].s;
-	s->errors[IPT_BPF_ERR_TRACEFS_LOST] = t->lost;
-	ipt_bpf_sort_sends(s);
+	s->errors[IPT_COUNTER_ERR_TRACEFS_LOST] = t->lost;
+	ipt_counter_sort_sends(s);
 	return s;
 }
 
-void ipt_tfs_close(struct ipt_bpf *b)
+void ipt_tfs_close(struct ipt_counter *b)
 {
 	struct ipt_tfs *t = b->tfs;
 
@@ -428,10 +428,10 @@ void ipt_tfs_close(struct ipt_bpf *b)
 	b->tfs = NULL;
 }
 
-struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts)
+struct ipt_counter *ipt_counter_open_tracefs(const struct ipt_counter_opts *opts)
 {
-	struct ipt_bpf_opts o = { 0 };
-	struct ipt_bpf *b = calloc(1, sizeof(*b));
+	struct ipt_counter_opts o = { 0 };
+	struct ipt_counter *b = calloc(1, sizeof(*b));
 	char tracefs[4096], name[64], msg[1024];
 	bool mounted = false;
 	int nsend = 0;
@@ -446,11 +446,11 @@ struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts)
 	b->stats_fd = -1;
 	b->tfs->fd = -1;
 	ipt_cpuset_init(&b->pin);
-	if (ipt_bpf_list_add(&b->attached, "") || ipt_bpf_list_add(&b->skipped, ""))
+	if (ipt_counter_list_add(&b->attached, "") || ipt_counter_list_add(&b->skipped, ""))
 		goto fail;
-	if (!o.no_pin && ipt_bpf_pin(b, &o))
+	if (!o.no_pin && ipt_counter_pin(b, &o))
 		goto fail;
-	ipt_bpf_load_ksyms(b);
+	ipt_counter_load_ksyms(b);
 	if (names_index(b) || ipt_tracefs_find(tracefs, sizeof(tracefs), true, &mounted))
 		goto fail;
 	ipt_live_remove_stale(tracefs, NULL, NULL);
@@ -464,7 +464,7 @@ struct ipt_bpf *ipt_bpf_open_tracefs(const struct ipt_bpf_opts *opts)
 
 		if (have && ipt_live_enable_event(b->tfs->live, send_systems[i], send_events[i], true))
 			goto fail;
-		if (ipt_bpf_list_add(have ? &b->attached : &b->skipped, send_events[i]))
+		if (ipt_counter_list_add(have ? &b->attached : &b->skipped, send_events[i]))
 			goto fail;
 		nsend += have && i < 2;
 	}
@@ -496,7 +496,7 @@ fail:
 		enum ipt_error code = ipt_errcode();
 
 		ipt_tfs_close(b);
-		ipt_bpf_handle_free(b);
+		ipt_counter_handle_free(b);
 		ipt_err_code(code, "%s", msg);
 	}
 	return NULL;

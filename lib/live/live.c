@@ -227,6 +227,26 @@ int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set)
 	return 0;
 }
 
+/* ipt_live_cpu_isolation - this machine's isolated and nohz_full CPUs
+ * (sysfs): the one place that reads them */
+int ipt_live_cpu_isolation(struct ipt_cpuset *isolated, struct ipt_cpuset *nohz_full)
+{
+	return ipt_sysfs_cpulist("isolated", isolated) || ipt_sysfs_cpulist("nohz_full", nohz_full) ?
+	       -1 : 0;
+}
+
+/* ipt_isolated_cpus - the isolated and nohz_full CPUs, as one set */
+int ipt_isolated_cpus(struct ipt_cpuset *set)
+{
+	struct ipt_cpuset nohz = IPT_CPUSET_INIT;
+	int rc;
+
+	ipt_cpuset_init(&nohz);
+	rc = ipt_live_cpu_isolation(set, &nohz) || ipt_cpuset_or(set, &nohz) ? -1 : 0;
+	ipt_cpuset_free(&nohz);
+	return rc;
+}
+
 /* first_of - lowest CPU of a ∩ b (-1 if none) */
 static int first_of(const struct ipt_cpuset *a, const struct ipt_cpuset *b)
 {
@@ -245,7 +265,7 @@ int ipt_housekeeping_cpus(struct ipt_cpuset *hk, const struct ipt_cpuset *online
 
 	ipt_cpuset_init(&iso);
 	ipt_cpuset_init(&nohz);
-	if (ipt_sysfs_cpulist("isolated", &iso) || ipt_sysfs_cpulist("nohz_full", &nohz))
+	if (ipt_live_cpu_isolation(&iso, &nohz))
 		goto out;
 	if (ipt_cpuset_copy(hk, online))
 		goto out;

@@ -45,6 +45,8 @@ int ipt_tracefs_find(char *path, size_t size, bool mount_it, bool *mounted);
 /* CPU list of /sys/devices/system/cpu/NAME ("online", "isolated",
  * "nohz_full"); a missing file gives the empty set. */
 int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set);
+/* This machine's isolated and nohz_full CPUs (sysfs; either may be empty). */
+int ipt_live_cpu_isolation(struct ipt_cpuset *isolated, struct ipt_cpuset *nohz_full);
 
 /*
  * The CPUs the recorder's own threads may run on: online CPUs that are

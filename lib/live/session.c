@@ -39,14 +39,14 @@ struct tsc_sample {
 };
 
 struct ipt_recorder {
-	struct ipt_record_opts o;
+	struct ipt_recorder_opts o;
 	struct tsc_sample tsc_on, tsc_off;
 	char tracefs[PATH_MAX];
 	char tmpdir[PATH_MAX];
 	struct ipt_live *live;
 	struct rec_event *ev;
 	int nev;
-	struct ipt_record_event *probed;	/* catalogue entries as probed, then probes */
+	struct ipt_recorder_event *probed;	/* catalogue entries as probed, then probes */
 	int nprobed;
 	struct ipt_kprobes *kprobes;	/* dynamic probes standing for missing send events */
 	char **systems;			/* systems whose formats go in the file */
@@ -62,11 +62,11 @@ struct ipt_recorder {
 	char *clock_text;
 	const char *clock;
 	struct ipt_tdw *w;
-	struct ipt_record_cpu *res;
+	struct ipt_recorder_cpu *res;
 	int nres;
 	bool rm_failed;
-	enum ipt_record_about about;
-	/* ipt_record_progress: the send events' ids, the pages counted so far */
+	enum ipt_recorder_about about;
+	/* ipt_recorder_progress: the send events' ids, the pages counted so far */
 	uint16_t send_ids[16];
 	int nsend_ids;
 	bool ids_read;
@@ -81,9 +81,9 @@ struct ipt_recorder {
 };
 
 /* note - pass a line to the caller */
-static void note(struct ipt_recorder *r, enum ipt_record_note kind, enum ipt_record_about about,
+static void note(struct ipt_recorder *r, enum ipt_recorder_note kind, enum ipt_recorder_about about,
 		 const char *fmt, ...) IPT_PRINTF(4, 5);
-static void note(struct ipt_recorder *r, enum ipt_record_note kind, enum ipt_record_about about,
+static void note(struct ipt_recorder *r, enum ipt_recorder_note kind, enum ipt_recorder_about about,
 		 const char *fmt, ...)
 {
 	char buf[1024];
@@ -98,18 +98,18 @@ static void note(struct ipt_recorder *r, enum ipt_record_note kind, enum ipt_rec
 }
 
 /* fail_about - a failure about one request of the options */
-static int fail_about(struct ipt_recorder *r, enum ipt_record_about about)
+static int fail_about(struct ipt_recorder *r, enum ipt_recorder_about about)
 {
 	r->about = about;
 	return -1;
 }
 
-/* ipt_record_new - a session with a copy of the options */
-struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
+/* ipt_recorder_new - a session with a copy of the options */
+struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts)
 {
 	struct ipt_recorder *r;
 
-	if (!opts || opts->sz < offsetof(struct ipt_record_opts, output) + sizeof(opts->output) ||
+	if (!opts || opts->sz < offsetof(struct ipt_recorder_opts, output) + sizeof(opts->output) ||
 	    !opts->output || !*opts->output) {
 		ipt_err_code(IPT_ERR_INVALID, "recording: no output file");
 		return NULL;
@@ -148,7 +148,7 @@ struct ipt_recorder *ipt_record_new(const struct ipt_record_opts *opts)
 /* report_stale - say that a stale instance was removed */
 static void report_stale(const char *dir, void *arg)
 {
-	note(arg, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+	note(arg, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_NONE,
 	     "removed %s, left by a recorder that no longer runs", dir);
 }
 
@@ -161,7 +161,7 @@ static int find_tracefs(struct ipt_recorder *r)
 	if (ipt_tracefs_find(r->tracefs, sizeof(r->tracefs), true, &mounted))
 		return -1;
 	if (mounted)
-		note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+		note(r, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_NONE,
 		     "mounted tracefs at %s (left mounted)", r->tracefs);
 	snprintf(path, sizeof(path), "%s/instances", r->tracefs);
 	if (access(path, W_OK))
@@ -300,7 +300,7 @@ static int probe_events(struct ipt_recorder *r)
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < ipt_ipi_catalogue_len; i++) {
 		const struct ipt_ipi_event_info *d = &ipt_ipi_catalogue[i];
-		struct ipt_record_event *pe = &r->probed[r->nprobed];
+		struct ipt_recorder_event *pe = &r->probed[r->nprobed];
 		bool send = d->role == IPT_ROLE_SEND;
 
 		if (ipt_live_has_event(r->live, d->system, d->name)) {
@@ -324,7 +324,7 @@ static int probe_events(struct ipt_recorder *r)
 /* probe_skipped - a dynamic probe left out */
 static void probe_skipped(const char *msg, void *arg)
 {
-	note(arg, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE, "%s", msg);
+	note(arg, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_NONE, "%s", msg);
 }
 
 /*
@@ -334,7 +334,7 @@ static void probe_skipped(const char *msg, void *arg)
  */
 static int add_kprobes(struct ipt_recorder *r)
 {
-	struct ipt_record_event *np;
+	struct ipt_recorder_event *np;
 	int n;
 
 	for (int i = 0; i < r->nev; i++)
@@ -352,7 +352,7 @@ static int add_kprobes(struct ipt_recorder *r)
 	r->probed = np;
 	for (int i = 0; i < n; i++) {
 		const struct ipt_kprobe *k = ipt_kprobes_get(r->kprobes, i);
-		struct ipt_record_event *pe = &r->probed[r->nprobed++];
+		struct ipt_recorder_event *pe = &r->probed[r->nprobed++];
 
 		if (!ipt_live_has_event(r->live, k->group, k->name))
 			return ipt_err("%s/events/%s/%s: the probe defined is not in the instance",
@@ -377,7 +377,7 @@ static void remove_kprobes(struct ipt_recorder *r)
 		return;
 	if (ipt_kprobes_remove(r->kprobes)) {
 		r->rm_failed = true;
-		note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+		note(r, IPT_RECORDER_NOTE_ERROR, IPT_RECORDER_ABOUT_NONE, "%s", ipt_errmsg());
 	}
 	r->kprobes = NULL;
 }
@@ -395,12 +395,12 @@ static int add_extra_one(struct ipt_recorder *r, char *item)
 	}
 	if (!*item || (name && !*name) || strchr(item, '/') || (name && strchr(name, '/'))) {
 		ipt_err_code(IPT_ERR_INVALID, "bad event '%s'", item);
-		return fail_about(r, IPT_RECORD_ABOUT_EVENTS);
+		return fail_about(r, IPT_RECORDER_ABOUT_EVENTS);
 	}
 	if (!ipt_live_has_event(r->live, item, name)) {
 		ipt_err("no event %s%s%s in this kernel (see %s/available_events)",
 			item, name ? ":" : "", name ? name : "", r->tracefs);
-		return fail_about(r, IPT_RECORD_ABOUT_EVENTS);
+		return fail_about(r, IPT_RECORDER_ABOUT_EVENTS);
 	}
 	return add_event(r, item, name, false, NULL, false);
 }
@@ -444,7 +444,7 @@ static int choose_clock(struct ipt_recorder *r)
 		ipt_err_code(IPT_ERR_INVALID, "'%s' is not offered (%s/trace_clock: %s)", clock,
 			     r->live->dir, text ? text : "?");
 		free(text);
-		return fail_about(r, IPT_RECORD_ABOUT_CLOCK);
+		return fail_about(r, IPT_RECORDER_ABOUT_CLOCK);
 	}
 	if (ipt_live_set_clock(r->live, clock) ||
 	    ipt_live_read(r->live, "trace_clock", &r->clock_text, &len))
@@ -486,7 +486,7 @@ static int setup_instance(struct ipt_recorder *r)
 	return 0;
 }
 
-/* ipt_record_probe - tracefs, pinning, the instance, clock and events */
+/* ipt_recorder_probe - tracefs, pinning, the instance, clock and events */
 /* irq_snapshot - /proc/interrupts now, for point (a machine without it: none) */
 static void irq_snapshot(struct ipt_recorder *r, enum ipt_irq_point point)
 {
@@ -519,9 +519,9 @@ static void self_tids(struct ipt_recorder *r)
 	r->self_tids = sb.buf;
 }
 
-int ipt_record_probe(struct ipt_recorder *r)
+int ipt_recorder_probe(struct ipt_recorder *r)
 {
-	r->about = IPT_RECORD_ABOUT_NONE;
+	r->about = IPT_RECORDER_ABOUT_NONE;
 	irq_snapshot(r, IPT_IRQ_BEFORE_SETUP);
 	if (find_tracefs(r) || output_dir(r) || ipt_sysfs_cpulist("online", &r->online) ||
 	    choose_pin(r) || setup_instance(r))
@@ -530,14 +530,14 @@ int ipt_record_probe(struct ipt_recorder *r)
 	       add_extra(r) ? -1 : 0;
 }
 
-/* ipt_record_nevents - how many catalogue events were probed */
-int ipt_record_nevents(const struct ipt_recorder *r)
+/* ipt_recorder_nevents - how many catalogue events were probed */
+int ipt_recorder_nevents(const struct ipt_recorder *r)
 {
 	return r->nprobed;
 }
 
-/* ipt_record_event - one probed catalogue event */
-const struct ipt_record_event *ipt_record_event(const struct ipt_recorder *r, int i)
+/* ipt_recorder_event - one probed catalogue event */
+const struct ipt_recorder_event *ipt_recorder_event(const struct ipt_recorder *r, int i)
 {
 	return i >= 0 && i < r->nprobed ? &r->probed[i] : NULL;
 }
@@ -594,14 +594,14 @@ static int filter_event(struct ipt_recorder *r, const struct rec_event *e,
 	if (cpus.len) {
 		cpus_ok = try_filter(r, e, sb_str(&cpus), &why);
 		if (!cpus_ok)
-			note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_CPUS,
+			note(r, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_CPUS,
 			     "%s (cpumask filters need Linux 6.6+): recording all of %s:%s",
 			     sb_str(&why), e->sys, e->name);
 	}
 	if (want_user) {
 		*user_ok = try_filter(r, e, r->o.filter, &why);
 		if (!*user_ok)
-			note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_FILTER, "%s", sb_str(&why));
+			note(r, IPT_RECORDER_NOTE_REJECTED, IPT_RECORDER_ABOUT_FILTER, "%s", sb_str(&why));
 	}
 	if ((cpus_ok && *user_ok && sb_addf(final, "(%s) && (%s)", sb_str(&cpus), r->o.filter)) ||
 	    (cpus_ok && !*user_ok && sb_adds(final, sb_str(&cpus))) ||
@@ -623,11 +623,11 @@ static void set_stack(struct ipt_recorder *r, struct rec_event *e, const char *f
 	char *trig;
 
 	if (asprintf(&trig, "stacktrace%s%s", *filter ? " if " : "", filter) < 0) {
-		note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_STACKS, "out of memory");
+		note(r, IPT_RECORDER_NOTE_REJECTED, IPT_RECORDER_ABOUT_STACKS, "out of memory");
 		return;
 	}
 	if (ipt_live_set_trigger(r->live, e->sys, e->name, trig))
-		note(r, IPT_RECORD_NOTE_REJECTED, IPT_RECORD_ABOUT_STACKS, "no stacks for %s:%s: %s",
+		note(r, IPT_RECORDER_NOTE_REJECTED, IPT_RECORDER_ABOUT_STACKS, "no stacks for %s:%s: %s",
 		     e->sys, e->name, ipt_errmsg());
 	else
 		e->stack = true;
@@ -659,7 +659,7 @@ static int setup_filters(struct ipt_recorder *r)
 	if (r->o.filter && sends && !accepted) {
 		ipt_err_code(IPT_ERR_INVALID, "'%s': rejected by the kernel for every send event",
 			     r->o.filter);
-		fail_about(r, IPT_RECORD_ABOUT_FILTER);
+		fail_about(r, IPT_RECORDER_ABOUT_FILTER);
 		goto out;
 	}
 	if (r->o.stacks && add_system(r, "ftrace"))
@@ -668,11 +668,11 @@ static int setup_filters(struct ipt_recorder *r)
 		if (!ipt_ustacks_built()) {
 			ipt_err("--user-stacks: this ipitrace was built without elfutils (libdw), "
 				"which resolves them");
-			fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
 			goto out;
 		}
 		if (ipt_live_write(r->live, "options/userstacktrace", "1")) {
-			fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
 			goto out;
 		}
 	}
@@ -698,12 +698,12 @@ static int enable_events(struct ipt_recorder *r)
 	return 0;
 }
 
-/* ipt_record_arm - filters, triggers, events on (tracing still off) */
-int ipt_record_arm(struct ipt_recorder *r)
+/* ipt_recorder_arm - filters, triggers, events on (tracing still off) */
+int ipt_recorder_arm(struct ipt_recorder *r)
 {
-	r->about = IPT_RECORD_ABOUT_NONE;
+	r->about = IPT_RECORDER_ABOUT_NONE;
 	if (r->o.checkpoint)
-		r->o.checkpoint(IPT_RECORD_PROBED, r->o.arg);
+		r->o.checkpoint(IPT_RECORDER_PROBED, r->o.arg);
 	return setup_filters(r) || enable_events(r) ? -1 : 0;
 }
 
@@ -751,8 +751,8 @@ static int add_tsc2nsec(struct ipt_recorder *r)
 	return ipt_tdw_add_option(r->w, 14, opt, sizeof(opt));
 }
 
-/* ipt_record_start - readers for every online CPU, then tracing on */
-int ipt_record_start(struct ipt_recorder *r)
+/* ipt_recorder_start - readers for every online CPU, then tracing on */
+int ipt_recorder_start(struct ipt_recorder *r)
 {
 	struct ipt_capture_opts co = {
 		.cpus = &r->online,
@@ -769,11 +769,11 @@ int ipt_record_start(struct ipt_recorder *r)
 		size_t len;
 
 		if (ipt_live_read(r->live, "events/ftrace/user_stack/format", &fmt, &len))
-			return fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			return fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
 		r->ustacks = ipt_ustacks_start(r->cap, &r->layout, fmt, len);
 		free(fmt);
 		if (!r->ustacks)
-			return fail_about(r, IPT_RECORD_ABOUT_USER_STACKS);
+			return fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
 	}
 	tsc_sample(&r->tsc_on);
 	if (ipt_live_set_tracing(r->live, true))
@@ -790,20 +790,20 @@ int ipt_record_start(struct ipt_recorder *r)
 	return 0;
 }
 
-/* ipt_record_failed - a reader failed */
-bool ipt_record_failed(const struct ipt_recorder *r)
+/* ipt_recorder_failed - a reader failed */
+bool ipt_recorder_failed(const struct ipt_recorder *r)
 {
 	return r->cap && ipt_capture_failed(r->cap);
 }
 
-/* ipt_record_failure - the first reader failure */
-const char *ipt_record_failure(const struct ipt_recorder *r)
+/* ipt_recorder_failure - the first reader failure */
+const char *ipt_recorder_failure(const struct ipt_recorder *r)
 {
 	return r->cap ? ipt_capture_error(r->cap) : "";
 }
 
-/* ipt_record_stop - tracing off */
-int ipt_record_stop(struct ipt_recorder *r)
+/* ipt_recorder_stop - tracing off */
+int ipt_recorder_stop(struct ipt_recorder *r)
 {
 	if (r->tsc_on.taken) {
 		tsc_sample(&r->tsc_off);
@@ -905,7 +905,7 @@ static int add_isolation(struct ipt_tdw *w)
 
 	ipt_cpuset_init(&iso);
 	ipt_cpuset_init(&nohz);
-	if (ipt_sysfs_cpulist("isolated", &iso) || ipt_sysfs_cpulist("nohz_full", &nohz))
+	if (ipt_live_cpu_isolation(&iso, &nohz))
 		goto out;
 	if (ipt_cpu_isolation_format(&iso, &nohz, &text))
 		goto out;
@@ -940,7 +940,7 @@ static int add_options(struct ipt_recorder *r)
 /* cpu_stats - stats of one CPU: stored ("CPU: N\n" + text) and counted */
 static int cpu_stats(struct ipt_recorder *r, int i)
 {
-	struct ipt_record_cpu *res = &r->res[r->nres];
+	struct ipt_recorder_cpu *res = &r->res[r->nres];
 	int cpu = ipt_capture_cpu(r->cap, i);
 	struct ipt_cpu_stats st;
 	struct ipt_page_tally pc;
@@ -978,8 +978,8 @@ out:
 	return ret;
 }
 
-/* ipt_record_collect - drain the readers, prepare the file, read the stats */
-int ipt_record_collect(struct ipt_recorder *r)
+/* ipt_recorder_collect - drain the readers, prepare the file, read the stats */
+int ipt_recorder_collect(struct ipt_recorder *r)
 {
 	struct ipt_tdw_opts wo = {
 		.version = 7,
@@ -1023,7 +1023,7 @@ static int remove_instance(struct ipt_recorder *r)
 	r->live = NULL;
 	if (ret) {
 		r->rm_failed = true;
-		note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+		note(r, IPT_RECORDER_NOTE_ERROR, IPT_RECORDER_ABOUT_NONE, "%s", ipt_errmsg());
 	}
 	return ret;
 }
@@ -1088,7 +1088,7 @@ static int add_user_symbols(struct ipt_recorder *r)
 
 		if (st.gone)
 			snprintf(gone, sizeof(gone), " (%zu exited before their maps could be read)", st.gone);
-		note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_USER_STACKS,
+		note(r, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_USER_STACKS,
 		     "user stacks: %llu recorded (%llu in interrupt context, left out), %zu processes%s, "
 		     "%zu addresses, %zu of them named", (unsigned long long)st.records,
 		     (unsigned long long)st.in_irq, st.processes, gone, st.addresses, st.resolved);
@@ -1098,8 +1098,8 @@ out:
 	return ret;
 }
 
-/* ipt_record_write - remove the instance, then commit the file */
-int ipt_record_write(struct ipt_recorder *r)
+/* ipt_recorder_write - remove the instance, then commit the file */
+int ipt_recorder_write(struct ipt_recorder *r)
 {
 	struct ipt_tdw *w = r->w;
 
@@ -1111,9 +1111,9 @@ int ipt_record_write(struct ipt_recorder *r)
 		uint64_t missed = 0;
 
 		if (ipt_kprobes_count_missed(r->kprobes, &missed))
-			note(r, IPT_RECORD_NOTE_ERROR, IPT_RECORD_ABOUT_NONE, "%s", ipt_errmsg());
+			note(r, IPT_RECORDER_NOTE_ERROR, IPT_RECORDER_ABOUT_NONE, "%s", ipt_errmsg());
 		else if (missed)
-			note(r, IPT_RECORD_NOTE_INFO, IPT_RECORD_ABOUT_NONE,
+			note(r, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_NONE,
 			     "the kernel missed %llu hits of the probes (a kprobe hit while another "
 			     "runs on that CPU): those sends are not in the file",
 			     (unsigned long long)missed);
@@ -1127,13 +1127,13 @@ int ipt_record_write(struct ipt_recorder *r)
 	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
 		return -1;
 	if (r->o.checkpoint)
-		r->o.checkpoint(IPT_RECORD_WRITING, r->o.arg);
+		r->o.checkpoint(IPT_RECORDER_WRITING, r->o.arg);
 	r->w = NULL;
 	return ipt_tdw_commit(w);
 }
 
-/* ipt_record_close - undo everything still in place */
-int ipt_record_close(struct ipt_recorder *r)
+/* ipt_recorder_close - undo everything still in place */
+int ipt_recorder_close(struct ipt_recorder *r)
 {
 	if (!r)
 		return 0;
@@ -1150,12 +1150,12 @@ int ipt_record_close(struct ipt_recorder *r)
 	return r->rm_failed ? -1 : 0;
 }
 
-/* ipt_record_free - close and release, the caller's affinity restored */
-void ipt_record_free(struct ipt_recorder *r)
+/* ipt_recorder_free - close and release, the caller's affinity restored */
+void ipt_recorder_free(struct ipt_recorder *r)
 {
 	if (!r)
 		return;
-	ipt_record_close(r);
+	ipt_recorder_close(r);
 	if (r->pinned)
 		sched_setaffinity(0, sizeof(r->orig_affinity), &r->orig_affinity);
 	for (int i = 0; i < r->nev; i++) {
@@ -1227,8 +1227,8 @@ static void progress_cpu(struct ipt_recorder *r, int i, uint8_t *buf, size_t chu
 	}
 }
 
-/* ipt_record_progress - the counts so far of a running recording */
-int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p)
+/* ipt_recorder_progress - the counts so far of a running recording */
+int ipt_recorder_progress(struct ipt_recorder *r, struct ipt_recorder_progress *p)
 {
 	size_t chunk;
 	uint8_t *buf;
@@ -1265,44 +1265,44 @@ int ipt_record_progress(struct ipt_recorder *r, struct ipt_record_progress *p)
 	return 0;
 }
 
-/* ipt_record_cpus - the CPUs recorded (online) */
-const struct ipt_cpuset *ipt_record_cpus(const struct ipt_recorder *r)
+/* ipt_recorder_cpus - the CPUs recorded (online) */
+const struct ipt_cpuset *ipt_recorder_cpus(const struct ipt_recorder *r)
 {
 	return &r->online;
 }
 
-/* ipt_record_readers - the CPUs the readers run on */
-const struct ipt_cpuset *ipt_record_readers(const struct ipt_recorder *r)
+/* ipt_recorder_readers - the CPUs the readers run on */
+const struct ipt_cpuset *ipt_recorder_readers(const struct ipt_recorder *r)
 {
 	return &r->pin;
 }
 
-/* ipt_record_clock - the trace clock chosen */
-const char *ipt_record_clock(const struct ipt_recorder *r)
+/* ipt_recorder_clock - the trace clock chosen */
+const char *ipt_recorder_clock(const struct ipt_recorder *r)
 {
 	return r->clock ? r->clock : "";
 }
 
-/* ipt_record_buffer_kb - the per-CPU buffer size */
-unsigned long ipt_record_buffer_kb(const struct ipt_recorder *r)
+/* ipt_recorder_buffer_kb - the per-CPU buffer size */
+unsigned long ipt_recorder_buffer_kb(const struct ipt_recorder *r)
 {
 	return r->o.buffer_kb;
 }
 
-/* ipt_record_error - what the last failure was about */
-enum ipt_record_about ipt_record_error(const struct ipt_recorder *r)
+/* ipt_recorder_error - what the last failure was about */
+enum ipt_recorder_about ipt_recorder_error(const struct ipt_recorder *r)
 {
 	return r->about;
 }
 
-/* ipt_record_ncpus - how many CPU results */
-int ipt_record_ncpus(const struct ipt_recorder *r)
+/* ipt_recorder_ncpus - how many CPU results */
+int ipt_recorder_ncpus(const struct ipt_recorder *r)
 {
 	return r->nres;
 }
 
-/* ipt_record_cpu - one CPU's result */
-const struct ipt_record_cpu *ipt_record_cpu(const struct ipt_recorder *r, int i)
+/* ipt_recorder_cpu - one CPU's result */
+const struct ipt_recorder_cpu *ipt_recorder_cpu(const struct ipt_recorder *r, int i)
 {
 	return i >= 0 && i < r->nres ? &r->res[i] : NULL;
 }
