@@ -1,10 +1,34 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ipitrace.h - public API of libipitrace
+ * ipitrace.h - the stable API of libipitrace
  *
  * libipitrace reads kernel traces (trace.dat v6/v7, `trace-cmd report` text,
  * tracefs `trace` text), decodes every record against the event format files
  * stored with the trace, and gives cpumask fields as native CPU sets.
+ *
+ * Start here:
+ *   struct ipt_trace *t = ipt_trace_open("trace.dat");     reading
+ *   struct ipt_ipi_iter *it = ipt_ipi_iter_new(t, "target_cpu == 3");
+ *   struct ipt_ipi_row row;                                one row per
+ *   while (ipt_ipi_next(it, &row) > 0)                     (send, target CPU)
+ *           printf("%d -> %d %s\n", row.src_cpu, row.target_cpu,
+ *                  ipt_kind_name(row.kind));
+ *   ipt_ipi_iter_free(it);
+ *   struct ipt_report *r = ipt_report_run(t, NULL);        counts, matching,
+ *   ... ipt_report_summary(r), ipt_report_cpu(r, 3) ...    latencies
+ *   ipt_report_free(r);
+ *   ipt_trace_close(t);
+ * The sections below, in order: errors; CPU sets; traces, events, fields
+ * and records; iteration in time order; rendering as `trace-cmd report`
+ * does; filters; the IPI rows; writers (CSV, JSON lines, Parquet); reports.
+ * Link with `pkg-config --libs ipitrace`.
+ *
+ * This header is the stable tier: what it declares is exported from
+ * libipitrace.so under the version node IPITRACE_<major>, and changes only
+ * by adding (fields at the end of options structs, new functions).  What
+ * the ipitrace command line alone needs (recording, in-kernel counting,
+ * dumps, trace.dat rewriting) is in the private, uninstalled
+ * ipitrace-private.h, which makes no such promise.
  *
  * Conventions:
  *  - every symbol has the prefix ipt_ (types struct ipt_*, macros IPT_*);
@@ -30,7 +54,8 @@
 extern "C" {
 #endif
 
-/* Every function declared here is exported from libipitrace.so, and no other. */
+/* Every function declared here is exported from libipitrace.so, and no other
+ * (ipitrace-private.h declares the private tier: hidden, linked statically). */
 #pragma GCC visibility push(default)
 
 #define IPT_VERSION_MAJOR 0
@@ -390,47 +415,6 @@ int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
 /* The timestamp column as trace-cmd prints it for this trace's clock. */
 int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out);
 
-/*
- * A dump: the records of a trace rendered as ipt_render_record does, one
- * line each (and a line before a record after lost events, if asked), in
- * the order of ipt_iter_new, ties included, handed out as blocks of whole
- * lines.  With threads, each renders slices of time of its own and the
- * text is the same as one thread's: where a stream's times go back, at a
- * bad record, and from the first sched_switch or sched_wakeup line kept
- * (it names tasks for the lines after it), one thread renders the rest.
- * Compressed traces, several buffers of one CPU and max_records are
- * rendered by one thread.
- */
-struct ipt_dump;
-struct ipt_dump_opts {
-	size_t sz;			/* sizeof(struct ipt_dump_opts) */
-	const struct ipt_cpuset *cpus;	/* only the records of these CPUs (NULL: all) */
-	unsigned int flags;		/* enum ipt_render_flags */
-	int threads;			/* as ipt_report_opts.threads: 0 the online CPUs,
-					 * at most 8, but 1 below 16 MiB of CPU data */
-	const char *filter;		/* only the records that match this event filter
-					 * (ipt_event_filter_new; NULL or "": all) */
-	/* keep (may be NULL): only the records it keeps.  Called from any of the
-	 * threads, several at once: it must only read shared state. */
-	bool (*keep)(void *ctx, const struct ipt_record *rec);
-	void *keep_ctx;
-	uint64_t max_records;		/* stop after this many records kept (0: all) */
-	bool drop_lines;		/* "CPU:N [K EVENTS DROPPED]" before a record after
-					 * lost events, as trace-cmd prints it */
-};
-/* NULL on error (IPT_ERR_INVALID: a bad filter, with its message). */
-struct ipt_dump *ipt_dump_new(struct ipt_trace *t, const struct ipt_dump_opts *opts);
-/*
- * The next block of text: 1 and *text, *len (whole lines, each ended by
- * '\n'; valid until the next call); 0 at the end; -1 on error (ipt_errmsg:
- * the file and offset of a bad record, once the text before it was
- * handed out).
- */
-int ipt_dump_next(struct ipt_dump *d, const char **text, size_t *len);
-/* The threads rendering now (1 before the first ipt_dump_next). */
-int ipt_dump_threads(const struct ipt_dump *d);
-void ipt_dump_free(struct ipt_dump *d);
-
 /* ------------------------------------------------------------------ */
 /* Filters                                                             */
 /* ------------------------------------------------------------------ */
@@ -636,29 +620,6 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 			  struct ipt_strbuf *sb);
 
 /*
- * Files that appear under their name only when complete.  The data goes to
- * an unnamed file in the target directory (O_TMPFILE), so that a process
- * killed at any moment leaves nothing behind; publishing fsyncs it and
- * gives it its name.  Where O_TMPFILE is not offered, a hidden
- * ".NAME.tmpXXXXXX" file beside it is used (left behind only by SIGKILL).
- */
-struct ipt_afile {
-	int fd;			/* the caller writes it, and closes it (after publish) */
-	char *path;		/* the final name */
-	char *tmp;		/* (private) the named temporary, if one is used */
-};
-/* A new file for path, in path's directory, with mode (less the umask). */
-int ipt_afile_open(struct ipt_afile *a, const char *path, unsigned int mode);
-/*
- * fsync the data and give it the name `name` (NULL: a->path), replacing
- * what has that name if replace; else 1 is returned when the name is taken.
- * 0 on success, -1 on error (ipt_errmsg() names the file).
- */
-int ipt_afile_publish(struct ipt_afile *a, const char *name, bool replace);
-/* Forget the file (a named temporary is removed); fd is left to the caller. */
-void ipt_afile_discard(struct ipt_afile *a);
-
-/*
  * IPI rows as Apache Parquet files, written as a stream: rows go into
  * column pages as they come, a row group is written out when it holds
  * row_group_rows rows or row_group_bytes encoded bytes, so memory stays
@@ -723,22 +684,6 @@ void ipt_parquet_abort(struct ipt_parquet_writer *w);
 uint64_t ipt_parquet_rows(const struct ipt_parquet_writer *w);
 
 /*
- * Whether by is a valid list of partition keys: host and/or date, comma
- * separated, each at most once.  0, or -1 (IPT_ERR_INVALID) with a message
- * that names the problem, such as "empty key".
- */
-int ipt_parquet_check_partition(const char *by);
-/*
- * The partition directory of trace t under base for keys by ("host",
- * "host,date", ...): base/host=<uname nodename>/date=<YYYY-MM-DD>.  host is
- * the second word of the trace's uname ("unknown" if none); date is the
- * recording's start in UTC when `ipitrace record` stored it (provenance
- * start_utc), else the trace file's modification time in UTC (trace.dat
- * files hold no wall-clock date).  Values are escaped as Hive does (%XX).
- * Caller frees.
- */
-char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const char *by);
-/*
  * Every row of it into the Parquet file out (one row per send event when
  * !opts->explode).  ts_is_ns, source, clock and kernel are taken from t;
  * with opts->partition_by, out is the dataset's root directory and the
@@ -746,73 +691,6 @@ char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const cha
  */
 int ipt_parquet_convert(struct ipt_trace *t, struct ipt_ipi_iter *it, const char *out,
 			const struct ipt_parquet_opts *opts);
-
-/* Whether algo is a trace.dat compression this library reads and writes:
- * "none", "zstd" or "zlib". */
-bool ipt_compression_supported(const char *algo);
-
-/*
- * Explode: write trace.dat t (IPT_INPUT_TRACEDAT) again as out, with every
- * ipi:ipi_send_cpumask event become one ipi:ipi_send_cpu event per CPU of
- * its mask (same timestamp, common fields, call site and callback), and
- * every arm64 ipi:ipi_raise event one ipi_raise event per target, its mask
- * holding that CPU alone.  All other events are copied as they are, and so
- * are the headers, formats, symbols, task names, clock, uname and per-CPU
- * stats; lost-event marks are not carried over, and only the top-level
- * buffer is written.  out appears only when complete ("-": standard output).
- */
-struct ipt_explode_opts {
-	size_t sz;			/* sizeof(struct ipt_explode_opts) */
-	const char *compression;	/* "none", "zstd", "zlib"; NULL: as t, else zstd */
-	int version;			/* trace.dat version 6 (always uncompressed) or 7; 0: 7 */
-	const char *creator;		/* the file's version option; NULL: "libipitrace <version>" */
-};
-struct ipt_explode_stats {
-	uint64_t events_in;		/* records read */
-	uint64_t events_out;		/* records written */
-	uint64_t masks;			/* mask events exploded */
-	uint64_t singles;		/* single-CPU events they became */
-};
-/* 0, or -1 on error (IPT_ERR_INVALID for a text trace or a bad option).
- * opts and stats may be NULL. */
-int ipt_explode(struct ipt_trace *t, const char *out, const struct ipt_explode_opts *opts,
-		struct ipt_explode_stats *stats);
-
-/*
- * Counting: decode every record of every CPU stream, CPU streams in
- * parallel, and count them per CPU and per event type; what reading a
- * trace costs before any analysis.
- */
-struct ipt_count_opts {
-	size_t sz;			/* sizeof(struct ipt_count_opts) */
-	int threads;			/* decoding threads; 0: the online CPUs.
-					 * At most one per CPU stream. */
-};
-struct ipt_count_cpu {
-	int cpu;
-	uint64_t records;
-	uint64_t lost_events;		/* events the kernel dropped (known counts) */
-	uint64_t lost_unknown;		/* drops of unknown size */
-};
-struct ipt_count_event {
-	const struct ipt_event *event;
-	uint64_t records;
-};
-struct ipt_counts {
-	int ncpus;			/* CPU streams, in the order of the file */
-	struct ipt_count_cpu *cpus;
-	int nevents;			/* event types with records, by id */
-	struct ipt_count_event *events;
-	uint64_t unknown;		/* records of an unknown event type */
-	uint64_t records;		/* all records */
-	uint64_t lost_events, lost_unknown;	/* summed over the CPUs */
-};
-/* The counts of t, or NULL on error (ipt_errmsg).  opts may be NULL. */
-struct ipt_counts *ipt_trace_count(struct ipt_trace *t, const struct ipt_count_opts *opts);
-void ipt_counts_free(struct ipt_counts *c);
-
-/* (end of the output section) */
-
 
 /* ------------------------------------------------------------------ */
 /* Reports: counts, matching, distributions                            */
@@ -1228,374 +1106,6 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool with
 
 /* (end of the report section) */
 
-
-/* ------------------------------------------------------------------ */
-/* Recording from the live kernel                                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * A recording session captures IPI events from the running kernel into a
- * trace.dat (v7) that trace-cmd and KernelShark read.  It works in its own
- * tracefs instance (instances/ipitrace-<pid>), never in the top-level
- * buffer nor in another tool's instance, and removes it at the end.  Its
- * per-CPU readers poll trace_pipe_raw by sleeping and never block on a ring
- * buffer, so the kernel sends no wake-up IPIs on its behalf.  Needs root.
- *
- * The steps, in order: ipt_recorder_new(), ipt_recorder_probe() (the events of
- * this kernel: ipt_recorder_event()), ipt_recorder_arm() (filters, triggers,
- * events on), [the caller forks its command here: no trace_pipe_raw is open
- * yet], ipt_recorder_start() (readers, tracing on), [the caller waits, with
- * ipt_recorder_failed()], ipt_recorder_stop(), ipt_recorder_collect() (per-CPU
- * results: ipt_recorder_cpu()), ipt_recorder_write(), ipt_recorder_close(),
- * ipt_recorder_free().  Any step may fail (-1, ipt_errmsg(), and
- * ipt_recorder_error() says which request it was about); then call
- * ipt_recorder_close() and ipt_recorder_free().  Signals and the command are
- * the caller's.
- */
-#define IPT_TRACEFS_PATH	"/sys/kernel/tracing"
-
-enum ipt_tracefs_state {
-	IPT_TRACEFS_MOUNTED,	/* mounted: path says where */
-	IPT_TRACEFS_MOUNTABLE,	/* not mounted, IPT_TRACEFS_PATH exists (a recording mounts it) */
-	IPT_TRACEFS_MISSING,	/* this kernel has no tracefs */
-};
-/* Where tracefs is (IPT_TRACEFS_PATH, /proc/mounts, debugfs's tracing/);
- * path (size >= 32) receives the directory, else IPT_TRACEFS_PATH. */
-enum ipt_tracefs_state ipt_tracefs_state(char *path, size_t size);
-
-/* Points where a session calls opts.checkpoint (tests stop the process there). */
-enum ipt_recorder_point {
-	IPT_RECORDER_PROBED,	/* events chosen, none enabled yet (start of ipt_recorder_arm) */
-	IPT_RECORDER_WRITING,	/* the file written under its temporary name, not yet renamed */
-};
-
-/* Which request of the options a failure or a note is about. */
-enum ipt_recorder_about {
-	IPT_RECORDER_ABOUT_NONE,
-	IPT_RECORDER_ABOUT_EVENTS,	/* opts.events */
-	IPT_RECORDER_ABOUT_FILTER,	/* opts.filter */
-	IPT_RECORDER_ABOUT_CLOCK,		/* opts.clock */
-	IPT_RECORDER_ABOUT_STACKS,	/* opts.stacks */
-	IPT_RECORDER_ABOUT_CPUS,		/* opts.cpus */
-	IPT_RECORDER_ABOUT_USER_STACKS,	/* opts.user_stacks */
-};
-
-/* What a note to the caller says (opts.note). */
-enum ipt_recorder_note {
-	IPT_RECORDER_NOTE_INFO,		/* informative: text is the whole line */
-	IPT_RECORDER_NOTE_ERROR,		/* an error the session goes on after */
-	IPT_RECORDER_NOTE_REJECTED,	/* the kernel rejected part of a request ('about'): text says why */
-};
-
-struct ipt_recorder_opts {
-	size_t sz;			/* sizeof(struct ipt_recorder_opts) */
-	const char *output;		/* trace.dat to write; "-": standard output */
-	const struct ipt_cpuset *cpus;	/* NULL, or only IPIs targeting these (kernel
-					   filters; needs Linux 6.6+ cpumask filters) */
-	const char *filter;		/* NULL, or a kernel filter ANDed to the send events */
-	bool stacks;			/* a stacktrace trigger on the send events */
-	const char *events;		/* NULL, or more events: "SYS:NAME,SYS:*,SYS" */
-	const char *clock;		/* NULL: mono if offered, else global */
-	unsigned long buffer_kb;	/* per-CPU ring buffer in KiB (0: 4096) */
-	const struct ipt_cpuset *housekeeping;	/* NULL: ipt_housekeeping_cpus() */
-	const char *compression;	/* "zstd" (NULL) or "none" */
-	/* Called with each informative line or note, in order (may be NULL). */
-	void (*note)(enum ipt_recorder_note kind, enum ipt_recorder_about about,
-		     const char *text, void *arg);
-	/* Called at each enum ipt_recorder_point (may be NULL). */
-	void (*checkpoint)(enum ipt_recorder_point point, void *arg);
-	void *arg;
-	/* Provenance stored in the file (ipt_trace_provenance), NULL: not said:
-	 * the caller's command line as run, and the command it runs. */
-	const char *command_line;
-	const char *command;
-	/* The sending task's user stack too (implies stacks): the instance's
-	 * userstacktrace option (up to 8 frames, followed by frame pointers);
-	 * resolved while recording, as the processes run, and stored in the
-	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw). */
-	bool user_stacks;
-};
-
-struct ipt_recorder;
-
-/* A session (nothing touched yet); NULL if opts are invalid or out of memory. */
-struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts);
-/*
- * Find (or mount) tracefs, remove instances of dead recorders, check the
- * output's directory, pin the calling thread to the housekeeping CPUs,
- * create the instance (tracing off), choose the clock and the events: the
- * IPI events of the catalogue this kernel has, and opts.events.
- */
-int ipt_recorder_probe(struct ipt_recorder *r);
-
-/* One IPI event of the catalogue as probed (those of other architectures
- * that this kernel lacks are not listed). */
-struct ipt_recorder_event {
-	const char *system, *name;
-	bool present;			/* this kernel has it: it is recorded */
-	bool send;			/* a send event */
-	const char *since;		/* missing: the first Linux with it, or NULL */
-	/* a dynamic probe record defined for the missing send events: the
-	 * function it is on and what it stands for ("ipi:ipi_send_cpu",
-	 * "ipi:ipi_send_cpumask", "-": a caller giving call site and
-	 * function); NULL for a kernel event */
-	const char *probe_function, *stands_for;
-};
-int ipt_recorder_nevents(const struct ipt_recorder *r);
-const struct ipt_recorder_event *ipt_recorder_event(const struct ipt_recorder *r, int i);
-
-/* Filters and triggers (parts the kernel rejects are noted and left out),
- * then every chosen event on. */
-int ipt_recorder_arm(struct ipt_recorder *r);
-/* Start the per-CPU readers (they inherit the pinned affinity) and tracing. */
-int ipt_recorder_start(struct ipt_recorder *r);
-/* True once a reader failed (ipt_errmsg()-style text: ipt_recorder_failure()). */
-bool ipt_recorder_failed(const struct ipt_recorder *r);
-const char *ipt_recorder_failure(const struct ipt_recorder *r);
-/* Tracing off. */
-int ipt_recorder_stop(struct ipt_recorder *r);
-/* Let the readers drain the buffers, read the stats: ipt_recorder_cpu() is
- * then valid; the file is prepared under a temporary name. */
-int ipt_recorder_collect(struct ipt_recorder *r);
-/* Remove the instance (a failure is noted as IPT_RECORDER_NOTE_ERROR and
- * makes ipt_recorder_close() return -1) and commit the file under its name. */
-int ipt_recorder_write(struct ipt_recorder *r);
-/* Tracing off, readers stopped, a file not written removed, the instance
- * removed; -1 if the instance could not be removed (noted). */
-int ipt_recorder_close(struct ipt_recorder *r);
-void ipt_recorder_free(struct ipt_recorder *r);
-
-/* What the session runs with (after ipt_recorder_probe). */
-const struct ipt_cpuset *ipt_recorder_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
-const struct ipt_cpuset *ipt_recorder_readers(const struct ipt_recorder *r); /* where readers run */
-const char *ipt_recorder_clock(const struct ipt_recorder *r);
-unsigned long ipt_recorder_buffer_kb(const struct ipt_recorder *r);
-/* The request (opts) the last failure was about. */
-enum ipt_recorder_about ipt_recorder_error(const struct ipt_recorder *r);
-
-/* Counts so far of a running recording (between ipt_recorder_start and
- * ipt_recorder_collect; from the thread that drives the session).  Events
- * are counted in the whole pages the readers captured so far, so they lag
- * by up to a poll interval and a page; lost is the kernel's counters now. */
-struct ipt_recorder_progress {
-	uint64_t events;		/* data events captured */
-	uint64_t sends;			/* ... of them IPI send events */
-	uint64_t lost;			/* overrun + commit_overrun + dropped, every CPU */
-	uint64_t missed;		/* events the captured pages flag as missed */
-	bool missed_unknown;		/* a flagged page had no stored count */
-	uint64_t bytes;			/* bytes captured (before compression) */
-};
-int ipt_recorder_progress(struct ipt_recorder *r, struct ipt_recorder_progress *p);
-
-/* One CPU's result (after ipt_recorder_collect). */
-struct ipt_recorder_cpu {
-	int cpu;
-	uint64_t events;		/* events in the file */
-	uint64_t lost;			/* overrun + commit_overrun + dropped */
-	uint64_t overrun, commit_overrun, dropped;	/* the kernel's counters */
-	uint64_t read;			/* the kernel's count of events read */
-	uint64_t pages, missed_pages;	/* pages, pages flagged "events missed" */
-	bool missed_unknown;		/* a flagged page had no stored count */
-	uint64_t bytes;			/* bytes captured */
-};
-int ipt_recorder_ncpus(const struct ipt_recorder *r);
-const struct ipt_recorder_cpu *ipt_recorder_cpu(const struct ipt_recorder *r, int i);
-
-/* (end of the recording section) */
-
-/*
- * ---- In-kernel counting with BPF (`ipitrace top`) ----
- *
- * BPF programs on the IPI tracepoints count in kernel maps, and the caller
- * polls the maps: no ring buffer, no wake-up, so nothing is sent to the
- * CPUs being watched once the programs are attached.  Sends are counted
- * per (target CPU, sending CPU, event, call site, callback or function,
- * sending command): ipi_send_cpu (tp_btf), ipi_send_cpumask (tp_btf, one
- * count per target CPU of the mask), csd_queue_cpu (raw_tp: the function
- * the target runs); receive handler time per (CPU, vector) from the x86
- * irq_vectors *_entry/_exit pairs, as a log2 histogram.  Tracepoints this
- * kernel lacks are skipped and named (ipt_counter_skipped).  Attaching and
- * detaching patch kernel text, which sends IPIs to every CPU: attach once
- * and stay attached.  Needs root (CAP_BPF and CAP_PERFMON) and the kernel's
- * BTF (/sys/kernel/btf/vmlinux).
- */
-
-/* False if libipitrace was built without libbpf (then ipt_counter_open fails). */
-bool ipt_counter_has_bpf(void);
-
-enum ipt_counter_event {
-	IPT_COUNTER_SEND_CPU = 0,		/* ipi:ipi_send_cpu */
-	IPT_COUNTER_SEND_CPUMASK = 1,	/* ipi:ipi_send_cpumask (one count per target) */
-	IPT_COUNTER_CSD_QUEUE = 2,		/* csd:csd_queue_cpu: addr2 is the function */
-};
-/* "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" */
-const char *ipt_counter_event_name(enum ipt_counter_event ev);
-
-/* x86 receive vectors, handler time measured from *_entry to *_exit */
-enum ipt_counter_vector {
-	IPT_COUNTER_VEC_RESCHEDULE = 0,
-	IPT_COUNTER_VEC_CALL_FUNCTION = 1,
-	IPT_COUNTER_VEC_CALL_FUNCTION_SINGLE = 2,
-	IPT_COUNTER_VEC_IRQ_WORK = 3,
-	IPT_COUNTER_NVECTORS = 4,
-};
-/* "reschedule", "call_function", "call_function_single", "irq_work" */
-const char *ipt_counter_vector_name(enum ipt_counter_vector v);
-
-#define IPT_COUNTER_HIST_SLOTS 32		/* slot i: [2^i, 2^(i+1)) ns */
-
-struct ipt_counter_send {
-	int target;			/* target CPU */
-	int src;			/* sending CPU */
-	enum ipt_counter_event event;
-	uint64_t callsite;
-	uint64_t addr2;			/* callback (sends), function (csd) */
-	uint64_t func;			/* sends: the function of the csd queued just before
-					 * for this target (the function really run), 0: none */
-	char comm[16];			/* sending command */
-	uint64_t count;
-};
-
-struct ipt_counter_handler {
-	int cpu;
-	enum ipt_counter_vector vector;
-	uint64_t count, sum_ns, max_ns;	/* max_ns: since attach, not a delta */
-	uint64_t hist[IPT_COUNTER_HIST_SLOTS];
-};
-
-/* Counters that say what was not counted (never silent). */
-enum ipt_counter_error {
-	IPT_COUNTER_ERR_SEND_FULL = 0,	/* a send not counted: the send map is full */
-	IPT_COUNTER_ERR_SEND_UPDATE,	/* a send not counted: another map error */
-	IPT_COUNTER_ERR_HANDLER_FULL,	/* a handler time not counted: map full */
-	IPT_COUNTER_ERR_MASK_READ,		/* a cpumask word could not be read */
-	IPT_COUNTER_ERR_NO_ENTRY,		/* a handler exit without its entry (at attach) */
-	IPT_COUNTER_ERR_RING_FULL,		/* a watched row not kept: the ring buffer was full */
-	IPT_COUNTER_ERR_JOIN_FULL,		/* a csd call's function not tied to its send: map full */
-	IPT_COUNTER_ERR_TRACEFS_LOST,	/* the tracefs fallback: events the kernel lost */
-	IPT_COUNTER_NERRORS,
-};
-/* "send_map_full", "send_update", "handler_map_full", "mask_read", "exit_without_entry",
- * "ring_full", "join_full", "tracefs_lost" */
-const char *ipt_counter_error_name(enum ipt_counter_error e);
-
-/* The maps at one moment (ipt_counter_read), or the difference of two. */
-struct ipt_counter_snapshot {
-	double time;			/* CLOCK_MONOTONIC seconds of the read */
-	size_t nsends;
-	struct ipt_counter_send *sends;	/* sorted by target, then count (descending) */
-	size_t nhandlers;
-	struct ipt_counter_handler *handlers;	/* sorted by CPU, vector */
-	uint64_t errors[IPT_COUNTER_NERRORS];
-	uint64_t recursion_misses;	/* the kernel's, every program: runs skipped */
-};
-
-struct ipt_counter_opts {
-	size_t sz;			/* sizeof(struct ipt_counter_opts) */
-	/* pin the calling thread there before loading (NULL:
-	 * ipt_housekeeping_cpus(), as the recorder does); no_pin: leave it */
-	const struct ipt_cpuset *housekeeping;
-	bool no_pin;
-	bool stats;			/* kernel BPF run-time stats while open */
-	/* the flight recorder: the sends (and csd queueings) whose targets
-	 * include a CPU of watch are kept as rows in a ring buffer of
-	 * ring_bytes (a power of 2 >= 4096; 0: 4 MiB) written without
-	 * wake-ups; read them with ipt_counter_drain().  NULL or empty: none. */
-	const struct ipt_cpuset *watch;
-	size_t ring_bytes;
-	bool stacks;			/* rows carry the sender's kernel stack (about
-					 * 1.5-3 us per row kept, only for watched CPUs) */
-};
-
-struct ipt_counter;
-
-/* One row of the flight recorder. */
-#define IPT_COUNTER_ROW_MASK_WORDS 4
-struct ipt_counter_row {
-	uint64_t ts_ns;			/* CLOCK_MONOTONIC */
-	int src;			/* sending CPU */
-	int pid;			/* sending thread */
-	enum ipt_counter_event event;
-	unsigned int ntargets;		/* targets (mask: CPUs 0-255 only) */
-	uint64_t mask[IPT_COUNTER_ROW_MASK_WORDS];
-	uint64_t callsite;
-	uint64_t addr2;			/* callback (sends), function (csd) */
-	char comm[16];
-	unsigned int nstack;		/* frames in stack (opts.stacks) */
-	uint64_t stack[32];		/* the sender's kernel stack, leaf first */
-};
-typedef void (*ipt_counter_row_fn)(const struct ipt_counter_row *row, void *ctx);
-/* Hand every row written since the last call to fn (never blocks, sends no
- * wake-up); the number of rows, -1 on error. */
-int ipt_counter_drain(struct ipt_counter *b, ipt_counter_row_fn fn, void *ctx);
-
-/*
- * Load the programs this kernel can run and attach them (once).  NULL on
- * failure: ipt_errmsg() says why (not built with libbpf, no BTF, no
- * permission, the verifier's refusal); a tracepoint that is missing or
- * that does not attach is skipped, not a failure, unless every send
- * tracepoint is.
- */
-struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts);
-/*
- * The fallback where BPF is unavailable: the same counts (sends and csd
- * queueings; no handler times, no rows) from a tracefs instance of its own
- * (instances/ipitrace-<pid>) with the send events on, its trace_pipe read
- * with O_NONBLOCK by ipt_counter_read (never waited on: no wake-up IPIs); lost
- * events count as IPT_COUNTER_ERR_TRACEFS_LOST.  Needs root and tracefs.
- */
-struct ipt_counter *ipt_counter_open_tracefs(const struct ipt_counter_opts *opts);
-/* What counts: "bpf", "serve" (ipt_counter_connect) or "tracefs". */
-const char *ipt_counter_backend(const struct ipt_counter *b);
-/* Comma-separated tracepoints attached / skipped ("" when none). */
-const char *ipt_counter_attached(const struct ipt_counter *b);
-const char *ipt_counter_skipped(const struct ipt_counter *b);
-/* Nanoseconds ipt_counter_open spent loading and attaching. */
-uint64_t ipt_counter_attach_ns(const struct ipt_counter *b);
-/* The CPUs the caller was pinned to (empty with no_pin). */
-const struct ipt_cpuset *ipt_counter_pinned(const struct ipt_counter *b);
-/* Read every map (one syscall per entry; nothing is deleted). */
-struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b);
-/* now - before, entry by entry (entries never go away); NULL on no memory. */
-struct ipt_counter_snapshot *ipt_counter_snapshot_diff(const struct ipt_counter_snapshot *now,
-					       const struct ipt_counter_snapshot *before);
-void ipt_counter_snapshot_free(struct ipt_counter_snapshot *s);
-/* The kernel symbol at or below addr (kallsyms read after attaching), NULL if none. */
-const char *ipt_counter_symbol(const struct ipt_counter *b, uint64_t addr, uint64_t *offset);
-/* Kernel run-time stats of program i (0 <= i < ipt_counter_nprogs), with opts.stats;
- * -1 if i is not attached. */
-struct ipt_counter_prog_stats {
-	const char *name;		/* the tracepoint */
-	uint64_t run_cnt, run_time_ns, recursion_misses;
-};
-int ipt_counter_nprogs(const struct ipt_counter *b);
-int ipt_counter_prog_stats(const struct ipt_counter *b, int i, struct ipt_counter_prog_stats *st);
-/* Detach, unload, restore the caller's affinity; NULL is fine. */
-void ipt_counter_close(struct ipt_counter *b);
-
-/*
- * Sharing one attachment (`ipitrace serve`): the snapshot as text
- * (ipt_counter_snapshot_text, malloc'ed, with the attached and skipped lists
- * and the loader's CPUs), and a client that reads such snapshots from the
- * serving process over its unix socket at path instead of attaching again:
- * ipt_counter_connect returns a handle on which ipt_counter_read, _attached,
- * _skipped, _pinned and _symbol work (symbols from this process's
- * kallsyms) and that attaches nothing; like ipt_counter_open it pins the
- * calling thread to the housekeeping CPUs (best effort) until
- * ipt_counter_close.  NULL when nothing serves at path
- * (errno then ENOENT or ECONNREFUSED) or when its answer is
- * malformed.  ipt_counter_remote_pid: the serving process (0 for a local handle).
- */
-char *ipt_counter_snapshot_text(const struct ipt_counter *b, const struct ipt_counter_snapshot *s,
-			    size_t *len);
-struct ipt_counter *ipt_counter_connect(const char *path);
-int ipt_counter_remote_pid(const struct ipt_counter *b);
-/* GET what ("/watched.txt") from the serving process at path: the body of
- * its 200 answer (malloc'ed, NUL-terminated, *len bytes), else NULL. */
-char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
-
-/* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
-int ipt_isolated_cpus(struct ipt_cpuset *set);
 
 #pragma GCC visibility pop
 

@@ -3,7 +3,7 @@
 #ifndef IPT_COMMANDS_H
 #define IPT_COMMANDS_H
 
-#include "ipitrace.h"
+#include "ipitrace-private.h"
 
 /*
  * Every subcommand is `int cmd_NAME(int argc, char **argv)` with argv[0]

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ipitrace.h"
+#include "ipitrace-private.h"
 
 struct outfile {
 	FILE *f;

@@ -6,7 +6,7 @@
 #ifndef IPT_REPORT_HTML_H
 #define IPT_REPORT_HTML_H
 
-#include "ipitrace.h"
+#include "ipitrace-private.h"
 
 /* the time bins of the chart of IPIs over time (ipt_report_opts.time_bins) */
 #define REPORT_HTML_TIME_BINS 240

@@ -8,7 +8,9 @@ folder, for the negative tests):
   1. no cycle between files;
   2. a lib/ file calls only its own folder and folders of lower rank;
   3. a src/ file calls into lib/ only through functions declared in
-     include/ipitrace.h.
+     include/ipitrace.h (the stable tier) or include/ipitrace-private.h
+     (the private tier, for the CLI, tests, fuzz targets and tools);
+  4. a python/ file (BUILD/python/obj) calls only the stable tier.
 Prints one line per violation and "layers: N files, N edges, N violations".
 Exit 1 on any violation.
 """
@@ -21,11 +23,14 @@ def rel(path):
     """'lib/core/model' or 'src/main' from any path of an object"""
     p = path.replace(os.sep, '/')
     m = re.search(r'(?:^|/)((?:lib/[^/]+|src)/[^/]+)\.o$', p)
-    return m.group(1) if m else None
+    if m:
+        return m.group(1)
+    m = re.search(r'(?:^|/)python/obj/([^/]+)\.o$', p)
+    return 'python/' + m.group(1) if m else None
 
 def objects(build):
     out = []
-    for top in ('lib', 'src'):
+    for top in ('lib', 'src', 'python/obj'):
         for dirpath, _, files in os.walk(os.path.join(build, top)):
             out += [os.path.join(dirpath, f) for f in files if f.endswith('.o')]
     return sorted(out)
@@ -60,7 +65,8 @@ def main():
         undef[n] = u
         for s in d:
             defs[s] = n
-    public = public_functions(os.path.join(top, 'include', 'ipitrace.h'))
+    stable = public_functions(os.path.join(top, 'include', 'ipitrace.h'))
+    private_tier = public_functions(os.path.join(top, 'include', 'ipitrace-private.h'))
     edges = {}
     bad = []
     for n, u in undef.items():
@@ -82,11 +88,16 @@ def main():
                 elif RANK[fb] > RANK[fa]:
                     bad.append('%s calls %s (%s): %s/ (rank %d) calls up to %s/ (rank %d)'
                                % (a, b, sy, fa, RANK[fa], fb, RANK[fb]))
+            elif b.startswith('lib/') and a.startswith('python/'):
+                other = sorted(s for s in syms if s not in stable)
+                if other:
+                    bad.append('%s calls %s (%s): not in the stable tier (include/ipitrace.h)'
+                               % (a, b, ', '.join(other[:6])))
             elif b.startswith('lib/'):
-                private = sorted(s for s in syms if s not in public)
-                if private:
-                    bad.append('%s calls %s (%s): not declared in include/ipitrace.h'
-                               % (a, b, ', '.join(private[:6])))
+                other = sorted(s for s in syms if s not in stable and s not in private_tier)
+                if other:
+                    bad.append('%s calls %s (%s): not declared in include/ipitrace.h '
+                               'nor include/ipitrace-private.h' % (a, b, ', '.join(other[:6])))
     # cycles: Tarjan's strongly connected components
     index, low, stack, on, sccs = {}, {}, [], set(), []
     sys.setrecursionlimit(10000)

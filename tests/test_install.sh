@@ -22,6 +22,17 @@ done
 if [ -z "${missing:-}" ]; then pass "installed: binary, libraries, header, pc, 3 man pages, completion, systemd unit"
 else fail "installed files" "missing:$missing"; fi
 
+# the private tier stays in the tree, and nothing of it is exported
+if [ -e "$D/usr/include/ipitrace-private.h" ]; then
+	fail "the private header is not installed" "usr/include/ipitrace-private.h"
+else
+	pass "the private header is not installed"
+fi
+priv_exported=$(python3 "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" | while read -r s; do
+	nm -D --defined-only "$D/usr/lib/libipitrace.so" | awk '{print $3}' | grep -qx "$s" && echo "$s"; done | tr '\n' ' ')
+[ -z "$priv_exported" ] && pass "no function of the private tier is exported" ||
+	fail "no function of the private tier is exported" "$priv_exported"
+
 # exported = declared (the declared list from the header by tools/api.py)
 # the systemd unit runs the installed binary
 grep -q '^ExecStart=/usr/bin/ipitrace serve' "$D/usr/lib/systemd/system/ipitrace-serve.service" &&

@@ -41,6 +41,43 @@ cc -c -o "$TMP/x/src/zz_cli.o" "$TMP/cli.c"
 must_break "a call from src/ to an undeclared library function is found" \
 	'src/zz_cli calls lib/core/error (ipt_err): not declared' "$TMP/x/src/zz_cli.o"
 
+# a python/ object that calls a function of the private tier
+mkdir -p "$TMP/x/python/obj"
+printf '%s\n' 'int ipt_explode(void *, const char *, const void *, void *);' \
+	'int zz_py(void) { return ipt_explode(0, 0, 0, 0); }' > "$TMP/py.c"
+cc -c -o "$TMP/x/python/obj/zz_py.o" "$TMP/py.c"
+must_break "a call from python/ to the private tier is found" \
+	'python/zz_py calls lib/output/explode (ipt_explode): not in the stable tier' "$TMP/x/python/obj/zz_py.o"
+
+# the tiers: every function of either header has a user outside lib/ (the
+# stable tier: the CLI, python/, the tests or the fuzz targets, so that each is
+# exercised; the private tier: src/, tests/, fuzz/ or tools/), and none is
+# declared in both
+python3 "$TOP/tools/api.py" "$TOP/include/ipitrace.h" > "$TMP/stable"
+python3 "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" > "$TMP/private"
+both=$(sort "$TMP/stable" "$TMP/private" | uniq -d | tr '\n' ' ')
+[ -z "$both" ] && pass "no function is in both tiers" || fail "no function is in both tiers" "$both"
+unused=""
+for f in $(cat "$TMP/stable"); do
+	grep -rqw "$f" "$TOP"/src "$TOP"/python "$TOP"/tests/*.c "$TOP"/tests/*.py "$TOP"/fuzz/*.c "$TOP"/tools/*.c 2> /dev/null ||
+		unused="$unused $f"
+done
+[ -z "$unused" ] && pass "every stable function ($(wc -l < "$TMP/stable")) has a caller or a test" ||
+	fail "every stable function has a caller or a test" "none for:$unused"
+unused=""
+for f in $(cat "$TMP/private"); do
+	grep -rqw "$f" "$TOP"/src "$TOP"/tests/*.c "$TOP"/fuzz/*.c "$TOP"/tools/*.c 2> /dev/null ||
+		unused="$unused $f"
+done
+[ -z "$unused" ] && pass "every private function ($(wc -l < "$TMP/private")) has a user outside lib/" ||
+	fail "every private function has a user outside lib/" "none for:$unused (make it internal to lib/)"
+# python/ includes the stable header only
+if grep -l 'ipitrace-private.h\|"core/\|"ipi/\|"input/' "$TOP"/python/*.c "$TOP"/python/*.h 2> /dev/null | grep -q .; then
+	fail "python/ includes only ipitrace.h" "$(grep -l 'ipitrace-private.h' "$TOP"/python/*.[ch] | tr '\n' ' ')"
+else
+	pass "python/ includes only ipitrace.h"
+fi
+
 # src/ compiles with -Iinclude only
 bad=""
 for f in "$TOP"/src/*.c; do

@@ -44,8 +44,6 @@ static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 
 #ifndef IPT_HAVE_BPF
 
-bool ipt_counter_has_bpf(void) { return false; }
-
 struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 {
 	(void)opts;
@@ -88,8 +86,6 @@ void ipt_counter_close(struct ipt_counter *b)
 typedef uint32_t u32;
 typedef uint64_t u64;
 #include "ipitrace.skel.h"
-
-bool ipt_counter_has_bpf(void) { return true; }
 
 /* the programs, by tracepoint; send: one of the three send events */
 struct prog_desc {

@@ -12,7 +12,7 @@
 #ifndef IPT_CORE_H
 #define IPT_CORE_H
 
-#include "ipitrace.h"
+#include "ipitrace-private.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -462,13 +462,6 @@ int ipt_dump_next(struct ipt_dump *d, const char **text, size_t *len)
 	return slices_next(d, text, len);
 }
 
-int ipt_dump_threads(const struct ipt_dump *d)
-{
-	/* the threads that run, not those asked for: a failed
-	 * pthread_create leaves fewer */
-	return d->serial || !d->slot || !d->started ? 1 : d->started;
-}
-
 void ipt_dump_free(struct ipt_dump *d)
 {
 	if (!d)
