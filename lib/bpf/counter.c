@@ -203,8 +203,8 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 	uint64_t t0;
 	int i, err, nsend = 0;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (IPT_OPTS_COPY(o, opts, "bpf"))
+		return NULL;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");

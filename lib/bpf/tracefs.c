@@ -436,8 +436,10 @@ struct ipt_counter *ipt_counter_open_tracefs(const struct ipt_counter_opts *opts
 	bool mounted = false;
 	int nsend = 0;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (IPT_OPTS_COPY(o, opts, "counting")) {
+		free(b);
+		return NULL;
+	}
 	if (!b || !(b->tfs = calloc(1, sizeof(*b->tfs)))) {
 		free(b);
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");

@@ -31,6 +31,14 @@ int ipt_err_at(const char *path, long long offset, const char *fmt, ...) IPT_PRI
 /* Set the message with another code than IPT_ERR_FAILED; returns -1. */
 int ipt_err_code(enum ipt_error code, const char *fmt, ...) IPT_PRINTF(2, 3);
 
+/* ---- options structs (opts.c): the one check of .sz ---- */
+/* dst (dst_size bytes) = the fields of the caller's opts this library knows
+ * (opts->sz bytes of them), the rest zero; dst's sz becomes dst_size.  opts
+ * NULL: all zero.  -1 (IPT_ERR_INVALID, "WHAT: ...") for a size below
+ * sizeof(size_t) or a field set that this library does not know. */
+int ipt_opts_copy(void *dst, size_t dst_size, const void *opts, const char *what);
+#define IPT_OPTS_COPY(dst, opts, what) ipt_opts_copy(&(dst), sizeof(dst), (opts), (what))
+
 /* ---- memory (alloc.c): abort-free wrappers that set ipt_err on failure ---- */
 void *ipt_malloc(size_t n);
 /* For a large buffer written at once (a decompressed section): 2 MiB pages

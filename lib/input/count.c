@@ -109,8 +109,8 @@ struct ipt_counts *ipt_trace_count(struct ipt_trace *t, const struct ipt_count_o
 	long nthreads, started;
 	int nid;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (IPT_OPTS_COPY(o, opts, "count"))
+		return NULL;
 	if (!t) {
 		ipt_err_code(IPT_ERR_INVALID, "count: no trace");
 		return NULL;

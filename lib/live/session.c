@@ -107,10 +107,12 @@ static int fail_about(struct ipt_recorder *r, enum ipt_recorder_about about)
 /* ipt_recorder_new - a session with a copy of the options */
 struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts)
 {
+	struct ipt_recorder_opts known;
 	struct ipt_recorder *r;
 
-	if (!opts || opts->sz < offsetof(struct ipt_recorder_opts, output) + sizeof(opts->output) ||
-	    !opts->output || !*opts->output) {
+	if (IPT_OPTS_COPY(known, opts, "recording"))
+		return NULL;
+	if (!known.output || !*known.output) {
 		ipt_err_code(IPT_ERR_INVALID, "recording: no output file");
 		return NULL;
 	}
@@ -119,8 +121,7 @@ struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts)
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	memcpy(&r->o, opts, opts->sz < sizeof(r->o) ? opts->sz : sizeof(r->o));
-	r->o.sz = sizeof(r->o);
+	r->o = known;
 	if ((r->o.command_line && !(r->command_line = strdup(r->o.command_line))) ||
 	    (r->o.command && !(r->command = strdup(r->o.command)))) {
 		free(r->command_line);

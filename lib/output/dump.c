@@ -416,32 +416,31 @@ static int slices_next(struct ipt_dump *d, const char **text, size_t *len)
 
 struct ipt_dump *ipt_dump_new(struct ipt_trace *t, const struct ipt_dump_opts *o)
 {
+	struct ipt_dump_opts known;
 	struct ipt_dump *d;
 
-	if (!o || o->sz < sizeof(*o)) {
-		ipt_err_code(IPT_ERR_INVALID, "dump: options of an unknown size");
+	if (IPT_OPTS_COPY(known, o, "dump"))
 		return NULL;
-	}
 	d = ipt_calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	d->t = t;
-	d->o = *o;
+	d->o = known;
 	d->o.filter = NULL;
 	d->o.cpus = NULL;
 	ipt_cpuset_init(&d->cpus);
-	d->all_cpus = !o->cpus;
+	d->all_cpus = !known.cpus;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->room, NULL);
 	pthread_cond_init(&d->done, NULL);
-	if ((o->cpus && ipt_cpuset_copy(&d->cpus, o->cpus)) ||
-	    (o->filter && *o->filter && !(d->filter = ipt_strdup(o->filter))) ||
+	if ((known.cpus && ipt_cpuset_copy(&d->cpus, known.cpus)) ||
+	    (known.filter && *known.filter && !(d->filter = ipt_strdup(known.filter))) ||
 	    (d->filter && !(d->ef = ipt_event_filter_new(t, d->filter)))) {
 		ipt_dump_free(d);
 		return NULL;
 	}
 	find_teachers(d);
-	d->threads = ipt_lanes_auto(t, o->threads);
+	d->threads = ipt_lanes_auto(t, known.threads);
 	if (d->threads > IPT_LANES_MAX)
 		d->threads = IPT_LANES_MAX;
 	return d;

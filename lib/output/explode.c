@@ -273,8 +273,8 @@ static int rewrite(struct ipt_trace *t, const char *out, const struct ipt_explod
 	struct exploder x = { 0 };
 	struct ipt_tdw *w;
 
-	if (opts)
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (IPT_OPTS_COPY(o, opts, "explode"))
+		return -1;
 	if (!t || !out)
 		return ipt_err_code(IPT_ERR_INVALID, "explode: no trace or no output");
 	if (t->kind != IPT_INPUT_TRACEDAT)
