@@ -10,106 +10,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* ---- a small counting map ---- */
-
-static inline uint64_t key_hash(const struct rpt_key *k)
-{
-	return ipt_hash_combine(ipt_hash_combine(ipt_hash64(k->a), k->b), k->c);
-}
-
-static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
-{
-	return x->a == y->a && x->b == y->b && x->c == y->c;
-}
-
-static int map_grow(struct rpt_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	struct rpt_slot *ns = ipt_calloc(cap, sizeof(*ns));
-
-	if (!ns)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->slot[i].used)
-			continue;
-		j = ipt_hash_slot(key_hash(&m->slot[i].key), cap);
-		while (ns[j].used)
-			j = (j + 1) & (cap - 1);
-		ns[j] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->cap = cap;
-	return 0;
-}
-
-/* map_add_n - count n more for key (a, b, c) */
-static int map_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64_t n)
-{
-	struct rpt_key k = { a, b, c };
-	struct rpt_slot *sl;
-	size_t j;
-
-	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
-		return -1;
-	j = ipt_hash_slot(key_hash(&k), m->cap);
-	while (m->slot[j].used && !key_eq(&m->slot[j].key, &k))
-		j = (j + 1) & (m->cap - 1);
-	sl = &m->slot[j];
-	if (!sl->used) {
-		sl->used = true;
-		sl->key = k;
-		sl->val = 0;
-		m->n++;
-	}
-	sl->val += n;
-	return 0;
-}
-
-static int map_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c)
-{
-	return map_add_n(m, a, b, c, 1);
-}
-
-static void map_free(struct rpt_map *m)
-{
-	free(m->slot);
-	memset(m, 0, sizeof(*m));
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct rpt_entry *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	if (x->key.c != y->key.c)
-		return x->key.c < y->key.c ? -1 : 1;
-	if (x->key.a != y->key.a)
-		return x->key.a < y->key.a ? -1 : 1;
-	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
-}
-
-/* rpt_sorted - the entries of m, largest count first (ties: by key) */
-struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n)
-{
-	struct rpt_entry *e = ipt_malloc((m->n ? m->n : 1) * sizeof(*e));
-	size_t k = 0;
-
-	if (!e)
-		return NULL;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slot[i].used) {
-			e[k].key = m->slot[i].key;
-			e[k++].count = m->slot[i].val;
-		}
-	qsort(e, k, sizeof(*e), cmp_entry);
-	*n = k;
-	return e;
-}
-
 /* stat_value - "key: N" of a per-CPU stats text; false if absent */
 static bool stat_value(const char *st, const char *key, unsigned long long *v)
 {
@@ -1257,7 +1157,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 	for (size_t i = 0; i < s->ncur; i++) {
 		const struct cur_row *cr = &s->cur[i];
 
-		if (map_add(&r->stackmap, sid, (uint64_t)(uint32_t)cr->pid, (uint32_t)cr->target))
+		if (ipt_cmap_add(&r->stackmap, sid, (uint64_t)(uint32_t)cr->pid, (uint32_t)cr->target))
 			return -1;
 		r->cpus[cr->target].with_stack++;
 		if (u) {
@@ -1558,25 +1458,13 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 	}
 	if (!tables)
 		return 0;
-	if (map_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
-	    map_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
+	if (ipt_cmap_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
+	    ipt_cmap_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
 		return -1;
 	if (src < DENSE && target < DENSE)
 		ln->dense[src * DENSE + target]++;
-	else if (map_add(&ln->matrix, (uint64_t)src, (uint64_t)target, 0))
+	else if (ipt_cmap_add(&ln->matrix, (uint64_t)src, (uint64_t)target, 0))
 		return -1;
-	return 0;
-}
-
-/* map_merge - dst += src */
-static int map_merge(struct rpt_map *dst, const struct rpt_map *src)
-{
-	for (size_t i = 0; i < src->cap; i++) {
-		const struct rpt_slot *sl = &src->slot[i];
-
-		if (sl->used && map_add_n(dst, sl->key.a, sl->key.b, sl->key.c, sl->val))
-			return -1;
-	}
 	return 0;
 }
 
@@ -1963,8 +1851,8 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 			for (int k = 0; k < IPT_KIND__COUNT; k++)
 				rc->by_kind[k] += lc->by_kind[k];
 		}
-		if (map_merge(&r->senders, &ln->senders) || map_merge(&r->pairs, &ln->pairs) ||
-		    map_merge(&r->matrix, &ln->matrix))
+		if (ipt_cmap_merge(&r->senders, &ln->senders) || ipt_cmap_merge(&r->pairs, &ln->pairs) ||
+		    ipt_cmap_merge(&r->matrix, &ln->matrix))
 			return -1;
 		for (int k = 0; ln->dense && k < DENSE * DENSE; k++)
 			p->dense[k] += ln->dense[k];
@@ -2078,7 +1966,7 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (settle(r))
 		goto out;
 	for (int i = 0; i < DENSE * DENSE; i++)
-		if (p->dense[i] && map_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
+		if (p->dense[i] && ipt_cmap_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
 					     p->dense[i]))
 			goto out;
 	/* CPUs with events but beyond the trace's own count */
@@ -2103,9 +1991,9 @@ void rpt_free(struct rpt *r)
 				ipt_ipi_decoder_free(ln->dec);
 			free(ln->cnt);
 			free(ln->dense);
-			map_free(&ln->senders);
-			map_free(&ln->pairs);
-			map_free(&ln->matrix);
+			ipt_cmap_free(&ln->senders);
+			ipt_cmap_free(&ln->pairs);
+			ipt_cmap_free(&ln->matrix);
 		}
 		/* items never consumed (a failed run) still own memory */
 		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
@@ -2139,9 +2027,9 @@ void rpt_free(struct rpt *r)
 		hist_free(&r->cpus[c].csd_run);
 	}
 	free(r->cpus);
-	map_free(&r->senders);
-	map_free(&r->pairs);
-	map_free(&r->matrix);
+	ipt_cmap_free(&r->senders);
+	ipt_cmap_free(&r->pairs);
+	ipt_cmap_free(&r->matrix);
 	for (size_t i = 0; i < r->niso; i++)
 		free((void *)r->iso[i].stack);
 	for (int k = 0; k < IPT_KIND__COUNT; k++) {
@@ -2155,7 +2043,7 @@ void rpt_free(struct rpt *r)
 	free(r->fine.cpu);
 	free(r->iso);
 	stk_free(&r->stacks);
-	map_free(&r->stackmap);
+	ipt_cmap_free(&r->stackmap);
 	ipt_free_soon(r->res, r->capres * sizeof(*r->res));
 	free(r->res_stack);
 	free(r->hlong.v);
@@ -2225,7 +2113,7 @@ static int cmp_count_ab(const void *a, const void *b)
  * keep_b), largest count first, ties by key */
 static struct rpt_entry *sum_over_target(const struct rpt_map *m, bool keep_b, size_t *n)
 {
-	struct rpt_entry *e = rpt_sorted(m, n);
+	struct rpt_entry *e = ipt_cmap_sorted(m, n);
 	size_t k = 0;
 
 	if (!e)
@@ -2254,7 +2142,7 @@ static int tables(struct ipt_report *rep)
 	struct rpt_entry *e;
 	size_t n;
 
-	if (!(e = rpt_sorted(&r->senders, &n)) ||
+	if (!(e = ipt_cmap_sorted(&r->senders, &n)) ||
 	    !(rep->senders = ipt_malloc((n ? n : 1) * sizeof(*rep->senders))))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
@@ -2269,7 +2157,7 @@ static int tables(struct ipt_report *rep)
 		rep->tasks[i] = (struct ipt_report_sender){ -1, (int32_t)(uint32_t)e[i].key.a, -1, e[i].count };
 	rep->ntasks = n;
 	free(e);
-	if (!(e = rpt_sorted(&r->pairs, &n)) ||
+	if (!(e = ipt_cmap_sorted(&r->pairs, &n)) ||
 	    !(rep->pairs = ipt_malloc((n ? n : 1) * sizeof(*rep->pairs))))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
@@ -2283,7 +2171,7 @@ static int tables(struct ipt_report *rep)
 		rep->pairs_all[i] = (struct ipt_report_pair){ -1, e[i].key.a, e[i].key.b, e[i].count };
 	rep->npairs_all = n;
 	free(e);
-	if (!(e = rpt_sorted(&r->matrix, &n)) ||
+	if (!(e = ipt_cmap_sorted(&r->matrix, &n)) ||
 	    !(rep->matrix = ipt_malloc((n ? n : 1) * sizeof(*rep->matrix))))
 		goto fail;
 	for (size_t i = 0; i < n; i++)

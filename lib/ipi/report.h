@@ -16,23 +16,8 @@
 
 #include "core/hist.h"
 #include "ipi/ipi.h"
+#include "ipi/countmap.h"
 #include "ipi/stacks.h"
-
-struct rpt_key {
-	uint64_t a, b;
-	uint32_t c;
-};
-
-struct rpt_slot {
-	struct rpt_key key;
-	bool used;
-	uint64_t val;
-};
-
-struct rpt_map {			/* rpt_key -> count (open addressing) */
-	struct rpt_slot *slot;		/* key, flag and count share a cache line */
-	size_t n, cap;
-};
 
 #define RPT_NCLASS 16			/* receive classes: x86 vectors, or arm64 reasons */
 #define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
@@ -173,12 +158,6 @@ struct rpt {
 
 int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts);
 void rpt_free(struct rpt *r);
-/* sorted views: entries of a map in decreasing count (caller frees) */
-struct rpt_entry {
-	struct rpt_key key;
-	uint64_t count;
-};
-struct rpt_entry *rpt_sorted(const struct rpt_map *m, size_t *n);
 /* Whether a clock's timestamps compare across CPUs, and if not why. */
 bool rpt_clock_cross_cpu(const char *clock, const char **why);
 /* Events lost on cpu, counted once (report.c); *unknown when it cannot be known. */
