@@ -164,8 +164,6 @@ struct priv {
 	int ncpu;
 	struct recv_ev *ev;
 	int nev;
-	const char *reasons[NCLASS];	/* arm64 reason string per class */
-	int nreasons;
 	struct csd_pend *csd;		/* open addressing by csd pointer */
 	size_t ncsd, capcsd;
 	bool class_seen[NCLASS];	/* receive events of that class exist */
@@ -176,47 +174,12 @@ struct priv {
 	int ncpu_first;
 	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
 	uint64_t last_drop_ts;
-	pthread_mutex_t reason_lock;	/* reasons[] (producers add) */
 	struct item *last_row;		/* opts.on_row: the counted IT_ROW before IT_ROW_REST */
 	struct pipe *pipe;
 	/* the sender x target matrix of the first DENSE CPUs, folded into
 	 * r->matrix at the end (a hash lookup per row saved) */
 	uint64_t dense[DENSE * DENSE];
 };
-
-enum {
-	C_RESCHED = IPT_VEC_RESCHED, C_CALL_SINGLE = IPT_VEC_CALL_SINGLE, C_CALL = IPT_VEC_CALL,
-	C_IRQ_WORK = IPT_VEC_IRQ_WORK,
-	/* a function call whose vector the send does not tell (its callback is
-	 * the function itself, as on 6.4, or an exploded mask send): served by
-	 * either function-call vector */
-	C_CALL_ANY = IPT_VEC__X86,
-	C_X86_COUNT
-};
-
-/*
- * reason_class - class of an arm64 reason string (added on first sight),
- * after the x86 vector classes: the generic sends of arm64 (ipi_send_cpu,
- * no reason) keep x86-style classes and never share a queue with a reason,
- * so matching does not depend on the order in which reasons were seen
- */
-static int reason_class(struct priv *p, const char *reason)
-{
-	int cls = -1;
-
-	if (!reason)
-		return -1;
-	pthread_mutex_lock(&p->reason_lock);	/* producers of several lanes */
-	for (int i = 0; i < p->nreasons && cls < 0; i++)
-		if (!strcmp(p->reasons[i], reason))
-			cls = C_X86_COUNT + i;
-	if (cls < 0 && C_X86_COUNT + p->nreasons < NCLASS) {
-		p->reasons[p->nreasons] = reason;
-		cls = C_X86_COUNT + p->nreasons++;
-	}
-	pthread_mutex_unlock(&p->reason_lock);
-	return cls;
-}
 
 static int setup_events(struct rpt *r, struct priv *p)
 {
@@ -341,45 +304,6 @@ static struct pend *q_pop(struct queue *q)
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	return e;
-}
-
-/* a producer's last answer for a callback's name (names are interned: the
- * same symbol, the same pointer) */
-struct cb_memo {
-	const char *sym;
-	int cls;
-};
-
-/* send_class - which receive event serves this send */
-static int send_class(struct priv *p, const struct ipt_ipi_row *row, struct cb_memo *m)
-{
-	int cls;
-
-	if (row->reason)
-		return reason_class(p, row->reason);
-	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
-		return C_IRQ_WORK;
-	if (!row->callback)
-		return C_RESCHED;
-	/* a send to a mask is the call-function vector's, whatever the
-	 * callback says (since 6.5 it names the single-call handler: the two
-	 * share it) */
-	if (row->event && !strcmp(row->event, "ipi_send_cpumask"))
-		return C_CALL;
-	if (!row->callback_sym)
-		return C_CALL_ANY;
-	if (m->sym == row->callback_sym)
-		return m->cls;
-	/* the callback names the vector (an exploded mask send keeps it) */
-	if (!strcmp(row->callback_sym, "generic_smp_call_function_interrupt"))
-		cls = C_CALL;
-	else if (!strcmp(row->callback_sym, "generic_smp_call_function_single_interrupt"))
-		cls = C_CALL_SINGLE;
-	else
-		cls = C_CALL_ANY;
-	m->sym = row->callback_sym;
-	m->cls = cls;
-	return cls;
 }
 
 /*
@@ -840,22 +764,6 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
  * the others coalesced with it.  Sends left when the trace ends that were
  * traced before the last interrupt coalesced into it (settle).
  */
-/* rpt_class_name - the interrupt vector (x86) or reason (arm64) of class cls */
-static const char *rpt_class_name(const struct rpt *r, int cls)
-{
-	static const char *const x86[] = {
-		[C_RESCHED] = "reschedule", [C_CALL_SINGLE] = "call_function_single",
-		[C_CALL] = "call_function", [C_IRQ_WORK] = "irq_work", [C_CALL_ANY] = "call_function",
-	};
-	const struct priv *p = r->priv;
-
-	if (cls >= 0 && cls < C_X86_COUNT)
-		return x86[cls];
-	if (cls >= C_X86_COUNT && cls - C_X86_COUNT < p->nreasons)
-		return p->reasons[cls - C_X86_COUNT];
-	return "?";
-}
-
 /* unsent_cause - why an interrupt at ts on cpu served no traced send */
 static enum ipt_unsent_cause unsent_cause(struct rpt *r, int cpu, uint64_t ts, bool had, uint64_t prev)
 {
@@ -894,7 +802,7 @@ static int unsent(struct rpt *r, int cpu, int cls, uint64_t ts, bool had, uint64
 		r->capisu = cap;
 	}
 	e = &r->isu[r->nisu];
-	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, rpt_class_name(r, cls), why, -1 };
+	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, ipt_class_name(&r->classes, cls), why, -1 };
 	p->cpu[cpu].open_isu = (int64_t)r->nisu++;
 	return 0;
 }
@@ -904,9 +812,9 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	struct priv *p = r->priv;
 	struct cpu_state *s = &p->cpu[cpu];
 	struct rpt_cpu *c = &r->cpus[cpu];
-	bool call = cls == C_CALL || cls == C_CALL_SINGLE;
+	bool call = cls == CLS_CALL || cls == CLS_CALL_SINGLE;
 	/* a function-call vector serves its own sends, else those of either */
-	int qc = call && !s->q[cls].n && s->q[C_CALL_ANY].n ? C_CALL_ANY : cls;
+	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
 	bool had = s->had_entry[qc], first = true, popped = false;
 	uint64_t prev = s->last_entry_ts[qc], served = 0;
@@ -915,10 +823,10 @@ static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t p
 	p->class_seen[cls] = true;
 	c->entries[cls]++;
 	if (call) {
-		p->class_seen[C_CALL_ANY] = true;
-		s->had_entry[C_CALL_ANY] = true;
-		s->last_entry_ts[C_CALL_ANY] = ts;
-		s->last_dur[C_CALL_ANY] = UINT64_MAX;
+		p->class_seen[CLS_CALL_ANY] = true;
+		s->had_entry[CLS_CALL_ANY] = true;
+		s->last_entry_ts[CLS_CALL_ANY] = ts;
+		s->last_dur[CLS_CALL_ANY] = UINT64_MAX;
 	}
 	c->handlers++;
 	s->open_class = cls;
@@ -965,8 +873,8 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
 	/* for sends found coalesced into this interrupt at the end (settle) */
 	s->last_dur[cls] = dur;
-	if (cls == C_CALL || cls == C_CALL_SINGLE)
-		s->last_dur[C_CALL_ANY] = dur;
+	if (cls == CLS_CALL || cls == CLS_CALL_SINGLE)
+		s->last_dur[CLS_CALL_ANY] = dur;
 	if (s->open_isu >= 0)
 		r->isu[s->open_isu].handler = (int64_t)dur;
 	s->open_isu = -1;
@@ -1349,7 +1257,7 @@ struct prod {
 	struct pipe *pp;
 	int lane;
 	uint64_t rows;			/* row items emitted */
-	struct cb_memo cb;
+	struct ipt_cb_memo cb;
 	uint8_t lvl;			/* of the record being produced */
 };
 
@@ -1487,7 +1395,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it->type = IT_ROW;
 	it->k.ts = row->ts;
 	it->k.cpu = row->src_cpu;
-	it->cls = (int16_t)send_class(r->priv, row, &pd->cb);
+	it->cls = (int16_t)ipt_class_of_send(&r->classes, row, &pd->cb);
 	it->u.row.id = row->id;
 	it->u.row.callsite = row->callsite;
 	it->u.row.callback = row->callback;
@@ -1657,7 +1565,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	case RK_ARM_ENTRY:
 	case RK_ARM_EXIT: {
 		uint64_t a = fval(r, rec, e->f1);
-		int cls = reason_class(p, a ? ipt_trace_printk_string(r->t, a) : NULL);
+		int cls = ipt_class_of_reason(&r->classes, a ? ipt_trace_printk_string(r->t, a) : NULL);
 
 		if (cls < 0)
 			return 0;
@@ -1919,13 +1827,13 @@ int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
+	ipt_classes_init(&r->classes);
 	r->t = t;
 	if (opts)
 		r->opts = *opts;
 	r->priv = p = ipt_calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
-	pthread_mutex_init(&p->reason_lock, NULL);
 	p->pipe = pp = ipt_calloc_lines(1, sizeof(*pp));
 	if (!pp)
 		return -1;
@@ -2017,7 +1925,6 @@ void rpt_free(struct rpt *r)
 		free(p->ev);
 		free(p->csd);
 		free(p->last_row);
-		pthread_mutex_destroy(&p->reason_lock);
 		free(p);
 	}
 	for (int c = 0; r->cpus && c < r->ncpus; c++) {
@@ -2051,6 +1958,7 @@ void rpt_free(struct rpt *r)
 	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
+	ipt_classes_destroy(&r->classes);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -2285,10 +2193,10 @@ static const struct {
 	int cls[2];
 	bool within;
 } x86_rows[] = {
-	{ "RES", { C_RESCHED, -1 }, false },
-	{ "CAL", { C_CALL, C_CALL_SINGLE }, false },
+	{ "RES", { CLS_RESCHED, -1 }, false },
+	{ "CAL", { CLS_CALL, CLS_CALL_SINGLE }, false },
 	{ "TLB", { -1, -1 }, true },
-	{ "IWI", { C_IRQ_WORK, -1 }, false },
+	{ "IWI", { CLS_IRQ_WORK, -1 }, false },
 };
 
 static int64_t irq_delta(const struct ipt_trace *t, enum ipt_irq_point a, enum ipt_irq_point b,
@@ -2341,8 +2249,8 @@ static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *
 		}
 	}
 	/* a function-call send with no vector of its own counts with CAL */
-	if (c && cls[0] == C_CALL)
-		k.sends += (int64_t)c->sends[C_CALL_ANY];
+	if (c && cls[0] == CLS_CALL)
+		k.sends += (int64_t)c->sends[CLS_CALL_ANY];
 	return kirq_add(rep, cap, &k);
 }
 
@@ -2350,7 +2258,6 @@ static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *
 static int kernel_irqs(struct ipt_report *rep)
 {
 	const struct ipt_trace *t = rep->r.t;
-	const struct priv *p = rep->r.priv;
 	size_t cap = 0;
 
 	if (!ipt_trace_has_irq_counts(t))
@@ -2367,14 +2274,12 @@ static int kernel_irqs(struct ipt_report *rep)
 		for (int n = 0; n < 16; n++) {
 			const char *row = ipi_rows[n];
 			const char *desc;
-			int cls = -1;
+			int cls;
 
 			if (!(desc = ipt_trace_irq_desc(t, row)))
 				continue;
 			arm = true;
-			for (int i = 0; i < p->nreasons; i++)
-				if (!strcmp(p->reasons[i], desc))
-					cls = C_X86_COUNT + i;
+			cls = ipt_class_find(&rep->r.classes, desc);
 			/* a reason never raised in the trace: its sends would show it */
 			if (cls < 0 && rep->r.have_receive)
 				cls = -2;
@@ -2412,7 +2317,7 @@ static int unsent_table(struct ipt_report *rep)
 					struct ipt_report_unsent *u = &rep->unsent[n];
 
 					u->cpu = c;
-					u->vector = rpt_class_name(r, k);
+					u->vector = ipt_class_name(&r->classes, k);
 					u->count = sum;
 					for (int w = 0; w < RPT_NCAUSE; w++)
 						u->by_cause[w] = r->cpus[c].unsent[k][w];

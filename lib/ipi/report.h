@@ -16,10 +16,10 @@
 
 #include "core/hist.h"
 #include "ipi/ipi.h"
+#include "ipi/classes.h"
 #include "ipi/countmap.h"
 #include "ipi/stacks.h"
 
-#define RPT_NCLASS 16			/* receive classes: x86 vectors, or arm64 reasons */
 #define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
 
 struct rpt_cpu {			/* per target CPU */
@@ -153,6 +153,7 @@ struct rpt {
 	struct rpt_wides hwide;		/* res[i].hdelta == RPT_HDELTA_WIDE: entry (ns) */
 	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
 	size_t nisu, capisu;
+	struct ipt_classes classes;	/* receive classes (arm64 reasons as seen) */
 	void *priv;			/* matching state (report.c) */
 };
 
