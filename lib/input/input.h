@@ -22,8 +22,9 @@ int ipt_header_page_parse(struct ipt_page_layout *pl, const char *text, size_t l
 
 /* tracedat_read.c */
 int ipt_tracedat_load(struct ipt_trace *t);	/* t->map set by caller */
-/* text.c: parse text input (report or tracefs) mapped at t->map. */
+/* text_load.c: parse text input (report or tracefs) mapped at t->map. */
 int ipt_text_load(struct ipt_trace *t);
+/* text_line.c: whether data looks like a text trace. */
 bool ipt_text_probe(const uint8_t *data, size_t len);
 
 /* iter.c: time slices of flat streams (see there; output/dump.c) */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * text_events.c - the events of a text trace
+ *
+ * Each known event gets its real kernel format, built in below (from
+ * Linux 6.18 x86_64 and 5.10 arm64), so that its lines become the records
+ * the kernel writes.  Events not built in become a generic event of
+ * system "text" holding the rest of the line in one string field.
+ */
+#include "input/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define COMMON_FIELDS                                                                       \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"               \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"               \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"       \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+#define F_IPI_SEND_CPU                                                                      \
+	"\tfield:unsigned int cpu;\toffset:8;\tsize:4;\tsigned:0;\n"                         \
+	"\tfield:void * callsite;\toffset:16;\tsize:8;\tsigned:0;\n"                         \
+	"\tfield:void * callback;\toffset:24;\tsize:8;\tsigned:0;\n\n"                       \
+	"print fmt: \"cpu=%u callsite=%pS callback=%pS\", REC->cpu, REC->callsite, REC->callback\n"
+
+#define F_IPI_SEND_CPUMASK                                                                  \
+	"\tfield:__data_loc cpumask_t cpumask;\toffset:8;\tsize:4;\tsigned:0;\n"             \
+	"\tfield:void * callsite;\toffset:16;\tsize:8;\tsigned:0;\n"                         \
+	"\tfield:void * callback;\toffset:24;\tsize:8;\tsigned:0;\n\n"                       \
+	"print fmt: \"cpumask=%s callsite=%pS callback=%pS\", __get_cpumask(cpumask), "       \
+	"REC->callsite, REC->callback\n"
+
+#define F_CSD_QUEUE_CPU                                                                     \
+	"\tfield:unsigned int cpu;\toffset:8;\tsize:4;\tsigned:0;\n"                         \
+	"\tfield:void * callsite;\toffset:16;\tsize:8;\tsigned:0;\n"                         \
+	"\tfield:void * func;\toffset:24;\tsize:8;\tsigned:0;\n"                             \
+	"\tfield:void * csd;\toffset:32;\tsize:8;\tsigned:0;\n\n"                            \
+	"print fmt: \"cpu=%u callsite=%pS func=%ps csd=%p\", REC->cpu, REC->callsite, "       \
+	"REC->func, REC->csd\n"
+
+#define F_CSD_FUNCTION                                                                      \
+	"\tfield:void * func;\toffset:8;\tsize:8;\tsigned:0;\n"                              \
+	"\tfield:void * csd;\toffset:16;\tsize:8;\tsigned:0;\n\n"                            \
+	"print fmt: \"func=%ps, csd=%p\", REC->func, REC->csd\n"
+
+#define F_VECTOR                                                                            \
+	"\tfield:int vector;\toffset:8;\tsize:4;\tsigned:1;\n\n"                             \
+	"print fmt: \"vector=%d\", REC->vector\n"
+
+#define F_SCHED_SWITCH                                                                      \
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"                      \
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"                          \
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"                           \
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"                         \
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"                     \
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"                          \
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"                         \
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s " \
+	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "         \
+	"(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | "        \
+	"0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)) ? "              \
+	"__print_flags(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | "        \
+	"0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1), "   \
+	"\"|\", { 0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, "        \
+	"{ 0x00000008, \"t\" }, { 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, "               \
+	"{ 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : \"R\", REC->prev_state & "           \
+	"(((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | "  \
+	"0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, REC->next_pid, " \
+	"REC->next_prio\n"
+
+#define F_SCHED_WAKEUP                                                                      \
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"                           \
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"                               \
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"                                \
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"                        \
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, "        \
+	"REC->prio, REC->target_cpu\n"
+
+#define F_KERNEL_STACK                                                                      \
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"                                 \
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"              \
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> " \
+	"%ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], " \
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "            \
+	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n"
+
+/* arm64 (android_raven 5.10) */
+#define F_IPI_RAISE                                                                         \
+	"\tfield:__data_loc unsigned long[] target_cpus;\toffset:8;\tsize:4;\tsigned:0;\n"   \
+	"\tfield:const char * reason;\toffset:16;\tsize:8;\tsigned:0;\n\n"                   \
+	"print fmt: \"target_mask=%s (%s)\", __get_bitmask(target_cpus), REC->reason\n"
+
+#define F_IPI_REASON                                                                        \
+	"\tfield:const char * reason;\toffset:8;\tsize:8;\tsigned:0;\n\n"                    \
+	"print fmt: \"(%s)\", REC->reason\n"
+
+#define F_TEXT                                                                              \
+	"\tfield:__data_loc char[] text;\toffset:8;\tsize:4;\tsigned:0;\n\n"                 \
+	"print fmt: \"%s\", __get_str(text)\n"
+
+
+struct builtin {
+	const char *system;
+	const char *name;
+	int id;
+	enum ev_kind kind;
+	const char *body;	/* format text after the common fields */
+};
+
+static const struct builtin builtins[] = {
+	{ "ipi", "ipi_send_cpu", 354, EK_KV, F_IPI_SEND_CPU },
+	{ "ipi", "ipi_send_cpumask", 353, EK_KV, F_IPI_SEND_CPUMASK },
+	{ "csd", "csd_queue_cpu", 529, EK_KV, F_CSD_QUEUE_CPU },
+	{ "csd", "csd_function_entry", 528, EK_KV, F_CSD_FUNCTION },
+	{ "csd", "csd_function_exit", 527, EK_KV, F_CSD_FUNCTION },
+	{ "irq_vectors", "call_function_entry", 153, EK_KV, F_VECTOR },
+	{ "irq_vectors", "call_function_exit", 152, EK_KV, F_VECTOR },
+	{ "irq_vectors", "call_function_single_entry", 151, EK_KV, F_VECTOR },
+	{ "irq_vectors", "call_function_single_exit", 150, EK_KV, F_VECTOR },
+	{ "irq_vectors", "reschedule_entry", 155, EK_KV, F_VECTOR },
+	{ "irq_vectors", "reschedule_exit", 154, EK_KV, F_VECTOR },
+	{ "irq_vectors", "irq_work_entry", 157, EK_KV, F_VECTOR },
+	{ "irq_vectors", "irq_work_exit", 156, EK_KV, F_VECTOR },
+	{ "irq_vectors", "x86_platform_ipi_entry", 159, EK_KV, F_VECTOR },
+	{ "irq_vectors", "x86_platform_ipi_exit", 158, EK_KV, F_VECTOR },
+	{ "irq_vectors", "local_timer_entry", 165, EK_KV, F_VECTOR },
+	{ "irq_vectors", "local_timer_exit", 164, EK_KV, F_VECTOR },
+	{ "irq_vectors", "error_apic_entry", 161, EK_KV, F_VECTOR },
+	{ "irq_vectors", "error_apic_exit", 160, EK_KV, F_VECTOR },
+	{ "irq_vectors", "spurious_apic_entry", 163, EK_KV, F_VECTOR },
+	{ "irq_vectors", "spurious_apic_exit", 162, EK_KV, F_VECTOR },
+	{ "irq_vectors", "thermal_apic_entry", 149, EK_KV, F_VECTOR },
+	{ "irq_vectors", "thermal_apic_exit", 148, EK_KV, F_VECTOR },
+	{ "sched", "sched_switch", 372, EK_SWITCH, F_SCHED_SWITCH },
+	{ "sched", "sched_wakeup", 374, EK_WAKEUP, F_SCHED_WAKEUP },
+	{ "sched", "sched_waking", 375, EK_WAKEUP, F_SCHED_WAKEUP },
+	{ "sched", "sched_wakeup_new", 373, EK_WAKEUP, F_SCHED_WAKEUP },
+	{ "ftrace", "kernel_stack", 4, EK_STACK, F_KERNEL_STACK },
+	{ "ipi", "ipi_raise", 24, EK_RAISE, F_IPI_RAISE },
+	{ "ipi", "ipi_entry", 22, EK_REASON, F_IPI_REASON },
+	{ "ipi", "ipi_exit", 23, EK_REASON, F_IPI_REASON },
+};
+
+#define GENERIC_ID_BASE 10000	/* ids of generic "text" events */
+
+/* is_sym_field - a pointer field whose text is a symbol (%pS, %ps) */
+static bool is_sym_field(const char *name)
+{
+	return !strcmp(name, "callsite") || !strcmp(name, "callback") || !strcmp(name, "func");
+}
+
+/* add_event - parse a format text and register the event */
+static int add_event(struct tx *x, const char *system, enum ev_kind kind, const char *text,
+		     int *idx)
+{
+	struct ipt_trace *t = x->t;
+	struct ipt_event ev;
+	struct einfo *ei;
+	const struct ipt_event *stored;
+
+	if (ipt_format_parse(&ev, system, text, strlen(text), 8, "(built-in format)", 0))
+		return -1;
+	if (x->nei == x->capei) {
+		int cap = x->capei ? x->capei * 2 : 32;
+		struct einfo *n = ipt_realloc(x->ei, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			ipt_event_release(&ev);
+			return -1;
+		}
+		x->ei = n;
+		x->capei = cap;
+	}
+	if (ipt_trace_add_event(t, &ev)) {
+		ipt_event_release(&ev);
+		return -1;
+	}
+	stored = &t->events[t->nevents - 1];
+	ei = &x->ei[x->nei];
+	memset(ei, 0, sizeof(*ei));
+	ei->id = stored->id;
+	ei->kind = kind;
+	ei->name = stored->name;
+	ei->fixed = 8;
+	for (int i = 0; i < stored->nfields; i++) {
+		const struct ipt_field *f = &stored->fields[i];
+		unsigned int end = f->offset + ((f->flags & IPT_FIELD_DYNAMIC) ? 4 : f->size);
+		enum role role;
+
+		if (kind == EK_STACK && !strcmp(f->name, "caller"))
+			end = f->offset;	/* the callers follow as they come */
+		if (end > ei->fixed)
+			ei->fixed = end;
+		if (f->flags & IPT_FIELD_COMMON)
+			continue;
+		if (f->flags & IPT_FIELD_CPUMASK)
+			role = R_MASK;
+		else if ((f->flags & IPT_FIELD_STRING) && (f->flags & IPT_FIELD_DYNAMIC))
+			role = R_DSTR;
+		else if (f->flags & IPT_FIELD_STRING)
+			role = R_STR;
+		else if (f->flags & IPT_FIELD_POINTER)
+			role = is_sym_field(f->name) ? R_SYM : R_PTR;
+		else if (!strcmp(f->name, "prev_state"))
+			role = R_STATE;
+		else
+			role = R_INT;
+		if (ei->nf < MAXF)
+			ei->fl[ei->nf++] = (struct finfo){ f, role };
+	}
+	ei->fixed = (ei->fixed + 3) & ~3u;
+	if (smap_put(&x->evmap, stored->name, strlen(stored->name), x->nei))
+		return -1;
+	*idx = x->nei++;
+	return 0;
+}
+
+/* ipt_text_event_for - the event of a name: built in, or a new generic one */
+int ipt_text_event_for(struct tx *x, const char *name, size_t n, int *idx)
+{
+	char text[sizeof(COMMON_FIELDS) + sizeof(F_SCHED_SWITCH) + 256];
+
+	if (smap_get(&x->evmap, name, n, idx))
+		return 0;
+	if (n > 100)
+		return ipt_err_at(x->t->path, x->line_off, "event name too long");
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++) {
+		const struct builtin *b = &builtins[i];
+
+		if (strlen(b->name) == n && !memcmp(b->name, name, n)) {
+			snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n%s%s", b->name,
+				 b->id, COMMON_FIELDS, b->body);
+			return add_event(x, b->system, b->kind, text, idx);
+		}
+	}
+	if (GENERIC_ID_BASE + x->next_generic > 0xffff)
+		return ipt_err_at(x->t->path, x->line_off, "too many distinct event names");
+	snprintf(text, sizeof(text), "name: %.*s\nID: %d\nformat:\n%s%s", (int)n, name,
+		 GENERIC_ID_BASE + x->next_generic++, COMMON_FIELDS, F_TEXT);
+	return add_event(x, "text", EK_TEXT, text, idx);
+}
