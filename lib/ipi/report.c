@@ -552,96 +552,6 @@ static void unmatched(struct rpt *r, const struct pend *e, enum rpt_res_state wh
 	}
 }
 
-/* fine_coarsen - half the resolution of the fine bins: pairs become one */
-static void fine_coarsen(struct rpt_fine *f)
-{
-	f->shift++;
-	for (int c = 0; c < f->ncpu; c++) {
-		uint64_t *b = f->cpu[c].bins;
-
-		if (!b)
-			continue;
-		for (int i = 0; i < RPT_FINE_BINS / 2; i++)
-			b[i] = b[2 * i] + b[2 * i + 1];
-		memset(b + RPT_FINE_BINS / 2, 0, RPT_FINE_BINS / 2 * sizeof(*b));
-	}
-}
-
-/* fine_put - one IPI at ts in cpu's fine bins */
-static int fine_put(struct rpt_fine *f, int cpu, uint64_t ts)
-{
-	struct rpt_fine_cpu *fc = &f->cpu[cpu];
-	uint64_t j;
-
-	if (!fc->bins && !(fc->bins = ipt_calloc(RPT_FINE_BINS, sizeof(*fc->bins))))
-		return -1;
-	/* time runs forward; a stamp from before the first falls in bin 0 */
-	j = ts > f->origin ? (ts - f->origin) >> f->shift : 0;
-	while (j >= RPT_FINE_BINS) {
-		fine_coarsen(f);
-		j >>= 1;
-	}
-	fc->bins[j]++;
-	return 0;
-}
-
-/* fine_go_coarse - too many stamps kept: into fine bins with them */
-static int fine_go_coarse(struct rpt_fine *f)
-{
-	f->coarse = true;
-	for (int c = 0; c < f->ncpu; c++) {
-		struct rpt_fine_cpu *fc = &f->cpu[c];
-
-		for (size_t i = 0; i < fc->n; i++)
-			if (fine_put(f, c, fc->ts[i]))
-				return -1;
-		free(fc->ts);
-		fc->ts = NULL;
-		fc->n = fc->cap = 0;
-	}
-	return 0;
-}
-
-/* fine_add - one IPI counted to cpu at ts, for the time bins */
-static int fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
-{
-	struct rpt_fine_cpu *fc;
-
-	if (cpu >= f->ncpu) {
-		int n = f->ncpu ? f->ncpu : 8;
-		struct rpt_fine_cpu *v;
-
-		while (n <= cpu)
-			n *= 2;
-		v = ipt_realloc(f->cpu, (size_t)n * sizeof(*v));
-		if (!v)
-			return -1;
-		memset(v + f->ncpu, 0, (size_t)(n - f->ncpu) * sizeof(*v));
-		f->cpu = v;
-		f->ncpu = n;
-	}
-	if (!f->started) {
-		f->origin = ts;
-		f->started = true;
-	}
-	if (f->coarse)
-		return fine_put(f, cpu, ts);
-	fc = &f->cpu[cpu];
-	if (fc->n == fc->cap) {
-		size_t cap = fc->cap ? fc->cap * 2 : 256;
-		uint64_t *v = ipt_realloc(fc->ts, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		fc->ts = v;
-		fc->cap = cap;
-	}
-	fc->ts[fc->n++] = ts;
-	if (++f->nexact > RPT_EXACT_MAX)
-		return fine_go_coarse(f);
-	return 0;
-}
-
 /* c_row - count one IPI row and queue it on its target (consumer) */
 static int c_row(struct rpt *r, const struct item *it)
 {
@@ -667,7 +577,7 @@ static int c_row(struct rpt *r, const struct item *it)
 		}
 		if (cur_add(s, it, &e))
 			return -1;
-		if (r->opts.time_bins > 0 && fine_add(&r->fine, target, it->k.ts))
+		if (r->opts.time_bins > 0 && ipt_fine_add(&r->fine, target, it->k.ts))
 			return -1;
 	}
 	if (it->cls < 0 || it->cls >= NCLASS)
@@ -1943,11 +1853,7 @@ void rpt_free(struct rpt *r)
 		hist_free(&r->kind_lat[k]);
 		hist_free(&r->kind_hdl[k]);
 	}
-	for (int c = 0; c < r->fine.ncpu; c++) {
-		free(r->fine.cpu[c].ts);
-		free(r->fine.cpu[c].bins);
-	}
-	free(r->fine.cpu);
+	ipt_fine_free(&r->fine);
 	free(r->iso);
 	stk_free(&r->stacks);
 	ipt_cmap_free(&r->stackmap);
@@ -2090,49 +1996,6 @@ static int tables(struct ipt_report *rep)
 fail:
 	free(e);
 	return -1;
-}
-
-/* time_bin - the bin of ts among nb over [t0, t0 + span) */
-static size_t time_bin(uint64_t ts, uint64_t t0, uint64_t span, uint64_t nb)
-{
-	uint64_t d = ts > t0 ? ts - t0 : 0;
-	uint64_t b = (uint64_t)((double)d / (double)span * (double)nb);
-
-	return (size_t)(b >= nb ? nb - 1 : b);
-}
-
-/* time_bins - the IPIs per target CPU on opts.time_bins bins over the
- * trace's time span: exact from the stamps kept; from fine bins, each goes
- * whole to the bin of its middle */
-static int time_bins(struct ipt_report *rep)
-{
-	struct rpt *r = &rep->r;
-	const struct rpt_fine *f = &r->fine;
-	uint64_t nb = (uint64_t)r->opts.time_bins, t0 = r->first_ts;
-	uint64_t span = r->last_ts > r->first_ts ? r->last_ts - r->first_ts + 1 : 1;
-	uint64_t half = f->shift ? 1ULL << (f->shift - 1) : 0;
-
-	rep->tbins = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1) * nb, sizeof(*rep->tbins));
-	if (!rep->tbins)
-		return -1;
-	for (int c = 0; c < f->ncpu && c < r->ncpus; c++) {
-		const struct rpt_fine_cpu *fc = &f->cpu[c];
-		uint64_t *out = rep->tbins + (size_t)c * nb;
-
-		for (size_t i = 0; i < fc->n; i++)
-			out[time_bin(fc->ts[i], t0, span, nb)]++;
-		for (uint64_t j = 0; fc->bins && j < RPT_FINE_BINS; j++) {
-			uint64_t mid;
-
-			if (!fc->bins[j])
-				continue;
-			mid = f->origin + (j << f->shift) + half;
-			if (mid < f->origin || mid > r->last_ts)	/* wrapped, or past the end */
-				mid = r->last_ts;
-			out[time_bin(mid, t0, span, nb)] += fc->bins[j];
-		}
-	}
-	return 0;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -2510,7 +2373,10 @@ static int finish(struct ipt_report *rep)
 	if (tables(rep) || trim_stacks(rep) || unsent_table(rep) || recorder_share(rep) ||
 	    kernel_irqs(rep))
 		return -1;
-	return r->opts.time_bins > 0 ? time_bins(rep) : 0;
+	if (r->opts.time_bins > 0 &&
+	    !(rep->tbins = ipt_fine_bins(&r->fine, r->ncpus, r->opts.time_bins, r->first_ts, r->last_ts)))
+		return -1;
+	return 0;
 }
 
 /* ipt_report_run - run the report engine over t, with the options that fit in opts->sz */

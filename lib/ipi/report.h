@@ -19,6 +19,7 @@
 #include "ipi/classes.h"
 #include "ipi/countmap.h"
 #include "ipi/stacks.h"
+#include "ipi/timebins.h"
 
 #define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
 
@@ -90,31 +91,6 @@ struct rpt_wide {			/* a result's value that does not fit it */
 struct rpt_wides {			/* sorted by res (the last set wins) once the run ends */
 	struct rpt_wide *v;
 	size_t n, cap;
-};
-
-/* IPIs per target CPU over time.  The span of the bins is known only at
- * the end: the time stamps of the first RPT_EXACT_MAX counted rows are
- * kept as they are (bins exact); past that, they go into RPT_FINE_BINS
- * bins of 2^shift ns from origin (the first row), halved in resolution
- * whenever time runs past them, and each fine bin goes to the bin of its
- * middle at the end */
-#ifndef RPT_EXACT_MAX		/* (tests may build with a small one) */
-#define RPT_EXACT_MAX (1u << 22)
-#endif
-#define RPT_FINE_BINS 4096
-struct rpt_fine_cpu {
-	uint64_t *ts;			/* exact stamps (until coarse) */
-	size_t n, cap;
-	uint64_t *bins;			/* RPT_FINE_BINS counts (coarse), or NULL */
-};
-struct rpt_fine {
-	struct rpt_fine_cpu *cpu;
-	int ncpu;
-	size_t nexact;			/* stamps kept */
-	bool coarse;			/* past RPT_EXACT_MAX: fine bins */
-	bool started;
-	uint64_t origin;
-	unsigned int shift;
 };
 
 struct rpt {
