@@ -544,6 +544,29 @@ char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
 /* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
 int ipt_isolated_cpus(struct ipt_cpuset *set);
 
+/* ------------------------------------------------------------------ */
+/* JSON strings                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * s[0..n) as a JSON string, quoted, added to sb: the one escaper of every
+ * JSON output (report -f json, convert -f jsonl, top -f json, serve's
+ * /watched).  Its rule:
+ *  - valid UTF-8 is kept as it is (a name "wörker" stays "wörker");
+ *  - '"' and '\' are written \" and \\;
+ *  - a control byte (below 0x20, NUL included) and DEL (0x7f) are written
+ *    \u00XX (lower-case hex: "\u000a", "\u007f");
+ *  - a byte that is not part of valid UTF-8 (a stray continuation byte,
+ *    C0, C1 or F5-FF, a sequence cut short, an overlong form, a surrogate,
+ *    a code point above U+10FFFF) is written \u00XX of that byte, and the
+ *    bytes after it are looked at afresh: "\xff" becomes "\u00ff".
+ * The output is therefore always valid UTF-8 and valid JSON.  0, or -1
+ * when out of memory (sb then as it was).
+ */
+int ipt_json_str(struct ipt_strbuf *sb, const char *s, size_t n);
+/* The same for a NUL-terminated s; null (unquoted) when s is NULL. */
+int ipt_json_strz(struct ipt_strbuf *sb, const char *s);
+
 #ifdef __cplusplus
 }
 #endif
