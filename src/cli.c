@@ -297,18 +297,13 @@ const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, c
 
 void json_put_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	if (ipt_json_strz(&sb, s))
+		fputs("null", f);	/* out of memory: null rather than broken JSON */
+	else
+		fwrite(sb.buf, 1, sb.len, f);
+	ipt_strbuf_free(&sb);
 }
 
 struct ipt_counter *open_counter(const char *cmd, const char *backend, const char *sock,

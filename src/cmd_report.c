@@ -613,20 +613,10 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 
 /* ---- JSON ---- */
 
+/* jstr - s as a JSON string ("" for NULL), by the one escaper */
 static void jstr(const char *s)
 {
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	json_put_str(stdout, s ? s : "");
 }
 
 /* jhist - "name":{count, p50, p99, max, min} or null */

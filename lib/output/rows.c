@@ -8,6 +8,7 @@
  * Not exploded (one row per send event), the target_cpu column becomes targets: a CPU list
  * string in CSV ("0-3,8") and an array of integers in JSON.
  * Addresses are "0x..." strings; unknown symbols are empty (CSV) or null.
+ * JSON strings are escaped as ipt_json_str says (core/json.c).
  */
 #include "core/core.h"
 
@@ -17,32 +18,6 @@ static const char *const cols_exploded[] = {
 	"ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event", "kind",
 	"callsite", "callsite_sym", "callback", "callback_sym", "func", "func_sym", "reason",
 };
-
-static int json_str(struct ipt_strbuf *sb, const char *s)
-{
-	static const char hx[] = "0123456789abcdef";
-
-	if (!s)
-		return sb_adds(sb, "null");
-	if (sb_addc(sb, '"'))
-		return -1;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			if (sb_addc(sb, '\\') || sb_addc(sb, (char)c))
-				return -1;
-		} else if (c < 0x20) {
-			char e[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
-
-			if (sb_add(sb, e, 6))
-				return -1;
-		} else if (sb_addc(sb, (char)c)) {
-			return -1;
-		}
-	}
-	return sb_addc(sb, '"');
-}
 
 static int hexaddr(struct ipt_strbuf *sb, uint64_t a, bool json)
 {
@@ -266,16 +241,16 @@ static int row_base(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_
 		}
 		ret |= sb_adds(sb, ",\"ntargets\":") | sb_add_u64(sb, r->ntargets);
 		ret |= sb_adds(sb, ",\"pid\":") | sb_add_i64(sb, r->pid);
-		ret |= sb_adds(sb, ",\"comm\":") | json_str(sb, r->comm);
-		ret |= sb_adds(sb, ",\"event\":") | json_str(sb, r->event);
-		ret |= sb_adds(sb, ",\"kind\":") | json_str(sb, ipt_kind_name(r->kind));
+		ret |= sb_adds(sb, ",\"comm\":") | ipt_json_strz(sb, r->comm);
+		ret |= sb_adds(sb, ",\"event\":") | ipt_json_strz(sb, r->event);
+		ret |= sb_adds(sb, ",\"kind\":") | ipt_json_strz(sb, ipt_kind_name(r->kind));
 		ret |= sb_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
-		ret |= sb_adds(sb, ",\"callsite_sym\":") | json_str(sb, callsite);
+		ret |= sb_adds(sb, ",\"callsite_sym\":") | ipt_json_strz(sb, callsite);
 		ret |= sb_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
-		ret |= sb_adds(sb, ",\"callback_sym\":") | json_str(sb, r->callback_sym);
+		ret |= sb_adds(sb, ",\"callback_sym\":") | ipt_json_strz(sb, r->callback_sym);
 		ret |= sb_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
-		ret |= sb_adds(sb, ",\"func_sym\":") | json_str(sb, r->func_sym);
-		ret |= sb_adds(sb, ",\"reason\":") | json_str(sb, r->reason);
+		ret |= sb_adds(sb, ",\"func_sym\":") | ipt_json_strz(sb, r->func_sym);
+		ret |= sb_adds(sb, ",\"reason\":") | ipt_json_strz(sb, r->reason);
 		if (end)
 			ret |= sb_adds(sb, "}\n");
 		return ret ? -1 : 0;
@@ -354,7 +329,7 @@ static int opt_str(struct ipt_strbuf *sb, bool json, const char *name, const cha
 {
 	if (field(sb, json, name))
 		return -1;
-	return json ? json_str(sb, s) : csv_field(sb, s);
+	return json ? ipt_json_strz(sb, s) : csv_field(sb, s);
 }
 
 /* the stack: a JSON array of "sym+0xoff" strings, or the frames joined by ';' */
@@ -374,7 +349,7 @@ static int stack_col(struct ipt_strbuf *sb, bool json, const struct ipt_trace *t
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
 		if (json)
-			ret |= (i ? sb_addc(sb, ',') : 0) | json_str(sb, buf);
+			ret |= (i ? sb_addc(sb, ',') : 0) | ipt_json_strz(sb, buf);
 		else
 			ret |= (i ? sb_addc(&fr, ';') : 0) | sb_adds(&fr, buf);
 	}
