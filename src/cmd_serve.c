@@ -596,30 +596,28 @@ static const struct ipt_counter_row *row_at(const struct server *sv, long i)
 	return &sv->rows[(first + i) % sv->o->keep];
 }
 
+/* render_watched_json - the rows as JSON (strings by the one escaper, ipt_json_str) */
 static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 {
 	char site[192], fn[160], tg[512];
-	char *mem = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&mem, &len);
-	int e;
+	int e = 0;
 
-	if (!f)
-		return -1;
-	fprintf(f, "{\"watch\":\"%s\",\"rows_total\":%" PRIu64 ",\"kept\":%ld,\"clock\":\"CLOCK_MONOTONIC\","
-		"\"rows\":[", sv->watch_str, sv->rows_total, sv->nrows);
-	for (long i = 0; i < sv->nrows; i++) {
+	e |= sbs(out, "{\"watch\":") | ipt_json_strz(out, sv->watch_str);
+	e |= sbf(out, ",\"rows_total\":%" PRIu64 ",\"kept\":%ld,\"clock\":\"CLOCK_MONOTONIC\",\"rows\":[",
+		 sv->rows_total, sv->nrows);
+	for (long i = 0; i < sv->nrows && !e; i++) {
 		const struct ipt_counter_row *r = row_at(sv, i);
 
 		bpf_row_targets(r, tg, sizeof(tg));
-		fprintf(f, "%s\n{\"ts_ns\":%" PRIu64 ",\"src_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
-			r->ts_ns, r->src, r->pid);
-		json_put_str(f, r->comm);
-		fprintf(f, ",\"event\":\"%s\",\"targets\":\"%s\",\"ntargets\":%u,\"callsite\":",
-			ipt_counter_event_name(r->event), tg, r->ntargets);
-		json_put_str(f, bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
-		fprintf(f, ",\"%s\":", r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
-		json_put_str(f, bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
+		e |= sbf(out, "%s\n{\"ts_ns\":%" PRIu64 ",\"src_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
+			 r->ts_ns, r->src, r->pid);
+		e |= ipt_json_strz(out, r->comm);
+		e |= sbf(out, ",\"event\":\"%s\",\"targets\":", ipt_counter_event_name(r->event));
+		e |= ipt_json_strz(out, tg);
+		e |= sbf(out, ",\"ntargets\":%u,\"callsite\":", r->ntargets);
+		e |= ipt_json_strz(out, bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
+		e |= sbf(out, ",\"%s\":", r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
+		e |= ipt_json_strz(out, bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
 		if (r->event != IPT_COUNTER_CSD_QUEUE) {
 			struct ipt_ipi_row row;
 
@@ -630,23 +628,19 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 			row.callsite_sym = ipt_counter_symbol(sv->b, r->callsite, NULL);
 			row.callback = r->addr2;
 			row.callback_sym = r->addr2 ? ipt_counter_symbol(sv->b, r->addr2, NULL) : NULL;
-			fprintf(f, ",\"kind\":\"%s\"", ipt_kind_name(ipt_ipi_classify(&row)));
+			e |= sbf(out, ",\"kind\":\"%s\"", ipt_kind_name(ipt_ipi_classify(&row)));
 		}
 		if (r->nstack) {
-			fputs(",\"stack\":[", f);
-			for (unsigned int k = 0; k < r->nstack && k < 32; k++) {
-				if (k)
-					fputc(',', f);
-				json_put_str(f, bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
-			}
-			fputc(']', f);
+			e |= sbs(out, ",\"stack\":[");
+			for (unsigned int k = 0; k < r->nstack && k < 32; k++)
+				e |= (k ? sbc(out, ',') : 0) |
+				     ipt_json_strz(out, bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
+			e |= sbc(out, ']');
 		}
-		fputc('}', f);
+		e |= sbc(out, '}');
 	}
-	fputs("]}\n", f);
-	e = fclose(f) ? -1 : sbs(out, mem);
-	free(mem);
-	return e;
+	e |= sbs(out, "]}\n");
+	return e ? -1 : 0;
 }
 
 /* render_watched_text - the rows as tracefs trace text (report and convert read it) */

@@ -439,19 +439,25 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_count
 			d->errors[IPT_COUNTER_ERR_MASK_READ], d->recursion_misses);
 }
 
+/* json_list - a comma-separated list as a JSON array of strings */
 static void json_list(FILE *f, const char *list)
 {
-	const char *p = list;
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	int e = ipt_strbuf_addc(&sb, '[');
 
-	fputc('[', f);
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
+	for (const char *p = list; *p;) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
 
-		fprintf(f, "%s\"%.*s\"", p == list ? "" : ",", (int)n, p);
-		p += n + (e ? 1 : 0);
+		e |= (p == list ? 0 : ipt_strbuf_addc(&sb, ',')) | ipt_json_str(&sb, p, n);
+		p += n + (c ? 1 : 0);
 	}
-	fputc(']', f);
+	e |= ipt_strbuf_addc(&sb, ']');
+	if (e)
+		fputs("null", f);	/* out of memory: null rather than broken JSON */
+	else
+		fwrite(sb.buf, 1, sb.len, f);
+	ipt_strbuf_free(&sb);
 }
 
 static void print_json(FILE *f, const struct top_opts *o, const struct ipt_counter *b,
@@ -467,7 +473,9 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_count
 	json_list(f, ipt_counter_attached(b));
 	fprintf(f, ",\"skipped\":");
 	json_list(f, ipt_counter_skipped(b));
-	fprintf(f, ",\"watch\":\"%s\",\"errors\":{", w);
+	fputs(",\"watch\":", f);
+	json_put_str(f, w);
+	fputs(",\"errors\":{", f);
 	for (int e = 0; e < IPT_COUNTER_NERRORS; e++)
 		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_counter_error_name(e), d->errors[e]);
 	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"watched_ipis\":", d->recursion_misses);
@@ -530,10 +538,11 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_count
 			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
 				n ? "," : "", s->src, ipt_counter_event_name(s->event), s->count);
 			json_put_str(f, s->comm);
-			fprintf(f, ",\"callsite\":\"%s\",\"%s\":\"%s\",\"callsite_addr\":\"0x%" PRIx64 "\"}",
-				bpf_sym(b, s->callsite, true, buf, sizeof(buf)),
-				s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
-				bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)), s->callsite);
+			fputs(",\"callsite\":", f);
+			json_put_str(f, bpf_sym(b, s->callsite, true, buf, sizeof(buf)));
+			fprintf(f, ",\"%s\":", s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
+			json_put_str(f, bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)));
+			fprintf(f, ",\"callsite_addr\":\"0x%" PRIx64 "\"}", s->callsite);
 		}
 		fputs("]}", f);
 		lo = hi;
