@@ -133,12 +133,9 @@ struct rpt {
 	void *priv;			/* matching state (report.c) */
 };
 
-int rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts);
-void rpt_free(struct rpt *r);
-/* Whether a clock's timestamps compare across CPUs, and if not why. */
-bool rpt_clock_cross_cpu(const char *clock, const char **why);
-/* Events lost on cpu, counted once (report.c); *unknown when it cannot be known. */
-unsigned long long rpt_cpu_lost(struct ipt_trace *t, const struct rpt_cpu *c, int cpu,
-				bool file_has_marks, bool *unknown);
+/* One pass over the trace t: counts, matching, what opts asks for.  0, or
+ * -1 with the message set; ipt_rpt_free either way. */
+int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts);
+void ipt_rpt_free(struct rpt *r);
 
 #endif
