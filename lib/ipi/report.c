@@ -387,83 +387,6 @@ static int add_iso(struct rpt *r, const struct item *it)
 	return 0;
 }
 
-/* add_res - a counted row's result, pending until matching decides */
-static int add_res(struct rpt *r, const struct item *it)
-{
-	if (r->nres == r->capres) {
-		size_t cap = r->capres ? r->capres * 2 : 1024;
-		/* 16 bytes a row, 50 MB for 3 M rows: in huge pages, never copied */
-		struct rpt_result *n = ipt_realloc_soon(r->res, r->capres * sizeof(*n), cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->res = n;
-		if (r->res_stack) {
-			uint32_t *st = ipt_realloc(r->res_stack, cap * sizeof(*st));
-
-			if (!st)
-				return -1;
-			memset(st + r->capres, 0, (cap - r->capres) * sizeof(*st));
-			r->res_stack = st;
-		}
-		r->capres = cap;
-	}
-	r->res[r->nres++] = (struct rpt_result){ .id_lo = (uint32_t)it->u.row.id, .hdur = RPT_HDUR_UNKNOWN,
-						 .target = (uint16_t)it->target };
-	return 0;
-}
-
-/* set_res_stack - result i's stack (the ids kept beside the results from the first one) */
-static int set_res_stack(struct rpt *r, int64_t i, uint32_t sid)
-{
-	if (!r->res_stack && !(r->res_stack = ipt_calloc(r->capres, sizeof(*r->res_stack))))
-		return -1;
-	r->res_stack[i] = sid;
-	return 0;
-}
-
-/* wide_add - result i's value v that does not fit it */
-static int wide_add(struct rpt_wides *w, int64_t i, uint64_t v)
-{
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct rpt_wide *n = ipt_realloc(w->v, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		w->v = n;
-		w->cap = cap;
-	}
-	w->v[w->n] = (struct rpt_wide){ (uint64_t)i, v, w->n };
-	w->n++;
-	return 0;
-}
-
-/* set_hdur - result i's handler time (ns); one of 4.29 s or more goes to hlong */
-static int set_hdur(struct rpt *r, int64_t i, uint64_t ns)
-{
-	if (ns < RPT_HDUR_LONG) {
-		r->res[i].hdur = (uint32_t)ns;
-		return 0;
-	}
-	r->res[i].hdur = RPT_HDUR_LONG;
-	return wide_add(&r->hlong, i, ns);
-}
-
-/* set_hts - result i's handler entry hts, of the send at ts: beside it in
- * ns, or in hwide */
-static int set_hts(struct rpt *r, int64_t i, uint64_t ts, uint64_t hts)
-{
-	int64_t d = (int64_t)(hts - ts);
-
-	if (d > RPT_HDELTA_WIDE && d <= INT32_MAX) {
-		r->res[i].hdelta = (int32_t)d;
-		return 0;
-	}
-	r->res[i].hdelta = RPT_HDELTA_WIDE;
-	return wide_add(&r->hwide, i, hts);
-}
-
 /* cur_add - a counted row of the CPU's last send (its stack comes next) */
 static int cur_add(struct cpu_state *cs, const struct item *it, const struct pend *e)
 {
@@ -492,7 +415,7 @@ static void unmatched(struct rpt *r, const struct pend *e, enum rpt_res_state wh
 	if (!e->counted)
 		return;
 	if (e->res >= 0)
-		r->res[e->res].state = (uint8_t)why;
+		ipt_rowres_unmatched(&r->res, e->res, why);
 	switch (why) {
 	case RES_TRACE_ENDED: r->unmatched.trace_ended++; break;
 	case RES_NO_RECEIVE_EVENTS: r->unmatched.no_receive_events++; break;
@@ -521,9 +444,9 @@ static int c_row(struct rpt *r, const struct item *it)
 			e.iso = (int64_t)r->niso - 1;
 		}
 		if (r->opts.row_results) {
-			if (add_res(r, it))
+			if (ipt_rowres_add(&r->res, it->u.row.id, it->target))
 				return -1;
-			e.res = (int64_t)r->nres - 1;
+			e.res = (int64_t)r->res.n - 1;
 		}
 		if (cur_add(s, it, &e))
 			return -1;
@@ -603,14 +526,8 @@ static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool
 		if (cross(r, e->src, cpu))
 			iso->latency = (int64_t)lat;
 	}
-	if (e->res >= 0) {
-		struct rpt_result *res = &r->res[e->res];
-
-		res->state = RES_MATCHED;
-		res->coalesced = coalesced;
-		if (set_hts(r, e->res, e->ts, ts))
-			return -1;
-	}
+	if (e->res >= 0 && ipt_rowres_matched(&r->res, e->res, coalesced, e->ts, ts))
+		return -1;
 	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
 }
 
@@ -741,7 +658,7 @@ static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
 	for (size_t i = 0; i < s->nopen; i++) {
 		if (s->open[i].iso >= 0)
 			r->iso[s->open[i].iso].handler = (int64_t)dur;
-		if (s->open[i].res >= 0 && set_hdur(r, s->open[i].res, dur))
+		if (s->open[i].res >= 0 && ipt_rowres_set_hdur(&r->res, s->open[i].res, dur))
 			return -1;
 	}
 	s->nopen = 0;
@@ -933,7 +850,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 			r->cpus[cr->target].user_in_irq += u->in_irq;
 			r->cpus[cr->target].user_cut += cut;
 		}
-		if (cr->res >= 0 && set_res_stack(r, cr->res, sid))
+		if (cr->res >= 0 && ipt_rowres_set_stack(&r->res, cr->res, sid))
 			return -1;
 		if (cr->iso >= 0 && !r->iso[cr->iso].stack) {
 			uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
@@ -1522,7 +1439,7 @@ static int settle(struct rpt *r)
 						return -1;
 					/* that interrupt's time, for the rows and the list */
 					if (s->last_dur[k] != UINT64_MAX && e->res >= 0 &&
-					    set_hdur(r, e->res, s->last_dur[k]))
+					    ipt_rowres_set_hdur(&r->res, e->res, s->last_dur[k]))
 						return -1;
 					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
 						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
@@ -1733,6 +1650,7 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	}
 	if (settle(r))
 		goto out;
+	ipt_rowres_end(&r->res);
 	for (int i = 0; i < DENSE * DENSE; i++)
 		if (p->dense[i] && ipt_cmap_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
 					     p->dense[i]))
@@ -1807,10 +1725,7 @@ void ipt_rpt_free(struct rpt *r)
 	free(r->iso);
 	stk_free(&r->stacks);
 	ipt_cmap_free(&r->stackmap);
-	ipt_free_soon(r->res, r->capres * sizeof(*r->res));
-	free(r->res_stack);
-	free(r->hlong.v);
-	free(r->hwide.v);
+	ipt_rowres_free(&r->res);
 	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);

@@ -18,6 +18,7 @@
 #include "ipi/ipi.h"
 #include "ipi/classes.h"
 #include "ipi/countmap.h"
+#include "ipi/row_results.h"
 #include "ipi/stacks.h"
 #include "ipi/timebins.h"
 
@@ -64,35 +65,6 @@ struct rpt_opts {
 	void *on_row_ctx;
 };
 
-/* What matching found for one counted row (opts.row_results), in the
- * order of the rows */
-enum rpt_res_state {
-	RES_PENDING,			/* (only while running) */
-	RES_MATCHED,
-	RES_TRACE_ENDED, RES_NO_RECEIVE_EVENTS, RES_LOST_EVENTS, RES_NO_HANDLER,
-};
-#define RPT_HDUR_UNKNOWN UINT32_MAX	/* hdur: entry -> exit not seen */
-#define RPT_HDUR_LONG (UINT32_MAX - 1)	/* hdur: in hlong (4.29 s or more) */
-#define RPT_HDELTA_WIDE INT32_MIN	/* hdelta: in hwide (2.1 s or more away) */
-struct rpt_result {			/* 16 bytes a counted row */
-	uint32_t id_lo;			/* the row's send id (low 32 bits) and target: */
-	uint16_t target;		/* the join key, rows coming in order */
-	uint8_t state;			/* enum rpt_res_state */
-	bool coalesced;
-	uint32_t hdur;			/* its entry -> exit in ns, or RPT_HDUR_* */
-	int32_t hdelta;			/* entry of the interrupt that served it, in
-					 * ns from the send, or RPT_HDELTA_WIDE */
-};
-_Static_assert(sizeof(struct rpt_result) == 16, "the row results' size, as the docs say");
-struct rpt_wide {			/* a result's value that does not fit it */
-	uint64_t res, v;		/* index in res[], the value */
-	uint64_t seq;			/* the order they were set in */
-};
-struct rpt_wides {			/* sorted by res (the last set wins) once the run ends */
-	struct rpt_wide *v;
-	size_t n, cap;
-};
-
 struct rpt {
 	struct ipt_trace *t;
 	struct rpt_opts opts;
@@ -121,12 +93,7 @@ struct rpt {
 	struct rpt_fine fine;		/* opts.time_bins */
 	struct stk_table stacks;	/* sender stacks, as recorded */
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
-	struct rpt_result *res;		/* opts.row_results */
-	size_t nres, capres;
-	uint32_t *res_stack;		/* per result its stack's id in stacks (0 none),
-					 * from the first stack on (capres of them) */
-	struct rpt_wides hlong;		/* res[i].hdur == RPT_HDUR_LONG: entry -> exit */
-	struct rpt_wides hwide;		/* res[i].hdelta == RPT_HDELTA_WIDE: entry (ns) */
+	struct ipt_rowres res;		/* opts.row_results */
 	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
 	size_t nisu, capisu;
 	struct ipt_classes classes;	/* receive classes (arm64 reasons as seen) */

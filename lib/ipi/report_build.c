@@ -294,27 +294,12 @@ fail:
 }
 
 /* finish - the public views once the pass is done */
-/* wide_cmp - by result, then in the order they were set */
-static int wide_cmp(const void *pa, const void *pb)
-{
-	const struct rpt_wide *a = pa, *b = pb;
-
-	if (a->res != b->res)
-		return a->res < b->res ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static int finish(struct ipt_report *rep)
 {
 	struct rpt *r = &rep->r;
 	struct ipt_report_summary *s = &rep->sum;
 	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
 	bool file_has_marks = false;
-
-	if (r->hlong.n > 1)
-		qsort(r->hlong.v, r->hlong.n, sizeof(*r->hlong.v), wide_cmp);
-	if (r->hwide.n > 1)
-		qsort(r->hwide.v, r->hwide.n, sizeof(*r->hwide.v), wide_cmp);
 
 	s->ncpus = r->ncpus;
 	s->first_ts = r->first_ts;

@@ -1,11 +1,128 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * row_results.c - what matching found for each counted row, as convert
- * and the Python module read it row by row (ipt_report_row_match)
+ * row_results.c - what matching found for each counted row: the results
+ * as the pass writes them, and as convert and the Python module read them
+ * row by row (ipt_report_row_match, row_results.h)
  */
 #include "ipi/report_views.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- written while the pass runs ---- */
+
+/* ipt_rowres_add - a counted row's result, pending until matching decides */
+int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
+{
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 1024;
+		/* 16 bytes a row, 50 MB for 3 M rows: in huge pages, never copied */
+		struct rpt_result *n = ipt_realloc_soon(rs->v, rs->cap * sizeof(*n), cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		rs->v = n;
+		if (rs->stack) {
+			uint32_t *st = ipt_realloc(rs->stack, cap * sizeof(*st));
+
+			if (!st)
+				return -1;
+			memset(st + rs->cap, 0, (cap - rs->cap) * sizeof(*st));
+			rs->stack = st;
+		}
+		rs->cap = cap;
+	}
+	rs->v[rs->n++] = (struct rpt_result){ .id_lo = (uint32_t)id, .hdur = RPT_HDUR_UNKNOWN,
+					      .target = (uint16_t)target };
+	return 0;
+}
+
+/* ipt_rowres_set_stack - result i's stack (the ids kept beside the results from the first one) */
+int ipt_rowres_set_stack(struct ipt_rowres *rs, int64_t i, uint32_t sid)
+{
+	if (!rs->stack && !(rs->stack = ipt_calloc(rs->cap, sizeof(*rs->stack))))
+		return -1;
+	rs->stack[i] = sid;
+	return 0;
+}
+
+void ipt_rowres_unmatched(struct ipt_rowres *rs, int64_t i, enum rpt_res_state why)
+{
+	rs->v[i].state = (uint8_t)why;
+}
+
+/* wide_add - result i's value v that does not fit it */
+static int wide_add(struct rpt_wides *w, int64_t i, uint64_t v)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct rpt_wide *n = ipt_realloc(w->v, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		w->v = n;
+		w->cap = cap;
+	}
+	w->v[w->n] = (struct rpt_wide){ (uint64_t)i, v, w->n };
+	w->n++;
+	return 0;
+}
+
+/* ipt_rowres_set_hdur - result i's handler time (ns); one of 4.29 s or more goes to hlong */
+int ipt_rowres_set_hdur(struct ipt_rowres *rs, int64_t i, uint64_t ns)
+{
+	if (ns < RPT_HDUR_LONG) {
+		rs->v[i].hdur = (uint32_t)ns;
+		return 0;
+	}
+	rs->v[i].hdur = RPT_HDUR_LONG;
+	return wide_add(&rs->hlong, i, ns);
+}
+
+/* ipt_rowres_matched - result i matched; its handler entry hts, of the send
+ * at ts: beside it in ns, or in hwide */
+int ipt_rowres_matched(struct ipt_rowres *rs, int64_t i, bool coalesced, uint64_t ts, uint64_t hts)
+{
+	int64_t d = (int64_t)(hts - ts);
+
+	rs->v[i].state = RES_MATCHED;
+	rs->v[i].coalesced = coalesced;
+	if (d > RPT_HDELTA_WIDE && d <= INT32_MAX) {
+		rs->v[i].hdelta = (int32_t)d;
+		return 0;
+	}
+	rs->v[i].hdelta = RPT_HDELTA_WIDE;
+	return wide_add(&rs->hwide, i, hts);
+}
+
+/* wide_cmp - by result, then in the order they were set */
+static int wide_cmp(const void *pa, const void *pb)
+{
+	const struct rpt_wide *a = pa, *b = pb;
+
+	if (a->res != b->res)
+		return a->res < b->res ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void ipt_rowres_end(struct ipt_rowres *rs)
+{
+	if (rs->hlong.n > 1)
+		qsort(rs->hlong.v, rs->hlong.n, sizeof(*rs->hlong.v), wide_cmp);
+	if (rs->hwide.n > 1)
+		qsort(rs->hwide.v, rs->hwide.n, sizeof(*rs->hwide.v), wide_cmp);
+}
+
+void ipt_rowres_free(struct ipt_rowres *rs)
+{
+	ipt_free_soon(rs->v, rs->cap * sizeof(*rs->v));
+	free(rs->stack);
+	free(rs->hlong.v);
+	free(rs->hwide.v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* ---- read row by row, once the report is finished ---- */
 
 const char *ipt_unmatched_reason_name(enum ipt_unmatched_reason why)
 {
@@ -41,7 +158,7 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 			 struct ipt_row_match *m)
 {
 	const struct rpt *r = &rep->r;
-	const struct rpt_result *res = &r->res[i];
+	const struct rpt_result *res = &r->res.v[i];
 
 	if (res->id_lo != (uint32_t)row->id || res->target != row->target_cpu)
 		return false;	/* a row the report did not count */
@@ -58,7 +175,7 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 	default: break;
 	}
 	if (m->matched && rep->ns) {
-		uint64_t hts = res->hdelta == RPT_HDELTA_WIDE ? wide_find(&r->hwide, i)
+		uint64_t hts = res->hdelta == RPT_HDELTA_WIDE ? wide_find(&r->res.hwide, i)
 							      : row->ts + (uint64_t)(int64_t)res->hdelta;
 
 		m->has_handler_ts = true;
@@ -72,10 +189,10 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 		m->has_handler = true;
 		m->handler_ns = res->hdur;
 		if (res->hdur == RPT_HDUR_LONG)
-			m->handler_ns = wide_find(&r->hlong, i);
+			m->handler_ns = wide_find(&r->res.hlong, i);
 	}
-	if (r->res_stack && r->res_stack[i] && rep->tmap)
-		m->stack = &rep->tstk[rep->tmap[r->res_stack[i]]];
+	if (r->res.stack && r->res.stack[i] && rep->tmap)
+		m->stack = &rep->tstk[rep->tmap[r->res.stack[i]]];
 	return true;
 }
 
@@ -92,7 +209,7 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (rep->rcur < rep->r.nres && row_match_at(rep, rep->rcur, row, m))
+	if (rep->rcur < rep->r.res.n && row_match_at(rep, rep->rcur, row, m))
 		rep->rcur++;
 	return 0;
 }
@@ -103,17 +220,17 @@ int ipt_report_row_match_nth(const struct ipt_report *rep, size_t i, const struc
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (i < rep->r.nres)
+	if (i < rep->r.res.n)
 		row_match_at(rep, i, row, m);
 	return 0;
 }
 
 void ipt_report_row_results_drop(struct ipt_report *rep, size_t lo, size_t hi)
 {
-	struct rpt *r = &rep->r;
+	struct ipt_rowres *rs = &rep->r.res;
 
-	if (hi > r->nres)
-		hi = r->nres;
+	if (hi > rs->n)
+		hi = rs->n;
 	if (lo < hi)
-		ipt_soon_discard(r->res, r->capres * sizeof(*r->res), lo * sizeof(*r->res), hi * sizeof(*r->res));
+		ipt_soon_discard(rs->v, rs->cap * sizeof(*rs->v), lo * sizeof(*rs->v), hi * sizeof(*rs->v));
 }
