@@ -25,6 +25,7 @@ int sb_grow(struct ipt_strbuf *sb, size_t extra)
 		return -1;
 	sb->buf = p;
 	sb->cap = cap;
+	sb->buf[sb->len] = 0;	/* a first allocation holds "" (ipt_strbuf_str) */
 	return 0;
 }
 
