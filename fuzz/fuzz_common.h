@@ -21,6 +21,7 @@
 #include "render/render.h"
 #include "ipi/ipi.h"
 #include "ipi/report.h"
+#include "ipi/match.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,27 +223,30 @@ static int fz_report_run(struct ipt_trace *t, int threads, uint64_t digest[8])
 	ro.assume_synced_clock = true;
 	ro.threads = threads;
 	memset(&r, 0, sizeof(r));
-	ret = rpt_run(&r, t, &ro);
+	ret = ipt_rpt_run(&r, t, &ro);
 	if (!ret) {
-		struct rpt_entry *e = rpt_sorted(&r.senders, &n);
+		struct rpt_entry *e = ipt_cmap_sorted(&r.senders, &n);
 
 		free(e);
-		e = rpt_sorted(&r.pairs, &n);
+		e = ipt_cmap_sorted(&r.pairs, &n);
 		free(e);
-		e = rpt_sorted(&r.matrix, &n);
+		e = ipt_cmap_sorted(&r.matrix, &n);
 		free(e);
+		const struct ipt_match_results *mr = ipt_match_results(r.match);
+
 		fz_sink += r.rows + r.niso;
 		digest[0] = r.rows;
 		digest[1] = r.rows_counted;
 		digest[2] = r.events;
 		digest[3] = r.niso;
-		digest[4] = r.remote_matched;
+		digest[4] = mr->remote_matched;
 		digest[5] = r.senders.n * 1000003 + r.pairs.n * 1009 + r.matrix.n;
-		digest[6] = r.unmatched.no_handler + 7 * r.unmatched.trace_ended +
-			    49 * r.unmatched.lost_events + 343 * r.unmatched.no_receive_events;
+		digest[6] = mr->unmatched.no_handler + 7 * mr->unmatched.trace_ended +
+			    49 * mr->unmatched.lost_events +
+			    343 * mr->unmatched.no_receive_events;
 		digest[7] = r.niso ? r.iso[r.niso - 1].id + 31 * r.iso[r.niso - 1].nstack : 0;
 	}
-	rpt_free(&r);
+	ipt_rpt_free(&r);
 	ipt_cpuset_free(&iso);
 	return ret;
 }

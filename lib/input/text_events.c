@@ -99,7 +99,7 @@
 	"\tfield:__data_loc char[] text;\toffset:8;\tsize:4;\tsigned:0;\n\n"                 \
 	"print fmt: \"%s\", __get_str(text)\n"
 
-
+/* a built-in event: its kernel name, id and format, and how its fields text is read */
 struct builtin {
 	const char *system;
 	const char *name;

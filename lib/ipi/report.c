@@ -4,6 +4,7 @@
  */
 #include "ipi/report.h"
 #include "ipi/catalogue.h"
+#include "ipi/match.h"
 #include "core/hash.h"
 #include "input/lanes.h"
 
@@ -30,44 +31,12 @@ static bool clock_cross_cpu(const char *clock, const char **why)
 	return false;
 }
 
-/* ---- matching state ---- */
+/* ---- the engine's state ---- */
 
-enum { NCLASS = RPT_NCLASS };	/* x86 vectors, or arm64 reasons */
-#define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
-#define CSD_MAX 262144		/* csd calls waiting to run */
 #define DENSE 64		/* CPUs of the dense matrix */
-
-struct pend {
-	uint64_t ts;
-	int64_t iso;		/* index in r->iso or -1 */
-	int64_t res;		/* index in r->res or -1 */
-	int32_t src;
-	bool counted;
-	uint8_t kind;		/* enum ipt_ipi_kind */
-};
-
-struct queue {
-	struct pend *v;
-	size_t head, n, cap;
-};
-
-struct csd_open {
-	uint64_t ts;
-	bool matched;
-};
-
 #define NLEVEL 4			/* context levels: task, softirq, hardirq, NMI */
 
 struct cpu_state {
-	struct queue q[NCLASS];
-	int open_class;			/* -1: no IPI handler running */
-	uint64_t open_ts;
-	bool open_counted;
-	uint32_t open_kinds;		/* kinds of the counted sends it served */
-	struct open_ref {		/* the sends the running handler serves */
-		int64_t iso, res;
-	} *open;
-	size_t nopen, capopen;
 	/* per context level (task, softirq, hardirq, NMI: a send's stacks are
 	 * the next records of its own level; a nested one's come in between) */
 	struct cur_set {
@@ -81,14 +50,6 @@ struct cpu_state {
 		struct stack_rec *ustack;	/* the user stack recorded after send ustack_id */
 		uint64_t ustack_id;
 	} lv[NLEVEL];
-	int64_t open_isu;		/* the running handler's entry in r->isu, or -1 */
-	struct csd_open csd[8];		/* nested csd function runs */
-	int ncsd;
-	uint64_t last_ts;
-	uint32_t drops;			/* losses seen on this CPU so far */
-	uint64_t last_entry_ts[NCLASS];	/* the last interrupt of each vector */
-	uint64_t last_dur[NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
-	bool had_entry[NCLASS];
 };
 
 enum rk { RK_NONE, RK_ENTRY, RK_EXIT, RK_ARM_ENTRY, RK_ARM_EXIT, RK_CSD_QUEUE, RK_CSD_ENTRY,
@@ -102,28 +63,12 @@ struct recv_ev {
 	const struct ipt_field *flags;		/* every event: common_flags (context level) */
 };
 
-struct csd_pend {
-	uint64_t csd, ts;
-	int32_t src, target;
-	uint32_t epoch;		/* the target's drop count when it was queued */
-	bool used;
-};
-
 struct priv {
 	struct cpu_state *cpu;
 	int ncpu;
 	struct recv_ev *ev;
 	int nev;
-	struct csd_pend *csd;		/* open addressing by csd pointer */
-	size_t ncsd, capcsd;
-	bool class_seen[NCLASS];	/* receive events of that class exist */
-	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
-	uint64_t csd_given_up;
 	uint64_t sends;			/* send events numbered so far */
-	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
-	int ncpu_first;
-	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
-	uint64_t last_drop_ts;
 	struct item *last_row;		/* opts.on_row: the counted IT_ROW before IT_ROW_REST */
 	struct pipe *pipe;
 	/* the sender x target matrix of the first DENSE CPUs, folded into
@@ -214,46 +159,11 @@ static int ensure_cpu(struct rpt *r, int cpu)
 		if (!s)
 			return -1;
 		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
-		for (int i = r->ncpus; i < n; i++) {
-			s[i].open_class = -1;
-			s[i].open_isu = -1;
-		}
 		p->cpu = s;
 		p->ncpu = n;
 		r->ncpus = n;
 	}
-	return 0;
-}
-
-static int q_push(struct queue *q, const struct pend *e)
-{
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 16;
-		struct pend *v = ipt_malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		for (size_t i = 0; i < q->n; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
-	}
-	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;	/* cap: a power of two */
-	return 0;
-}
-
-static struct pend *q_pop(struct queue *q)
-{
-	struct pend *e;
-
-	if (!q->n)
-		return NULL;
-	e = &q->v[q->head];
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	return e;
+	return ipt_match_cpus(r->match, n);
 }
 
 /*
@@ -388,7 +298,7 @@ static int add_iso(struct rpt *r, const struct item *it)
 }
 
 /* cur_add - a counted row of the CPU's last send (its stack comes next) */
-static int cur_add(struct cpu_state *cs, const struct item *it, const struct pend *e)
+static int cur_add(struct cpu_state *cs, const struct item *it, const struct ipt_match_send *e)
 {
 	struct cur_set *s = &cs->lv[it->lvl];
 
@@ -409,28 +319,12 @@ static int cur_add(struct cpu_state *cs, const struct item *it, const struct pen
 	return 0;
 }
 
-/* unmatched - send e will not be matched, for this reason */
-static void unmatched(struct rpt *r, const struct pend *e, enum rpt_res_state why)
-{
-	if (!e->counted)
-		return;
-	if (e->res >= 0)
-		ipt_rowres_unmatched(&r->res, e->res, why);
-	switch (why) {
-	case RES_TRACE_ENDED: r->unmatched.trace_ended++; break;
-	case RES_NO_RECEIVE_EVENTS: r->unmatched.no_receive_events++; break;
-	case RES_LOST_EVENTS: r->unmatched.lost_events++; break;
-	case RES_NO_HANDLER: r->unmatched.no_handler++; break;
-	default: break;
-	}
-}
-
 /* c_row - count one IPI row and queue it on its target (consumer) */
 static int c_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	int src = it->k.cpu, target = it->target;
-	struct pend e = { it->k.ts, -1, -1, src, it->counted, (uint8_t)it->kind };
+	struct ipt_match_send e = { it->k.ts, -1, -1, src, it->counted, (uint8_t)it->kind };
 
 	/* the counts are the producers' (p_row); here: isolation, stacks, matching */
 	if (ensure_cpu(r, target) || ensure_cpu(r, src))
@@ -453,309 +347,7 @@ static int c_row(struct rpt *r, const struct item *it)
 		if (r->opts.time_bins > 0 && ipt_fine_add(&r->fine, target, it->k.ts))
 			return -1;
 	}
-	if (it->cls < 0 || it->cls >= NCLASS)
-		return 0;	/* no vector to match on (too many arm64 reasons): unknown */
-	r->cpus[target].sends[it->cls]++;
-	if (!p->has_stream[target]) {
-		/* nothing was recorded on the target CPU: no handler can show up */
-		unmatched(r, &e, RES_NO_RECEIVE_EVENTS);
-		return 0;
-	}
-	{
-		struct queue *q = &p->cpu[target].q[it->cls];
-
-		/* memory stays bounded: the oldest of too many waiting sends are
-		 * given up on (a real handler serves them within microseconds) */
-		if (q->n >= QUEUE_MAX) {
-			unmatched(r, q_pop(q), RES_NO_HANDLER);
-		}
-		return q_push(q, &e);
-	}
-}
-
-static bool cross(const struct rpt *r, int a, int b)
-{
-	return a == b || r->cross_ok;
-}
-
-/* open_add - the running handler on s serves this send too */
-static int open_add(struct cpu_state *s, const struct pend *e)
-{
-	if (s->nopen == s->capopen) {
-		size_t cap = s->capopen ? s->capopen * 2 : 8;
-		struct open_ref *n = ipt_realloc(s->open, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->open = n;
-		s->capopen = cap;
-	}
-	s->open[s->nopen++] = (struct open_ref){ e->iso, e->res };
-	return 0;
-}
-
-/* serve - the interrupt at ts on cpu serves send e (open: it is the running
- * one; coalesced: it served an earlier send) */
-static int serve(struct rpt *r, int cpu, const struct pend *e, uint64_t ts, bool open, bool coalesced)
-{
-	struct priv *p = r->priv;
-	struct cpu_state *s = &p->cpu[cpu];
-	struct rpt_cpu *c = &r->cpus[cpu];
-	uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
-
-	c->matched++;
-	if (e->src != cpu) {
-		c->remote_matched++;
-		r->remote_matched++;
-	}
-	if (open) {
-		s->open_counted = true;
-		s->open_kinds |= 1u << e->kind;
-	}
-	if (cross(r, e->src, cpu) && hist_add(&c->lat, lat))
-		return -1;
-	if (r->opts.kind_distributions && cross(r, e->src, cpu) &&
-	    hist_add_log(&r->kind_lat[e->kind], lat))
-		return -1;
-	if (coalesced)
-		c->coalesced++;
-	if (e->iso >= 0) {
-		struct ipt_report_isolated *iso = &r->iso[e->iso];
-
-		iso->matched = true;
-		if (cross(r, e->src, cpu))
-			iso->latency = (int64_t)lat;
-	}
-	if (e->res >= 0 && ipt_rowres_matched(&r->res, e->res, coalesced, e->ts, ts))
-		return -1;
-	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
-}
-
-/*
- * handler_entry - an IPI interrupt starts on cpu.  A vector is pending at
- * most once per CPU, and a send is traced before its APIC (GIC) write, so
- * "send, send, interrupt, interrupt" is normally one interrupt per send:
- * an interrupt serves the oldest waiting send.  Sends traced before the
- * previous interrupt of the vector that are still waiting cannot be
- * waiting for a later one: the oldest of them raised this interrupt and
- * the others coalesced with it.  Sends left when the trace ends that were
- * traced before the last interrupt coalesced into it (settle).
- */
-/* unsent_cause - why an interrupt at ts on cpu served no traced send */
-static enum ipt_unsent_cause unsent_cause(struct rpt *r, int cpu, uint64_t ts, bool had, uint64_t prev)
-{
-	struct priv *p = r->priv;
-
-	/* a CPU not recording yet may have sent it */
-	for (int c = 0; c < p->ncpu_first; c++)
-		if (c != cpu && p->first_ts[c] > ts)
-			return IPT_UNSENT_BEFORE_START;
-	/* a send after the previous interrupt of the vector here may be lost */
-	if (p->any_drop && (!had || p->last_drop_ts >= prev))
-		return IPT_UNSENT_LOST_EVENTS;
-	if (r->sends_filtered)
-		return IPT_UNSENT_FILTERED;
-	return IPT_UNSENT_UNTRACED;
-}
-
-/* unsent - interrupt (cpu, cls) at ts served no send: count it with its
- * cause, and list it when cpu is isolated */
-static int unsent(struct rpt *r, int cpu, int cls, uint64_t ts, bool had, uint64_t prev, int32_t pid)
-{
-	struct priv *p = r->priv;
-	enum ipt_unsent_cause why = unsent_cause(r, cpu, ts, had, prev);
-	struct ipt_report_isolated_unsent *e;
-
-	r->cpus[cpu].unsent[cls][why]++;
-	if (!r->opts.isolated || !ipt_cpuset_has(r->opts.isolated, (unsigned int)cpu))
-		return 0;
-	if (r->nisu == r->capisu) {
-		size_t cap = r->capisu ? r->capisu * 2 : 64;
-		struct ipt_report_isolated_unsent *n = ipt_realloc(r->isu, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->isu = n;
-		r->capisu = cap;
-	}
-	e = &r->isu[r->nisu];
-	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, ipt_class_name(&r->classes, cls), why, -1 };
-	p->cpu[cpu].open_isu = (int64_t)r->nisu++;
-	return 0;
-}
-
-static int handler_entry(struct rpt *r, int cpu, int cls, uint64_t ts, int32_t pid)
-{
-	struct priv *p = r->priv;
-	struct cpu_state *s = &p->cpu[cpu];
-	struct rpt_cpu *c = &r->cpus[cpu];
-	bool call = cls == CLS_CALL || cls == CLS_CALL_SINGLE;
-	/* a function-call vector serves its own sends, else those of either */
-	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
-	struct queue *q = &s->q[qc];
-	bool had = s->had_entry[qc], first = true, popped = false;
-	uint64_t prev = s->last_entry_ts[qc], served = 0;
-	struct pend *e;
-
-	p->class_seen[cls] = true;
-	c->entries[cls]++;
-	if (call) {
-		p->class_seen[CLS_CALL_ANY] = true;
-		s->had_entry[CLS_CALL_ANY] = true;
-		s->last_entry_ts[CLS_CALL_ANY] = ts;
-		s->last_dur[CLS_CALL_ANY] = UINT64_MAX;
-	}
-	c->handlers++;
-	s->open_class = cls;
-	s->open_ts = ts;
-	s->open_counted = false;
-	s->open_kinds = 0;
-	s->nopen = 0;
-	s->open_isu = -1;
-	s->had_entry[cls] = true;
-	s->last_entry_ts[cls] = ts;
-	s->last_dur[cls] = UINT64_MAX;
-	while (had && q->n && q->v[q->head].ts <= prev) {
-		e = q_pop(q);
-		popped = true;
-		if (e->counted) {
-			if (serve(r, cpu, e, ts, true, !first))
-				return -1;
-			served++;
-		}
-		first = false;
-	}
-	if (first && (e = q_pop(q))) {
-		popped = true;
-		if (e->counted) {
-			if (serve(r, cpu, e, ts, true, false))
-				return -1;
-			served++;
-		}
-	}
-	if (!served)
-		c->handlers_unattributed++;
-	return popped ? 0 : unsent(r, cpu, cls, ts, had, prev, pid);
-}
-
-static int handler_exit(struct rpt *r, int cpu, int cls, uint64_t ts)
-{
-	struct priv *p = r->priv;
-	struct cpu_state *s = &p->cpu[cpu];
-	uint64_t dur;
-
-	if (s->open_class != cls)
-		return 0;
-	s->open_class = -1;
-	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
-	/* for sends found coalesced into this interrupt at the end (settle) */
-	s->last_dur[cls] = dur;
-	if (cls == CLS_CALL || cls == CLS_CALL_SINGLE)
-		s->last_dur[CLS_CALL_ANY] = dur;
-	if (s->open_isu >= 0)
-		r->isu[s->open_isu].handler = (int64_t)dur;
-	s->open_isu = -1;
-	for (size_t i = 0; i < s->nopen; i++) {
-		if (s->open[i].iso >= 0)
-			r->iso[s->open[i].iso].handler = (int64_t)dur;
-		if (s->open[i].res >= 0 && ipt_rowres_set_hdur(&r->res, s->open[i].res, dur))
-			return -1;
-	}
-	s->nopen = 0;
-	if (!s->open_counted)
-		return 0;
-	for (int k = 0; r->opts.kind_distributions && k < IPT_KIND__COUNT; k++)
-		if ((s->open_kinds & (1u << k)) && hist_add_log(&r->kind_hdl[k], dur))
-			return -1;
-	return hist_add(&r->cpus[cpu].handler, dur);
-}
-
-/* ---- csd calls by pointer ---- */
-
-static size_t csd_home(const struct priv *p, uint64_t csd, int target)
-{
-	return ipt_hash_slot(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target), p->capcsd);
-}
-
-/* csd_slot - the slot of the call queued for target with this csd pointer */
-static struct csd_pend *csd_slot(struct priv *p, uint64_t csd, int target)
-{
-	size_t i = csd_home(p, csd, target);
-
-	while (p->csd[i].used && (p->csd[i].csd != csd || p->csd[i].target != target))
-		i = (i + 1) & (p->capcsd - 1);
-	return &p->csd[i];
-}
-
-static int csd_put(struct priv *p, uint64_t csd, uint64_t ts, int src, int target, uint32_t epoch)
-{
-	struct csd_pend *s;
-
-	if (p->ncsd >= CSD_MAX) {
-		/* bounded memory: forget calls that never ran (their csd pointers
-		 * were not seen again: the target's csd events were not recorded) */
-		p->csd_given_up += p->ncsd;
-		memset(p->csd, 0, p->capcsd * sizeof(*p->csd));
-		p->ncsd = 0;
-	}
-	if ((p->ncsd + 1) * 2 > p->capcsd) {
-		struct csd_pend *old = p->csd;
-		size_t oldcap = p->capcsd;
-
-		p->capcsd = oldcap ? oldcap * 2 : 64;
-		p->csd = ipt_calloc(p->capcsd, sizeof(*p->csd));
-		if (!p->csd) {
-			p->csd = old;
-			p->capcsd = oldcap;
-			return -1;
-		}
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].used)
-				*csd_slot(p, old[i].csd, old[i].target) = old[i];
-		free(old);
-	}
-	s = csd_slot(p, csd, target);
-	if (!s->used)
-		p->ncsd++;
-	s->used = true;
-	s->csd = csd;
-	s->ts = ts;
-	s->src = src;
-	s->target = target;
-	s->epoch = epoch;
-	return 0;
-}
-
-/* csd_take - the call queued for target with this csd pointer, removed */
-static bool csd_take(struct priv *p, uint64_t csd, int target, struct csd_pend *out)
-{
-	struct csd_pend *s;
-	size_t i, j;
-
-	if (!p->ncsd)
-		return false;
-	s = csd_slot(p, csd, target);
-	if (!s->used)
-		return false;
-	*out = *s;
-	i = (size_t)(s - p->csd);
-	s->used = false;
-	p->ncsd--;
-	j = i;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (p->capcsd - 1);
-		if (!p->csd[j].used)
-			break;
-		home = csd_home(p, p->csd[j].csd, p->csd[j].target);
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			p->csd[i] = p->csd[j];
-			p->csd[j].used = false;
-			i = j;
-		}
-	}
-	return true;
+	return ipt_match_send(r->match, target, it->cls, &e);
 }
 
 /* c_ustack - the user stack recorded right after a send: kept for its kernel stack */
@@ -866,35 +458,6 @@ static int c_stack(struct rpt *r, const struct item *it)
 	return 0;
 }
 
-/*
- * dropped - events were lost on cpu just before its next record: a send
- * waiting there may have had its interrupt in the gap, so it is not
- * matched to a later one (unmatched: lost events); a handler or csd run
- * open there may have ended in the gap; csd calls queued for it before
- * are not paired with runs after (their drop epoch differs)
- */
-static int dropped(struct rpt *r, int cpu, uint64_t ts)
-{
-	struct priv *p = r->priv;
-	struct cpu_state *s = &p->cpu[cpu];
-
-	p->any_drop = true;
-	p->last_drop_ts = ts;
-	s->open_isu = -1;
-	s->drops++;
-	for (int k = 0; k < NCLASS; k++) {
-		struct pend *e;
-
-		while ((e = q_pop(&s->q[k])))
-			unmatched(r, e, RES_LOST_EVENTS);
-		s->had_entry[k] = false;
-	}
-	s->open_class = -1;
-	s->nopen = 0;
-	s->ncsd = 0;
-	return 0;
-}
-
 /* number_send - send events are numbered in the consumer's order */
 static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 {
@@ -960,8 +523,6 @@ static int give_row(struct rpt *r, const struct item *x)
 /* consume - one item of lane ln: count and match (the consumer stage) */
 static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 {
-	struct priv *p = r->priv;
-
 	switch (it->type) {
 	case IT_SEND:
 		return number_send(r, ln, it);
@@ -971,58 +532,27 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 		return r->opts.on_row && it->counted ? keep_row(r, it) : 0;
 	case IT_ROW_REST:
 		return give_row(r, it);
-	case IT_ENTRY:
+	case IT_ENTRY:	/* u.csd: the interrupted task */
 		return ensure_cpu(r, it->k.cpu) ? -1 :
-		       handler_entry(r, it->k.cpu, it->cls, it->k.ts, (int32_t)it->u.csd);
+		       ipt_match_entry(r->match, it->k.cpu, it->cls, it->k.ts, (int32_t)it->u.csd);
 	case IT_EXIT:
-		return ensure_cpu(r, it->k.cpu) ? -1 : handler_exit(r, it->k.cpu, it->cls, it->k.ts);
-	case IT_CSD_QUEUE:
-		/* cls carries the target CPU */
-		if (ensure_cpu(r, it->cls))
-			return -1;
-		return csd_put(p, it->u.csd, it->k.ts, it->k.cpu, it->cls, p->cpu[it->cls].drops);
-	case IT_CSD_ENTRY: {
-		struct cpu_state *s;
-		struct csd_pend q;
-		bool m;
-
-		if (ensure_cpu(r, it->k.cpu))
-			return -1;
-		s = &p->cpu[it->k.cpu];
-		m = it->u.csd && csd_take(p, it->u.csd, it->k.cpu, &q);
-		if (m && q.epoch != s->drops) {
-			m = false;	/* queued before events were lost here: not paired */
-			r->csd_set_aside++;
-		}
-		if (m) {
-			r->cpus[it->k.cpu].csd_runs++;
-			if (cross(r, q.src, it->k.cpu) &&
-			    hist_add(&r->cpus[it->k.cpu].csd_q2r, it->k.ts >= q.ts ? it->k.ts - q.ts : 0))
-				return -1;
-		}
-		if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
-			s->csd[s->ncsd].ts = it->k.ts;
-			s->csd[s->ncsd].matched = m;
-		}
-		s->ncsd++;
-		return 0;
-	}
-	case IT_CSD_EXIT: {
-		struct cpu_state *s;
-
-		if (ensure_cpu(r, it->k.cpu))
-			return -1;
-		s = &p->cpu[it->k.cpu];
-		if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
-			return hist_add(&r->cpus[it->k.cpu].csd_run, it->k.ts - s->csd[s->ncsd].ts);
-		return 0;
-	}
+		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_exit(r->match, it->k.cpu, it->cls, it->k.ts);
+	case IT_CSD_QUEUE:	/* cls carries the target CPU */
+		return ensure_cpu(r, it->cls) ? -1 :
+		       ipt_match_csd_queue(r->match, it->u.csd, it->k.ts, it->k.cpu, it->cls);
+	case IT_CSD_ENTRY:
+		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_csd_entry(r->match, it->k.cpu, it->u.csd, it->k.ts);
+	case IT_CSD_EXIT:
+		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_csd_exit(r->match, it->k.cpu, it->k.ts);
 	case IT_STACK:
 		return c_stack(r, it);
 	case IT_USTACK:
 		return c_ustack(r, it);
 	case IT_DROP:
-		return ensure_cpu(r, it->k.cpu) ? -1 : dropped(r, it->k.cpu, it->k.ts);
+		if (ensure_cpu(r, it->k.cpu))
+			return -1;
+		ipt_match_drop(r->match, it->k.cpu, it->k.ts);
+		return 0;
 	}
 	return 0;
 }
@@ -1417,46 +947,23 @@ static int consume_lanes(struct rpt *r, struct pipe *pp)
 	return ret;
 }
 
-/* settle - sends left in the queues: why they were not matched */
-static int settle(struct rpt *r)
+/* end_match - the end of the matching stage's feed: what each CPU's
+ * producer saw last */
+static int end_match(struct rpt *r)
 {
-	struct priv *p = r->priv;
-	struct pipe *pp = p->pipe;
+	struct pipe *pp = ((struct priv *)r->priv)->pipe;
+	struct ipt_match_end *end = ipt_calloc((size_t)r->ncpus, sizeof(*end));
+	int ret;
 
+	if (!end)
+		return -1;
 	for (int c = 0; c < r->ncpus; c++) {
-		struct cpu_state *s = &p->cpu[c];
-		uint64_t last = c < pp->npc ? pp->pc[c].last_ts : 0;
-
-		for (int k = 0; k < NCLASS; k++) {
-			struct pend *e;
-
-			while ((e = q_pop(&s->q[k]))) {
-				if (!e->counted)
-					continue;
-				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k]) {
-					/* coalesced into the last interrupt of the vector */
-					if (serve(r, c, e, s->last_entry_ts[k], false, true))
-						return -1;
-					/* that interrupt's time, for the rows and the list */
-					if (s->last_dur[k] != UINT64_MAX && e->res >= 0 &&
-					    ipt_rowres_set_hdur(&r->res, e->res, s->last_dur[k]))
-						return -1;
-					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
-						r->iso[e->iso].handler = (int64_t)s->last_dur[k];
-					continue;
-				}
-				if (!r->have_receive || !p->class_seen[k])
-					unmatched(r, e, RES_NO_RECEIVE_EVENTS);
-				else if (r->cpus[c].lost || r->cpus[c].lost_unknown)
-					unmatched(r, e, RES_LOST_EVENTS);
-				else if (e->ts >= last)
-					unmatched(r, e, RES_TRACE_ENDED);
-				else
-					unmatched(r, e, RES_NO_HANDLER);
-			}
-		}
+		end[c].last_ts = c < pp->npc ? pp->pc[c].last_ts : 0;
+		end[c].lost = r->cpus[c].lost || r->cpus[c].lost_unknown;
 	}
-	return 0;
+	ret = ipt_match_end(r->match, r->ncpus, end);
+	free(end);
+	return ret;
 }
 
 /* run_stages - one thread, or producer threads and this thread consuming */
@@ -1553,51 +1060,10 @@ static int resolve_id_seen(void *ctx, const char *name)
 	return ipt_row_resolve(NULL, name);
 }
 
-/* first_stamps - the first record's time of each CPU with data: before it,
- * that CPU was not recording (a send from it could not be traced) */
-static int first_stamps(struct rpt *r, struct priv *p)
-{
-	int n = 0;
-
-	for (int c = 0; c < IPT_CPUSET_MAX; c++)
-		if (p->has_stream[c])
-			n = c + 1;
-	if (!n)
-		return 0;
-	p->first_ts = ipt_calloc((size_t)n, sizeof(*p->first_ts));
-	if (!p->first_ts)
-		return -1;
-	p->ncpu_first = n;
-	for (int c = 0; c < n; c++) {
-		struct ipt_cpuset one = IPT_CPUSET_INIT;
-		struct ipt_iter *it;
-		struct ipt_record rec;
-		int k;
-
-		if (!p->has_stream[c])
-			continue;
-		ipt_cpuset_init(&one);
-		if (ipt_cpuset_add(&one, (unsigned int)c)) {
-			ipt_cpuset_free(&one);
-			return -1;
-		}
-		it = ipt_iter_new(r->t, &one);
-		ipt_cpuset_free(&one);
-		if (!it)
-			return -1;
-		k = ipt_iter_next(it, &rec);
-		if (k > 0)
-			p->first_ts[c] = rec.ts;
-		ipt_iter_free(it);
-		if (k < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* ipt_rpt_run - one pass over the trace */
 int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
+	struct ipt_match_config mc;
 	struct pipe *pp;
 	struct priv *p;
 	bool id_seen = false;
@@ -1628,14 +1094,22 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	/* ids are numbered in the merged order: lanes would filter on their own */
 	if (id_seen)
 		r->opts.threads = 1;
-	if (setup_events(r, p) || ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
+	if (setup_events(r, p))
+		return -1;
+	mc = (struct ipt_match_config){
+		.cross_ok = r->cross_ok,
+		.kind_distributions = r->opts.kind_distributions,
+		.have_receive = r->have_receive,
+		.sends_filtered = r->sends_filtered,
+		.isolated = r->opts.isolated,
+		.classes = &r->classes,
+		.rows = &r->res,
+		.iso = &r->iso,
+	};
+	if (!(r->match = ipt_match_new(t, &mc)) ||
+	    ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
-	for (int i = 0; i < t->nstreams; i++)
-		if (t->streams[i].size)
-			p->has_stream[t->streams[i].cpu] = true;
-	if (first_stamps(r, p))
-		return -1;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
 		goto out;
@@ -1648,7 +1122,7 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		r->cpus[c].lost = pp->pc[c].lost;
 		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
 	}
-	if (settle(r))
+	if (end_match(r))
 		goto out;
 	ipt_rowres_end(&r->res);
 	for (int i = 0; i < DENSE * DENSE; i++)
@@ -1690,43 +1164,28 @@ void ipt_rpt_free(struct rpt *r)
 	}
 	if (p) {
 		for (int c = 0; c < p->ncpu; c++) {
-			for (int k = 0; k < NCLASS; k++)
-				free(p->cpu[c].q[k].v);
-			free(p->cpu[c].open);
 			for (int l = 0; l < NLEVEL; l++) {
 				free(p->cpu[c].lv[l].cur);
 				free(p->cpu[c].lv[l].ustack);
 			}
 		}
 		free(p->cpu);
-		free(p->first_ts);
 		free(p->ev);
-		free(p->csd);
 		free(p->last_row);
 		free(p);
 	}
-	for (int c = 0; r->cpus && c < r->ncpus; c++) {
-		hist_free(&r->cpus[c].lat);
-		hist_free(&r->cpus[c].handler);
-		hist_free(&r->cpus[c].csd_q2r);
-		hist_free(&r->cpus[c].csd_run);
-	}
+	ipt_match_free(r->match);
 	free(r->cpus);
 	ipt_cmap_free(&r->senders);
 	ipt_cmap_free(&r->pairs);
 	ipt_cmap_free(&r->matrix);
 	for (size_t i = 0; i < r->niso; i++)
 		free((void *)r->iso[i].stack);
-	for (int k = 0; k < IPT_KIND__COUNT; k++) {
-		hist_free(&r->kind_lat[k]);
-		hist_free(&r->kind_hdl[k]);
-	}
 	ipt_fine_free(&r->fine);
 	free(r->iso);
 	stk_free(&r->stacks);
 	ipt_cmap_free(&r->stackmap);
 	ipt_rowres_free(&r->res);
-	free(r->isu);
 	ipt_ipi_decoder_free(r->dec);
 	ipt_filter_free(r->filter);
 	ipt_classes_destroy(&r->classes);

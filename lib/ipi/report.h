@@ -18,37 +18,20 @@
 #include "ipi/ipi.h"
 #include "ipi/classes.h"
 #include "ipi/countmap.h"
+#include "ipi/match.h"
 #include "ipi/row_results.h"
 #include "ipi/stacks.h"
 #include "ipi/timebins.h"
-
-#define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
 
 struct rpt_cpu {			/* per target CPU */
 	uint64_t ipis;			/* rows that target this CPU */
 	uint64_t by_kind[IPT_KIND__COUNT];
 	uint64_t sent;			/* rows this CPU sent */
 	uint64_t remote;		/* rows from another CPU */
-	uint64_t matched, remote_matched, coalesced;
-	uint64_t handlers;		/* IPI interrupt entries on this CPU */
-	uint64_t handlers_unattributed;	/* entries with no queued send */
-	uint64_t csd_runs;		/* csd_function_entry with a queued csd */
-	struct ipt_dist lat;		/* send -> handler entry, ns */
-	struct ipt_dist handler;	/* handler entry -> exit, ns */
-	struct ipt_dist csd_q2r;	/* csd queue -> function entry, ns */
-	struct ipt_dist csd_run;	/* csd function entry -> exit, ns */
 	uint64_t lost;			/* events lost on this CPU (known) */
 	bool lost_unknown;
 	uint64_t with_stack;		/* counted rows with a sender stack */
 	uint64_t with_user_stack, user_in_irq, user_cut;	/* see struct ipt_report_cpu */
-	uint64_t unsent[RPT_NCLASS][RPT_NCAUSE];	/* interrupts that served no send */
-	uint64_t entries[RPT_NCLASS];	/* IPI interrupts, per receive class */
-	uint64_t sends[RPT_NCLASS];	/* rows sent to it (filtered or not), per class */
-};
-
-
-struct rpt_unmatched {			/* reasons sends stayed unmatched */
-	uint64_t trace_ended, no_receive_events, lost_events, no_handler;
 };
 
 struct rpt_opts {
@@ -83,21 +66,16 @@ struct rpt {
 	bool have_receive;		/* receive events exist in the trace */
 	bool have_send;			/* send events (or probes standing for them) exist */
 	bool sends_filtered;		/* the recording filtered send events (its provenance) */
-	struct rpt_unmatched unmatched;
-	uint64_t csd_set_aside;		/* csd runs not paired: events lost on the target between */
-	uint64_t remote_total, remote_matched;
+	uint64_t remote_total;		/* counted rows from another CPU */
 	struct ipt_report_isolated *iso;	/* IPIs to isolated CPUs (stacks owned) */
 	size_t niso, capiso;
-	struct ipt_dist kind_lat[IPT_KIND__COUNT];	/* opts.kind_distributions */
-	struct ipt_dist kind_hdl[IPT_KIND__COUNT];
 	struct rpt_fine fine;		/* opts.time_bins */
 	struct stk_table stacks;	/* sender stacks, as recorded */
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
 	struct ipt_rowres res;		/* opts.row_results */
-	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */
-	size_t nisu, capisu;
+	struct ipt_match *match;	/* the matching stage, and its results (match.h) */
 	struct ipt_classes classes;	/* receive classes (arm64 reasons as seen) */
-	void *priv;			/* matching state (report.c) */
+	void *priv;			/* the pass's event ids and last row (report.c) */
 };
 
 /* One pass over the trace t: counts, matching, what opts asks for.  0, or

@@ -83,8 +83,8 @@ const struct ipt_report_unsent *ipt_report_unsent(const struct ipt_report *rep, 
 
 const struct ipt_report_isolated_unsent *ipt_report_isolated_unsent(const struct ipt_report *rep, size_t *n)
 {
-	*n = rep->r.nisu;
-	return rep->r.isu;
+	*n = rep->mres->nisu;
+	return rep->mres->isu;
 }
 
 const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *rep, size_t *n)

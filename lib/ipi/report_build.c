@@ -115,7 +115,7 @@ static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *
 		.setup = irq_delta(t, IPT_IRQ_BEFORE_SETUP, IPT_IRQ_TRACING_ON, row, cpu),
 		.teardown = irq_delta(t, IPT_IRQ_TRACING_OFF, IPT_IRQ_AFTER_TEARDOWN, row, cpu),
 	};
-	const struct rpt_cpu *c = cpu < rep->r.ncpus ? &rep->r.cpus[cpu] : NULL;
+	const struct ipt_match_cpu *c = cpu < rep->r.ncpus ? &rep->mres->cpu[cpu] : NULL;
 
 	if (k.kernel < 0 && k.setup < 0 && k.teardown < 0)
 		return 0;
@@ -191,7 +191,7 @@ static int unsent_table(struct ipt_report *rep)
 				uint64_t sum = 0;
 
 				for (int w = 0; w < RPT_NCAUSE; w++)
-					sum += r->cpus[c].unsent[k][w];
+					sum += rep->mres->cpu[c].unsent[k][w];
 				if (!sum)
 					continue;
 				if (pass) {
@@ -201,7 +201,7 @@ static int unsent_table(struct ipt_report *rep)
 					u->vector = ipt_class_name(&r->classes, k);
 					u->count = sum;
 					for (int w = 0; w < RPT_NCAUSE; w++)
-						u->by_cause[w] = r->cpus[c].unsent[k][w];
+						u->by_cause[w] = rep->mres->cpu[c].unsent[k][w];
 				}
 				n++;
 			}
@@ -299,6 +299,8 @@ static int finish(struct ipt_report *rep)
 	struct rpt *r = &rep->r;
 	struct ipt_report_summary *s = &rep->sum;
 	const struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+	/* room for every CPU of the report (the engine grows both together) */
+	const struct ipt_match_results *mr = rep->mres = ipt_match_results(r->match);
 	bool file_has_marks = false;
 
 	s->ncpus = r->ncpus;
@@ -320,51 +322,46 @@ static int finish(struct ipt_report *rep)
 	s->senders_unknown = !r->have_send;
 	s->probes_missed = r->t->probes_missed;
 	s->remote = r->remote_total;
-	s->remote_matched = r->remote_matched;
-	s->unmatched_trace_ended = r->unmatched.trace_ended;
-	s->unmatched_no_receive_events = r->unmatched.no_receive_events;
-	s->unmatched_lost_events = r->unmatched.lost_events;
-	s->csd_set_aside = r->csd_set_aside;
-	s->unmatched_no_handler = r->unmatched.no_handler;
+	s->remote_matched = mr->remote_matched;
+	s->unmatched_trace_ended = mr->unmatched.trace_ended;
+	s->unmatched_no_receive_events = mr->unmatched.no_receive_events;
+	s->unmatched_lost_events = mr->unmatched.lost_events;
+	s->csd_set_aside = mr->csd_set_aside;
+	s->unmatched_no_handler = mr->unmatched.no_handler;
 	rep->cpus = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1), sizeof(*rep->cpus));
 	if (!rep->cpus)
 		return -1;
 	for (int c = 0; c < r->ncpus; c++)
 		file_has_marks = file_has_marks || r->cpus[c].lost || r->cpus[c].lost_unknown;
 	for (int c = 0; c < r->ncpus; c++) {
-		struct rpt_cpu *rc = &r->cpus[c];
+		const struct rpt_cpu *rc = &r->cpus[c];
+		const struct ipt_match_cpu *mc = &mr->cpu[c];
 		struct ipt_report_cpu *pc = &rep->cpus[c];
 
-		hist_finish(&rc->lat);
-		hist_finish(&rc->handler);
-		hist_finish(&rc->csd_q2r);
-		hist_finish(&rc->csd_run);
 		pc->ipis = rc->ipis;
 		memcpy(pc->by_kind, rc->by_kind, sizeof(pc->by_kind));
 		pc->sent = rc->sent;
 		pc->remote = rc->remote;
-		pc->matched = rc->matched;
-		pc->remote_matched = rc->remote_matched;
-		pc->coalesced = rc->coalesced;
-		pc->handlers = rc->handlers;
-		pc->handlers_unattributed = rc->handlers_unattributed;
-		pc->csd_runs = rc->csd_runs;
+		pc->matched = mc->matched;
+		pc->remote_matched = mc->remote_matched;
+		pc->coalesced = mc->coalesced;
+		pc->handlers = mc->handlers;
+		pc->handlers_unattributed = mc->handlers_unattributed;
+		pc->csd_runs = mc->csd_runs;
 		pc->lost = cpu_lost(r->t, rc, c, file_has_marks, &pc->lost_unknown);
-		pc->latency = &rc->lat;
-		pc->handler = &rc->handler;
-		pc->csd_queue_to_run = &rc->csd_q2r;
-		pc->csd_run = &rc->csd_run;
-		s->handlers += rc->handlers;
-		s->handlers_unattributed += rc->handlers_unattributed;
-		s->coalesced += rc->coalesced;
-		s->csd_runs += rc->csd_runs;
+		pc->latency = &mc->lat;
+		pc->handler = &mc->handler;
+		pc->csd_queue_to_run = &mc->csd_q2r;
+		pc->csd_run = &mc->csd_run;
+		s->handlers += mc->handlers;
+		s->handlers_unattributed += mc->handlers_unattributed;
+		s->coalesced += mc->coalesced;
+		s->csd_runs += mc->csd_runs;
 	}
 	for (int k = 0; k < IPT_KIND__COUNT; k++) {
-		hist_finish(&r->kind_lat[k]);
-		hist_finish(&r->kind_hdl[k]);
 		rep->kinds[k].ipis = r->kinds[k];
-		rep->kinds[k].latency = &r->kind_lat[k];
-		rep->kinds[k].handler = &r->kind_hdl[k];
+		rep->kinds[k].latency = &mr->kind_lat[k];
+		rep->kinds[k].handler = &mr->kind_hdl[k];
 	}
 	for (int c = 0; c < r->ncpus; c++) {
 		rep->cpus[c].with_stack = r->cpus[c].with_stack;
@@ -385,7 +382,7 @@ static int finish(struct ipt_report *rep)
 /* ipt_report_run - run the report engine over t, with the options that fit in opts->sz */
 struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_opts *opts)
 {
-	struct ipt_report_opts o = { .sz = sizeof(o) };
+	struct ipt_report_opts o;
 	struct rpt_opts ro = { 0 };
 	struct ipt_report *rep;
 
@@ -393,19 +390,8 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 		ipt_err_code(IPT_ERR_INVALID, "report: no trace");
 		return NULL;
 	}
-	if (opts) {
-		if (opts->sz < sizeof(size_t)) {
-			ipt_err_code(IPT_ERR_INVALID, "report: options of size %zu", opts->sz);
-			return NULL;
-		}
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		/* a newer caller's fields that this library does not know must be unset */
-		for (size_t i = sizeof(o); i < opts->sz; i++)
-			if (((const unsigned char *)opts)[i]) {
-				ipt_err_code(IPT_ERR_INVALID, "report: an option this library does not know is set");
-				return NULL;
-			}
-	}
+	if (IPT_OPTS_COPY(o, opts, "report"))
+		return NULL;
 	if (o.time_bins < 0 || o.time_bins > 1000000) {
 		ipt_err_code(IPT_ERR_INVALID, "report: %d time bins (0 to 1000000)", o.time_bins);
 		return NULL;

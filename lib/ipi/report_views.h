@@ -16,6 +16,7 @@
 
 struct ipt_report {
 	struct rpt r;
+	const struct ipt_match_results *mres;	/* the matching stage's (r.match) */
 	struct ipt_report_summary sum;
 	struct ipt_report_cpu *cpus;		/* sum.ncpus */
 	struct ipt_report_kind kinds[IPT_KIND__COUNT];

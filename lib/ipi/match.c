@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * match.c - the matching stage: sends queued on their target until the
+ * interrupt that serves them, csd calls paired by pointer, the causes of
+ * interrupts that served no send (match.h)
+ */
+#include "ipi/match.h"
+#include "core/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
+#define CSD_MAX 262144		/* csd calls waiting to run */
+
+struct queue {			/* a ring, cap a power of two */
+	struct ipt_match_send *v;
+	size_t head, n, cap;
+};
+
+struct csd_open {
+	uint64_t ts;
+	bool matched;
+};
+
+struct cpu_state {
+	struct queue q[RPT_NCLASS];
+	int open_class;			/* -1: no IPI handler running */
+	uint64_t open_ts;
+	bool open_counted;
+	uint32_t open_kinds;		/* kinds of the counted sends it served */
+	struct open_ref {		/* the sends the running handler serves */
+		int64_t iso, res;
+	} *open;
+	size_t nopen, capopen;
+	int64_t open_isu;		/* the running handler's entry in isu, or -1 */
+	struct csd_open csd[8];		/* nested csd function runs */
+	int ncsd;
+	uint32_t drops;			/* losses seen on this CPU so far */
+	uint64_t last_entry_ts[RPT_NCLASS];	/* the last interrupt of each vector */
+	uint64_t last_dur[RPT_NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
+	bool had_entry[RPT_NCLASS];
+};
+
+struct csd_pend {
+	uint64_t csd, ts;
+	int32_t src, target;
+	uint32_t epoch;		/* the target's drop count when it was queued */
+	bool used;
+};
+
+struct ipt_match {
+	struct ipt_match_config cfg;
+	struct cpu_state *cpu;
+	int ncpu;
+	struct csd_pend *csd;		/* open addressing by csd pointer */
+	size_t ncsd, capcsd;
+	uint64_t csd_given_up;
+	bool class_seen[RPT_NCLASS];	/* receive events of that class exist */
+	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
+	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
+	int ncpu_first;
+	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
+	uint64_t last_drop_ts;
+	struct ipt_match_results res;
+};
+
+/* ---- the queues of sends ---- */
+
+static int q_push(struct queue *q, const struct ipt_match_send *e)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct ipt_match_send *v = ipt_malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;	/* cap: a power of two */
+	return 0;
+}
+
+static struct ipt_match_send *q_pop(struct queue *q)
+{
+	struct ipt_match_send *e;
+
+	if (!q->n)
+		return NULL;
+	e = &q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return e;
+}
+
+/* unmatched - send e will not be matched, for this reason */
+static void unmatched(struct ipt_match *m, const struct ipt_match_send *e, enum rpt_res_state why)
+{
+	struct rpt_unmatched *u = &m->res.unmatched;
+
+	if (!e->counted)
+		return;
+	if (e->res >= 0)
+		ipt_rowres_unmatched(m->cfg.rows, e->res, why);
+	switch (why) {
+	case RES_TRACE_ENDED: u->trace_ended++; break;
+	case RES_NO_RECEIVE_EVENTS: u->no_receive_events++; break;
+	case RES_LOST_EVENTS: u->lost_events++; break;
+	case RES_NO_HANDLER: u->no_handler++; break;
+	default: break;
+	}
+}
+
+/* ipt_match_send - a send to target, queued until an interrupt of class cls */
+int ipt_match_send(struct ipt_match *m, int target, int cls, const struct ipt_match_send *e)
+{
+	struct queue *q;
+
+	if (cls < 0 || cls >= RPT_NCLASS)
+		return 0;	/* no vector to match on (too many arm64 reasons): unknown */
+	m->res.cpu[target].sends[cls]++;
+	if (!m->has_stream[target]) {
+		/* nothing was recorded on the target CPU: no handler can show up */
+		unmatched(m, e, RES_NO_RECEIVE_EVENTS);
+		return 0;
+	}
+	q = &m->cpu[target].q[cls];
+	/* memory stays bounded: the oldest of too many waiting sends are
+	 * given up on (a real handler serves them within microseconds) */
+	if (q->n >= QUEUE_MAX)
+		unmatched(m, q_pop(q), RES_NO_HANDLER);
+	return q_push(q, e);
+}
+
+/* ---- interrupts ---- */
+
+static bool cross(const struct ipt_match *m, int a, int b)
+{
+	return a == b || m->cfg.cross_ok;
+}
+
+/* open_add - the running handler on s serves this send too */
+static int open_add(struct cpu_state *s, const struct ipt_match_send *e)
+{
+	if (s->nopen == s->capopen) {
+		size_t cap = s->capopen ? s->capopen * 2 : 8;
+		struct open_ref *n = ipt_realloc(s->open, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->open = n;
+		s->capopen = cap;
+	}
+	s->open[s->nopen++] = (struct open_ref){ e->iso, e->res };
+	return 0;
+}
+
+/* serve - the interrupt at ts on cpu serves send e (open: it is the running
+ * one; coalesced: it served an earlier send) */
+static int serve(struct ipt_match *m, int cpu, const struct ipt_match_send *e, uint64_t ts, bool open,
+		 bool coalesced)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+	struct ipt_match_cpu *c = &m->res.cpu[cpu];
+	uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
+
+	c->matched++;
+	if (e->src != cpu) {
+		c->remote_matched++;
+		m->res.remote_matched++;
+	}
+	if (open) {
+		s->open_counted = true;
+		s->open_kinds |= 1u << e->kind;
+	}
+	if (cross(m, e->src, cpu) && hist_add(&c->lat, lat))
+		return -1;
+	if (m->cfg.kind_distributions && cross(m, e->src, cpu) &&
+	    hist_add_log(&m->res.kind_lat[e->kind], lat))
+		return -1;
+	if (coalesced)
+		c->coalesced++;
+	if (e->iso >= 0) {
+		struct ipt_report_isolated *iso = &(*m->cfg.iso)[e->iso];
+
+		iso->matched = true;
+		if (cross(m, e->src, cpu))
+			iso->latency = (int64_t)lat;
+	}
+	if (e->res >= 0 && ipt_rowres_matched(m->cfg.rows, e->res, coalesced, e->ts, ts))
+		return -1;
+	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
+}
+
+/* unsent_cause - why an interrupt at ts on cpu served no traced send */
+static enum ipt_unsent_cause unsent_cause(const struct ipt_match *m, int cpu, uint64_t ts, bool had,
+					  uint64_t prev)
+{
+	/* a CPU not recording yet may have sent it */
+	for (int c = 0; c < m->ncpu_first; c++)
+		if (c != cpu && m->first_ts[c] > ts)
+			return IPT_UNSENT_BEFORE_START;
+	/* a send after the previous interrupt of the vector here may be lost */
+	if (m->any_drop && (!had || m->last_drop_ts >= prev))
+		return IPT_UNSENT_LOST_EVENTS;
+	if (m->cfg.sends_filtered)
+		return IPT_UNSENT_FILTERED;
+	return IPT_UNSENT_UNTRACED;
+}
+
+/* unsent - interrupt (cpu, cls) at ts served no send: count it with its
+ * cause, and list it when cpu is isolated */
+static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, bool had, uint64_t prev, int32_t pid)
+{
+	struct ipt_match_results *r = &m->res;
+	enum ipt_unsent_cause why = unsent_cause(m, cpu, ts, had, prev);
+	struct ipt_report_isolated_unsent *e;
+
+	r->cpu[cpu].unsent[cls][why]++;
+	if (!m->cfg.isolated || !ipt_cpuset_has(m->cfg.isolated, (unsigned int)cpu))
+		return 0;
+	if (r->nisu == r->capisu) {
+		size_t cap = r->capisu ? r->capisu * 2 : 64;
+		struct ipt_report_isolated_unsent *n = ipt_realloc(r->isu, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		r->isu = n;
+		r->capisu = cap;
+	}
+	e = &r->isu[r->nisu];
+	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, ipt_class_name(m->cfg.classes, cls), why, -1 };
+	m->cpu[cpu].open_isu = (int64_t)r->nisu++;
+	return 0;
+}
+
+/*
+ * ipt_match_entry - an IPI interrupt starts on cpu.  A vector is pending
+ * at most once per CPU, and a send is traced before its APIC (GIC) write,
+ * so "send, send, interrupt, interrupt" is normally one interrupt per
+ * send: an interrupt serves the oldest waiting send.  Sends traced before
+ * the previous interrupt of the vector that are still waiting cannot be
+ * waiting for a later one: the oldest of them raised this interrupt and
+ * the others coalesced with it.  Sends left when the trace ends that were
+ * traced before the last interrupt coalesced into it (ipt_match_end).
+ */
+int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+	struct ipt_match_cpu *c = &m->res.cpu[cpu];
+	bool call = cls == CLS_CALL || cls == CLS_CALL_SINGLE;
+	/* a function-call vector serves its own sends, else those of either */
+	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
+	struct queue *q = &s->q[qc];
+	bool had = s->had_entry[qc], first = true, popped = false;
+	uint64_t prev = s->last_entry_ts[qc], served = 0;
+	struct ipt_match_send *e;
+
+	m->class_seen[cls] = true;
+	c->entries[cls]++;
+	if (call) {
+		m->class_seen[CLS_CALL_ANY] = true;
+		s->had_entry[CLS_CALL_ANY] = true;
+		s->last_entry_ts[CLS_CALL_ANY] = ts;
+		s->last_dur[CLS_CALL_ANY] = UINT64_MAX;
+	}
+	c->handlers++;
+	s->open_class = cls;
+	s->open_ts = ts;
+	s->open_counted = false;
+	s->open_kinds = 0;
+	s->nopen = 0;
+	s->open_isu = -1;
+	s->had_entry[cls] = true;
+	s->last_entry_ts[cls] = ts;
+	s->last_dur[cls] = UINT64_MAX;
+	while (had && q->n && q->v[q->head].ts <= prev) {
+		e = q_pop(q);
+		popped = true;
+		if (e->counted) {
+			if (serve(m, cpu, e, ts, true, !first))
+				return -1;
+			served++;
+		}
+		first = false;
+	}
+	if (first && (e = q_pop(q))) {
+		popped = true;
+		if (e->counted) {
+			if (serve(m, cpu, e, ts, true, false))
+				return -1;
+			served++;
+		}
+	}
+	if (!served)
+		c->handlers_unattributed++;
+	return popped ? 0 : unsent(m, cpu, cls, ts, had, prev, pid);
+}
+
+/* ipt_match_exit - the IPI interrupt running on cpu ends: its time to the
+ * sends it served */
+int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+	uint64_t dur;
+
+	if (s->open_class != cls)
+		return 0;
+	s->open_class = -1;
+	dur = ts >= s->open_ts ? ts - s->open_ts : 0;
+	/* for sends found coalesced into this interrupt at the end */
+	s->last_dur[cls] = dur;
+	if (cls == CLS_CALL || cls == CLS_CALL_SINGLE)
+		s->last_dur[CLS_CALL_ANY] = dur;
+	if (s->open_isu >= 0)
+		m->res.isu[s->open_isu].handler = (int64_t)dur;
+	s->open_isu = -1;
+	for (size_t i = 0; i < s->nopen; i++) {
+		if (s->open[i].iso >= 0)
+			(*m->cfg.iso)[s->open[i].iso].handler = (int64_t)dur;
+		if (s->open[i].res >= 0 && ipt_rowres_set_hdur(m->cfg.rows, s->open[i].res, dur))
+			return -1;
+	}
+	s->nopen = 0;
+	if (!s->open_counted)
+		return 0;
+	for (int k = 0; m->cfg.kind_distributions && k < IPT_KIND__COUNT; k++)
+		if ((s->open_kinds & (1u << k)) && hist_add_log(&m->res.kind_hdl[k], dur))
+			return -1;
+	return hist_add(&m->res.cpu[cpu].handler, dur);
+}
+
+/*
+ * ipt_match_drop - events were lost on cpu just before its next record: a
+ * send waiting there may have had its interrupt in the gap, so it is not
+ * matched to a later one (unmatched: lost events); a handler or csd run
+ * open there may have ended in the gap; csd calls queued for it before
+ * are not paired with runs after (their drop epoch differs)
+ */
+void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+
+	m->any_drop = true;
+	m->last_drop_ts = ts;
+	s->open_isu = -1;
+	s->drops++;
+	for (int k = 0; k < RPT_NCLASS; k++) {
+		struct ipt_match_send *e;
+
+		while ((e = q_pop(&s->q[k])))
+			unmatched(m, e, RES_LOST_EVENTS);
+		s->had_entry[k] = false;
+	}
+	s->open_class = -1;
+	s->nopen = 0;
+	s->ncsd = 0;
+}
+
+/* ---- csd calls by pointer ---- */
+
+static size_t csd_home(const struct ipt_match *m, uint64_t csd, int target)
+{
+	return ipt_hash_slot(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target), m->capcsd);
+}
+
+/* csd_slot - the slot of the call queued for target with this csd pointer */
+static struct csd_pend *csd_slot(struct ipt_match *m, uint64_t csd, int target)
+{
+	size_t i = csd_home(m, csd, target);
+
+	while (m->csd[i].used && (m->csd[i].csd != csd || m->csd[i].target != target))
+		i = (i + 1) & (m->capcsd - 1);
+	return &m->csd[i];
+}
+
+/* ipt_match_csd_queue - a csd call queued from src for target */
+int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target)
+{
+	struct csd_pend *s;
+
+	if (m->ncsd >= CSD_MAX) {
+		/* bounded memory: forget calls that never ran (their csd pointers
+		 * were not seen again: the target's csd events were not recorded) */
+		m->csd_given_up += m->ncsd;
+		memset(m->csd, 0, m->capcsd * sizeof(*m->csd));
+		m->ncsd = 0;
+	}
+	if ((m->ncsd + 1) * 2 > m->capcsd) {
+		struct csd_pend *old = m->csd;
+		size_t oldcap = m->capcsd;
+
+		m->capcsd = oldcap ? oldcap * 2 : 64;
+		m->csd = ipt_calloc(m->capcsd, sizeof(*m->csd));
+		if (!m->csd) {
+			m->csd = old;
+			m->capcsd = oldcap;
+			return -1;
+		}
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*csd_slot(m, old[i].csd, old[i].target) = old[i];
+		free(old);
+	}
+	s = csd_slot(m, csd, target);
+	if (!s->used)
+		m->ncsd++;
+	s->used = true;
+	s->csd = csd;
+	s->ts = ts;
+	s->src = src;
+	s->target = target;
+	s->epoch = m->cpu[target].drops;
+	return 0;
+}
+
+/* csd_take - the call queued for target with this csd pointer, removed */
+static bool csd_take(struct ipt_match *m, uint64_t csd, int target, struct csd_pend *out)
+{
+	struct csd_pend *s;
+	size_t i, j;
+
+	if (!m->ncsd)
+		return false;
+	s = csd_slot(m, csd, target);
+	if (!s->used)
+		return false;
+	*out = *s;
+	i = (size_t)(s - m->csd);
+	s->used = false;
+	m->ncsd--;
+	j = i;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (m->capcsd - 1);
+		if (!m->csd[j].used)
+			break;
+		home = csd_home(m, m->csd[j].csd, m->csd[j].target);
+		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+			m->csd[i] = m->csd[j];
+			m->csd[j].used = false;
+			i = j;
+		}
+	}
+	return true;
+}
+
+/* ipt_match_csd_entry - a csd function starts on cpu: the call queued for it */
+int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+	struct ipt_match_cpu *c = &m->res.cpu[cpu];
+	struct csd_pend q;
+	bool paired = csd && csd_take(m, csd, cpu, &q);
+
+	if (paired && q.epoch != s->drops) {
+		paired = false;	/* queued before events were lost here: not paired */
+		m->res.csd_set_aside++;
+	}
+	if (paired) {
+		c->csd_runs++;
+		if (cross(m, q.src, cpu) && hist_add(&c->csd_q2r, ts >= q.ts ? ts - q.ts : 0))
+			return -1;
+	}
+	if (s->ncsd < (int)ARRAY_SIZE(s->csd)) {
+		s->csd[s->ncsd].ts = ts;
+		s->csd[s->ncsd].matched = paired;
+	}
+	s->ncsd++;
+	return 0;
+}
+
+/* ipt_match_csd_exit - the innermost csd function running on cpu ends */
+int ipt_match_csd_exit(struct ipt_match *m, int cpu, uint64_t ts)
+{
+	struct cpu_state *s = &m->cpu[cpu];
+
+	if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
+		return hist_add(&m->res.cpu[cpu].csd_run, ts - s->csd[s->ncsd].ts);
+	return 0;
+}
+
+/* ---- the end ---- */
+
+/* ipt_match_end - sends left in the queues: coalesced into the last
+ * interrupt, or why they were not matched */
+int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu)
+{
+	for (int c = 0; c < ncpu; c++) {
+		struct cpu_state *s = &m->cpu[c];
+
+		for (int k = 0; k < RPT_NCLASS; k++) {
+			struct ipt_match_send *e;
+
+			while ((e = q_pop(&s->q[k]))) {
+				if (!e->counted)
+					continue;
+				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k]) {
+					/* coalesced into the last interrupt of the vector */
+					if (serve(m, c, e, s->last_entry_ts[k], false, true))
+						return -1;
+					/* that interrupt's time, for the rows and the list */
+					if (s->last_dur[k] != UINT64_MAX && e->res >= 0 &&
+					    ipt_rowres_set_hdur(m->cfg.rows, e->res, s->last_dur[k]))
+						return -1;
+					if (s->last_dur[k] != UINT64_MAX && e->iso >= 0)
+						(*m->cfg.iso)[e->iso].handler = (int64_t)s->last_dur[k];
+					continue;
+				}
+				if (!m->cfg.have_receive || !m->class_seen[k])
+					unmatched(m, e, RES_NO_RECEIVE_EVENTS);
+				else if (cpu[c].lost)
+					unmatched(m, e, RES_LOST_EVENTS);
+				else if (e->ts >= cpu[c].last_ts)
+					unmatched(m, e, RES_TRACE_ENDED);
+				else
+					unmatched(m, e, RES_NO_HANDLER);
+			}
+		}
+	}
+	/* read only from here on */
+	for (int c = 0; c < m->res.ncpu; c++) {
+		hist_finish(&m->res.cpu[c].lat);
+		hist_finish(&m->res.cpu[c].handler);
+		hist_finish(&m->res.cpu[c].csd_q2r);
+		hist_finish(&m->res.cpu[c].csd_run);
+	}
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		hist_finish(&m->res.kind_lat[k]);
+		hist_finish(&m->res.kind_hdl[k]);
+	}
+	m->cfg.isolated = NULL;		/* the caller's: not kept */
+	return 0;
+}
+
+const struct ipt_match_results *ipt_match_results(const struct ipt_match *m)
+{
+	return &m->res;
+}
+
+/* ---- the stage itself ---- */
+
+/* first_stamps - the first record's time of each CPU with data: before it,
+ * that CPU was not recording (a send from it could not be traced) */
+static int first_stamps(struct ipt_match *m, struct ipt_trace *t)
+{
+	int n = 0;
+
+	for (int c = 0; c < IPT_CPUSET_MAX; c++)
+		if (m->has_stream[c])
+			n = c + 1;
+	if (!n)
+		return 0;
+	m->first_ts = ipt_calloc((size_t)n, sizeof(*m->first_ts));
+	if (!m->first_ts)
+		return -1;
+	m->ncpu_first = n;
+	for (int c = 0; c < n; c++) {
+		struct ipt_cpuset one = IPT_CPUSET_INIT;
+		struct ipt_iter *it;
+		struct ipt_record rec;
+		int k;
+
+		if (!m->has_stream[c])
+			continue;
+		ipt_cpuset_init(&one);
+		if (ipt_cpuset_add(&one, (unsigned int)c)) {
+			ipt_cpuset_free(&one);
+			return -1;
+		}
+		it = ipt_iter_new(t, &one);
+		ipt_cpuset_free(&one);
+		if (!it)
+			return -1;
+		k = ipt_iter_next(it, &rec);
+		if (k > 0)
+			m->first_ts[c] = rec.ts;
+		ipt_iter_free(it);
+		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct ipt_match *ipt_match_new(struct ipt_trace *t, const struct ipt_match_config *cfg)
+{
+	struct ipt_match *m = ipt_calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cfg = *cfg;
+	for (int i = 0; i < t->nstreams; i++)
+		if (t->streams[i].size)
+			m->has_stream[t->streams[i].cpu] = true;
+	if (first_stamps(m, t)) {
+		ipt_match_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int ipt_match_cpus(struct ipt_match *m, int n)
+{
+	struct cpu_state *s;
+	struct ipt_match_cpu *c;
+
+	if (n <= m->ncpu)
+		return 0;
+	s = ipt_realloc(m->cpu, (size_t)n * sizeof(*s));
+	if (!s)
+		return -1;
+	m->cpu = s;
+	memset(s + m->ncpu, 0, (size_t)(n - m->ncpu) * sizeof(*s));
+	for (int i = m->ncpu; i < n; i++) {
+		s[i].open_class = -1;
+		s[i].open_isu = -1;
+	}
+	m->ncpu = n;	/* the states are ready: freed whatever follows */
+	c = ipt_realloc(m->res.cpu, (size_t)n * sizeof(*c));
+	if (!c)
+		return -1;
+	memset(c + m->res.ncpu, 0, (size_t)(n - m->res.ncpu) * sizeof(*c));
+	m->res.cpu = c;
+	m->res.ncpu = n;
+	return 0;
+}
+
+void ipt_match_free(struct ipt_match *m)
+{
+	if (!m)
+		return;
+	for (int c = 0; c < m->ncpu; c++) {
+		for (int k = 0; k < RPT_NCLASS; k++)
+			free(m->cpu[c].q[k].v);
+		free(m->cpu[c].open);
+	}
+	free(m->cpu);
+	for (int c = 0; c < m->res.ncpu; c++) {
+		hist_free(&m->res.cpu[c].lat);
+		hist_free(&m->res.cpu[c].handler);
+		hist_free(&m->res.cpu[c].csd_q2r);
+		hist_free(&m->res.cpu[c].csd_run);
+	}
+	free(m->res.cpu);
+	for (int k = 0; k < IPT_KIND__COUNT; k++) {
+		hist_free(&m->res.kind_lat[k]);
+		hist_free(&m->res.kind_hdl[k]);
+	}
+	free(m->res.isu);
+	free(m->csd);
+	free(m->first_ts);
+	free(m);
+}
