@@ -4,7 +4,7 @@
  *
  *   "%16s-%-5d [%03d] %5lu.%06lu: %-21s %s"  comm-pid [cpu] ts: event: fields
  *
- * Fields come from the event's print fmt (printfmt.c), from a built-in
+ * Fields come from the event's print fmt (printfmt_*.c), from a built-in
  * handler for the events trace-cmd has plugins for (sched_switch,
  * sched_wakeup, ftrace kernel_stack), or, in raw mode, as name=value pairs
  * formatted with the conversion the print fmt uses for that field, as

@@ -8,7 +8,7 @@
 
 #include "core/core.h"
 
-/* ---- print fmt (printfmt.c) ---- */
+/* ---- print fmt (printfmt_render.c; the programs: printfmt.h) ---- */
 /*
  * Parse ev->print_fmt into ev->prog (once); render the fields of rec as the
  * kernel / libtraceevent would print them.  Returns -1 when the print fmt
