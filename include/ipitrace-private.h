@@ -103,17 +103,6 @@ void ipt_afile_discard(struct ipt_afile *a);
  * that names the problem, such as "empty key".
  */
 int ipt_parquet_check_partition(const char *by);
-/*
- * The partition directory of trace t under base for keys by ("host",
- * "host,date", ...): base/host=<uname nodename>/date=<YYYY-MM-DD>.  host is
- * the second word of the trace's uname ("unknown" if none); date is the
- * recording's start in UTC when `ipitrace record` stored it (provenance
- * start_utc), else the trace file's modification time in UTC (trace.dat
- * files hold no wall-clock date).  Values are escaped as Hive does (%XX).
- * Caller frees.
- */
-char *ipt_parquet_partition_dir(struct ipt_trace *t, const char *base, const char *by);
-
 /* Whether algo is a trace.dat compression this library reads and writes:
  * "none", "zstd" or "zlib". */
 bool ipt_compression_supported(const char *algo);

@@ -650,7 +650,8 @@ struct ipt_parquet_opts {
 	/* key/value metadata stored in the footer (NULL: left out) */
 	const char *source, *clock, *kernel;
 	/* ipt_parquet_convert only: partition keys ("host", "date",
-	 * "host,date"; NULL: none), see ipt_parquet_partition_dir() */
+	 * "host,date"; NULL: none); the file goes to
+	 * path/host=<uname node>/date=<UTC start date>/part-<n>.parquet */
 	const char *partition_by;
 	/* the matching columns after those (see ipt_rows_format_match):
 	 * lat_ns, handler_ns, handler_ts_ns INT64, matched, coalesced BOOLEAN,

@@ -1,5 +1,5 @@
 /*
- * unit_printfmt.c - print fmt rendering (lib/printfmt.c)
+ * unit_printfmt.c - print fmt rendering (lib/render/printfmt_*.c)
  *
  * Every expected string below was derived by hand from libtraceevent 1.7's
  * rules (src/event-parse.c: process_op, eval_num_arg, print_str_arg,
