@@ -6,13 +6,15 @@
 #                   (make uninstall removes them)
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
-#   make check-qemu only the qemu guests' test (tests/test_qemu.sh: Debian's
-#                   x86_64 and arm64 kernels, 8 CPUs; run once by make check too)
+#   make check-fast the inner loop: unit tests and offline scripts, plain build
+#   make check-qemu the qemu guests' test (tests/test_qemu.sh: Debian's
+#                   x86_64 and arm64 kernels, 8 CPUs); CI runs it after make check
 #   make bench      benchmarks against trace-cmd and perf
 #   make fuzz       run every fuzz target for FUZZ_SECONDS (default 180) each
 #   make deps       install the Debian packages the build and tests need
 #   make soak       ipitrace serve under load for SOAK_SECONDS (default 600): RSS and maps flat
 
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
@@ -163,16 +165,25 @@ demo:
 	@sh tools/demo.sh
 
 # The test command: plain build, then ASan+UBSan build, one summary line.
+# tests/run.sh runs the live scripts one at a time and the rest beside them
+# (each script's head says which it is, and what the ASan pass leaves out).
 check: deps
-	@$(MAKE) -s all
-	@$(MAKE) -s asan
+	@$(MAKE) -s -j$(NPROC) all
+	@$(MAKE) -s -j$(NPROC) asan
 	@sh tests/run.sh build build/asan
 
 test: check
 
+# The inner loop: the plain build's unit tests and offline scripts (no
+# live kernel, no ASan pass, no fuzzing smoke run), in under two minutes.
+check-fast:
+	@$(MAKE) -s -j$(NPROC) all
+	@FAST=1 LIVE=0 sh tests/run.sh build
+
+# The qemu guests (the scripts whose head says "suite: qemu").
 check-qemu: deps
-	@$(MAKE) -s all
-	@TESTS=test_qemu sh tests/run.sh build
+	@$(MAKE) -s -j$(NPROC) all
+	@SUITE=qemu sh tests/run.sh build
 
 bench: all
 	@IPITRACE_DEPS=bench sh tools/install-deps.sh
@@ -191,7 +202,7 @@ SOAK_SECONDS ?= 600
 soak: all
 	@sh tests/soak.sh build $(SOAK_SECONDS)
 
-.PHONY: all asan deps demo check check-qemu test bench fuzz clean man install uninstall print-lib-src print-ldlibs soak
+.PHONY: all asan deps demo check check-fast check-qemu test bench fuzz clean man install uninstall print-lib-src print-ldlibs soak
 
 # ---- BPF (ipitrace top, lib/bpf/): built when clang, bpftool and libbpf are
 # there; otherwise lib/bpf/counter.c says at run time that BPF is not built in.
@@ -245,7 +256,11 @@ python:
 	@echo "  note: no Python module (needs python3-dev and python3-numpy for $(PYTHON))"
 endif
 
-$(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c
+# every python/*.c is one object of the module (python/ext.h: what they share)
+PY_SRC  := $(sort $(wildcard python/*.c))
+PY_OBJ  := $(PY_SRC:python/%.c=$(B)/python/obj/%.o)
+
+$(B)/python/obj/%.o: python/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -isystem $(PY_INC) -isystem $(PY_NPINC) -fvisibility=hidden \
@@ -253,11 +268,11 @@ $(B)/python/obj/ipitrace_ext.o: python/ipitrace_ext.c
 
 # linked with the library's PIC objects: one file, no rpath, and it exports
 # PyInit__ext alone (the library's ipt_* stay inside it)
-$(PY_MOD): $(B)/python/obj/ipitrace_ext.o $(PIC_OBJ) Makefile
+$(PY_MOD): $(PY_OBJ) $(PIC_OBJ) Makefile
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@printf '{ global: PyInit__ext; local: *; };\n' > $(B)/python/obj/ext.map
-	@$(CC) -shared -Wl,--version-script,$(B)/python/obj/ext.map -o $@ $< $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
+	@$(CC) -shared -Wl,--version-script,$(B)/python/obj/ext.map -o $@ $(PY_OBJ) $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
 
 $(PY_PKG): python/ipitrace/__init__.py
 	@mkdir -p $(dir $@)

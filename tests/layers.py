@@ -35,16 +35,21 @@ def objects(build):
             out += [os.path.join(dirpath, f) for f in files if f.endswith('.o')]
     return sorted(out)
 
-def nm(obj):
-    r = subprocess.run(['nm', obj], capture_output=True, text=True, check=True)
-    d, u = set(), set()
+def nm_all(objs):
+    """{object: (defined, undefined)} from one nm run over all of them"""
+    r = subprocess.run(['nm', '-A'] + objs, capture_output=True, text=True, check=True)
+    out = {o: (set(), set()) for o in objs}
     for line in r.stdout.splitlines():
-        f = line.split()
+        path, _, rest = line.partition(': ')
+        if path not in out:
+            path, _, rest = line.partition(':')
+        f = rest.split()
+        d, u = out[path]
         if len(f) == 2 and f[0] == 'U':
             u.add(f[1])
         elif len(f) == 3 and f[1] in 'TDBRCVWG':
             d.add(f[2])
-    return d, u
+    return out
 
 def public_functions(header):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(header))), 'tools'))
@@ -56,12 +61,13 @@ def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     objs = objects(build) + extra
     names, defs, undef = {}, {}, {}
+    syms = nm_all([o for o in objs if rel(o)])
     for o in objs:
         n = rel(o)
         if not n:
             continue
         names[o] = n
-        d, u = nm(o)
+        d, u = syms[o]
         undef[n] = u
         for s in d:
             defs[s] = n

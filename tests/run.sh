@@ -2,24 +2,132 @@
 # run.sh - run every test against each build directory given, and print one
 # summary line "N passed, N failed, N skipped".
 #
+#   sh tests/run.sh BUILD...          e.g. build build/asan
+#
 # Unit test binaries (BUILD/tests/unit_*) and test scripts (tests/test_*.sh)
 # each end their output with "RESULT <passed> <failed>"; scripts also print
 # "SKIP name: reason" lines, which count as skipped, never as passed.
-# TESTS=pattern limits the scripts run (e.g. TESTS=tracedat).
+#
+# What a script is, it says itself in its first lines:
+#   "# run: live"     it drives the live kernel (tracefs, BPF, /proc/interrupts
+#                     compared with what it records): the live scripts run one
+#                     at a time, so that none sees another's IPIs;
+#   "# asan: no WHY"  an ASan+UBSan build (a BUILD whose name has "asan") can
+#                     find nothing there that the plain pass did not
+#                     (WHY says why); it is left out of that pass, and said so.
+#   "# fast: no WHY"  left out of FAST=1 runs (make check-fast);
+#   "# suite: NAME"   it runs only when SUITE=NAME (make check-qemu: SUITE=qemu);
+#                     the others only in the default suite, SUITE=check;
+#   "# seconds: N"    about how long it takes, to start the longest first
+#                     before a run has measured it (build/test-times).
+# Everything else (unit tests, the offline scripts) runs beside them, JOBS
+# at a time (default: the online CPUs), longest first; the output and the
+# tally come in a fixed order whatever the timing, then the time of each.
+#
+# Environment: TESTS=pattern limits the scripts run (e.g. TESTS=tracedat);
+# UNITS=0 leaves out the unit tests; LIVE=0 the live scripts; FAST=1 as
+# above; JOBS=N.
 top=$(cd "$(dirname "$0")/.." && pwd)
 pass=0 fail=0 skip=0
-log=$(mktemp)
-fails=$(mktemp)	# the failures again at the end, where a log's tail shows them
-trap 'rm -f "$log" "$fails"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+fails=$work/fails	# the failures again at the end, where a log's tail shows them
+: > "$fails"
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+start=$(date +%s)
 
-tally() {	# tally NAME: read $log, add its RESULT line
-	res=$(grep '^RESULT ' "$log" | tail -n 1)
-	s=$(grep -c '^SKIP ' "$log")
-	grep -E '^(FAIL|SKIP)' "$log" | sed "s|^|  [$1] |"
-	grep '^FAIL' "$log" | sed "s|^|  [$1] |" >> "$fails"
+# meta SCRIPT KEY: the value of its "# KEY: ..." line in its head comment
+meta() { sed -n "1{/^#!/d}; /^[^#]/q; s/^# $2: *//p" "$1" | head -n 1; }
+
+# Plan the jobs: one line each, "ORDER CLASS BUILD KIND PATH", in the order
+# the results are printed; ORDER is the weight for starting longest first
+# (the seconds the script's last run took, if known).
+plan=$work/plan
+: > "$plan"
+n=0
+times=$top/build/test-times	# NAME SECONDS of the last run, for the order
+for b in "$@"; do
+	if [ "${UNITS:-1}" != 0 ]; then
+		for t in "$top/$b"/tests/unit_*; do
+			[ -x "$t" ] || continue
+			n=$((n + 1))
+			echo "$n offline $b unit $t" >> "$plan"
+		done
+	fi
+	for t in "$top"/tests/test_*.sh; do
+		[ -f "$t" ] || continue
+		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
+		s=$(basename "$t")
+		case $b in *asan*)
+			why=$(meta "$t" asan)
+			case $why in no*) echo "not in the $b pass: $s (${why#no - })"; continue ;; esac ;;
+		esac
+		if [ "${FAST:-0}" = 1 ]; then
+			why=$(meta "$t" fast)
+			case $why in no*) echo "not in the fast run: $s (${why#no - })"; continue ;; esac
+		fi
+		suite=$(meta "$t" suite)
+		[ "${suite:-check}" = "${SUITE:-check}" ] || continue
+		class=offline
+		[ "$(meta "$t" run)" = live ] && class=live
+		if [ $class = live ] && [ "${LIVE:-1}" = 0 ]; then
+			echo "not in this run (LIVE=0): $s drives the live kernel"
+			continue
+		fi
+		n=$((n + 1))
+		echo "$n $class $b script $t" >> "$plan"
+	done
+done
+
+# runone SEQ BUILD KIND PATH: run one job, its log to $work/SEQ.log, its
+# wall time to $work/SEQ.time
+runone() {
+	t0=$(date +%s)
+	if [ "$3" = unit ]; then
+		"$4" > "$work/$1.log" 2>&1
+	else
+		sh "$4" "$2" > "$work/$1.log" 2>&1
+	fi
+	echo $(( $(date +%s) - t0 )) > "$work/$1.time"
+}
+
+# weight SEQ BUILD PATH: seconds of the last run, else the script's own
+# "# seconds: N" estimate, else 0
+weight() {
+	w=$(grep -F " $2/$(basename "$3") " "$times.old" 2>/dev/null | awk '{print $1}' | head -n 1)
+	[ -z "$w" ] && [ "${3%.sh}" != "$3" ] && w=$(meta "$3" seconds)
+	echo "${w:-0} $1"
+}
+
+mkdir -p "$top/build" 2>/dev/null
+[ -f "$times" ] && cp "$times" "$times.old"
+# the live lane: one at a time, in plan order
+grep ' live ' "$plan" > "$work/live"
+( while read -r seq class b kind path; do runone "$seq" "$b" "$kind" "$path"; done < "$work/live" ) &
+live_pid=$!
+# the offline jobs: longest (by the last run) first, JOBS at a time
+grep ' offline ' "$plan" > "$work/offline"
+while read -r seq class b kind path; do
+	echo "$(weight "$seq" "$b" "$path" | awk '{print $1}') $seq $b $kind $path"
+done < "$work/offline" | sort -k1,1nr -k2,2n > "$work/queue"
+started=0
+mkdir "$work/done"
+while read -r w seq b kind path; do
+	# a free slot: fewer than JOBS offline jobs unfinished
+	while [ $((started - $(ls "$work/done" | wc -l))) -ge "$JOBS" ]; do sleep 0.2; done
+	( runone "$seq" "$b" "$kind" "$path"; : > "$work/done/$seq" ) &
+	started=$((started + 1))
+done < "$work/queue"
+wait
+
+tally() {	# tally NAME LOG: add its RESULT line
+	res=$(grep '^RESULT ' "$2" | tail -n 1)
+	s=$(grep -c '^SKIP ' "$2")
+	grep -E '^(FAIL|SKIP)' "$2" | sed "s|^|  [$1] |"
+	grep '^FAIL' "$2" | sed "s|^|  [$1] |" >> "$fails"
 	if [ -z "$res" ]; then
 		echo "  [$1] FAIL: no RESULT line (crashed?); last lines:" | tee -a "$fails"
-		tail -n 5 "$log" | sed 's/^/      /'
+		tail -n 5 "$2" | sed 's/^/      /'
 		fail=$((fail + 1))
 	else
 		set -- $res
@@ -29,26 +137,22 @@ tally() {	# tally NAME: read $log, add its RESULT line
 	skip=$((skip + s))
 }
 
-for b in "$@"; do
-	for t in "$top/$b"/tests/unit_*; do
-		[ -x "$t" ] || continue
-		name="$b/$(basename "$t")"
-		"$t" > "$log" 2>&1
-		tally "$name"
-		echo "ran $name: $(grep '^RESULT' "$log" | tail -n 1)"
-	done
-	for t in "$top"/tests/test_*.sh; do
-		[ -f "$t" ] || continue
-		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
-		name="$b/$(basename "$t")"
-		sh "$t" "$b" > "$log" 2>&1
-		tally "$name"
-		echo "ran $name: $(grep '^RESULT' "$log" | tail -n 1)"
-	done
-done
+: > "$work/times"
+while read -r seq class b kind path; do
+	name="$b/$(basename "$path")"
+	tally "$name" "$work/$seq.log"
+	secs=$(cat "$work/$seq.time" 2>/dev/null || echo '?')
+	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s)"
+	echo "$secs $name $class" >> "$work/times"
+done < "$plan"
 if [ -s "$fails" ]; then
 	echo "failed:"
 	cut -c1-400 "$fails"
 fi
+# the times, longest first, for the next run's order and for the reader
+sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
+echo "times (wall seconds; live scripts one at a time, the rest $JOBS at a time):"
+sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss  %s%s\n", $1, $2, $3 == "live" ? "  (live)" : ""}'
+echo "total wall time: $(( $(date +%s) - start ))s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -24,6 +24,8 @@
 #    the senders by comm or pid; listed with --with-recorder
 #  5 provenance: command_line = the argv run, start_utc = the test's clock,
 #    command = the -- CMD given
+# run: live
+# asan: no - live recordings, run in the plain pass; its counting runs under ASan in test_attrib
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=attrib2
 . "$(dirname "$0")/live.sh"

@@ -2,6 +2,7 @@
 # with `trace-cmd extract -B`, as `record -B` does where ftrace may be
 # used): every buffer is read, each is named, and the counts agree with
 # trace-cmd's report of the same file, in binary and in text form.
+# run: live
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=buffers
 . "$(dirname "$0")/live.sh"

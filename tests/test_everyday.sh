@@ -14,6 +14,7 @@
 #  6 live (root + tracefs): the default command with -d, -o, -c, -s, -i,
 #    --html, -q keeps its trace under a new name and never over a file;
 #    -d units; the status line on a terminal only; record --comm
+# run: live
 . "$(dirname "$0")/lib.sh"
 
 PP="$TRACES/recorded/pingpong.dat"

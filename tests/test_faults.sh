@@ -15,6 +15,7 @@
 #  6 tracefs missing and not mountable (a user namespace with tmpfs over it)
 #  7 an event that disappears between probe and enable (a kprobe or uprobe
 #    event removed while the recorder is stopped at IPITRACE_TEST_STOP=probed)
+# run: live
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=faults
 KPROBE="" PFILE=""

@@ -3,6 +3,7 @@
 # with hand-checked counts on tests/data/latency.report.txt; (2) userspace
 # filtering of an unfiltered recording selects the same IPI sends as the
 # kernel's own filter on the same workload run (root + tracefs; SKIP otherwise).
+# run: live
 . "$(dirname "$0")/lib.sh"
 
 FIX="$TOP/tests/data/latency.report.txt"

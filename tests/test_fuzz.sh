@@ -14,6 +14,7 @@
 #     also replayed through its own fuzz target.
 # Regression inputs are named TARGET-what-went-wrong[.ext], TARGET being a
 # fuzz target (tracedat pages format text filter cpuset usyms snapshot http kallsyms).
+# seconds: 200
 . "$(dirname "$0")/lib.sh"
 
 REGRESS="$TOP/tests/fuzz-regress"
@@ -36,7 +37,9 @@ have_libfuzzer() {
 
 # ---- 1. fuzz smoke run --------------------------------------------------
 if [ "$B" = build ]; then
-	if ! have_libfuzzer; then
+	if [ "${FAST:-0}" = 1 ]; then
+		skip fuzz "the smoke run is left to make check (FAST=1: make check-fast)"
+	elif ! have_libfuzzer; then
 		skip fuzz "clang with libFuzzer not installed"
 	else
 		out="$TOP/build/fuzz/smoke"

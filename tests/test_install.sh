@@ -2,6 +2,7 @@
 # exactly the declared functions, the SONAME, pkg-config (shared and
 # static), man pages, the completion, and one version everywhere.
 # Runs on the plain build only (an install of the ASan build is not made).
+# asan: no - it checks what make install lays out, not what the code does
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(install is checked on the plain build only)"

@@ -7,6 +7,7 @@
 # the recorded traces, the arm64 LISA trace, synthetic text traces for the
 # rules no recording exercises, and live recordings with each clock and one
 # with forced loss.
+# run: live
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip oracle "trace-cmd not installed"; finish; }

@@ -28,6 +28,7 @@
 # tracemalloc's count (python_check.py --leaks).
 #
 #   sh tests/test_python.sh [BUILD_DIR]      (default build)
+# run: live
 . "$(dirname "$0")/lib.sh"
 
 MOD_DIR="$TOP/$B/python"

@@ -8,6 +8,9 @@
 # /proc/interrupts snapshots; tests/qemu/check.py compares on the host with
 # `trace-cmd report` and those snapshots.  The guests' results stay in
 # build/qemu/out/.  Runs once per `make check` (the plain build's pass).
+# run: live
+# suite: qemu
+# asan: no - the guests run static non-ASan builds; make check-qemu runs it
 . "$(dirname "$0")/lib.sh"
 Q=$TOP/build/qemu
 case $B in

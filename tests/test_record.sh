@@ -13,6 +13,8 @@
 #  6 an idle recording (readers on CPU 0) adds no irq_work IPIs on CPU 1
 #  7 --cpus 1 records only sends to CPU 1, none missing next to an unfiltered
 #    recorder on the same run
+# run: live
+# asan: no - live recordings, run in the plain pass; under ASan the recorder runs in test_faults and test_everyday
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=record
 . "$(dirname "$0")/live.sh"

@@ -3,6 +3,7 @@
 # count of the same thing from `trace-cmd report` lines; matching rate on
 # real traces; latencies against a hand computation; JSON validity and
 # agreement with the text; --isolated lists exactly the IPIs to those CPUs.
+# run: live
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip report "trace-cmd not installed"; finish; }

@@ -9,6 +9,8 @@
 # `record --from-serve`, whose counts and rows equal the instance's; a second serve
 # refuses; bad HTTP requests do not hurt it; SIGTERM detaches; a 30 s soak.
 # BPF runs once per `make check`: in the plain build's pass only.
+# run: live
+# asan: no - BPF programs attached once, in the plain pass (the script says so itself)
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(serve's BPF tests run in the plain build's pass)"

@@ -5,6 +5,8 @@
 # top running steadily, watching CPU 1 with its loader on CPU 0, the IPIs
 # ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; and
 # the live view's keys at a terminal (tests/top_keys.py).
+# run: live
+# asan: no - BPF programs attached once, in the plain pass (the script says so itself)
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(top's BPF tests run in the plain build's pass)"

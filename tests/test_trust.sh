@@ -1,6 +1,7 @@
 # test_trust.sh - numbers right, or a clear word why not, off the happy path
 # (issue "Trust"): each case is built by hand from a real trace, and the
 # expected value comes from that construction, not from ipitrace.
+# run: live
 . "$(dirname "$0")/lib.sh"
 V6="$TRACES/recorded/pingpong.v6.dat"
 

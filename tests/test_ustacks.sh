@@ -6,6 +6,7 @@
 # place the workload itself says it was loaded (tests/ustacks_check.py:
 # trace-cmd's text, nm -S, the workload's own printout; needs root,
 # tracefs, trace-cmd; SKIP lines otherwise).
+# run: live
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=ustacks
 . "$(dirname "$0")/live.sh"
