@@ -143,20 +143,20 @@ static void fz_records(struct ipt_trace *t, const struct ipt_cpuset *cpus, bool 
 		for (size_t k = 0; k < ARRAY_SIZE(evf_exprs); k++)
 			if (evf[k])
 				fz_sink += (size_t)ipt_event_filter_match(evf[k], &rec);
-		sb_reset(&sb);
+		ipt_strbuf_reset(&sb);
 		ipt_render_record(t, &rec, 0, &sb);
-		fz_touch(sb_str(&sb));
-		sb_reset(&sb);
+		fz_touch(ipt_strbuf_str(&sb));
+		ipt_strbuf_reset(&sb);
 		ipt_render_record(t, &rec, IPT_RENDER_RAW, &sb);
-		fz_touch(sb_str(&sb));
+		fz_touch(ipt_strbuf_str(&sb));
 		if (rec.event && has_mask(rec.event)) {
-			sb_reset(&sb);
+			ipt_strbuf_reset(&sb);
 			ipt_render_fields(t, &rec, IPT_RENDER_MASK_HEX, &sb);
-			fz_touch(sb_str(&sb));
+			fz_touch(ipt_strbuf_str(&sb));
 		}
-		sb_reset(&sb);
+		ipt_strbuf_reset(&sb);
 		ipt_render_ts(t, rec.ts, &sb);
-		fz_touch(sb_str(&sb));
+		fz_touch(ipt_strbuf_str(&sb));
 		fz_fields(t, &rec);
 	}
 	ipt_iter_free(it);

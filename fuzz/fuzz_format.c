@@ -59,9 +59,9 @@ static void render_all(struct ipt_trace *t, struct ipt_event *ev)
 			};
 
 			for (size_t f = 0; f < ARRAY_SIZE(flags); f++) {
-				sb_reset(&sb);
+				ipt_strbuf_reset(&sb);
 				ipt_render_record(t, &rec, flags[f], &sb);
-				fz_touch(sb_str(&sb));
+				fz_touch(ipt_strbuf_str(&sb));
 			}
 			fz_fields(t, &rec);
 		}

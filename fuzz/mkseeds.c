@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 					keep[nk++] = j;
 		}
 		for (size_t i = 0; i < nk; i++)
-			sb_addf(&ksyms, "%016llx t %s\n",
+			ipt_strbuf_addf(&ksyms, "%016llx t %s\n",
 				(unsigned long long)t->ksyms.syms[keep[i]].addr,
 				ipt_symtab_name(&t->ksyms, &t->ksyms.syms[keep[i]]));
 		free(keep);
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		for (size_t j = 0; j < i; j++)
 			dup |= pids[j] == pids[i];
 		if (c && !dup)
-			sb_addf(&cmdl, "%d %s\n", pids[i], c);
+			ipt_strbuf_addf(&cmdl, "%d %s\n", pids[i], c);
 	}
 	static const struct { int v; const char *comp, *suffix; } outs[] = {
 		{ 6, "none", "v6" }, { 7, "none", "v7-none" },

@@ -79,9 +79,13 @@ enum ipt_error {
 	IPT_ERR_FAILED,		/* the work failed: bad input data, a system call, ... */
 	IPT_ERR_INVALID,	/* an argument is invalid: filter syntax, an option value */
 	IPT_ERR_NOMEM,		/* out of memory */
+	IPT_ERR_UNAVAILABLE,	/* what it needs is not there: BPF (no BTF, no libbpf,
+				 * not allowed to load), a tracefs event */
+	IPT_ERR_REJECTED,	/* the kernel refused what was written to tracefs
+				 * (EINVAL): a filter, a trigger, a setting */
 };
 enum ipt_error ipt_errcode(void);
-/* "none", "failed", "invalid", "nomem" */
+/* "none", "failed", "invalid", "nomem", "unavailable", "rejected" */
 const char *ipt_error_name(enum ipt_error code);
 
 /* ------------------------------------------------------------------ */
@@ -380,10 +384,38 @@ struct ipt_strbuf {
 };
 #define IPT_STRBUF_INIT { NULL, 0, 0 }
 void ipt_strbuf_free(struct ipt_strbuf *sb);
-int ipt_strbuf_grow(struct ipt_strbuf *sb, size_t extra);	/* room for extra more bytes */
-int ipt_strbuf_add(struct ipt_strbuf *sb, const char *s, size_t n);
-int ipt_strbuf_adds(struct ipt_strbuf *sb, const char *s);
-int ipt_strbuf_addc(struct ipt_strbuf *sb, char c);
+/* Room for extra more bytes and the NUL: the one function that allocates. */
+int ipt_strbuf_reserve(struct ipt_strbuf *sb, size_t extra);
+/* The same, the common case (room enough) inline: text output makes
+ * several calls per field. */
+static inline int ipt_strbuf_grow(struct ipt_strbuf *sb, size_t extra)
+{
+	if (extra < sb->cap - sb->len)	/* cap >= len: room for extra + NUL */
+		return 0;
+	return ipt_strbuf_reserve(sb, extra);
+}
+static inline int ipt_strbuf_add(struct ipt_strbuf *sb, const char *s, size_t n)
+{
+	if (ipt_strbuf_grow(sb, n))
+		return -1;
+	if (n)
+		__builtin_memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+static inline int ipt_strbuf_adds(struct ipt_strbuf *sb, const char *s)
+{
+	return ipt_strbuf_add(sb, s, __builtin_strlen(s));
+}
+static inline int ipt_strbuf_addc(struct ipt_strbuf *sb, char c)
+{
+	if (sb->len + 1 >= sb->cap && ipt_strbuf_reserve(sb, 1))
+		return -1;
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
 int ipt_strbuf_addf(struct ipt_strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int ipt_strbuf_add_u64(struct ipt_strbuf *sb, uint64_t v);	/* decimal */

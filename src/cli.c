@@ -323,7 +323,7 @@ struct ipt_counter *open_counter(const char *cmd, const char *backend, const cha
 		b = ipt_counter_open(bo);
 		if (b || !any)
 			goto out;
-		if (!strstr(ipt_errmsg(), "BPF is unavailable"))
+		if (ipt_errcode() != IPT_ERR_UNAVAILABLE)
 			goto out;
 		fprintf(stderr, "ipitrace %s: %s; counting with a tracefs instance instead\n", cmd, ipt_errmsg());
 	}

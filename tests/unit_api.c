@@ -244,6 +244,8 @@ static void test_names(void)
 	CHECK_STR(ipt_error_name(IPT_ERR_FAILED), "failed");
 	CHECK_STR(ipt_error_name(IPT_ERR_INVALID), "invalid");
 	CHECK_STR(ipt_error_name(IPT_ERR_NOMEM), "nomem");
+	CHECK_STR(ipt_error_name(IPT_ERR_UNAVAILABLE), "unavailable");
+	CHECK_STR(ipt_error_name(IPT_ERR_REJECTED), "rejected");
 
 	CHECK_STR(ipt_irq_point_name(IPT_IRQ_BEFORE_SETUP), "before_setup");
 	CHECK_STR(ipt_irq_point_name(IPT_IRQ_TRACING_ON), "tracing_on");
@@ -282,6 +284,12 @@ static void test_strbuf(void)
 	CHECK(sb.buf && sb.buf[0] == 0 && ipt_strbuf_str(&sb)[0] == 0,
 	      "grow on an empty buffer leaves it unterminated: ipt_strbuf_str() gives byte 0x%02x, not \"\"",
 	      sb.buf ? (unsigned char)sb.buf[0] : 0);
+
+	/* reserve: room past what is there, the text kept */
+	CHECK(ipt_strbuf_adds(&sb, "ab") == 0 && ipt_strbuf_reserve(&sb, 5000) == 0, "reserve");
+	CHECK(sb.cap >= sb.len + 5001, "reserve: cap %zu len %zu", sb.cap, sb.len);
+	CHECK_STR(ipt_strbuf_str(&sb), "ab");
+	ipt_strbuf_reset(&sb);
 
 	CHECK(ipt_strbuf_add_u64(&sb, 0) == 0, "add_u64");
 	CHECK_STR(ipt_strbuf_str(&sb), "0");

@@ -123,10 +123,10 @@ static const char *render_text(const char *text, const struct rec *r, unsigned i
 	rec.data = r->d;
 	rec.size = r->n;
 	rec.event = &ev;
-	sb_reset(&out);
+	ipt_strbuf_reset(&out);
 	if (ipt_printfmt_render(tr, &ev, &rec, flags, &out))
 		return "<FAIL>";
-	return sb_str(&out);
+	return ipt_strbuf_str(&out);
 }
 
 /* render_pf - render with a one-off event: fields as given, print fmt pf */
@@ -723,7 +723,7 @@ static void test_random_records(void)
 				d[j] = (uint8_t)(xorshift(&seed) >> 24);
 			rec.data = d;
 			rec.size = n;
-			sb_reset(&out);
+			ipt_strbuf_reset(&out);
 			ipt_printfmt_render(tr, &ev, &rec, (unsigned int)i & IPT_RENDER_MASK_HEX, &out);
 			ok += out.len < 100000;
 			free(d);
@@ -781,9 +781,9 @@ static void *worker(void *arg)
 	rec.size = j->r->n;
 	rec.event = j->ev;
 	for (int i = 0; i < 2000; i++) {
-		sb_reset(&sb);
+		ipt_strbuf_reset(&sb);
 		if (!ipt_printfmt_render(tr, j->ev, &rec, 0, &sb) &&
-		    !strcmp(sb_str(&sb), "cpu=1 callsite=ttwu_queue_wakelist+0x11d callback=0x0"))
+		    !strcmp(ipt_strbuf_str(&sb), "cpu=1 callsite=ttwu_queue_wakelist+0x11d callback=0x0"))
 			j->good++;
 	}
 	ipt_strbuf_free(&sb);

@@ -774,7 +774,7 @@ static int parse_file(const char *path, struct parsed *p)
 
 								if (!u || us % p->page_size)
 									goto out7;
-								sb_add(&sb, (char *)u, us);
+								ipt_strbuf_add(&sb, (char *)u, us);
 								free(u);
 								total += us;
 								at += 8 + zs;

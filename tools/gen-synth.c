@@ -128,15 +128,15 @@ static int format_text(const struct evdef *e, unsigned int ls, struct ipt_strbuf
 {
 	unsigned int i;
 
-	sb_reset(sb);
-	if (sb_addf(sb, "name: %s\nID: %d\nformat:\n%s\n", e->name, e->id, common_fields))
+	ipt_strbuf_reset(sb);
+	if (ipt_strbuf_addf(sb, "name: %s\nID: %d\nformat:\n%s\n", e->name, e->id, common_fields))
 		return -1;
 	for (i = 0; i < 5 && e->f[i].name; i++)
-		if (sb_addf(sb, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+		if (ipt_strbuf_addf(sb, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
 			    e->f[i].type, e->f[i].name, e->off[i], fsize(e->f[i].kind, ls),
 			    e->f[i].kind == F_INT))
 			return -1;
-	return sb_addf(sb, "\nprint fmt: %s\n", e->print_fmt);
+	return ipt_strbuf_addf(sb, "\nprint fmt: %s\n", e->print_fmt);
 }
 
 /* ------------------------------------------------------------------ */
@@ -348,7 +348,7 @@ static int flush_cpu(struct gen *g, struct cpu_out *c)
 		done += (size_t)r;
 	}
 	c->pages += o->len / g->page_size;
-	sb_reset(o);
+	ipt_strbuf_reset(o);
 	return 0;
 }
 
@@ -705,7 +705,7 @@ static int add_metadata(struct gen *g, struct ipt_tdw *w)
 	int ret = -1, e;
 
 	/* header_page for this page and kernel long size */
-	if (sb_addf(&sb,
+	if (ipt_strbuf_addf(&sb,
 		    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 		    "\tfield: local_t commit;\toffset:8;\tsize:%u;\tsigned:1;\n"
 		    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
@@ -724,22 +724,22 @@ static int add_metadata(struct gen *g, struct ipt_tdw *w)
 				goto out;
 		}
 
-	sb_reset(&sb);
+	ipt_strbuf_reset(&sb);
 	for (i = 0; i < nst; i++)
-		if (sb_addf(&sb, "%0*llx %c %s\n", g->ls * 2,
+		if (ipt_strbuf_addf(&sb, "%0*llx %c %s\n", g->ls * 2,
 			    (unsigned long long)sym_addr_for(st[i].addr, g->ls), st[i].type,
 			    st[i].name))
 			goto out;
 	if (ipt_tdw_set_kallsyms(w, sb.buf, sb.len))
 		goto out;
 
-	sb_reset(&sb);
+	ipt_strbuf_reset(&sb);
 	if (g->arm64)
 		for (i = 0; i < ARRAY_SIZE(arm64_reasons); i++)
-			if (sb_addf(&sb, "0x%llx : \"%s\"\n",
+			if (ipt_strbuf_addf(&sb, "0x%llx : \"%s\"\n",
 				    (unsigned long long)reason_addr(g, (int)i), arm64_reasons[i].s))
 				goto out;
-	if (sb_addf(&sb, "0x%llx : \"%s\"\n",
+	if (ipt_strbuf_addf(&sb, "0x%llx : \"%s\"\n",
 		    (unsigned long long)sym_addr_for(g->arm64 ? 0xffff800081a50000ull
 							      : 0xffffffff8281a98full, g->ls),
 		    "thaw_processes"))
@@ -747,9 +747,9 @@ static int add_metadata(struct gen *g, struct ipt_tdw *w)
 	if (ipt_tdw_set_printk(w, sb.buf, sb.len))
 		goto out;
 
-	sb_reset(&sb);
+	ipt_strbuf_reset(&sb);
 	for (i = 0; i < ARRAY_SIZE(tasks); i++)
-		if (sb_addf(&sb, "%d %s\n", tasks[i].pid, tasks[i].comm))
+		if (ipt_strbuf_addf(&sb, "%d %s\n", tasks[i].pid, tasks[i].comm))
 			goto out;
 	if (ipt_tdw_set_cmdlines(w, sb.buf, sb.len))
 		goto out;
@@ -762,8 +762,8 @@ static int add_metadata(struct gen *g, struct ipt_tdw *w)
 	for (e = 0; e < g->ncpus; e++) {
 		const struct cpu_out *c = &g->cpus[e];
 
-		sb_reset(&sb);
-		if (sb_addf(&sb, "CPU: %d\nentries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\n"
+		ipt_strbuf_reset(&sb);
+		if (ipt_strbuf_addf(&sb, "CPU: %d\nentries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\n"
 			    "oldest event ts: %5llu.%06llu\nnow ts: %5llu.%06llu\n"
 			    "dropped events: 0\nread events: %llu\n", c->cpu,
 			    (unsigned long long)(c->first_ts / 1000000000),

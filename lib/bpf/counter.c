@@ -47,7 +47,7 @@ static IPT_UNUSED int handler_qcmp(const void *pa, const void *pb)
 struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 {
 	(void)opts;
-	ipt_err("BPF is unavailable: libipitrace was built without libbpf "
+	ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: libipitrace was built without libbpf "
 		      "(install clang, bpftool and libbpf-dev, then rebuild)");
 	return NULL;
 }
@@ -220,20 +220,20 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 		goto fail;
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		ipt_err("BPF is unavailable: no kernel BTF (/sys/kernel/btf/vmlinux: %s)",
+		ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: no kernel BTF (/sys/kernel/btf/vmlinux: %s)",
 			      strerror(errno));
 		goto fail;
 	}
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
-		ipt_err("BPF is unavailable: reading the kernel BTF: %s",
+		ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: reading the kernel BTF: %s",
 			      strerror(errno));
 		goto fail;
 	}
 	t0 = mono_ns();
 	b->skel = ipitrace_bpf__open();
 	if (!b->skel) {
-		ipt_err("BPF is unavailable: opening the programs: %s", strerror(errno));
+		ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: opening the programs: %s", strerror(errno));
 		goto fail;
 	}
 	b->ncpus = libbpf_num_possible_cpus();
@@ -274,7 +274,7 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 	vmlinux = NULL;
 	err = ipitrace_bpf__load(b->skel);
 	if (err) {
-		ipt_err("BPF is unavailable: loading the programs: %s%s%s%s",
+		ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: loading the programs: %s%s%s%s",
 			      strerror(-err), err == -EPERM ? " (needs root: CAP_BPF and CAP_PERFMON)" : "",
 			      *last_libbpf_msg ? "; " : "", last_libbpf_msg);
 		goto fail;

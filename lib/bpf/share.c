@@ -39,7 +39,7 @@
 
 static int add_list(struct ipt_strbuf *sb, const char *key, const char *list)
 {
-	return sb_addf(sb, "%s %s\n", key, list && *list ? list : "-");
+	return ipt_strbuf_addf(sb, "%s %s\n", key, list && *list ? list : "-");
 }
 
 char *ipt_counter_snapshot_text(const struct ipt_counter *b, const struct ipt_counter_snapshot *s, size_t *len)
@@ -49,35 +49,35 @@ char *ipt_counter_snapshot_text(const struct ipt_counter *b, const struct ipt_co
 	int e = 0;
 
 	ipt_cpuset_format_list(&b->pin, pin, sizeof(pin));
-	e |= sb_addf(&sb, "ipitrace-bpf-snapshot 2\npid %d\ntime %.9f\n", (int)getpid(), s->time);
+	e |= ipt_strbuf_addf(&sb, "ipitrace-bpf-snapshot 2\npid %d\ntime %.9f\n", (int)getpid(), s->time);
 	e |= add_list(&sb, "attached", b->attached);
 	e |= add_list(&sb, "skipped", b->skipped);
 	e |= add_list(&sb, "pinned", pin);
-	e |= sb_addf(&sb, "errors %d", IPT_COUNTER_NERRORS);
+	e |= ipt_strbuf_addf(&sb, "errors %d", IPT_COUNTER_NERRORS);
 	for (int i = 0; i < IPT_COUNTER_NERRORS; i++)
-		e |= sb_addf(&sb, " %" PRIu64, s->errors[i]);
-	e |= sb_addf(&sb, "\nrecursion %" PRIu64 "\n", s->recursion_misses);
+		e |= ipt_strbuf_addf(&sb, " %" PRIu64, s->errors[i]);
+	e |= ipt_strbuf_addf(&sb, "\nrecursion %" PRIu64 "\n", s->recursion_misses);
 	for (size_t i = 0; i < s->nsends && !e; i++) {
 		const struct ipt_counter_send *x = &s->sends[i];
 
-		e |= sb_addf(&sb, "s %d %d %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 " ", x->target,
+		e |= ipt_strbuf_addf(&sb, "s %d %d %d %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIu64 " ", x->target,
 			     x->src, (int)x->event, x->callsite, x->addr2, x->func, x->count);
 		for (size_t k = 0; k < sizeof(x->comm) && x->comm[k]; k++)
-			e |= sb_addf(&sb, "%02x", (unsigned char)x->comm[k]);
+			e |= ipt_strbuf_addf(&sb, "%02x", (unsigned char)x->comm[k]);
 		if (!x->comm[0])
-			e |= sb_addc(&sb, '-');
-		e |= sb_addc(&sb, '\n');
+			e |= ipt_strbuf_addc(&sb, '-');
+		e |= ipt_strbuf_addc(&sb, '\n');
 	}
 	for (size_t i = 0; i < s->nhandlers && !e; i++) {
 		const struct ipt_counter_handler *h = &s->handlers[i];
 
-		e |= sb_addf(&sb, "h %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %d", h->cpu, (int)h->vector,
+		e |= ipt_strbuf_addf(&sb, "h %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %d", h->cpu, (int)h->vector,
 			     h->count, h->sum_ns, h->max_ns, IPT_COUNTER_HIST_SLOTS);
 		for (int k = 0; k < IPT_COUNTER_HIST_SLOTS; k++)
-			e |= sb_addf(&sb, " %" PRIu64, h->hist[k]);
-		e |= sb_addc(&sb, '\n');
+			e |= ipt_strbuf_addf(&sb, " %" PRIu64, h->hist[k]);
+		e |= ipt_strbuf_addc(&sb, '\n');
 	}
-	e |= sb_adds(&sb, "end\n");
+	e |= ipt_strbuf_adds(&sb, "end\n");
 	if (e) {
 		ipt_strbuf_free(&sb);
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -174,7 +174,7 @@ char *ipt_counter_remote_get(const char *path, const char *what, size_t *blen)
 			ipt_err("%s: the answer exceeds %u bytes", path, MAX_ANSWER);
 			goto fail;
 		}
-		if (sb_add(&sb, buf, (size_t)r)) {
+		if (ipt_strbuf_add(&sb, buf, (size_t)r)) {
 			ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 			goto fail;
 		}

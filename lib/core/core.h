@@ -72,55 +72,6 @@ void *ipt_realloc(void *p, size_t n);
 char *ipt_strndup(const char *s, size_t n);
 char *ipt_strdup(const char *s);
 
-/* ---- strbuf (strbuf.c): the public ipt_strbuf_* under short names ---- */
-#ifdef IPT_STRBUF_IMPL
-#define sb_grow ipt_strbuf_grow
-#define sb_add ipt_strbuf_add
-#define sb_adds ipt_strbuf_adds
-#define sb_addc ipt_strbuf_addc
-#else
-/* the library's own calls: the common case (room enough) inline, the
- * function only to grow (text output makes several calls per field) */
-static inline int sb_grow(struct ipt_strbuf *sb, size_t extra)
-{
-	if (extra < sb->cap - sb->len)	/* cap >= len: room for extra + NUL */
-		return 0;
-	return ipt_strbuf_grow(sb, extra);
-}
-
-static inline int sb_add(struct ipt_strbuf *sb, const char *s, size_t n)
-{
-	if (n >= sb->cap - sb->len)
-		return ipt_strbuf_add(sb, s, n);
-	if (n)
-		memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = 0;
-	return 0;
-}
-
-static inline int sb_adds(struct ipt_strbuf *sb, const char *s)
-{
-	return sb_add(sb, s, strlen(s));
-}
-
-static inline int sb_addc(struct ipt_strbuf *sb, char c)
-{
-	if (sb->len + 1 >= sb->cap)
-		return ipt_strbuf_addc(sb, c);
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = 0;
-	return 0;
-}
-#endif
-#define sb_addf ipt_strbuf_addf
-#define sb_add_u64 ipt_strbuf_add_u64
-#define sb_add_i64 ipt_strbuf_add_i64
-#define sb_add_hex ipt_strbuf_add_hex
-#define sb_pad ipt_strbuf_pad
-#define sb_str ipt_strbuf_str
-#define sb_reset ipt_strbuf_reset
-
 /* ipt_two_digits[2 * n], [2 * n + 1]: n (0..99) as two decimal digits */
 extern const char ipt_two_digits[201];
 /* The decimal digits of v written backwards so that they end at end (two

@@ -27,6 +27,8 @@ const char *ipt_error_name(enum ipt_error code)
 	case IPT_ERR_FAILED: return "failed";
 	case IPT_ERR_INVALID: return "invalid";
 	case IPT_ERR_NOMEM: return "nomem";
+	case IPT_ERR_UNAVAILABLE: return "unavailable";
+	case IPT_ERR_REJECTED: return "rejected";
 	}
 	return "?";
 }

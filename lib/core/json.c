@@ -53,7 +53,7 @@ int ipt_json_str(struct ipt_strbuf *sb, const char *str, size_t n)
 	size_t i = 0, run = 0;	/* s[run..i): bytes to copy as they are */
 	size_t at = sb->len;
 
-	if (sb_addc(sb, '"'))
+	if (ipt_strbuf_addc(sb, '"'))
 		return -1;
 	while (i < n) {
 		unsigned char c = s[i];
@@ -67,22 +67,22 @@ int ipt_json_str(struct ipt_strbuf *sb, const char *str, size_t n)
 			i += len;
 			continue;
 		}
-		if (i > run && sb_add(sb, str + run, i - run))
+		if (i > run && ipt_strbuf_add(sb, str + run, i - run))
 			goto fail;
 		if (c == '"' || c == '\\') {
 			char e[2] = { '\\', (char)c };
 
-			if (sb_add(sb, e, 2))
+			if (ipt_strbuf_add(sb, e, 2))
 				goto fail;
 		} else {	/* a control byte, DEL, or a byte of no valid sequence */
 			char e[6] = { '\\', 'u', '0', '0', hx[c >> 4], hx[c & 15] };
 
-			if (sb_add(sb, e, 6))
+			if (ipt_strbuf_add(sb, e, 6))
 				goto fail;
 		}
 		run = ++i;
 	}
-	if ((i > run && sb_add(sb, str + run, i - run)) || sb_addc(sb, '"'))
+	if ((i > run && ipt_strbuf_add(sb, str + run, i - run)) || ipt_strbuf_addc(sb, '"'))
 		goto fail;
 	return 0;
 fail:	/* the buffer as it was, as the strbuf functions leave it */
@@ -93,5 +93,5 @@ fail:	/* the buffer as it was, as the strbuf functions leave it */
 
 int ipt_json_strz(struct ipt_strbuf *sb, const char *s)
 {
-	return s ? ipt_json_str(sb, s, strlen(s)) : sb_add(sb, "null", 4);
+	return s ? ipt_json_str(sb, s, strlen(s)) : ipt_strbuf_add(sb, "null", 4);
 }

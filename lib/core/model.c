@@ -278,7 +278,7 @@ int ipt_trace_select_buffer(struct ipt_trace *t, const char *name)
 			b = i;
 	if (b < 0) {
 		for (int i = 0; i < t->nbuffers; i++)
-			if (sb_addf(&names, "%s%s", i ? ", " : "", *t->buffers[i] ? t->buffers[i] : "top"))
+			if (ipt_strbuf_addf(&names, "%s%s", i ? ", " : "", *t->buffers[i] ? t->buffers[i] : "top"))
 				break;
 		ipt_err_code(IPT_ERR_INVALID, "%s: no buffer '%s' (the trace has: %s)", t->path, name,
 			     names.len ? names.buf : "none");
@@ -582,14 +582,14 @@ int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt
 	for (int k = 0; k < 2; k++) {
 		const struct ipt_cpuset *set = k ? nohz_full : isolated;
 
-		if (sb_adds(out, k ? "nohz_full=" : "isolated="))
+		if (ipt_strbuf_adds(out, k ? "nohz_full=" : "isolated="))
 			return -1;
 		n = ipt_cpuset_format_list(set, NULL, 0);
-		if (sb_grow(out, n + 1))
+		if (ipt_strbuf_grow(out, n + 1))
 			return -1;
 		ipt_cpuset_format_list(set, out->buf + out->len, n + 1);
 		out->len += n;
-		if (sb_addc(out, '\n'))
+		if (ipt_strbuf_addc(out, '\n'))
 			return -1;
 	}
 	return 0;

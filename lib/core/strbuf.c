@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* strbuf.c - a growable byte buffer, always NUL-terminated */
-#define IPT_STRBUF_IMPL	/* the functions themselves, not the inline fast paths */
 #include "core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-/* sb_grow - make room for extra more bytes plus the NUL */
-int sb_grow(struct ipt_strbuf *sb, size_t extra)
+/* ipt_strbuf_reserve - make room for extra more bytes plus the NUL */
+int ipt_strbuf_reserve(struct ipt_strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
 	size_t cap;
@@ -29,37 +28,12 @@ int sb_grow(struct ipt_strbuf *sb, size_t extra)
 	return 0;
 }
 
-int sb_add(struct ipt_strbuf *sb, const char *s, size_t n)
-{
-	if (sb_grow(sb, n))
-		return -1;
-	if (n)
-		memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = 0;
-	return 0;
-}
-
-int sb_adds(struct ipt_strbuf *sb, const char *s)
-{
-	return sb_add(sb, s, strlen(s));
-}
-
-int sb_addc(struct ipt_strbuf *sb, char c)
-{
-	if (sb->len + 1 >= sb->cap && sb_grow(sb, 1))
-		return -1;
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = 0;
-	return 0;
-}
-
-int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...)
+int ipt_strbuf_addf(struct ipt_strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
-	if (sb_grow(sb, 64))
+	if (ipt_strbuf_grow(sb, 64))
 		return -1;
 	va_start(ap, fmt);
 	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
@@ -67,7 +41,7 @@ int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...)
 	if (n < 0)
 		return ipt_err("format error");
 	if ((size_t)n >= sb->cap - sb->len) {
-		if (sb_grow(sb, (size_t)n))
+		if (ipt_strbuf_grow(sb, (size_t)n))
 			return -1;
 		va_start(ap, fmt);
 		vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
@@ -77,11 +51,11 @@ int sb_addf(struct ipt_strbuf *sb, const char *fmt, ...)
 	return 0;
 }
 
-/* add - sb_add with the room checked here (the numbers below) */
+/* add - ipt_strbuf_add with the room checked here (the numbers below) */
 static inline int add(struct ipt_strbuf *sb, const char *s, size_t n)
 {
 	if (n >= sb->cap - sb->len)
-		return sb_add(sb, s, n);
+		return ipt_strbuf_add(sb, s, n);
 	memcpy(sb->buf + sb->len, s, n);
 	sb->len += n;
 	sb->buf[sb->len] = 0;
@@ -109,15 +83,15 @@ char *ipt_decimal(char *end, uint64_t v)
 	return end;
 }
 
-/* sb_add_u64 - decimal without stdio */
-int sb_add_u64(struct ipt_strbuf *sb, uint64_t v)
+/* ipt_strbuf_add_u64 - decimal without stdio */
+int ipt_strbuf_add_u64(struct ipt_strbuf *sb, uint64_t v)
 {
 	char tmp[24], *p = ipt_decimal(tmp + sizeof(tmp), v);
 
 	return add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-int sb_add_i64(struct ipt_strbuf *sb, int64_t v)
+int ipt_strbuf_add_i64(struct ipt_strbuf *sb, int64_t v)
 {
 	char tmp[24], *p = ipt_decimal(tmp + sizeof(tmp), v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 
@@ -126,7 +100,7 @@ int sb_add_i64(struct ipt_strbuf *sb, int64_t v)
 	return add(sb, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-int sb_add_hex(struct ipt_strbuf *sb, uint64_t v)
+int ipt_strbuf_add_hex(struct ipt_strbuf *sb, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[16];
@@ -139,14 +113,14 @@ int sb_add_hex(struct ipt_strbuf *sb, uint64_t v)
 	return add(sb, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-/* sb_pad - pad with blanks so that the text since from is width wide */
-int sb_pad(struct ipt_strbuf *sb, size_t from, size_t width)
+/* ipt_strbuf_pad - pad with blanks so that the text since from is width wide */
+int ipt_strbuf_pad(struct ipt_strbuf *sb, size_t from, size_t width)
 {
 	size_t have = sb->len - from;
 
 	if (have >= width)
 		return 0;
-	if (width - have >= sb->cap - sb->len && sb_grow(sb, width - have))
+	if (width - have >= sb->cap - sb->len && ipt_strbuf_grow(sb, width - have))
 		return -1;
 	/* a column's few blanks: no call */
 	for (char *p = sb->buf + sb->len, *e = p + (width - have); p < e; p++)

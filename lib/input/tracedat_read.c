@@ -128,10 +128,10 @@ static int read_header_info(struct ipt_trace *t, struct rd *r)
 		return -1;
 	if (rd_expect(r, "header_event", 13) || rd_u64(r, &n) || rd_bytes(r, n, &he))
 		return -1;
-	sb_reset(&t->raw_header_page);
-	sb_reset(&t->raw_header_event);
-	if (sb_add(&t->raw_header_page, (const char *)hp, (size_t)hp_len) ||
-	    sb_add(&t->raw_header_event, (const char *)he, (size_t)n))
+	ipt_strbuf_reset(&t->raw_header_page);
+	ipt_strbuf_reset(&t->raw_header_event);
+	if (ipt_strbuf_add(&t->raw_header_page, (const char *)hp, (size_t)hp_len) ||
+	    ipt_strbuf_add(&t->raw_header_event, (const char *)he, (size_t)n))
 		return -1;
 	if (ipt_header_page_parse(&t->layout, (const char *)hp, (size_t)hp_len, t->page_size, 8)) {
 		char msg[256];
@@ -244,7 +244,7 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r, const uint8_t *z, si
 		t->kallsyms_text = (const char *)d;
 		t->kallsyms_len = n;
 	} else {
-		if (sb_add(&t->raw_kallsyms, (const char *)d, n))
+		if (ipt_strbuf_add(&t->raw_kallsyms, (const char *)d, n))
 			return -1;
 		t->kallsyms_text = t->raw_kallsyms.buf;
 		t->kallsyms_len = t->raw_kallsyms.len;
@@ -288,7 +288,7 @@ static int read_printk(struct ipt_trace *t, struct rd *r)
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
 	n = (uint32_t)text_len(d, n);
-	if (sb_add(&t->raw_printk, (const char *)d, n) ||
+	if (ipt_strbuf_add(&t->raw_printk, (const char *)d, n) ||
 	    ipt_symtab_load_printk(&t->printk, (const char *)d, n))
 		return -1;
 	return ipt_symtab_sort(&t->printk);
@@ -303,7 +303,7 @@ static int read_cmdlines(struct ipt_trace *t, struct rd *r)
 	if (rd_u64(r, &n) || rd_bytes(r, n, &d))
 		return -1;
 	n = text_len(d, n);
-	if (sb_add(&t->raw_cmdlines, (const char *)d, (size_t)n))
+	if (ipt_strbuf_add(&t->raw_cmdlines, (const char *)d, (size_t)n))
 		return -1;
 	return ipt_comms_load_cmdlines(&t->comms, (const char *)d, (size_t)n);
 }

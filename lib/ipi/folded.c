@@ -35,18 +35,18 @@ static char *folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_r
 	const char *comm = ipt_trace_comm(rep->r.t, pid);
 
 	for (const char *c = comm; *c; c++)
-		if (sb_addc(&sb, *c == ';' || (unsigned char)*c < 0x20 ? '_' : *c))
+		if (ipt_strbuf_addc(&sb, *c == ';' || (unsigned char)*c < 0x20 ? '_' : *c))
 			goto fail;
 	for (uint32_t i = st->nframes; i-- > 0;) {
 		uint64_t off;
 		const char *name = ipt_trace_symbol(rep->r.t, st->frames[i], &off);
 
-		if (sb_addc(&sb, ';') || (name ? sb_adds(&sb, name) :
-					  sb_add(&sb, "0x", 2) ||
-					  sb_add_hex(&sb, ipt_trace_frame_address(rep->r.t, st->frames[i]))))
+		if (ipt_strbuf_addc(&sb, ';') || (name ? ipt_strbuf_adds(&sb, name) :
+					  ipt_strbuf_add(&sb, "0x", 2) ||
+					  ipt_strbuf_add_hex(&sb, ipt_trace_frame_address(rep->r.t, st->frames[i]))))
 			goto fail;
 	}
-	if (sb_addc(&sb, '\0'))
+	if (ipt_strbuf_addc(&sb, '\0'))
 		goto fail;
 	return sb.buf;
 fail:
@@ -93,7 +93,7 @@ int ipt_report_folded(struct ipt_report *rep, int cpu, struct ipt_strbuf *out, u
 		char num[24];
 
 		snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i].count);
-		if (sb_adds(out, v[i].text) || sb_adds(out, num))
+		if (ipt_strbuf_adds(out, v[i].text) || ipt_strbuf_adds(out, num))
 			goto out;
 		sum += v[i].count;
 	}

@@ -655,9 +655,9 @@ struct ipt_filter *ipt_row_filter_parse(const char *expr, ipt_filter_resolve_fn 
 		if (!(bad = ipt_filter_unmatched_literal(f, c ? COL_EVENT : COL_KIND, vals, n)))
 			continue;
 		for (size_t k = 0; k < n; k++)
-			sb_addf(&list, "%s%s", k ? ", " : "", vals[k]);
+			ipt_strbuf_addf(&list, "%s%s", k ? ", " : "", vals[k]);
 		ipt_err_code(IPT_ERR_INVALID, "filter: %s '%s' matches no %s (%s)", c ? "event" : "kind", bad,
-			     c ? "IPI send event" : "kind", sb_str(&list));
+			     c ? "IPI send event" : "kind", ipt_strbuf_str(&list));
 		ipt_strbuf_free(&list);
 		ipt_filter_free(f);
 		return NULL;

@@ -101,7 +101,7 @@ int ipt_file_write(const char *path, const char *text)
 		w = -1;
 	}
 	if (w < 0 && err == EINVAL)
-		return ipt_err("%s: the kernel rejected '%s'", path, text);
+		return ipt_err_code(IPT_ERR_REJECTED, "%s: the kernel rejected '%s'", path, text);
 	if (w < 0)
 		return ipt_err("%s: writing '%s': %s", path, text, strerror(err));
 	if ((size_t)w != (len ? len : 1))
@@ -486,11 +486,12 @@ int ipt_live_set_filter(struct ipt_live *l, const char *sys, const char *name,
 		return ipt_live_write(l, rel, "0");
 	if (!ipt_live_write(l, rel, expr))
 		return 0;
-	if (!strstr(ipt_errmsg(), "rejected"))
+	if (ipt_errcode() != IPT_ERR_REJECTED)
 		return -1;
 	parse_error_line(l, rel, why, sizeof(why));
 	ipt_live_write(l, rel, "0");	/* leave no half-set filter */
-	return ipt_err("%s:%s: the kernel rejected the filter '%s'%s", sys, name, expr, why);
+	return ipt_err_code(IPT_ERR_REJECTED, "%s:%s: the kernel rejected the filter '%s'%s",
+			    sys, name, expr, why);
 }
 
 /* ipt_live_set_trigger - add or ("!cmd") remove an event trigger */

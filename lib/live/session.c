@@ -555,7 +555,7 @@ static int cpus_part(const struct ipt_recorder *r, const struct rec_event *e,
 	char *list;
 	int ret;
 
-	sb_reset(sb);
+	ipt_strbuf_reset(sb);
 	if (!r->o.cpus || !e->ipi)
 		return 0;
 	n = ipt_cpuset_format_list(r->o.cpus, NULL, 0);
@@ -563,7 +563,7 @@ static int cpus_part(const struct ipt_recorder *r, const struct rec_event *e,
 	if (!list)
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	ipt_cpuset_format_list(r->o.cpus, list, n + 1);
-	ret = sb_addf(sb, "%s & CPUS{%s}", e->target ? e->target : "common_cpu", list);
+	ret = ipt_strbuf_addf(sb, "%s & CPUS{%s}", e->target ? e->target : "common_cpu", list);
 	free(list);
 	return ret;
 }
@@ -574,8 +574,8 @@ static bool try_filter(struct ipt_recorder *r, const struct rec_event *e, const 
 {
 	if (!ipt_live_set_filter(r->live, e->sys, e->name, expr))
 		return true;
-	sb_reset(why);
-	sb_adds(why, ipt_errmsg());
+	ipt_strbuf_reset(why);
+	ipt_strbuf_adds(why, ipt_errmsg());
 	return false;
 }
 
@@ -588,29 +588,29 @@ static int filter_event(struct ipt_recorder *r, const struct rec_event *e,
 	bool cpus_ok = false;
 	int ret = -1;
 
-	sb_reset(final);
+	ipt_strbuf_reset(final);
 	*user_ok = false;
 	if (cpus_part(r, e, &cpus))
 		goto out;
 	if (cpus.len) {
-		cpus_ok = try_filter(r, e, sb_str(&cpus), &why);
+		cpus_ok = try_filter(r, e, ipt_strbuf_str(&cpus), &why);
 		if (!cpus_ok)
 			note(r, IPT_RECORDER_NOTE_INFO, IPT_RECORDER_ABOUT_CPUS,
 			     "%s (cpumask filters need Linux 6.6+): recording all of %s:%s",
-			     sb_str(&why), e->sys, e->name);
+			     ipt_strbuf_str(&why), e->sys, e->name);
 	}
 	if (want_user) {
 		*user_ok = try_filter(r, e, r->o.filter, &why);
 		if (!*user_ok)
-			note(r, IPT_RECORDER_NOTE_REJECTED, IPT_RECORDER_ABOUT_FILTER, "%s", sb_str(&why));
+			note(r, IPT_RECORDER_NOTE_REJECTED, IPT_RECORDER_ABOUT_FILTER, "%s", ipt_strbuf_str(&why));
 	}
-	if ((cpus_ok && *user_ok && sb_addf(final, "(%s) && (%s)", sb_str(&cpus), r->o.filter)) ||
-	    (cpus_ok && !*user_ok && sb_adds(final, sb_str(&cpus))) ||
-	    (!cpus_ok && *user_ok && sb_adds(final, r->o.filter))) {
+	if ((cpus_ok && *user_ok && ipt_strbuf_addf(final, "(%s) && (%s)", ipt_strbuf_str(&cpus), r->o.filter)) ||
+	    (cpus_ok && !*user_ok && ipt_strbuf_adds(final, ipt_strbuf_str(&cpus))) ||
+	    (!cpus_ok && *user_ok && ipt_strbuf_adds(final, r->o.filter))) {
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	if (!ipt_live_set_filter(r->live, e->sys, e->name, sb_str(final)))
+	if (!ipt_live_set_filter(r->live, e->sys, e->name, ipt_strbuf_str(final)))
 		ret = 0;
 out:
 	ipt_strbuf_free(&cpus);
@@ -647,14 +647,14 @@ static int setup_filters(struct ipt_recorder *r)
 
 		if (!e->name || !e->ipi)
 			continue;
-		sb_reset(&final);
+		ipt_strbuf_reset(&final);
 		if ((r->o.cpus || r->o.filter) && filter_event(r, e, &final, &user_ok))
 			goto out;
 		if (e->send) {
 			sends++;
 			accepted += user_ok;
 			if (r->o.stacks)
-				set_stack(r, e, sb_str(&final));
+				set_stack(r, e, ipt_strbuf_str(&final));
 		}
 	}
 	if (r->o.filter && sends && !accepted) {
@@ -1081,7 +1081,7 @@ static int add_user_symbols(struct ipt_recorder *r)
 
 	if (!r->ustacks)
 		return 0;
-	if (ipt_ustacks_option(r->ustacks, &sb, &st) || sb_addc(&sb, '\0'))
+	if (ipt_ustacks_option(r->ustacks, &sb, &st) || ipt_strbuf_addc(&sb, '\0'))
 		goto out;
 	ret = ipt_tdw_add_option(r->w, IPT_OPTION_USER_SYMBOLS, sb.buf, (uint32_t)sb.len);
 	if (!ret) {

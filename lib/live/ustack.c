@@ -302,9 +302,9 @@ void ipt_ustacks_finish(struct ipt_ustacks *u)
 static int put_word(struct ipt_strbuf *sb, const char *s)
 {
 	if (!s || !*s)
-		return sb_addc(sb, '-');
+		return ipt_strbuf_addc(sb, '-');
 	for (; *s; s++)
-		if (sb_addc(sb, *s == ' ' || *s == '\n' || *s == '\r' ? '?' : *s))
+		if (ipt_strbuf_addc(sb, *s == ' ' || *s == '\n' || *s == '\r' ? '?' : *s))
 			return -1;
 	return 0;
 }
@@ -313,9 +313,9 @@ static int put_word(struct ipt_strbuf *sb, const char *s)
 static int put_rest(struct ipt_strbuf *sb, const char *s)
 {
 	if (!s || !*s)
-		return sb_addc(sb, '-');
+		return ipt_strbuf_addc(sb, '-');
 	for (; *s; s++)
-		if (sb_addc(sb, *s == '\n' || *s == '\r' ? '?' : *s))
+		if (ipt_strbuf_addc(sb, *s == '\n' || *s == '\r' ? '?' : *s))
 			return -1;
 	return 0;
 }
@@ -366,7 +366,7 @@ static int resolve(Dwfl *d, const struct uaddr *a, struct ipt_strbuf *sb)
 	}
 	if (ipt_strbuf_addf(sb, "a %d %llx %llx ", (int)a->tgid, (unsigned long long)a->addr,
 			    (unsigned long long)(fn ? off : 0)) ||
-	    put_word(sb, mod) || sb_addc(sb, ' ') || put_rest(sb, fn) || sb_addc(sb, '\n'))
+	    put_word(sb, mod) || ipt_strbuf_addc(sb, ' ') || put_rest(sb, fn) || ipt_strbuf_addc(sb, '\n'))
 		return -1;
 	return 0;
 }

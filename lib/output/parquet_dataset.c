@@ -114,15 +114,15 @@ static int hive_escape(struct ipt_strbuf *sb, const char *s, size_t n)
 	static const char hx[] = "0123456789ABCDEF";
 
 	if (!n)
-		return sb_adds(sb, "__HIVE_DEFAULT_PARTITION__");
+		return ipt_strbuf_adds(sb, "__HIVE_DEFAULT_PARTITION__");
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		    c == '-' || c == '_' || (c == '.' && i)) {
-			if (sb_addc(sb, (char)c))
+			if (ipt_strbuf_addc(sb, (char)c))
 				return -1;
-		} else if (sb_addc(sb, '%') || sb_addc(sb, hx[c >> 4]) || sb_addc(sb, hx[c & 15])) {
+		} else if (ipt_strbuf_addc(sb, '%') || ipt_strbuf_addc(sb, hx[c >> 4]) || ipt_strbuf_addc(sb, hx[c & 15])) {
 			return -1;
 		}
 	}
@@ -144,7 +144,7 @@ char *pq_partition_dir(struct ipt_trace *t, const char *base, const char *by)
 	}
 	while (blen > 1 && base[blen - 1] == '/')
 		blen--;
-	if (sb_add(&sb, base, blen))
+	if (ipt_strbuf_add(&sb, base, blen))
 		goto fail;
 	while (*p) {
 		size_t n = strcspn(p, ",");
@@ -160,7 +160,7 @@ char *pq_partition_dir(struct ipt_trace *t, const char *base, const char *by)
 				h = "unknown";
 				hl = 7;
 			}
-			if (sb_adds(&sb, "/host=") || hive_escape(&sb, h, hl))
+			if (ipt_strbuf_adds(&sb, "/host=") || hive_escape(&sb, h, hl))
 				goto fail;
 		} else {
 			struct stat st;
@@ -179,7 +179,7 @@ char *pq_partition_dir(struct ipt_trace *t, const char *base, const char *by)
 				ipt_err("%s: bad modification time", ipt_trace_path(t));
 				goto fail;
 			}
-			if (sb_adds(&sb, "/date=") || hive_escape(&sb, d, strlen(d)))
+			if (ipt_strbuf_adds(&sb, "/date=") || hive_escape(&sb, d, strlen(d)))
 				goto fail;
 		}
 		p += n;

@@ -21,8 +21,8 @@ static const char *const cols_exploded[] = {
 
 static int hexaddr(struct ipt_strbuf *sb, uint64_t a, bool json)
 {
-	return (json && sb_addc(sb, '"')) || sb_add(sb, "0x", 2) || sb_add_hex(sb, a) ||
-	       (json && sb_addc(sb, '"'));
+	return (json && ipt_strbuf_addc(sb, '"')) || ipt_strbuf_add(sb, "0x", 2) || ipt_strbuf_add_hex(sb, a) ||
+	       (json && ipt_strbuf_addc(sb, '"'));
 }
 
 /* sym_off - "sym+0xoff" into tmp (callsite), or NULL */
@@ -138,7 +138,7 @@ static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf 
 			return -1;
 		ll = strlen(list);
 	}
-	if (sb_grow(sb, 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll)) {
+	if (ipt_strbuf_grow(sb, 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll)) {
 		if (list && list != small)
 			free(list);
 		return -1;
@@ -205,10 +205,10 @@ int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb
 
 		if (!explode && !strcmp(c, "target_cpu"))
 			c = "targets";
-		if ((i && sb_addc(sb, ',')) || sb_adds(sb, c))
+		if ((i && ipt_strbuf_addc(sb, ',')) || ipt_strbuf_adds(sb, c))
 			return -1;
 	}
-	return sb_addc(sb, '\n');
+	return ipt_strbuf_addc(sb, '\n');
 }
 
 /* row_base - the base columns of a row; the line is ended (newline) when end */
@@ -223,36 +223,36 @@ static int row_base(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_
 		return csv_row(explode, r, sb, end);
 	callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
 	{
-		ret |= sb_adds(sb, "{\"ts_ns\":") | sb_add_u64(sb, r->ts);
-		ret |= sb_adds(sb, ",\"id\":") | sb_add_u64(sb, r->id);
-		ret |= sb_adds(sb, ",\"src_cpu\":") | sb_add_i64(sb, r->src_cpu);
+		ret |= ipt_strbuf_adds(sb, "{\"ts_ns\":") | ipt_strbuf_add_u64(sb, r->ts);
+		ret |= ipt_strbuf_adds(sb, ",\"id\":") | ipt_strbuf_add_u64(sb, r->id);
+		ret |= ipt_strbuf_adds(sb, ",\"src_cpu\":") | ipt_strbuf_add_i64(sb, r->src_cpu);
 		if (explode) {
-			ret |= sb_adds(sb, ",\"target_cpu\":") | sb_add_i64(sb, r->target_cpu);
+			ret |= ipt_strbuf_adds(sb, ",\"target_cpu\":") | ipt_strbuf_add_i64(sb, r->target_cpu);
 		} else {
 			bool first = true;
 
-			ret |= sb_adds(sb, ",\"targets\":[");
+			ret |= ipt_strbuf_adds(sb, ",\"targets\":[");
 			for (int c = ipt_cpuset_next(r->targets, 0); c >= 0;
 			     c = ipt_cpuset_next(r->targets, (unsigned int)c + 1)) {
-				ret |= (first ? 0 : sb_addc(sb, ',')) | sb_add_i64(sb, c);
+				ret |= (first ? 0 : ipt_strbuf_addc(sb, ',')) | ipt_strbuf_add_i64(sb, c);
 				first = false;
 			}
-			ret |= sb_addc(sb, ']');
+			ret |= ipt_strbuf_addc(sb, ']');
 		}
-		ret |= sb_adds(sb, ",\"ntargets\":") | sb_add_u64(sb, r->ntargets);
-		ret |= sb_adds(sb, ",\"pid\":") | sb_add_i64(sb, r->pid);
-		ret |= sb_adds(sb, ",\"comm\":") | ipt_json_strz(sb, r->comm);
-		ret |= sb_adds(sb, ",\"event\":") | ipt_json_strz(sb, r->event);
-		ret |= sb_adds(sb, ",\"kind\":") | ipt_json_strz(sb, ipt_kind_name(r->kind));
-		ret |= sb_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
-		ret |= sb_adds(sb, ",\"callsite_sym\":") | ipt_json_strz(sb, callsite);
-		ret |= sb_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
-		ret |= sb_adds(sb, ",\"callback_sym\":") | ipt_json_strz(sb, r->callback_sym);
-		ret |= sb_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
-		ret |= sb_adds(sb, ",\"func_sym\":") | ipt_json_strz(sb, r->func_sym);
-		ret |= sb_adds(sb, ",\"reason\":") | ipt_json_strz(sb, r->reason);
+		ret |= ipt_strbuf_adds(sb, ",\"ntargets\":") | ipt_strbuf_add_u64(sb, r->ntargets);
+		ret |= ipt_strbuf_adds(sb, ",\"pid\":") | ipt_strbuf_add_i64(sb, r->pid);
+		ret |= ipt_strbuf_adds(sb, ",\"comm\":") | ipt_json_strz(sb, r->comm);
+		ret |= ipt_strbuf_adds(sb, ",\"event\":") | ipt_json_strz(sb, r->event);
+		ret |= ipt_strbuf_adds(sb, ",\"kind\":") | ipt_json_strz(sb, ipt_kind_name(r->kind));
+		ret |= ipt_strbuf_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
+		ret |= ipt_strbuf_adds(sb, ",\"callsite_sym\":") | ipt_json_strz(sb, callsite);
+		ret |= ipt_strbuf_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
+		ret |= ipt_strbuf_adds(sb, ",\"callback_sym\":") | ipt_json_strz(sb, r->callback_sym);
+		ret |= ipt_strbuf_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
+		ret |= ipt_strbuf_adds(sb, ",\"func_sym\":") | ipt_json_strz(sb, r->func_sym);
+		ret |= ipt_strbuf_adds(sb, ",\"reason\":") | ipt_json_strz(sb, r->reason);
 		if (end)
-			ret |= sb_adds(sb, "}\n");
+			ret |= ipt_strbuf_adds(sb, "}\n");
 		return ret ? -1 : 0;
 	}
 }
@@ -280,9 +280,9 @@ int ipt_rows_header_match(enum ipt_row_format fmt, bool explode, struct ipt_strb
 		return -1;
 	sb->len--;	/* the newline */
 	for (size_t i = 0; i < ARRAY_SIZE(cols_match); i++)
-		if (sb_addc(sb, ',') || sb_adds(sb, cols_match[i]))
+		if (ipt_strbuf_addc(sb, ',') || ipt_strbuf_adds(sb, cols_match[i]))
 			return -1;
-	return sb_addc(sb, '\n');
+	return ipt_strbuf_addc(sb, '\n');
 }
 
 /* csv_field - s as a CSV field, quoted when it must be (NULL: empty) */
@@ -291,7 +291,7 @@ static int csv_field(struct ipt_strbuf *sb, const char *s)
 	size_t n = slen(s);
 	char *p;
 
-	if (sb_grow(sb, 2 * n + 3))
+	if (ipt_strbuf_grow(sb, 2 * n + 3))
 		return -1;
 	p = put_csv(sb->buf + sb->len, s, n);
 	*p = 0;
@@ -303,8 +303,8 @@ static int csv_field(struct ipt_strbuf *sb, const char *s)
 static int field(struct ipt_strbuf *sb, bool json, const char *name)
 {
 	if (!json)
-		return sb_addc(sb, ',');
-	return sb_adds(sb, ",\"") || sb_adds(sb, name) || sb_adds(sb, "\":");
+		return ipt_strbuf_addc(sb, ',');
+	return ipt_strbuf_adds(sb, ",\"") || ipt_strbuf_adds(sb, name) || ipt_strbuf_adds(sb, "\":");
 }
 
 static int opt_u64(struct ipt_strbuf *sb, bool json, const char *name, bool has, uint64_t v)
@@ -312,8 +312,8 @@ static int opt_u64(struct ipt_strbuf *sb, bool json, const char *name, bool has,
 	if (field(sb, json, name))
 		return -1;
 	if (has)
-		return sb_add_u64(sb, v);
-	return json ? sb_adds(sb, "null") : 0;
+		return ipt_strbuf_add_u64(sb, v);
+	return json ? ipt_strbuf_adds(sb, "null") : 0;
 }
 
 static int opt_bool(struct ipt_strbuf *sb, bool json, const char *name, bool has, bool v)
@@ -321,8 +321,8 @@ static int opt_bool(struct ipt_strbuf *sb, bool json, const char *name, bool has
 	if (field(sb, json, name))
 		return -1;
 	if (has)
-		return sb_adds(sb, v ? "true" : "false");
-	return json ? sb_adds(sb, "null") : 0;
+		return ipt_strbuf_adds(sb, v ? "true" : "false");
+	return json ? ipt_strbuf_adds(sb, "null") : 0;
 }
 
 static int opt_str(struct ipt_strbuf *sb, bool json, const char *name, const char *s)
@@ -343,18 +343,18 @@ static int stack_col(struct ipt_strbuf *sb, bool json, const struct ipt_trace *t
 	if (field(sb, json, "stack"))
 		return -1;
 	if (!st)
-		return json ? sb_adds(sb, "null") : 0;
+		return json ? ipt_strbuf_adds(sb, "null") : 0;
 	if (json)
-		ret |= sb_addc(sb, '[');
+		ret |= ipt_strbuf_addc(sb, '[');
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
 		if (json)
-			ret |= (i ? sb_addc(sb, ',') : 0) | ipt_json_strz(sb, buf);
+			ret |= (i ? ipt_strbuf_addc(sb, ',') : 0) | ipt_json_strz(sb, buf);
 		else
-			ret |= (i ? sb_addc(&fr, ';') : 0) | sb_adds(&fr, buf);
+			ret |= (i ? ipt_strbuf_addc(&fr, ';') : 0) | ipt_strbuf_adds(&fr, buf);
 	}
 	if (json)
-		ret |= sb_addc(sb, ']');
+		ret |= ipt_strbuf_addc(sb, ']');
 	else if (fr.len)
 		ret |= csv_field(sb, fr.buf);
 	ipt_strbuf_free(&fr);
@@ -388,6 +388,6 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 	ret |= opt_str(sb, json, "callsite_func", r->callsite_sym);
 	ret |= opt_str(sb, json, "func_name", r->func ? r->func_sym : r->callback_sym);
 	ret |= stack_col(sb, json, t, m ? m->stack : NULL);
-	ret |= json ? sb_adds(sb, "}\n") : sb_addc(sb, '\n');
+	ret |= json ? ipt_strbuf_adds(sb, "}\n") : ipt_strbuf_addc(sb, '\n');
 	return ret ? -1 : 0;
 }

@@ -197,7 +197,7 @@ static int sb_put(struct ipt_strbuf *sb, const struct ipt_tdw *w, unsigned int s
 	uint8_t b[8];
 
 	ipt_put_uint(b, size, w->be, v);
-	return sb_add(sb, (const char *)b, size);
+	return ipt_strbuf_add(sb, (const char *)b, size);
 }
 
 /* ------------------------------------------------------------------ */
@@ -786,7 +786,7 @@ static int default_header_page(const struct ipt_tdw *w, struct ipt_strbuf *sb)
 {
 	unsigned int ls = (unsigned int)w->long_size;
 
-	return sb_addf(sb,
+	return ipt_strbuf_addf(sb,
 		       "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 		       "\tfield: local_t commit;\toffset:8;\tsize:%u;\tsigned:1;\n"
 		       "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
@@ -802,15 +802,15 @@ static int build_headers(const struct ipt_tdw *w, struct ipt_strbuf *sb)
 	int ret = -1;
 
 	if (w->header_page.text) {
-		if (sb_add(&hp, w->header_page.text, w->header_page.len))
+		if (ipt_strbuf_add(&hp, w->header_page.text, w->header_page.len))
 			goto out;
 	} else if (default_header_page(w, &hp)) {
 		goto out;
 	}
-	if (sb_add(sb, "header_page", 12) || sb_put(sb, w, 8, hp.len) ||
-	    sb_add(sb, hp.buf, hp.len) ||
-	    sb_add(sb, "header_event", 13) || sb_put(sb, w, 8, he_len) ||
-	    sb_add(sb, he, he_len))
+	if (ipt_strbuf_add(sb, "header_page", 12) || sb_put(sb, w, 8, hp.len) ||
+	    ipt_strbuf_add(sb, hp.buf, hp.len) ||
+	    ipt_strbuf_add(sb, "header_event", 13) || sb_put(sb, w, 8, he_len) ||
+	    ipt_strbuf_add(sb, he, he_len))
 		goto out;
 	ret = 0;
 out:
@@ -826,7 +826,7 @@ static int build_ftrace(const struct ipt_tdw *w, struct ipt_strbuf *sb)
 		return -1;
 	for (i = 0; i < w->nftrace; i++)
 		if (sb_put(sb, w, 8, w->ftrace[i].len) ||
-		    sb_add(sb, w->ftrace[i].text, w->ftrace[i].len))
+		    ipt_strbuf_add(sb, w->ftrace[i].text, w->ftrace[i].len))
 			return -1;
 	return 0;
 }
@@ -840,11 +840,11 @@ static int build_events(const struct ipt_tdw *w, struct ipt_strbuf *sb)
 	for (i = 0; i < w->nsys; i++) {
 		const struct tdw_system *s = &w->sys[i];
 
-		if (sb_add(sb, s->name, strlen(s->name) + 1) || sb_put(sb, w, 4, (uint64_t)s->n))
+		if (ipt_strbuf_add(sb, s->name, strlen(s->name) + 1) || sb_put(sb, w, 4, (uint64_t)s->n))
 			return -1;
 		for (j = 0; j < s->n; j++)
 			if (sb_put(sb, w, 8, s->ev[j].len) ||
-			    sb_add(sb, s->ev[j].text, s->ev[j].len))
+			    ipt_strbuf_add(sb, s->ev[j].text, s->ev[j].len))
 				return -1;
 	}
 	return 0;
@@ -856,7 +856,7 @@ static int build_blob(const struct ipt_tdw *w, const struct tdw_text *t, unsigne
 {
 	if (sb_put(sb, w, size_bytes, t->len))
 		return -1;
-	return t->len ? sb_add(sb, t->text, t->len) : 0;
+	return t->len ? ipt_strbuf_add(sb, t->text, t->len) : 0;
 }
 
 static int cmp_cpustat(const void *a, const void *b)
@@ -1087,7 +1087,7 @@ static uint32_t add_string(struct ipt_tdw *w, const char *s)
 {
 	uint32_t off = (uint32_t)w->strings.len;
 
-	if (sb_add(&w->strings, s, strlen(s) + 1))
+	if (ipt_strbuf_add(&w->strings, s, strlen(s) + 1))
 		return UINT32_MAX;
 	return off;
 }
@@ -1180,7 +1180,7 @@ static int write_v7(struct ipt_tdw *w)
 	for (i = 0; i < 6; i++) {
 		int r;
 
-		sb_reset(&sb);
+		ipt_strbuf_reset(&sb);
 		switch (secs[i].id) {
 		case SEC_HEADER_INFO: r = build_headers(w, &sb); break;
 		case SEC_FTRACE_EVENTS: r = build_ftrace(w, &sb); break;
@@ -1226,12 +1226,12 @@ static int write_v7(struct ipt_tdw *w)
 	if (out_patch(w, done1_ptr, 8, w->pos) ||
 	    sec_header(w, OPT_DONE, "options", false, 0, &opt_size_ptr))
 		goto out;
-	sb_reset(&sb);
+	ipt_strbuf_reset(&sb);
 	for (i = 0; i < w->ncpus; i++)
 		if (w->cpus[i].raw)
 			nwith++;
-	if (sb_put(&sb, w, 8, fly_off) || sb_add(&sb, "", 1) ||
-	    sb_add(&sb, w->clock_name ? w->clock_name : "local",
+	if (sb_put(&sb, w, 8, fly_off) || ipt_strbuf_add(&sb, "", 1) ||
+	    ipt_strbuf_add(&sb, w->clock_name ? w->clock_name : "local",
 		   strlen(w->clock_name ? w->clock_name : "local") + 1) ||
 	    sb_put(&sb, w, 4, w->page_size) || sb_put(&sb, w, 4, (uint64_t)nwith))
 		goto out;

@@ -277,7 +277,7 @@ static inline int put_str(struct ipt_strbuf *out, const struct pf_seg *s, int st
 	if (prec >= 0 && n > (size_t)prec)
 		n = (size_t)prec;
 	pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
-	if (sb_grow(out, n + pad))
+	if (ipt_strbuf_grow(out, n + pad))
 		return -1;
 	if (!s->left) {
 		memset(out->buf + out->len, ' ', pad);
@@ -315,7 +315,7 @@ static inline int pad_since(struct ipt_strbuf *out, const struct pf_seg *s, int 
 	if (width <= 0 || (size_t)width <= n)
 		return 0;
 	pad = (size_t)width - n;
-	if (sb_grow(out, pad))
+	if (ipt_strbuf_grow(out, pad))
 		return -1;
 	if (!s->left)
 		memmove(out->buf + from + pad, out->buf + from, n);

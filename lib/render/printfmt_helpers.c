@@ -23,7 +23,7 @@ int ipt_pf_put_flags(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg
 		if (!val && e->value < 0)
 			return put_cstr(out, s, star, RTXT(c, e->str));
 		if (e->value > 0 && (val & e->value) == e->value) {
-			if (printed && delim && sb_adds(out, delim))
+			if (printed && delim && ipt_strbuf_adds(out, delim))
 				return -1;
 			if (put_cstr(out, s, star, RTXT(c, e->str)))
 				return -1;
@@ -33,9 +33,9 @@ int ipt_pf_put_flags(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg
 	}
 	if (!val)
 		return 0;
-	if (printed && delim && sb_adds(out, delim))
+	if (printed && delim && ipt_strbuf_adds(out, delim))
 		return -1;
-	return sb_adds(out, "0x") || sb_add_hex(out, (uint64_t)val);
+	return ipt_strbuf_adds(out, "0x") || ipt_strbuf_add_hex(out, (uint64_t)val);
 }
 
 /* ipt_pf_put_symbol - __print_symbolic: the name of the value, else the value in hex */
@@ -47,7 +47,7 @@ int ipt_pf_put_symbol(struct rctx *c, struct ipt_strbuf *out, const struct pf_se
 	for (int32_t k = n->syms; k != NONE; k = c->prog->syms[k].next)
 		if (c->prog->syms[k].value == val)
 			return put_cstr(out, s, star, RTXT(c, c->prog->syms[k].str));
-	return sb_adds(out, "0x") || sb_add_hex(out, (uint64_t)val);
+	return ipt_strbuf_adds(out, "0x") || ipt_strbuf_add_hex(out, (uint64_t)val);
 }
 
 /* array_start - where the array of __print_hex/__print_array starts; false if nowhere */
@@ -77,9 +77,9 @@ int ipt_pf_put_hex(struct rctx *c, struct ipt_strbuf *out, const struct pf_node 
 	for (i = 0; i < len && (uint64_t)off + i < c->size; i++) {
 		uint8_t b = c->data[off + i];
 
-		if (i && n->kind == N_HEX && sb_addc(out, ' '))
+		if (i && n->kind == N_HEX && ipt_strbuf_addc(out, ' '))
 			return -1;
-		if (sb_addc(out, hx[b >> 4]) || sb_addc(out, hx[b & 15]))
+		if (ipt_strbuf_addc(out, hx[b >> 4]) || ipt_strbuf_addc(out, hx[b & 15]))
 			return -1;
 	}
 	return 0;
@@ -105,13 +105,13 @@ int ipt_pf_put_int_array(struct rctx *c, struct ipt_strbuf *out, const struct pf
 
 		if ((uint64_t)off + (uint64_t)k > c->size)
 			break;
-		if (i && sb_addc(out, ' '))
+		if (i && ipt_strbuf_addc(out, ' '))
 			return -1;
 		if (bad) {
-			if (sb_addf(out, "BAD SIZE:%d 0x%x", size, c->data[off]))
+			if (ipt_strbuf_addf(out, "BAD SIZE:%d 0x%x", size, c->data[off]))
 				return -1;
 			size = 1;
-		} else if (sb_add_u64(out, host_uint(c->data + off, k))) {
+		} else if (ipt_strbuf_add_u64(out, host_uint(c->data + off, k))) {
 			return -1;
 		}
 		off += (uint32_t)k;
@@ -146,9 +146,9 @@ static int put_cpulist(struct ipt_strbuf *out, const uint8_t *d, uint32_t n, boo
 		}
 		for (e = j; e + 1 < nbits && mask_bit(d, n, be, (uint32_t)(e + 1)); e++)
 			;
-		if ((!first && sb_addc(out, ',')) || sb_add_u64(out, j))
+		if ((!first && ipt_strbuf_addc(out, ',')) || ipt_strbuf_add_u64(out, j))
 			return -1;
-		if (e > j && (sb_addc(out, '-') || sb_add_u64(out, e)))
+		if (e > j && (ipt_strbuf_addc(out, '-') || ipt_strbuf_add_u64(out, e)))
 			return -1;
 		first = false;
 		j = e + 1;
@@ -164,9 +164,9 @@ static int put_mask_hex(struct ipt_strbuf *out, const uint8_t *d, uint32_t n, bo
 	for (uint32_t k = n; k-- > 0;) {
 		uint8_t b = d[be ? n - 1 - k : k];
 
-		if (sb_addc(out, hx[b >> 4]) || sb_addc(out, hx[b & 15]))
+		if (ipt_strbuf_addc(out, hx[b >> 4]) || ipt_strbuf_addc(out, hx[b & 15]))
 			return -1;
-		if (k && k % 4 == 0 && sb_addc(out, ','))
+		if (k && k % 4 == 0 && ipt_strbuf_addc(out, ','))
 			return -1;
 	}
 	return 0;
@@ -207,7 +207,7 @@ static int put_mask_set(struct rctx *c, struct ipt_strbuf *out, const uint8_t *d
 		else
 			ipt_cpuset_format_hex(&set, n * 8, buf, need + 1);
 	}
-	r = sb_add(out, buf, need);
+	r = ipt_strbuf_add(out, buf, need);
 	if (buf != small)
 		free(buf);
 out:

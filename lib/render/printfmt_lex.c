@@ -22,7 +22,7 @@ uint32_t ipt_pf_arena_add(struct parser *p, const char *s, size_t n)
 	struct ipt_strbuf *a = &p->prog->arena;
 	size_t off = a->len;
 
-	if (off + n + 1 >= UINT32_MAX || sb_add(a, s, n) || sb_addc(a, 0))
+	if (off + n + 1 >= UINT32_MAX || ipt_strbuf_add(a, s, n) || ipt_strbuf_addc(a, 0))
 		return NOSTR;
 	return (uint32_t)off;
 }
@@ -33,7 +33,7 @@ uint32_t ipt_pf_arena_sub(struct parser *p, uint32_t from, size_t n)
 	struct ipt_strbuf *a = &p->prog->arena;
 	size_t off = a->len;
 
-	if (off + n + 1 >= UINT32_MAX || sb_grow(a, n + 1))
+	if (off + n + 1 >= UINT32_MAX || ipt_strbuf_grow(a, n + 1))
 		return NOSTR;
 	memcpy(a->buf + off, a->buf + from, n);	/* after the grow: buf may move */
 	a->buf[off + n] = 0;
@@ -49,7 +49,7 @@ uint32_t ipt_pf_arena_join(struct parser *p, uint32_t x, const char *mid, uint32
 	size_t lx = strlen(TXT(p, x)), lm = strlen(mid), ly = strlen(TXT(p, y));
 	size_t off = a->len;
 
-	if (off + lx + lm + ly + 1 >= UINT32_MAX || sb_grow(a, lx + lm + ly + 1))
+	if (off + lx + lm + ly + 1 >= UINT32_MAX || ipt_strbuf_grow(a, lx + lm + ly + 1))
 		return NOSTR;
 	memcpy(a->buf + off, a->buf + x, lx);
 	memcpy(a->buf + off + lx, mid, lm);
@@ -119,7 +119,7 @@ static enum tok char_type(int c)
 /* tpush - append one char to the token being built */
 static bool tpush(struct parser *p, int c)
 {
-	return !sb_addc(&p->prog->arena, (char)c);
+	return !ipt_strbuf_addc(&p->prog->arena, (char)c);
 }
 
 /* lx_op - rest of an operator token starting with c (already pushed) */

@@ -162,7 +162,7 @@ static size_t compile_text(struct parser *p, uint32_t fmt, size_t at, struct ipt
 				break;
 			i++;
 		}
-		if (sb_addc(tmp, c))
+		if (ipt_strbuf_addc(tmp, c))
 			return 0;
 	}
 	if (add_text(p, tmp->buf ? tmp->buf : "", tmp->len))

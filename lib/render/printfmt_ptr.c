@@ -17,13 +17,13 @@ static const struct ipt_field *field_of(struct rctx *c, struct ipt_strbuf *out, 
 	while (n->kind == N_TYPE)
 		n = RN(c, n->right);
 	if (n->kind != N_FIELD) {
-		*err = sb_addf(out, "ARG TYPE NOT FIELD BUT %d", n->kind);
+		*err = ipt_strbuf_addf(out, "ARG TYPE NOT FIELD BUT %d", n->kind);
 		return NULL;
 	}
 	if (!n->field)
 		return NULL;
 	if (n->field->size != size) {
-		*err = sb_adds(out, bad);
+		*err = ipt_strbuf_adds(out, bad);
 		return NULL;
 	}
 	if ((uint64_t)n->field->offset + size > c->size)
@@ -44,7 +44,7 @@ int ipt_pf_put_mac(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg *
 	for (int k = 0; k < 6; k++) {
 		uint8_t b = c->data[f->offset + (rev ? 5 - k : k)];
 
-		if ((k && sb_adds(out, sep)) || sb_addf(out, "%.2x", b))
+		if ((k && ipt_strbuf_adds(out, sep)) || ipt_strbuf_addf(out, "%.2x", b))
 			return -1;
 	}
 	return 0;
@@ -55,15 +55,15 @@ static int put_ip4(struct ipt_strbuf *out, char i, bool rev, const uint8_t *b)
 {
 	const char *fmt = i == 'i' ? "%03d.%03d.%03d.%03d" : "%d.%d.%d.%d";
 
-	return rev ? sb_addf(out, fmt, b[3], b[2], b[1], b[0]) :
-		     sb_addf(out, fmt, b[0], b[1], b[2], b[3]);
+	return rev ? ipt_strbuf_addf(out, fmt, b[3], b[2], b[1], b[0]) :
+		     ipt_strbuf_addf(out, fmt, b[0], b[1], b[2], b[3]);
 }
 
 /* put_ip6 - 16 address bytes as 8 groups of 4 digits ('I': with colons) */
 static int put_ip6(struct ipt_strbuf *out, char i, const uint8_t *b)
 {
 	for (int k = 0; k < 16; k += 2)
-		if (sb_addf(out, "%02x%02x%s", b[k], b[k + 1], i == 'I' && k < 14 ? ":" : ""))
+		if (ipt_strbuf_addf(out, "%02x%02x%s", b[k], b[k + 1], i == 'I' && k < 14 ? ":" : ""))
 			return -1;
 	return 0;
 }
@@ -99,21 +99,21 @@ static int put_ip6c(struct ipt_strbuf *out, const uint8_t *b)
 	}
 	for (int i = 0; i < range; i++) {
 		if (i == at) {
-			if ((colon || i == 0) && sb_addc(out, ':'))
+			if ((colon || i == 0) && ipt_strbuf_addc(out, ':'))
 				return -1;
-			if (sb_addc(out, ':'))
+			if (ipt_strbuf_addc(out, ':'))
 				return -1;
 			colon = false;
 			i += longest - 1;
 			continue;
 		}
-		if ((colon && sb_addc(out, ':')) || sb_addf(out, "%x", b[2 * i] << 8 | b[2 * i + 1]))
+		if ((colon && ipt_strbuf_addc(out, ':')) || ipt_strbuf_addf(out, "%x", b[2 * i] << 8 | b[2 * i + 1]))
 			return -1;
 		colon = true;
 	}
 	if (!v4)
 		return 0;
-	if (colon && sb_addc(out, ':'))
+	if (colon && ipt_strbuf_addc(out, ':'))
 		return -1;
 	return put_ip4(out, 'I', false, b + 12);
 }
@@ -152,31 +152,31 @@ static int put_ipsa(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg 
 	} else if (n->kind == N_DYNARRAY) {
 		dyn_loc(c, n->field, &off, &len);
 	} else {
-		return sb_addf(out, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE %d", n->kind);
+		return ipt_strbuf_addf(out, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE %d", n->kind);
 	}
 	if ((uint64_t)off + 2 > c->size)
 		return 0;
 	sa = c->data + off;
 	if (host_uint(sa, 2) == 2) {		/* AF_INET */
 		if (len < 16)
-			return sb_adds(out, "INVALIDIPv4");
+			return ipt_strbuf_adds(out, "INVALIDIPv4");
 		if ((uint64_t)off + 16 > c->size)
 			return 0;
 		if (put_ip4(out, s->pc[0], ip4_reverse(c, *l), sa + 4))
 			return -1;
-		return port ? sb_addf(out, ":%d", sa[2] << 8 | sa[3]) : 0;
+		return port ? ipt_strbuf_addf(out, ":%d", sa[2] << 8 | sa[3]) : 0;
 	}
 	if (host_uint(sa, 2) != 10)		/* AF_INET6 */
 		return 0;
 	if (len < 28)
-		return sb_adds(out, "INVALIDIPv6");
+		return ipt_strbuf_adds(out, "INVALIDIPv6");
 	if ((uint64_t)off + 28 > c->size)
 		return 0;
-	if (port && sb_addc(out, '['))
+	if (port && ipt_strbuf_addc(out, '['))
 		return -1;
 	if (comp ? put_ip6c(out, sa + 8) : put_ip6(out, s->pc[0], sa + 8))
 		return -1;
-	return port ? sb_addf(out, "]:%d", sa[2] << 8 | sa[3]) : 0;
+	return port ? ipt_strbuf_addf(out, "]:%d", sa[2] << 8 | sa[3]) : 0;
 }
 
 /* ipt_pf_put_ip - %pI4 %pi4 [hnbl], %pI6 %pi6 %pI6c, %pIS... */
@@ -215,9 +215,9 @@ int ipt_pf_put_uuid(struct rctx *c, struct ipt_strbuf *out, const struct pf_seg 
 	for (int i = 0; i < 16; i++) {
 		uint8_t b = c->data[f->offset + (g ? guid[i] : i)];
 
-		if (sb_addf(out, upper ? "%02X" : "%02x", b))
+		if (ipt_strbuf_addf(out, upper ? "%02X" : "%02x", b))
 			return -1;
-		if ((i == 3 || i == 5 || i == 7 || i == 9) && sb_addc(out, '-'))
+		if ((i == 3 || i == 5 || i == 7 || i == 9) && ipt_strbuf_addc(out, '-'))
 			return -1;
 	}
 	return 0;
@@ -231,12 +231,12 @@ int ipt_pf_put_raw_buf(struct rctx *c, struct ipt_strbuf *out, const struct pf_s
 	uint32_t off, len, want = s->len_arg == NONE ? 1 : (uint32_t)star;
 
 	if (n->kind != N_DYNARRAY)
-		return sb_addf(out, "ARG TYPE NOT FIELD BUT %d", n->kind);
+		return ipt_strbuf_addf(out, "ARG TYPE NOT FIELD BUT %d", n->kind);
 	dyn_loc(c, n->field, &off, &len);
 	if (len < want)
 		want = len;
 	for (uint32_t k = 0; k < want && (uint64_t)off + k < c->size; k++)
-		if ((k && sb_adds(out, sep)) || sb_addf(out, "%02x", c->data[off + k]))
+		if ((k && ipt_strbuf_adds(out, sep)) || ipt_strbuf_addf(out, "%02x", c->data[off + k]))
 			return -1;
 	return 0;
 }

@@ -174,8 +174,8 @@ static int put_field_str(struct rctx *c, struct ipt_strbuf *out, const struct pf
 		}
 		str = ipt_trace_printk_string(c->t, addr);
 		if (str)
-			return sb_adds(out, str);
-		return sb_add_hex(out, addr);
+			return ipt_strbuf_adds(out, str);
+		return ipt_strbuf_add_hex(out, addr);
 	}
 	len = f->size ? f->size : (c->size > f->offset ? c->size - f->offset : 0);
 	return put_bytes_str(c, out, s, star, f->offset, len);
@@ -236,11 +236,11 @@ static int put_func(struct rctx *c, struct ipt_strbuf *out, char kind, uint64_t 
 	const char *sym = ipt_trace_symbol(c->t, v, &off);
 
 	if (!sym)
-		return sb_adds(out, "0x") || sb_add_hex(out, v);
-	if (sb_adds(out, sym))
+		return ipt_strbuf_adds(out, "0x") || ipt_strbuf_add_hex(out, v);
+	if (ipt_strbuf_adds(out, sym))
 		return -1;
 	if (kind == 'S' || kind == 'F')
-		return sb_adds(out, "+0x") || sb_add_hex(out, off);
+		return ipt_strbuf_adds(out, "+0x") || ipt_strbuf_add_hex(out, off);
 	return 0;
 }
 
@@ -264,8 +264,8 @@ static int render_ptr(struct rctx *c, struct ipt_strbuf *out, const struct pf_se
 	default:
 		v = ipt_pf_eval(c, s->arg, 0);
 		if (!v)
-			return sb_adds(out, "(nil)");
-		return sb_adds(out, "0x") || sb_add_hex(out, v);
+			return ipt_strbuf_adds(out, "(nil)");
+		return ipt_strbuf_adds(out, "0x") || ipt_strbuf_add_hex(out, v);
 	}
 }
 
@@ -302,16 +302,16 @@ static int render_num(struct rctx *c, struct ipt_strbuf *out, const struct pf_se
 
 	if (s->fast) {
 		if (s->conv == 'd' || s->conv == 'i')
-			return sb_add_i64(out, sv);
+			return ipt_strbuf_add_i64(out, sv);
 		if (s->conv == 'u')
-			return sb_add_u64(out, zext(v, s->ls));
-		return sb_add_hex(out, zext(v, s->ls));
+			return ipt_strbuf_add_u64(out, zext(v, s->ls));
+		return ipt_strbuf_add_hex(out, zext(v, s->ls));
 	}
 	room = (size_t)(s->width > s->prec ? s->width : s->prec);
 	if (s->len_arg != NONE && (size_t)star > room)
 		room = (size_t)star;
 	room += 32;
-	if (sb_grow(out, room))
+	if (ipt_strbuf_grow(out, room))
 		return -1;
 	room = out->cap - out->len;
 	if (s->ls <= 0)
@@ -332,7 +332,7 @@ static int render_seg(struct rctx *c, struct ipt_strbuf *out, const struct pf_se
 	int star;
 
 	if (s->kind == SEG_TEXT)
-		return sb_add(out, RTXT(c, s->text), s->tlen);
+		return ipt_strbuf_add(out, RTXT(c, s->text), s->tlen);
 	if (!star_value(c, s, &star)) {
 		c->fail = true;
 		return 0;

@@ -27,11 +27,11 @@ int ipt_render_sym(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 	const char *name = ipt_trace_symbol(t, addr, &off);
 
 	if (!name)
-		return sb_add(out, "0x", 2) || sb_add_hex(out, addr);
-	if (sb_adds(out, name))
+		return ipt_strbuf_add(out, "0x", 2) || ipt_strbuf_add_hex(out, addr);
+	if (ipt_strbuf_adds(out, name))
 		return -1;
 	if (with_offset)
-		return sb_add(out, "+0x", 3) || sb_add_hex(out, off);
+		return ipt_strbuf_add(out, "+0x", 3) || ipt_strbuf_add_hex(out, off);
 	return 0;
 }
 
@@ -100,7 +100,7 @@ int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out
 	uint64_t usec;
 
 	if (!ipt_trace_ts_in_ns(t))
-		return sb_addf(out, "%12llu", (unsigned long long)ts);
+		return ipt_strbuf_addf(out, "%12llu", (unsigned long long)ts);
 	usec = (ts + 500) / 1000;
 	{
 		/*
@@ -124,7 +124,7 @@ int ipt_render_ts(const struct ipt_trace *t, uint64_t ts, struct ipt_strbuf *out
 			memcpy(secs_text, d, secs_len);
 			last_secs = secs;
 		}
-		if (sb_grow(out, secs_len + 8))
+		if (ipt_strbuf_grow(out, secs_len + 8))
 			return -1;
 		p = out->buf + out->len;
 		p = put_text(p, secs_text, secs_len);
@@ -246,8 +246,8 @@ static int render_ptr(const struct ipt_trace *t, uint64_t v, const char *conv,
 	if (pc && (pc[1] == 's' || pc[1] == 'f'))
 		return ipt_render_sym(t, v, false, out);
 	if (!v)
-		return sb_adds(out, "(nil)");
-	return sb_add(out, "0x", 2) || sb_add_hex(out, v);
+		return ipt_strbuf_adds(out, "(nil)");
+	return ipt_strbuf_add(out, "0x", 2) || ipt_strbuf_add_hex(out, v);
 }
 
 /* render_array - fixed or dynamic non-string array as ARRAY[hex bytes] */
@@ -255,15 +255,15 @@ static int render_array(const uint8_t *d, uint32_t n, struct ipt_strbuf *out)
 {
 	static const char hx[] = "0123456789abcdef";
 
-	if (sb_adds(out, "ARRAY["))
+	if (ipt_strbuf_adds(out, "ARRAY["))
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		char b[4] = { hx[d[i] >> 4], hx[d[i] & 15], ',', ' ' };
 
-		if (sb_add(out, b, i + 1 < n ? 4 : 2))
+		if (ipt_strbuf_add(out, b, i + 1 < n ? 4 : 2))
 			return -1;
 	}
-	return sb_addc(out, ']');
+	return ipt_strbuf_addc(out, ']');
 }
 
 static int render_mask(const struct ipt_trace *t, const struct ipt_record *r,
@@ -276,7 +276,7 @@ static int render_mask(const struct ipt_trace *t, const struct ipt_record *r,
 
 	if (ipt_field_cpuset(t, r, f, &set)) {
 		ipt_cpuset_free(&set);
-		return sb_adds(out, "<bad mask>");
+		return ipt_strbuf_adds(out, "<bad mask>");
 	}
 	if (flags & IPT_RENDER_MASK_HEX) {
 		const uint8_t *d;
@@ -288,7 +288,7 @@ static int render_mask(const struct ipt_trace *t, const struct ipt_record *r,
 		n = ipt_cpuset_format_list(&set, small, sizeof(small));
 	}
 	if (n < sizeof(small)) {
-		ret = sb_add(out, small, n);
+		ret = ipt_strbuf_add(out, small, n);
 	} else {
 		char *big = ipt_malloc(n + 1);
 
@@ -304,7 +304,7 @@ static int render_mask(const struct ipt_trace *t, const struct ipt_record *r,
 			} else {
 				ipt_cpuset_format_list(&set, big, n + 1);
 			}
-			ret = sb_add(out, big, n);
+			ret = ipt_strbuf_add(out, big, n);
 			free(big);
 		}
 	}
@@ -326,24 +326,24 @@ static int render_value(const struct ipt_trace *t, const struct ipt_record *r,
 		return render_mask(t, r, f, flags, out);
 	if (f->flags & IPT_FIELD_STRING) {
 		if (ipt_field_bytes(t, r, f, &d, &n))
-			return sb_adds(out, "<bad string>");
-		return sb_add(out, (const char *)d, strnlen((const char *)d, n));
+			return ipt_strbuf_adds(out, "<bad string>");
+		return ipt_strbuf_add(out, (const char *)d, strnlen((const char *)d, n));
 	}
 	if (f->flags & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC)) {
 		if (ipt_field_bytes(t, r, f, &d, &n))
-			return sb_adds(out, "<bad array>");
+			return ipt_strbuf_adds(out, "<bad array>");
 		return render_array(d, n, out);
 	}
 	if (ipt_field_u64(t, r, f, &v))
-		return sb_adds(out, "<outside record>");
+		return ipt_strbuf_adds(out, "<outside record>");
 	field_conv(ev->print_fmt, f->name, conv, sizeof(conv));
 	if (strchr(conv, 'p') || (!conv[0] && (f->flags & IPT_FIELD_POINTER)))
 		return render_ptr(t, v, conv[0] ? conv : "%p", out);
 	if (conv[0] && strpbrk(conv, "xX"))
-		return sb_add(out, "0x", 2) || sb_add_hex(out, v);
+		return ipt_strbuf_add(out, "0x", 2) || ipt_strbuf_add_hex(out, v);
 	if (f->flags & IPT_FIELD_SIGNED)
-		return sb_add_i64(out, (int64_t)v);
-	return sb_add_u64(out, v);
+		return ipt_strbuf_add_i64(out, (int64_t)v);
+	return ipt_strbuf_add_u64(out, v);
 }
 
 /* ipt_render_raw_fields - every non-common field as name=value */
@@ -361,14 +361,14 @@ int ipt_render_raw_fields(struct ipt_trace *t, const struct ipt_record *r,
 
 		if (f->flags & IPT_FIELD_COMMON)
 			continue;
-		if ((!first && sb_addc(out, ' ')) || sb_adds(out, f->name) || sb_addc(out, '='))
+		if ((!first && ipt_strbuf_addc(out, ' ')) || ipt_strbuf_adds(out, f->name) || ipt_strbuf_addc(out, '='))
 			return -1;
 		first = false;
 		if (is_wakeup && !strcmp(f->name, "target_cpu")) {
 			uint64_t v;
 
 			/* trace-cmd report -R prints it as the print fmt does: %03d */
-			if (ipt_field_u64(t, r, f, &v) || sb_addf(out, "%03d", (int)(int32_t)v))
+			if (ipt_field_u64(t, r, f, &v) || ipt_strbuf_addf(out, "%03d", (int)(int32_t)v))
 				return -1;
 			continue;
 		}
@@ -406,7 +406,7 @@ static int get_comm(struct ipt_trace *t, const struct ipt_record *r, const char 
 	if (!ipt_comms_get(&t->comms, (int)(int32_t)pid) &&
 	    ipt_comms_set(&t->comms, (int)(int32_t)pid, (const char *)d, len))
 		return -1;
-	return sb_add(out, (const char *)d, len);
+	return ipt_strbuf_add(out, (const char *)d, len);
 }
 
 /* sched_switch - "prev:pid [prio] S ==> next:pid [prio]" as trace-cmd's plugin */
@@ -421,21 +421,21 @@ static int render_sched_switch(struct ipt_trace *t, const struct ipt_record *r,
 	    get(t, r, "prev_state", &state) || get(t, r, "next_pid", &npid) ||
 	    get(t, r, "next_prio", &nprio))
 		return -1;
-	if (get_comm(t, r, "prev_comm", pid, out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
-	    sb_adds(out, " [") || sb_add_i64(out, (int32_t)prio) || sb_adds(out, "] "))
+	if (get_comm(t, r, "prev_comm", pid, out) || ipt_strbuf_addc(out, ':') || ipt_strbuf_add_i64(out, (int32_t)pid) ||
+	    ipt_strbuf_adds(out, " [") || ipt_strbuf_add_i64(out, (int32_t)prio) || ipt_strbuf_adds(out, "] "))
 		return -1;
 	for (unsigned int i = 0; i < sizeof(states) - 1; i++) {
 		if (!(state & (1ULL << i)))
 			continue;
-		if ((found && sb_addc(out, '|')) || sb_addc(out, states[i]))
+		if ((found && ipt_strbuf_addc(out, '|')) || ipt_strbuf_addc(out, states[i]))
 			return -1;
 		found = true;
 	}
-	if (!found && sb_addc(out, 'R'))
+	if (!found && ipt_strbuf_addc(out, 'R'))
 		return -1;
-	return sb_adds(out, " ==> ") || get_comm(t, r, "next_comm", npid, out) || sb_addc(out, ':') ||
-	       sb_add_i64(out, (int32_t)npid) || sb_adds(out, " [") ||
-	       sb_add_i64(out, (int32_t)nprio) || sb_addc(out, ']');
+	return ipt_strbuf_adds(out, " ==> ") || get_comm(t, r, "next_comm", npid, out) || ipt_strbuf_addc(out, ':') ||
+	       ipt_strbuf_add_i64(out, (int32_t)npid) || ipt_strbuf_adds(out, " [") ||
+	       ipt_strbuf_add_i64(out, (int32_t)nprio) || ipt_strbuf_addc(out, ']');
 }
 
 /* sched_wakeup - "comm:pid [prio] CPU:003" as trace-cmd's plugin */
@@ -446,12 +446,12 @@ static int render_sched_wakeup(struct ipt_trace *t, const struct ipt_record *r,
 
 	if (get(t, r, "pid", &pid) || get(t, r, "prio", &prio) || get(t, r, "target_cpu", &cpu))
 		return -1;
-	if (get_comm(t, r, "comm", pid, out) || sb_addc(out, ':') || sb_add_i64(out, (int32_t)pid) ||
-	    sb_adds(out, " [") || sb_add_i64(out, (int32_t)prio) || sb_addc(out, ']'))
+	if (get_comm(t, r, "comm", pid, out) || ipt_strbuf_addc(out, ':') || ipt_strbuf_add_i64(out, (int32_t)pid) ||
+	    ipt_strbuf_adds(out, " [") || ipt_strbuf_add_i64(out, (int32_t)prio) || ipt_strbuf_addc(out, ']'))
 		return -1;
-	if (!get(t, r, "success", &success) && !success && sb_adds(out, " failure"))
+	if (!get(t, r, "success", &success) && !success && ipt_strbuf_adds(out, " failure"))
 		return -1;
-	return sb_addf(out, " CPU:%03d", (int)(int32_t)cpu);
+	return ipt_strbuf_addf(out, " CPU:%03d", (int)(int32_t)cpu);
 }
 
 /* kernel_stack - "<stack trace >" and one "=> sym (addr)" line per caller */
@@ -462,7 +462,7 @@ static int render_stack(struct ipt_trace *t, const struct ipt_record *r, struct 
 
 	if (!f)
 		return -1;
-	if (sb_adds(out, "<stack trace >"))
+	if (ipt_strbuf_adds(out, "<stack trace >"))
 		return -1;
 	for (uint64_t off = f->offset; off + ls <= r->size; off += ls) {
 		uint64_t addr = ipt_get_uint(r->data + off, ls, t->big_endian);
@@ -471,13 +471,13 @@ static int render_stack(struct ipt_trace *t, const struct ipt_record *r, struct 
 		if ((ls == 8 && addr == UINT64_MAX) || (uint32_t)addr == UINT32_MAX)
 			break;
 		name = ipt_trace_symbol(t, addr, NULL);
-		if (sb_adds(out, "\n=> "))
+		if (ipt_strbuf_adds(out, "\n=> "))
 			return -1;
 		if (name) {
-			if (sb_adds(out, name) || sb_adds(out, " (") || sb_add_hex(out, addr) ||
-			    sb_addc(out, ')'))
+			if (ipt_strbuf_adds(out, name) || ipt_strbuf_adds(out, " (") || ipt_strbuf_add_hex(out, addr) ||
+			    ipt_strbuf_addc(out, ')'))
 				return -1;
-		} else if (sb_add_hex(out, addr)) {
+		} else if (ipt_strbuf_add_hex(out, addr)) {
 			return -1;
 		}
 	}
@@ -492,7 +492,7 @@ int ipt_render_fields(struct ipt_trace *t, const struct ipt_record *r,
 	size_t mark = out->len;
 
 	if (!ev)
-		return sb_adds(out, "[unknown event]");
+		return ipt_strbuf_adds(out, "[unknown event]");
 	if (flags & IPT_RENDER_RAW)
 		return ipt_render_raw_fields(t, r, flags, out);
 	/* asked per record: the first letter first */
@@ -531,13 +531,13 @@ int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 
 	/* an instance buffer's records, as trace-cmd prints them: "NAME: " first */
 	if (r->buffer > 0 && r->buffer < t->nbuffers &&
-	    (sb_adds(out, t->buffers[r->buffer]) || sb_adds(out, ": ")))
+	    (ipt_strbuf_adds(out, t->buffers[r->buffer]) || ipt_strbuf_adds(out, ": ")))
 		return -1;
 	/*
 	 * "%16s-%-5d [%03d] ": written in place, the room asked for once (a
 	 * dozen calls per line before, a third of a dump's time)
 	 */
-	if (sb_grow(out, clen + nlen + 64))	/* put_blanks writes 32 */
+	if (ipt_strbuf_grow(out, clen + nlen + 64))	/* put_blanks writes 32 */
 		return -1;
 	head = p = out->buf + out->len;
 	if (clen < 16)
@@ -571,7 +571,7 @@ int ipt_render_record(struct ipt_trace *t, const struct ipt_record *r,
 	/* ": NAME:" padded to 21, then the fields; raw fields each follow a
 	 * blank in trace-cmd report -R, also after a name longer than the
 	 * column */
-	if (sb_grow(out, nlen + 64))	/* put_blanks writes 32 */
+	if (ipt_strbuf_grow(out, nlen + 64))	/* put_blanks writes 32 */
 		return -1;
 	head = p = out->buf + out->len;
 	*p++ = ':';

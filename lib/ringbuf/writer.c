@@ -112,7 +112,7 @@ static int close_page(struct ipt_page_writer *pw)
 	}
 	ipt_put_uint(pw->page + l->ts_off, l->ts_size, pw->big_endian, pw->page_ts);
 	ipt_put_uint(pw->page + l->commit_off, l->commit_size, pw->big_endian, commit);
-	if (sb_add(&pw->out, (const char *)pw->page, l->page_size))
+	if (ipt_strbuf_add(&pw->out, (const char *)pw->page, l->page_size))
 		return -1;
 	pw->open = false;
 	return 0;
