@@ -57,7 +57,10 @@ all: $(B)/ipitrace $(B)/libipitrace.a $(B)/libipitrace.so $(TOOL_BIN) $(TEST_BIN
 # them (-MMD writes OBJ.d beside it; -MP keeps a removed header from
 # breaking the build): touching one header rebuilds only its includers.
 DEPFLAGS = -MMD -MP
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (only the objects' own .d files: build/ also holds the qemu guests' trees,
+# whose directories may be named *.d)
+-include $(wildcard $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(CLI_OBJ:.o=.d) \
+	$(TEST_BIN:=.d) $(TOOL_BIN:=.d) $(B)/python/obj/*.d)
 
 $(B)/lib/%.o: lib/%.c
 	@mkdir -p $(dir $@)
