@@ -23,6 +23,8 @@
 
 #include "ipitrace.h"
 
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -532,6 +534,209 @@ char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
 
 /* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
 int ipt_isolated_cpus(struct ipt_cpuset *set);
+
+/* ------------------------------------------------------------------ */
+/* Hashing, and the one hash map                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The hash functions every table uses.
+ */
+/* A 64-bit value, every bit mixed into the low ones (Fibonacci hashing
+ * with the high half folded down). */
+static inline uint64_t ipt_hash64(uint64_t v)
+{
+	uint64_t h = v * 0x9e3779b97f4a7c15ULL;
+
+	return h ^ (h >> 32);
+}
+
+/* h and one more value. */
+static inline uint64_t ipt_hash_combine(uint64_t h, uint64_t v)
+{
+	return ipt_hash64(h ^ (v + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2)));
+}
+
+/* Bytes (FNV-1a, folded). */
+static inline uint64_t ipt_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* The home slot of hash h in a table of cap slots (a power of two). */
+static inline size_t ipt_hash_slot(uint64_t h, size_t cap)
+{
+	return (size_t)h & (cap - 1);
+}
+
+/*
+ * The one hash map of the library and the CLI.
+ *
+ * Open addressing with linear probing in a power-of-two number of slots.
+ * The entries live in the slots themselves, so that a key, its flag and
+ * its value share a cache line: an entry is any struct whose first member
+ * is its tag, a uint64_t made from the key's hash by ipt_hmap_tag (never
+ * 0: 0 marks an empty slot).  The map keeps the tags, so that it can grow
+ * and delete (backward shift) without knowing the key; finding a key
+ * takes the table's own comparison, which the compiler inlines:
+ *
+ *	struct ent { uint64_t tag; int pid; const char *name; };
+ *	uint64_t tag = ipt_hmap_tag(ipt_hash64(pid));
+ *	struct ent *e;
+ *
+ *	bool added;
+ *
+ *	e = ipt_hmap_add(&m, sizeof(*e), tag, ent_eq, &pid, &added);
+ *	if (!e)
+ *		return -1;			// out of memory
+ *	if (added)
+ *		e->pid = pid;			// a new entry: fill it
+ *
+ * The hash functions are those above.
+ */
+struct ipt_hmap {
+	void *slot;		/* cap entries (NULL while cap is 0) */
+	size_t n, cap;		/* entries in use, slots (0 or a power of two) */
+};
+
+/* The tag of a key of hash h. */
+static inline uint64_t ipt_hmap_tag(uint64_t h)
+{
+	return h ? h : 1;
+}
+
+/* The tag of the entry at e (0: the slot is empty). */
+static inline uint64_t ipt_hmap_tag_of(const void *e)
+{
+	uint64_t t;
+
+	memcpy(&t, e, sizeof(t));
+	return t;
+}
+
+static inline bool ipt_hmap_used(const void *e)
+{
+	return ipt_hmap_tag_of(e) != 0;
+}
+
+/* Slot i (0 .. cap - 1) of a map of entries of esz bytes. */
+static inline void *ipt_hmap_at(const struct ipt_hmap *m, size_t esz, size_t i)
+{
+	return (char *)m->slot + i * esz;
+}
+
+/*
+ * ipt_hmap_find - the entry of the key with this tag for which eq(entry,
+ * key) holds, or else the empty slot where it would go (ipt_hmap_used
+ * tells which); NULL only while the map has no slots.  eq sees only
+ * entries of the same tag.
+ */
+static inline void *ipt_hmap_find(const struct ipt_hmap *m, size_t esz, uint64_t tag,
+				  bool (*eq)(const void *entry, const void *key), const void *key)
+{
+	size_t mask = m->cap - 1;
+
+	if (!m->cap)
+		return NULL;
+	for (size_t i = (size_t)tag & mask;; i = (i + 1) & mask) {
+		void *e = ipt_hmap_at(m, esz, i);
+		uint64_t t = ipt_hmap_tag_of(e);
+
+		if (!t || (t == tag && eq(e, key)))
+			return e;
+	}
+}
+
+/* Mark the empty slot e (from ipt_hmap_find) used by a key of this tag;
+ * the caller fills the rest of the entry. */
+static inline void ipt_hmap_take(struct ipt_hmap *m, void *e, uint64_t tag)
+{
+	memcpy(e, &tag, sizeof(tag));
+	m->n++;
+}
+
+/*
+ * ipt_hmap_reserve - room for more entries without growing, the slots at
+ * most half full (a larger table rehashed by the tags kept: entries move,
+ * pointers into the map are stale after it).  0, or -1 without memory
+ * (ipt_err; the map unchanged).  The test of room is inline,
+ * ipt_hmap_grow the rest.
+ */
+int ipt_hmap_grow(struct ipt_hmap *m, size_t esz, size_t more);
+static inline int ipt_hmap_reserve(struct ipt_hmap *m, size_t esz, size_t more)
+{
+	return __builtin_expect((m->n + more) * 2 <= m->cap, 1) ? 0 : ipt_hmap_grow(m, esz, more);
+}
+
+/*
+ * ipt_hmap_add - the entry of the key (ipt_hmap_find), made first when it
+ * is not there: room reserved, the slot taken with this tag, *added true
+ * (the caller fills the rest of the entry, zero but for the tag).  NULL
+ * without memory (ipt_err).
+ */
+static inline void *ipt_hmap_add(struct ipt_hmap *m, size_t esz, uint64_t tag,
+				 bool (*eq)(const void *entry, const void *key), const void *key,
+				 bool *added)
+{
+	void *e;
+
+	if (ipt_hmap_reserve(m, esz, 1))
+		return NULL;
+	e = ipt_hmap_find(m, esz, tag, eq, key);
+	*added = !ipt_hmap_used(e);
+	if (*added)
+		ipt_hmap_take(m, e, tag);
+	return e;
+}
+
+/* Remove the used entry e: later entries of its run move back (pointers
+ * into the map are stale after it). */
+void ipt_hmap_remove(struct ipt_hmap *m, size_t esz, void *e);
+
+/* Every slot empty, the memory kept. */
+void ipt_hmap_clear(struct ipt_hmap *m, size_t esz);
+
+/* The memory freed; the map empty (it may be used again). */
+void ipt_hmap_free(struct ipt_hmap *m);
+
+/* ------------------------------------------------------------------ */
+/* Arrays that grow                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ipt_grow - the one way an array grows: room for need elements of esz
+ * bytes in the array at *arrp (a T ** passed as void *), which has room
+ * for *cap now.  It doubles (from 16) until need fits, so that n appends
+ * cost O(n), but never past max elements.  0 (also when need <= *cap),
+ * or -1 (ipt_err: out of memory, or need above max; the array and *cap
+ * unchanged).
+ *
+ * IPT_GROW(arr, cap, need), for a T *arr and a cap of any integer type
+ * (its type's maximum is max), tests the room inline; its arguments are
+ * read more than once (no side effects).  IPT_GROW_ZERO zeroes the new
+ * room [old cap, new cap): for an array indexed by CPU or id rather than
+ * appended to.
+ */
+int ipt_grow(void *arrp, size_t *cap, size_t esz, size_t need, size_t max);
+int ipt_grow_zero(void *arrp, size_t *cap, size_t esz, size_t need, size_t max);
+#define IPT_INT_MAX_OF(x)                                                 \
+	((__typeof__(x))-1 > (__typeof__(x))0 ? (size_t)(__typeof__(x))-1      \
+	 : (size_t)((1ULL << (sizeof(x) * 8 - 1)) - 1))
+#define IPT_GROW_WITH(fn, arr, cap, need) __extension__({                 \
+	size_t ipt_cap_ = (size_t)(cap);                                  \
+	int ipt_ret_ = __builtin_expect((size_t)(need) <= ipt_cap_, 1) ? 0  \
+		: fn(&(arr), &ipt_cap_, sizeof(*(arr)), (size_t)(need),   \
+		     IPT_INT_MAX_OF(cap));                                \
+	(cap) = (__typeof__(cap))ipt_cap_;                                \
+	ipt_ret_;                                                         \
+})
+#define IPT_GROW(arr, cap, need) IPT_GROW_WITH(ipt_grow, arr, cap, need)
+#define IPT_GROW_ZERO(arr, cap, need) IPT_GROW_WITH(ipt_grow_zero, arr, cap, need)
 
 /* ------------------------------------------------------------------ */
 /* JSON strings                                                        */

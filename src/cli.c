@@ -84,7 +84,7 @@ char *cpus_filter(const char *cmd, const char *list, const char *filter)
 	struct ipt_cpuset set = IPT_CPUSET_INIT;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	char *text = NULL;
-	size_t cap = 64;
+	size_t len;
 
 	ipt_cpuset_init(&set);
 	if (ipt_cpuset_parse_list(&set, list, strlen(list)) || ipt_cpuset_empty(&set)) {
@@ -92,16 +92,11 @@ char *cpus_filter(const char *cmd, const char *list, const char *filter)
 		goto out;
 	}
 	/* the canonical list, never cut short */
-	for (;;) {
-		char *n = realloc(text, cap);
-
-		if (!n)
-			goto oom;
-		text = n;
-		if (ipt_cpuset_format_list(&set, text, cap) < cap)
-			break;
-		cap *= 2;
-	}
+	len = ipt_cpuset_format_list(&set, NULL, 0);
+	text = malloc(len + 1);
+	if (!text)
+		goto oom;
+	ipt_cpuset_format_list(&set, text, len + 1);
 	if (filter ? ipt_strbuf_addf(&sb, "(%s) && (target_cpu & CPUS{%s})", filter, text)
 		   : ipt_strbuf_addf(&sb, "target_cpu & CPUS{%s}", text))
 		goto oom;

@@ -52,9 +52,12 @@ static void dump_usage(FILE *f)
 }
 
 struct event_sel {
-	char **sys;
-	char **name;
+	struct sel_pair {
+		char *sys;		/* NULL: any system */
+		char *name;
+	} *v;
 	int n;
+	size_t cap;
 };
 
 /* sel_parse - "a,b:c,d:*" into (system, name) pairs; NULL system = any */
@@ -66,23 +69,16 @@ static int sel_parse(struct event_sel *sel, const char *spec)
 		return -1;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
-		char **ns = realloc(sel->sys, (size_t)(sel->n + 1) * sizeof(*ns));
-		char **nn;
 
-		if (!ns)
+		if (IPT_GROW(sel->v, sel->cap, (size_t)sel->n + 1))
 			goto fail;
-		sel->sys = ns;
-		nn = realloc(sel->name, (size_t)(sel->n + 1) * sizeof(*nn));
-		if (!nn)
-			goto fail;
-		sel->name = nn;
 		if (colon) {
 			*colon = 0;
-			sel->sys[sel->n] = strdup(tok);
-			sel->name[sel->n] = strdup(colon + 1);
+			sel->v[sel->n].sys = strdup(tok);
+			sel->v[sel->n].name = strdup(colon + 1);
 		} else {
-			sel->sys[sel->n] = NULL;
-			sel->name[sel->n] = strdup(tok);
+			sel->v[sel->n].sys = NULL;
+			sel->v[sel->n].name = strdup(tok);
 		}
 		sel->n++;
 	}
@@ -99,9 +95,9 @@ static bool sel_known(const struct event_sel *sel, int i, struct ipt_trace *t)
 	for (int k = 0; k < ipt_trace_nevents(t); k++) {
 		const struct ipt_event *ev = ipt_trace_event_at(t, k);
 
-		if (sel->sys[i] && strcmp(sel->sys[i], ipt_event_system(ev)))
+		if (sel->v[i].sys && strcmp(sel->v[i].sys, ipt_event_system(ev)))
 			continue;
-		if (!strcmp(sel->name[i], "*") || !strcmp(sel->name[i], ipt_event_name(ev)))
+		if (!strcmp(sel->v[i].name, "*") || !strcmp(sel->v[i].name, ipt_event_name(ev)))
 			return true;
 	}
 	return false;
@@ -118,14 +114,13 @@ static int sel_check(struct event_sel *sel, struct ipt_trace *t, const char *arg
 
 	for (int i = 0; i < sel->n; i++) {
 		if (sel_known(sel, i, t)) {
-			sel->sys[kept] = sel->sys[i];
-			sel->name[kept++] = sel->name[i];
+			sel->v[kept++] = sel->v[i];
 			continue;
 		}
-		ipt_strbuf_addf(&bad, "%s%s%s%s", bad.len ? ", " : "", sel->sys[i] ? sel->sys[i] : "",
-				sel->sys[i] ? ":" : "", sel->name[i]);
-		free(sel->sys[i]);
-		free(sel->name[i]);
+		ipt_strbuf_addf(&bad, "%s%s%s%s", bad.len ? ", " : "", sel->v[i].sys ? sel->v[i].sys : "",
+				sel->v[i].sys ? ":" : "", sel->v[i].name);
+		free(sel->v[i].sys);
+		free(sel->v[i].name);
 	}
 	sel->n = kept;
 	if (bad.len && !kept) {
@@ -145,11 +140,10 @@ static int sel_check(struct event_sel *sel, struct ipt_trace *t, const char *arg
 static void sel_free(struct event_sel *sel)
 {
 	for (int i = 0; i < sel->n; i++) {
-		free(sel->sys[i]);
-		free(sel->name[i]);
+		free(sel->v[i].sys);
+		free(sel->v[i].name);
 	}
-	free(sel->sys);
-	free(sel->name);
+	free(sel->v);
 }
 
 static bool sel_match(const struct event_sel *sel, const struct ipt_event *ev)
@@ -159,10 +153,10 @@ static bool sel_match(const struct event_sel *sel, const struct ipt_event *ev)
 	if (!ev)
 		return false;
 	for (int i = 0; i < sel->n; i++) {
-		if (sel->sys[i] && strcmp(sel->sys[i], ipt_event_system(ev)))
+		if (sel->v[i].sys && strcmp(sel->v[i].sys, ipt_event_system(ev)))
 			continue;
-		if (!sel->name[i] || !strcmp(sel->name[i], "*") ||
-		    !strcmp(sel->name[i], ipt_event_name(ev)))
+		if (!sel->v[i].name || !strcmp(sel->v[i].name, "*") ||
+		    !strcmp(sel->v[i].name, ipt_event_name(ev)))
 			return true;
 	}
 	return false;

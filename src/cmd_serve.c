@@ -245,7 +245,6 @@ static int64_t now_ms(void)
 /* ---- the series of the metrics, with the cardinality limit ---- */
 
 struct series {
-	struct series *next;		/* hash chain */
 	char *key;			/* labels as rendered, with target and metric */
 	int target;
 	bool csd;			/* ipitrace_csd_queued_total, else ipis_total */
@@ -256,61 +255,47 @@ struct series {
 	size_t label_off;		/* the labels after target and metric in key */
 };
 
-#define NBUCKETS 16384
+struct series_ref {			/* an entry of the map of series by key */
+	uint64_t tag;
+	struct series *s;
+};
 
 struct metrics {
-	struct series *bucket[NBUCKETS];
+	struct ipt_hmap by_key;		/* of struct series_ref */
 	struct series **all;
 	size_t nall, capall;
 	int *named;			/* per target*2+csd: named series */
-	int nnamed;
+	size_t capnamed;		/* entries of named (2 per target) */
 	int topk;
 };
 
-static uint64_t hash_str(const char *s)
+static bool series_eq(const void *entry, const void *key)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return !strcmp(((const struct series_ref *)entry)->s->key, key);
 }
 
 static struct series *series_get(struct metrics *m, int target, bool csd, const char *labels)
 {
 	char head[32];
 	struct ipt_strbuf key = IPT_STRBUF_INIT;
+	struct series_ref *ref;
 	struct series *s;
-	uint64_t h;
+	uint64_t tag;
 
 	snprintf(head, sizeof(head), "%d %d ", target, csd);
 	if (sbf(&key, "%s%s", head, labels))
 		return NULL;
-	h = hash_str(key.buf) % NBUCKETS;
-	for (s = m->bucket[h]; s; s = s->next)
-		if (!strcmp(s->key, key.buf)) {
-			ipt_strbuf_free(&key);
-			return s;
-		}
-	if (m->nall == m->capall) {
-		size_t nc = m->capall ? m->capall * 2 : 256;
-		struct series **p = realloc(m->all, nc * sizeof(*p));
-
-		if (!p)
-			goto nomem;
-		m->all = p;
-		m->capall = nc;
+	tag = ipt_hmap_tag(ipt_hash_bytes(key.buf, key.len));
+	if (ipt_hmap_reserve(&m->by_key, sizeof(*ref), 1))
+		goto nomem;
+	ref = ipt_hmap_find(&m->by_key, sizeof(*ref), tag, series_eq, key.buf);
+	if (ipt_hmap_used(ref)) {
+		ipt_strbuf_free(&key);
+		return ref->s;
 	}
-	if (target >= m->nnamed) {
-		int nn = target + 64;
-		int *p = realloc(m->named, (size_t)nn * 2 * sizeof(*p));
-
-		if (!p)
-			goto nomem;
-		memset(p + m->nnamed * 2, 0, (size_t)(nn - m->nnamed) * 2 * sizeof(*p));
-		m->named = p;
-		m->nnamed = nn;
-	}
+	if (IPT_GROW(m->all, m->capall, m->nall + 1) ||
+	    IPT_GROW_ZERO(m->named, m->capnamed, (size_t)target * 2 + 2))
+		goto nomem;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		goto nomem;
@@ -318,8 +303,8 @@ static struct series *series_get(struct metrics *m, int target, bool csd, const 
 	s->target = target;
 	s->csd = csd;
 	s->label_off = strlen(head);
-	s->next = m->bucket[h];
-	m->bucket[h] = s;
+	ipt_hmap_take(&m->by_key, ref, tag);
+	ref->s = s;
 	m->all[m->nall++] = s;
 	return s;
 nomem:
@@ -335,6 +320,7 @@ static void metrics_free(struct metrics *m)
 	}
 	free(m->all);
 	free(m->named);
+	ipt_hmap_free(&m->by_key);
 }
 
 /* add_label - name="s", with \\ and " escaped as the text format wants and
@@ -464,7 +450,7 @@ static int emit_counters(struct server *sv, struct ipt_strbuf *out, bool csd)
 	struct metrics *m = &sv->m;
 	const char *name = csd ? "ipitrace_csd_queued_total" : "ipitrace_ipis_total";
 	uint64_t *other;
-	int nt = m->nnamed, e = 0;
+	int nt = (int)(m->capnamed / 2), e = 0;
 
 	other = calloc((size_t)(nt > 0 ? nt : 1), sizeof(*other));
 	if (!other)

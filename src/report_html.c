@@ -782,15 +782,8 @@ static struct fnode *fnode_child(struct fnode *n, const char *name, size_t len)
 	for (size_t i = 0; i < n->nkid; i++)
 		if (strlen(n->kid[i].name) == len && !memcmp(n->kid[i].name, name, len))
 			return &n->kid[i];
-	if (n->nkid == n->capkid) {
-		size_t cap = n->capkid ? n->capkid * 2 : 4;
-		struct fnode *k = realloc(n->kid, cap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		n->kid = k;
-		n->capkid = cap;
-	}
+	if (IPT_GROW(n->kid, n->capkid, n->nkid + 1))
+		return NULL;
 	memset(&n->kid[n->nkid], 0, sizeof(n->kid[0]));
 	if (!(n->kid[n->nkid].name = strndup(name, len)))
 		return NULL;

@@ -354,15 +354,8 @@ struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b)
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v))
 			continue;	/* never deleted: cannot happen */
-		if (s->nsends == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			struct ipt_counter_send *p = realloc(s->sends, nc * sizeof(*p));
-
-			if (!p)
-				goto nomem;
-			s->sends = p;
-			cap = nc;
-		}
+		if (IPT_GROW(s->sends, cap, s->nsends + 1))
+			goto nomem;
 		struct ipt_counter_send *o = &s->sends[s->nsends++];
 
 		memset(o, 0, sizeof(*o));
@@ -384,15 +377,8 @@ struct ipt_counter_snapshot *ipt_counter_read(struct ipt_counter *b)
 		hprev = &hk;
 		if (bpf_map_lookup_elem(fd, &hk, &hv))
 			continue;
-		if (s->nhandlers == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct ipt_counter_handler *p = realloc(s->handlers, nc * sizeof(*p));
-
-			if (!p)
-				goto nomem;
-			s->handlers = p;
-			cap = nc;
-		}
+		if (IPT_GROW(s->handlers, cap, s->nhandlers + 1))
+			goto nomem;
 		struct ipt_counter_handler *h = &s->handlers[s->nhandlers++];
 
 		h->cpu = (int)hk.cpu;

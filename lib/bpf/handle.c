@@ -214,14 +214,11 @@ out:
 
 int ipt_counter_list_add(char **list, const char *name)
 {
-	size_t n = *list ? strlen(*list) : 0;
-	char *p = realloc(*list, n + strlen(name) + 2);
+	char *p;
 
-	if (!p)
-		return -1;
-	if (n)
-		p[n++] = ',';
-	strcpy(p + n, name);
+	if (asprintf(&p, "%s%s%s", *list ? *list : "", *list && **list ? "," : "", name) < 0)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	free(*list);
 	*list = p;
 	return 0;
 }

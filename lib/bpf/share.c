@@ -314,15 +314,8 @@ int ipt_counter_snapshot_parse(struct ipt_counter *b, char *text, struct ipt_cou
 			if (u64s(&q, v, 3, 10) || u64s(&q, v + 3, 3, 16) || u64s(&q, v + 6, 1, 10) ||
 			    *q != ' ' || v[0] > 0x7fffffff || v[1] > 0x7fffffff || v[2] > IPT_COUNTER_CSD_QUEUE)
 				goto bad;
-			if (s->nsends == cap_s) {
-				size_t nc = cap_s ? cap_s * 2 : 256;
-				void *np = realloc(s->sends, nc * sizeof(*s->sends));
-
-				if (!np)
-					goto nomem;
-				s->sends = np;
-				cap_s = nc;
-			}
+			if (IPT_GROW(s->sends, cap_s, s->nsends + 1))
+				goto nomem;
 			x = &s->sends[s->nsends];
 			memset(x, 0, sizeof(*x));
 			x->target = (int)v[0];
@@ -346,15 +339,8 @@ int ipt_counter_snapshot_parse(struct ipt_counter *b, char *text, struct ipt_cou
 			n = (int)v[5];
 			if (u64s(&q, v + 6, n, 10) || *q)
 				goto bad;
-			if (s->nhandlers == cap_h) {
-				size_t nc = cap_h ? cap_h * 2 : 64;
-				void *np = realloc(s->handlers, nc * sizeof(*s->handlers));
-
-				if (!np)
-					goto nomem;
-				s->handlers = np;
-				cap_h = nc;
-			}
+			if (IPT_GROW(s->handlers, cap_h, s->nhandlers + 1))
+				goto nomem;
 			h = &s->handlers[s->nhandlers++];
 			memset(h, 0, sizeof(*h));
 			h->cpu = (int)v[0];

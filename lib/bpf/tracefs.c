@@ -25,7 +25,6 @@
  * later one took is named by the text, right by then).
  */
 #include "core/core.h"
-#include "core/hash.h"
 #include "live/live.h"
 #include "bpf/bpf_int.h"
 
@@ -42,8 +41,13 @@
 #define TFS_NAMES	4096	/* tasks named from their fork, exec, rename (a power of 2) */
 
 struct tfs_entry {
+	uint64_t tag;				/* the hash map's (core/hashmap.h) */
 	struct ipt_counter_send s;		/* key and count */
-	bool used;
+};
+
+struct tfs_byname {			/* a kallsyms name: its first symbol */
+	uint64_t tag;
+	uint32_t sym;			/* index in ksyms.syms */
 };
 
 /* a task's name as its last fork, exec or rename event gave it */
@@ -55,15 +59,13 @@ struct tfs_name {
 struct ipt_tfs {
 	struct ipt_live *live;
 	int fd;				/* trace_pipe, O_NONBLOCK */
-	struct tfs_entry *tab;		/* open addressing, cap a power of 2 */
-	size_t n, cap;
+	struct ipt_hmap tab;		/* of struct tfs_entry */
 	uint64_t lost;
 	char line[LINE_MAX_LEN];
 	size_t llen;
 	bool overlong;
-	/* kallsyms by name: index into ksyms.syms (+1; 0 empty) */
-	uint32_t *by_name;
-	size_t name_cap;
+	struct ipt_hmap by_name;	/* of struct tfs_byname */
+	const struct ipt_symtab *ksyms;	/* what by_name indexes */
 	struct tfs_name names[TFS_NAMES];	/* by pid, direct-mapped */
 };
 
@@ -83,8 +85,10 @@ static uint64_t key_hash(const struct ipt_counter_send *s)
 	return ipt_hash_combine(h, ipt_hash_bytes(s->comm, strnlen(s->comm, sizeof(s->comm))));
 }
 
-static bool key_eq(const struct ipt_counter_send *a, const struct ipt_counter_send *b)
+static bool key_eq(const void *entry, const void *key)
 {
+	const struct ipt_counter_send *a = &((const struct tfs_entry *)entry)->s, *b = key;
+
 	return a->target == b->target && a->src == b->src && a->event == b->event &&
 	       a->callsite == b->callsite && a->addr2 == b->addr2 &&
 	       !strncmp(a->comm, b->comm, sizeof(a->comm));
@@ -92,60 +96,51 @@ static bool key_eq(const struct ipt_counter_send *a, const struct ipt_counter_se
 
 static int tab_add(struct ipt_tfs *t, const struct ipt_counter_send *k)
 {
-	size_t i;
+	uint64_t tag = ipt_hmap_tag(key_hash(k));
+	bool added;
+	struct tfs_entry *e = ipt_hmap_add(&t->tab, sizeof(*e), tag, key_eq, k, &added);
 
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 1024;
-		struct tfs_entry *nt = calloc(nc, sizeof(*nt));
-
-		if (!nt)
-			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->tab[j].used)
-				continue;
-			i = ipt_hash_slot(key_hash(&t->tab[j].s), nc);
-			while (nt[i].used)
-				i = (i + 1) & (nc - 1);
-			nt[i] = t->tab[j];
-		}
-		free(t->tab);
-		t->tab = nt;
-		t->cap = nc;
+	if (!e)
+		return -1;
+	if (added) {
+		e->s = *k;
+		e->s.count = 0;
 	}
-	i = ipt_hash_slot(key_hash(k), t->cap);
-	while (t->tab[i].used && !key_eq(&t->tab[i].s, k))
-		i = (i + 1) & (t->cap - 1);
-	if (!t->tab[i].used) {
-		t->tab[i].used = true;
-		t->tab[i].s = *k;
-		t->tab[i].s.count = 0;
-		t->n++;
-	}
-	t->tab[i].s.count++;
+	e->s.count++;
 	return 0;
 }
 
 /* ---- names back to addresses ---- */
 
+struct name_key {
+	const struct ipt_tfs *t;
+	const char *name;
+};
+
+static bool name_eq(const void *entry, const void *key)
+{
+	const struct name_key *k = key;
+
+	return !strcmp(k->t->ksyms->syms[((const struct tfs_byname *)entry)->sym].name, k->name);
+}
+
 static int names_index(struct ipt_counter *b)
 {
 	struct ipt_tfs *t = b->tfs;
-	size_t cap = 1;
 
-	while (cap < b->ksyms.n * 2 + 2)
-		cap <<= 1;
-	t->by_name = calloc(cap, sizeof(*t->by_name));
-	if (!t->by_name)
-		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-	t->name_cap = cap;
-	for (size_t k = 0; k < b->ksyms.n && k < UINT32_MAX - 1; k++) {
+	t->ksyms = &b->ksyms;
+	if (ipt_hmap_reserve(&t->by_name, sizeof(struct tfs_byname), b->ksyms.n))
+		return -1;
+	for (size_t k = 0; k < b->ksyms.n && k < UINT32_MAX; k++) {
 		const char *name = b->ksyms.syms[k].name;
-		size_t i = ipt_hash_slot(ipt_hash_bytes(name, strlen(name)), cap);
+		uint64_t tag = ipt_hmap_tag(ipt_hash_bytes(name, strlen(name)));
+		struct name_key nk = { t, name };
+		struct tfs_byname *e = ipt_hmap_find(&t->by_name, sizeof(*e), tag, name_eq, &nk);
 
-		while (t->by_name[i] && strcmp(b->ksyms.syms[t->by_name[i] - 1].name, name))
-			i = (i + 1) & (cap - 1);
-		if (!t->by_name[i])
-			t->by_name[i] = (uint32_t)k + 1;	/* the first of a name */
+		if (!ipt_hmap_used(e)) {	/* the first of a name */
+			ipt_hmap_take(&t->by_name, e, tag);
+			e->sym = (uint32_t)k;
+		}
 	}
 	return 0;
 }
@@ -170,16 +165,13 @@ static uint64_t addr_of(const struct ipt_counter *b, const char *s, size_t len)
 		nl = sizeof(name) - 1;
 	memcpy(name, s, nl);
 	name[nl] = 0;
-	if (t->name_cap) {
-		size_t i = ipt_hash_slot(ipt_hash_bytes(name, nl), t->name_cap);
+	if (t->ksyms) {
+		struct name_key nk = { t, name };
+		const struct tfs_byname *e = ipt_hmap_find(&t->by_name, sizeof(*e),
+							   ipt_hmap_tag(ipt_hash_bytes(name, nl)), name_eq, &nk);
 
-		while (t->by_name[i]) {
-			const struct ipt_sym *sym = &b->ksyms.syms[t->by_name[i] - 1];
-
-			if (!strcmp(sym->name, name))
-				return sym->addr + off;
-			i = (i + 1) & (t->name_cap - 1);
-		}
+		if (e && ipt_hmap_used(e))
+			return b->ksyms.syms[e->sym].addr + off;
 	}
 	return (ipt_hash_bytes(name, nl) | (1ull << 63)) + off;
 }
@@ -395,16 +387,19 @@ struct ipt_counter_snapshot *ipt_tfs_read(struct ipt_counter *b)
 	if (drain(b))
 		return NULL;
 	s = calloc(1, sizeof(*s));
-	if (!s || (t->n && !(s->sends = calloc(t->n, sizeof(*s->sends))))) {
+	if (!s || (t->tab.n && !(s->sends = calloc(t->tab.n, sizeof(*s->sends))))) {
 		free(s);
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->tab[i].used)
-			s->sends[s->nsends++] = t->tab[i].s;
+	for (size_t i = 0; i < t->tab.cap; i++) {
+		const struct tfs_entry *e = ipt_hmap_at(&t->tab, sizeof(*e), i);
+
+		if (ipt_hmap_used(e))
+			s->sends[s->nsends++] = e->s;
+	}
 	s->errors[IPT_COUNTER_ERR_TRACEFS_LOST] = t->lost;
 	ipt_counter_sort_sends(s);
 	return s;
@@ -422,8 +417,8 @@ void ipt_tfs_close(struct ipt_counter *b)
 		ipt_live_set_tracing(t->live, false);
 		ipt_live_destroy(t->live);
 	}
-	free(t->tab);
-	free(t->by_name);
+	ipt_hmap_free(&t->tab);
+	ipt_hmap_free(&t->by_name);
 	free(t);
 	b->tfs = NULL;
 }

@@ -183,6 +183,44 @@ void *ipt_realloc(void *old, size_t n)
 	return p;
 }
 
+/* first room of a grown array, in elements */
+#define GROW_MIN 16
+/* ipt_grow - room for need elements (ipitrace-private.h) */
+int ipt_grow(void *arrp, size_t *cap, size_t esz, size_t need, size_t max)
+{
+	size_t n = *cap ? *cap : GROW_MIN;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	if (need > max || need > SIZE_MAX / esz)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu elements of %zu bytes)", need, esz);
+	while (n < need)
+		n = n > max / 2 ? max : n * 2;
+	if (n > SIZE_MAX / esz)
+		n = need;
+	memcpy(&p, arrp, sizeof(p));
+	p = ipt_realloc(p, n * esz);
+	if (!p)
+		return -1;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
+
+int ipt_grow_zero(void *arrp, size_t *cap, size_t esz, size_t need, size_t max)
+{
+	size_t old = *cap;
+	char *p;
+
+	if (ipt_grow(arrp, cap, esz, need, max))
+		return -1;
+	memcpy(&p, arrp, sizeof(p));
+	if (*cap > old)
+		memset(p + old * esz, 0, (*cap - old) * esz);
+	return 0;
+}
+
 char *ipt_strndup(const char *s, size_t n)
 {
 	char *p = ipt_malloc(n + 1);

@@ -16,8 +16,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include <stdarg.h>
-#include <string.h>
 
 #define IPT_UNUSED __attribute__((unused))
 #define IPT_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -204,7 +202,7 @@ struct ipt_symtab {
 	size_t llen;
 	int lstate;		/* 0: none or read, 1: pending (atomic) */
 	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
-	size_t nbyname;
+	size_t nbyname, capbyname;
 	uint64_t byname_gen;		/* ... for the symbols of this gen */
 	uint64_t gen;		/* changes with the symbols (unique in the process;
 				 * 0: none yet): the key of remembered lookups */
@@ -238,9 +236,7 @@ void ipt_symtab_free(struct ipt_symtab *st);
 
 /* pid -> comm */
 struct ipt_comms {
-	int *pids;
-	char **names;
-	size_t n, cap;		/* open addressing, cap a power of two */
+	struct ipt_hmap map;	/* of struct ipt_comm (symbols.c) */
 	char **old;		/* names replaced: a name given out stays valid
 				 * until the trace is closed */
 	size_t nold, capold;
@@ -305,7 +301,8 @@ struct ipt_trace {
 	struct ipt_page_layout layout;
 
 	struct ipt_event *events;	/* all event formats */
-	int nevents, capevents;
+	int nevents;
+	size_t capevents;
 	struct ipt_event **by_id;	/* index by id (NULL holes) */
 	int max_id;
 
@@ -318,12 +315,15 @@ struct ipt_trace {
 	char *tc_version;
 	char **cpustat;		/* per cpu, may be NULL */
 	int ncpustat;
+	size_t capcpustat;
 	int cpucount;		/* CPUCOUNT option (0 if absent) */
 
 	struct ipt_cpu_stream *streams;	/* of every buffer, in the order they were added */
 	int nstreams;
+	size_t capstreams;
 	char **buffers;		/* buffer names: [0] "" (the top buffer), then instances */
 	int nbuffers;
+	size_t capbuffers;
 
 	char *scratch;		/* misc owned text */
 	int64_t entries_in_buffer, entries_written;	/* tracefs text header, -1 if none */
@@ -355,6 +355,7 @@ struct ipt_trace {
 	struct ipt_strbuf raw_kallsyms;
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
+	size_t capraw_formats;
 };
 
 /*

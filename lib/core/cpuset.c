@@ -54,7 +54,8 @@ void ipt_cpuset_clear(struct ipt_cpuset *set)
 	memset(w, 0, set->nwords * sizeof(*w));
 }
 
-/* reserve - make the set hold at least nwords words */
+/* reserve - make the set hold at least nwords words (not ipt_grow: the
+ * first words are inline in the set, and MAXWORDS bounds them) */
 static int reserve(struct ipt_cpuset *set, uint32_t nwords)
 {
 	uint64_t *w = words_of(set), *nw;

@@ -31,14 +31,8 @@ static int fill(const struct ipt_trace *t, struct ipt_file_window *w, uint64_t o
 
 	if (want > t->map_size - off)
 		want = t->map_size - off;	/* n fits: the caller checked */
-	if (want > w->cap) {
-		uint8_t *b = ipt_realloc(w->buf, want);
-
-		if (!b)
-			return -1;
-		w->buf = b;
-		w->cap = want;
-	}
+	if (IPT_GROW(w->buf, w->cap, want))
+		return -1;
 	w->len = 0;
 	while (got < n) {
 		ssize_t r = pread(t->fd, w->buf + got, want - got, (off_t)(off + got));

@@ -25,8 +25,10 @@ struct irq_point {
 	bool present;
 	int ncol;
 	int *cpu;			/* CPU of each column */
+	size_t capcol;
 	struct irq_row *row;
 	int nrow;
+	size_t caprow;
 };
 
 struct ipt_irq_table {
@@ -72,7 +74,6 @@ static int parse_header(struct irq_point *pt, const char *s, const char *e)
 	while (s < e) {
 		char *end;
 		long cpu;
-		int *v;
 
 		while (s < e && isspace((unsigned char)*s))
 			s++;
@@ -81,10 +82,8 @@ static int parse_header(struct irq_point *pt, const char *s, const char *e)
 		cpu = strtol(s + 3, &end, 10);
 		if (end == s + 3 || end > e || cpu < 0 || cpu >= IPT_CPUSET_MAX)
 			break;
-		v = ipt_realloc(pt->cpu, (size_t)(pt->ncol + 1) * sizeof(*v));
-		if (!v)
+		if (IPT_GROW(pt->cpu, pt->capcol, (size_t)pt->ncol + 1))
 			return -1;
-		pt->cpu = v;
 		pt->cpu[pt->ncol++] = (int)cpu;
 		s = end;
 	}
@@ -95,7 +94,7 @@ static int parse_header(struct irq_point *pt, const char *s, const char *e)
 static int parse_row(struct irq_point *pt, const char *s, const char *e)
 {
 	const char *colon = memchr(s, ':', (size_t)(e - s)), *n0 = s;
-	struct irq_row *r, *v;
+	struct irq_row *r;
 
 	if (!colon)
 		return 0;
@@ -103,10 +102,8 @@ static int parse_row(struct irq_point *pt, const char *s, const char *e)
 		n0++;
 	if (n0 == colon)
 		return 0;
-	v = ipt_realloc(pt->row, (size_t)(pt->nrow + 1) * sizeof(*v));
-	if (!v)
+	if (IPT_GROW(pt->row, pt->caprow, (size_t)pt->nrow + 1))
 		return -1;
-	pt->row = v;
 	r = &pt->row[pt->nrow++];
 	memset(r, 0, sizeof(*r));
 	if (!(r->name = strndup(n0, (size_t)(colon - n0))) ||

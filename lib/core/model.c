@@ -43,18 +43,10 @@ struct ipt_trace *ipt_trace_alloc(const char *path)
 
 int ipt_trace_add_event(struct ipt_trace *t, struct ipt_event *ev)
 {
-	if (t->nevents == t->capevents) {
-		int cap = t->capevents ? t->capevents * 2 : 64;
-		struct ipt_event *n;
-
-		if (cap > 1 << 20)
-			return ipt_err("too many event formats");
-		n = ipt_realloc(t->events, (size_t)cap * sizeof(*n));
-		if (!n)
-			return -1;
-		t->events = n;
-		t->capevents = cap;
-	}
+	if (t->nevents >= 1 << 20)
+		return ipt_err("too many event formats");
+	if (IPT_GROW(t->events, t->capevents, (size_t)t->nevents + 1))
+		return -1;
 	t->events[t->nevents++] = *ev;
 	memset(ev, 0, sizeof(*ev));
 	return 0;
@@ -168,13 +160,11 @@ int ipt_trace_apply_probes(struct ipt_trace *t)
 /* ipt_trace_keep_format - remember a format text as stored (for rewriting) */
 int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len)
 {
-	struct ipt_raw_format *n = ipt_realloc(t->raw_formats,
-					       (size_t)(t->nraw_formats + 1) * sizeof(*n));
+	struct ipt_raw_format *n;
 
-	if (!n)
+	if (IPT_GROW(t->raw_formats, t->capraw_formats, (size_t)t->nraw_formats + 1))
 		return -1;
-	t->raw_formats = n;
-	n += t->nraw_formats;
+	n = &t->raw_formats[t->nraw_formats];
 	n->system = ipt_strdup(system);
 	n->text = ipt_strndup(text, len);
 	n->len = len;
@@ -189,18 +179,14 @@ int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *t
 
 int ipt_trace_add_buffer(struct ipt_trace *t, const char *name, size_t len)
 {
-	char **n;
-
 	for (int i = 0; i < t->nbuffers; i++)
 		if (strlen(t->buffers[i]) == len && !memcmp(t->buffers[i], name, len))
 			return i;
 	if (t->nbuffers >= 4096)
 		return ipt_err_at(t->path, -1, "more than 4096 buffers");
-	n = ipt_realloc(t->buffers, (size_t)(t->nbuffers + 1) * sizeof(*n));
-	if (!n)
+	if (IPT_GROW(t->buffers, t->capbuffers, (size_t)t->nbuffers + 1))
 		return -1;
-	t->buffers = n;
-	if (!(n[t->nbuffers] = ipt_strndup(name, len)))
+	if (!(t->buffers[t->nbuffers] = ipt_strndup(name, len)))
 		return -1;
 	return t->nbuffers++;
 }
@@ -225,10 +211,9 @@ struct ipt_cpu_stream *ipt_trace_add_buffer_stream(struct ipt_trace *t, int buff
 				ipt_err_at(t->path, -1, "CPU %d given twice", cpu);
 			return NULL;
 		}
-	n = ipt_realloc(t->streams, (size_t)(t->nstreams + 1) * sizeof(*n));
-	if (!n)
+	if (IPT_GROW(t->streams, t->capstreams, (size_t)t->nstreams + 1))
 		return NULL;
-	t->streams = n;
+	n = t->streams;
 	memset(&n[t->nstreams], 0, sizeof(*n));
 	n[t->nstreams].cpu = cpu;
 	n[t->nstreams].buffer = buffer;

@@ -9,22 +9,14 @@
 int ipt_strbuf_reserve(struct ipt_strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
-	size_t cap;
-	char *p;
+	bool first = !sb->buf;
 
 	if (need < sb->len)
 		return ipt_err("buffer size overflow");
-	if (need <= sb->cap)
-		return 0;
-	cap = sb->cap ? sb->cap : 64;
-	while (cap < need)
-		cap = cap * 2 > cap ? cap * 2 : need;
-	p = ipt_realloc(sb->buf, cap);
-	if (!p)
+	if (IPT_GROW(sb->buf, sb->cap, need))
 		return -1;
-	sb->buf = p;
-	sb->cap = cap;
-	sb->buf[sb->len] = 0;	/* a first allocation holds "" (ipt_strbuf_str) */
+	if (first)
+		sb->buf[sb->len] = 0;	/* a first allocation holds "" (ipt_strbuf_str) */
 	return 0;
 }
 

@@ -6,7 +6,6 @@
  * the closest symbol at or below an address; printk lookups are exact.
  */
 #include "core/core.h"
-#include "core/hash.h"
 
 #include <ctype.h>
 #ifdef __SSE2__
@@ -35,15 +34,8 @@ struct ipt_sym_byname {
 /* keep - remember an owned string in the table */
 static int keep(struct ipt_symtab *st, char *s)
 {
-	if (st->nextra == st->extracap) {
-		size_t cap = st->extracap ? st->extracap * 2 : 16;
-		char **n = ipt_realloc(st->extra, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		st->extra = n;
-		st->extracap = cap;
-	}
+	if (IPT_GROW(st->extra, st->extracap, st->nextra + 1))
+		return -1;
 	st->extra[st->nextra++] = s;
 	return 0;
 }
@@ -51,15 +43,8 @@ static int keep(struct ipt_symtab *st, char *s)
 /* push - append a symbol whose name is already owned by the table */
 static int push(struct ipt_symtab *st, uint64_t addr, const char *name)
 {
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 1024;
-		struct ipt_sym *n = ipt_realloc(st->syms, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		st->syms = n;
-		st->cap = cap;
-	}
+	if (IPT_GROW(st->syms, st->cap, st->n + 1))
+		return -1;
 	st->syms[st->n].addr = addr;
 	st->syms[st->n].name = name;
 	st->n++;
@@ -325,31 +310,13 @@ struct kbuild {
 	uint64_t last;
 };
 
-/* grow - room for need elements of size at *p (x1.5) */
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t nc = *cap;
-	void *q;
-
-	if (need <= nc)
-		return true;
-	while (nc < need)
-		nc = nc < 64 ? 64 : nc + nc / 2;
-	q = ipt_realloc(*p, nc * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = nc;
-	return true;
-}
-
 /* more - room for one more symbol, and names of up to need more bytes */
 static bool more(struct kbuild *b, size_t need)
 {
 	struct ipt_symtab *st = b->st;
 
-	if (!grow((void **)&b->names, &b->capnames, b->nnames + need, 1) ||
-	    !grow((void **)&st->syms, &st->cap, st->n + 1, sizeof(*st->syms))) {
+	if (IPT_GROW(b->names, b->capnames, b->nnames + need) ||
+	    IPT_GROW(st->syms, st->cap, st->n + 1)) {
 		b->failed = true;
 		return false;
 	}
@@ -526,7 +493,7 @@ static int read_text(struct ipt_symtab *st, const char *s, size_t len, bool drop
 		st->syms = ipt_malloc_big(lines * sizeof(*st->syms));
 		st->cap = st->syms ? lines : 0;
 	} else {
-		b.failed = !grow((void **)&st->syms, &st->cap, st->n + lines, sizeof(*st->syms));
+		b.failed = IPT_GROW(st->syms, st->cap, st->n + lines) != 0;
 	}
 	while (!b.failed && st->syms && i < len) {
 		size_t eol;
@@ -557,6 +524,7 @@ static int read_text(struct ipt_symtab *st, const char *s, size_t len, bool drop
 		st->syms[k].name = b.names + (uintptr_t)st->syms[k].name;
 	if (b.n0 && st->n > 1)
 		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
+	/* not ipt_grow: the room left over given back */
 	if (st->cap > st->n + 1024 && (sy = ipt_realloc(st->syms, st->n * sizeof(*sy)))) {
 		st->syms = sy;
 		st->cap = st->n;
@@ -741,12 +709,10 @@ uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
 			break;
 		}
 	{
-		struct ipt_sym_byname *v = ipt_realloc(st->byname, (st->nbyname + 1) * sizeof(*v));
+		bool room = !IPT_GROW(st->byname, st->capbyname, st->nbyname + 1);
 		char *c = ipt_strdup(name);
 
-		if (v)
-			st->byname = v;
-		if (v && c)
+		if (room && c)
 			st->byname[st->nbyname++] = (struct ipt_sym_byname){ c, a };
 		else
 			free(c);
@@ -840,94 +806,53 @@ void ipt_symtab_free(struct ipt_symtab *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* ---- pid -> comm: open addressing on pid ---- */
+/* ---- pid -> comm ---- */
 
-static size_t slot_of(const struct ipt_comms *c, int pid)
+struct ipt_comm {
+	uint64_t tag;
+	int pid;
+	char *name;
+};
+
+static bool comm_eq(const void *entry, const void *key)
 {
-	size_t h = (size_t)ipt_hash64((uint32_t)pid);
-
-	return h & (c->cap - 1);
+	return ((const struct ipt_comm *)entry)->pid == *(const int *)key;
 }
 
-static int comms_grow(struct ipt_comms *c)
+static uint64_t comm_tag(int pid)
 {
-	struct ipt_comms n = { 0 };
-	size_t cap = c->cap ? c->cap * 2 : 256;
-
-	n.pids = ipt_malloc(cap * sizeof(*n.pids));
-	n.names = ipt_calloc(cap, sizeof(*n.names));
-	if (!n.pids || !n.names) {
-		free(n.pids);
-		free(n.names);
-		return -1;
-	}
-	n.cap = cap;
-	for (size_t i = 0; i < c->cap; i++) {
-		size_t s;
-
-		if (!c->names[i])
-			continue;
-		s = slot_of(&n, c->pids[i]);
-		while (n.names[s])
-			s = (s + 1) & (cap - 1);
-		n.pids[s] = c->pids[i];
-		n.names[s] = c->names[i];
-		n.n++;
-	}
-	free(c->pids);
-	free(c->names);
-	*c = n;
-	return 0;
+	return ipt_hmap_tag(ipt_hash64((uint32_t)pid));
 }
 
 /* ipt_comms_set - remember the task name of pid (the last one given wins) */
 int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len)
 {
-	size_t s;
-	char *copy;
+	char *copy = ipt_strndup(name, len);
+	bool added;
+	struct ipt_comm *e;
 
-	if ((c->n + 1) * 2 > c->cap && comms_grow(c))
-		return -1;
-	s = slot_of(c, pid);
-	while (c->names[s] && c->pids[s] != pid)
-		s = (s + 1) & (c->cap - 1);
-	copy = ipt_strndup(name, len);
 	if (!copy)
 		return -1;
-	if (c->names[s]) {
-		if (c->nold == c->capold) {
-			size_t cap = c->capold ? c->capold * 2 : 16;
-			char **o = ipt_realloc(c->old, cap * sizeof(*o));
-
-			if (!o) {
-				free(copy);
-				return -1;
-			}
-			c->old = o;
-			c->capold = cap;
-		}
-		c->old[c->nold++] = c->names[s];
-	} else {
-		c->n++;
+	/* room for the name it replaces first: then nothing can fail after
+	 * the entry is made */
+	if (IPT_GROW(c->old, c->capold, c->nold + 1) ||
+	    !(e = ipt_hmap_add(&c->map, sizeof(*e), comm_tag(pid), comm_eq, &pid, &added))) {
+		free(copy);
+		return -1;
 	}
-	c->pids[s] = pid;
-	c->names[s] = copy;
+	if (added)
+		e->pid = pid;
+	else
+		c->old[c->nold++] = e->name;
+	e->name = copy;
 	return 0;
 }
 
 const char *ipt_comms_get(const struct ipt_comms *c, int pid)
 {
-	size_t s;
+	const struct ipt_comm *e = ipt_hmap_find(&c->map, sizeof(*e), comm_tag(pid), comm_eq, &pid);
 
-	if (!c->cap)
-		return NULL;
-	s = slot_of(c, pid);
-	while (c->names[s]) {
-		if (c->pids[s] == pid)
-			return c->names[s];
-		s = (s + 1) & (c->cap - 1);
-	}
-	return NULL;
+	return e && ipt_hmap_used(e) ? e->name : NULL;
 }
 
 /* ipt_comms_load_cmdlines - saved_cmdlines text: "PID COMM" lines */
@@ -958,12 +883,15 @@ int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len)
 
 void ipt_comms_free(struct ipt_comms *c)
 {
-	for (size_t i = 0; i < c->cap; i++)
-		free(c->names[i]);
+	for (size_t i = 0; i < c->map.cap; i++) {
+		struct ipt_comm *e = ipt_hmap_at(&c->map, sizeof(*e), i);
+
+		if (ipt_hmap_used(e))
+			free(e->name);
+	}
 	for (size_t i = 0; i < c->nold; i++)
 		free(c->old[i]);
 	free(c->old);
-	free(c->names);
-	free(c->pids);
+	ipt_hmap_free(&c->map);
 	memset(c, 0, sizeof(*c));
 }

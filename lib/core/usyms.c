@@ -11,7 +11,6 @@
  * user frames without knowing stacks.
  */
 #include "core/core.h"
-#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,15 +110,8 @@ static int parse_line(struct ipt_usyms *u, char *s, char *e, size_t *capv, size_
 				break;
 		if (i == sizeof(state_names) / sizeof(state_names[0]))
 			return -1;
-		if (u->nproc == *capp) {
-			size_t cap = *capp ? *capp * 2 : 16;
-			struct ipt_uproc *n = ipt_realloc(u->proc, cap * sizeof(*n));
-
-			if (!n)
-				return -2;
-			u->proc = n;
-			*capp = cap;
-		}
+		if (IPT_GROW(u->proc, *capp, u->nproc + 1))
+			return -2;
 		u->proc[u->nproc++] = (struct ipt_uproc){ (int32_t)tgid, (enum ipt_uproc_state)i };
 		return 0;
 	}
@@ -130,18 +122,10 @@ static int parse_line(struct ipt_usyms *u, char *s, char *e, size_t *capv, size_
 		/* the function is the rest of the line (a name may hold spaces) */
 		if (!parse_num(addr_w, 16, &addr) || !parse_num(off_w, 16, &off) || !mod || s >= e)
 			return -1;
-		if (u->n == *capv) {
-			size_t cap = *capv ? *capv * 2 : 256;
-			struct ipt_usym *n;
-
-			if (cap > IPT_UFRAME_MAX)
-				return -1;
-			n = ipt_realloc(u->v, cap * sizeof(*n));
-			if (!n)
-				return -2;
-			u->v = n;
-			*capv = cap;
-		}
+		if (u->n >= IPT_UFRAME_MAX)
+			return -1;
+		if (IPT_GROW(u->v, *capv, u->n + 1))
+			return -2;
 		u->v[u->n++] = (struct ipt_usym){ (int32_t)tgid, addr, off, name_or_null(mod),
 						  name_or_null(s) };
 		return 0;
@@ -155,11 +139,24 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return ipt_hash_combine(h, s ? ipt_hash_bytes(s, strlen(s)) : 0);
 }
 
-/* same_place - two entries name the same file, function and offset */
-static bool same_place(const struct ipt_usym *a, const struct ipt_usym *b)
+struct place {			/* an entry of the table of places */
+	uint64_t tag;
+	size_t first;			/* the first entry at that place */
+};
+
+struct place_key {
+	const struct ipt_usyms *u;
+	const struct ipt_usym *e;
+};
+
+/* same_place - the place's first entry names the same file, function and
+ * offset as the key's entry */
+static bool same_place(const void *entry, const void *key)
 {
-	return a->off == b->off && a->module && b->module && a->name && b->name &&
-	       !strcmp(a->module, b->module) && !strcmp(a->name, b->name);
+	const struct place_key *k = key;
+	const struct ipt_usym *a = &k->u->v[((const struct place *)entry)->first], *b = k->e;
+
+	return a->off == b->off && !strcmp(a->module, b->module) && !strcmp(a->name, b->name);
 }
 
 /* canonicalize - canon[i]: the first entry at the same place as entry i
@@ -167,34 +164,30 @@ static bool same_place(const struct ipt_usym *a, const struct ipt_usym *b)
  * path in two processes is one stack */
 static int canonicalize(struct ipt_usyms *u)
 {
-	size_t cap = 16, *slot;
+	struct ipt_hmap places = { 0 };
 
-	while (cap < u->n * 2)
-		cap *= 2;
 	u->canon = ipt_malloc((u->n ? u->n : 1) * sizeof(*u->canon));
-	slot = ipt_malloc(cap * sizeof(*slot));
-	if (!u->canon || !slot) {
-		free(slot);
+	if (!u->canon || ipt_hmap_reserve(&places, sizeof(struct place), u->n))
 		return -1;
-	}
-	for (size_t i = 0; i < cap; i++)
-		slot[i] = SIZE_MAX;
 	for (size_t i = 0; i < u->n; i++) {
 		const struct ipt_usym *e = &u->v[i];
-		size_t k;
+		struct place_key k = { u, e };
+		struct place *p;
+		uint64_t tag;
 
 		u->canon[i] = (uint32_t)i;
 		if (!e->name || !e->module)
 			continue;
-		k = hash_str(hash_str(ipt_hash64(e->off), e->module), e->name) & (cap - 1);
-		while (slot[k] != SIZE_MAX && !same_place(&u->v[slot[k]], e))
-			k = (k + 1) & (cap - 1);
-		if (slot[k] == SIZE_MAX)
-			slot[k] = i;
-		else
-			u->canon[i] = (uint32_t)slot[k];
+		tag = ipt_hmap_tag(hash_str(hash_str(ipt_hash64(e->off), e->module), e->name));
+		p = ipt_hmap_find(&places, sizeof(*p), tag, same_place, &k);
+		if (ipt_hmap_used(p)) {
+			u->canon[i] = (uint32_t)p->first;
+		} else {
+			ipt_hmap_take(&places, p, tag);
+			p->first = i;
+		}
 	}
-	free(slot);
+	ipt_hmap_free(&places);
 	return 0;
 }
 

@@ -102,11 +102,11 @@ struct parser {
 	struct node *nodes;
 	int nnodes, capnodes;
 	char *namebuf;		/* NUL-terminated copy of a name for resolve */
-	size_t *name_off;	/* slot -> name offset/length in s (first use) */
-	size_t *name_len;
-	int nnames;
-	int *name_slot;
-	int capnames;
+	struct pname {		/* a spelling of a name: where it is first in s, */
+		size_t off, len;
+		int slot;	/* ... and its slot */
+	} *names;
+	int nnames, capnames;
 };
 
 static bool is_space(char c)
@@ -164,15 +164,8 @@ static int new_node(struct parser *p, enum node_type type)
 {
 	struct node *n;
 
-	if (p->nnodes == p->capnodes) {
-		int cap = p->capnodes ? p->capnodes * 2 : 32;
-		struct node *nn = ipt_realloc(p->nodes, (size_t)cap * sizeof(*nn));
-
-		if (!nn)
-			return -1;
-		p->nodes = nn;
-		p->capnodes = cap;
-	}
+	if (IPT_GROW(p->nodes, p->capnodes, p->nnodes + 1))
+		return -1;
 	n = &p->nodes[p->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->type = (uint8_t)type;
@@ -189,8 +182,8 @@ static int name_slot(struct parser *p, size_t off, size_t len)
 	int id, i;
 
 	for (i = 0; i < p->nnames; i++)
-		if (p->name_len[i] == len && memcmp(p->s + p->name_off[i], p->s + off, len) == 0)
-			return p->name_slot[i];
+		if (p->names[i].len == len && memcmp(p->s + p->names[i].off, p->s + off, len) == 0)
+			return p->names[i].slot;
 
 	if (p->nnames == FLT_MAX_NAMES)
 		return perr(off, "too many different names (at most %d)", FLT_MAX_NAMES);
@@ -200,23 +193,8 @@ static int name_slot(struct parser *p, size_t off, size_t len)
 	if (id < 0)
 		return perr(off, "unknown field '%.*s'", len > 100 ? 100 : (int)len, p->s + off);
 
-	if (p->nnames == p->capnames) {
-		int cap = p->capnames ? p->capnames * 2 : 16;
-		size_t *no = ipt_realloc(p->name_off, (size_t)cap * sizeof(*no));
-
-		if (!no)
-			return -1;
-		p->name_off = no;
-		no = ipt_realloc(p->name_len, (size_t)cap * sizeof(*no));
-		if (!no)
-			return -1;
-		p->name_len = no;
-		int *ns = ipt_realloc(p->name_slot, (size_t)cap * sizeof(*ns));
-		if (!ns)
-			return -1;
-		p->name_slot = ns;
-		p->capnames = cap;
-	}
+	if (IPT_GROW(p->names, p->capnames, p->nnames + 1))
+		return -1;
 
 	/* Two names may resolve to the same id: share the slot. */
 	for (i = 0; i < f->nslots; i++)
@@ -227,9 +205,7 @@ static int name_slot(struct parser *p, size_t off, size_t len)
 			return perr(off, "too many different names (at most %d)", FLT_MAX_SLOTS);
 		f->ids[f->nslots++] = id;
 	}
-	p->name_off[p->nnames] = off;
-	p->name_len[p->nnames] = len;
-	p->name_slot[p->nnames] = i;
+	p->names[p->nnames] = (struct pname){ off, len, i };
 	p->nnames++;
 	return i;
 }
@@ -460,15 +436,8 @@ static int parse_cpus(struct parser *p, struct flt_insn *in, size_t cpus_pos)
 	if (check_cpulist(p->s, open + 1, close))
 		return -1;
 
-	if (f->nsets == p->capsets) {
-		int cap = p->capsets ? p->capsets * 2 : 4;
-		struct ipt_cpuset **ns = ipt_realloc(f->sets, (size_t)cap * sizeof(*ns));
-
-		if (!ns)
-			return -1;
-		f->sets = ns;
-		p->capsets = cap;
-	}
+	if (IPT_GROW(f->sets, p->capsets, f->nsets + 1))
+		return -1;
 	set = ipt_malloc(sizeof(*set));
 	if (!set)
 		return -1;
@@ -487,15 +456,8 @@ static int add_insn(struct parser *p)
 {
 	struct ipt_filter *f = p->f;
 
-	if (f->ninsns == p->capinsns) {
-		int cap = p->capinsns ? p->capinsns * 2 : 16;
-		struct flt_insn *ni = ipt_realloc(f->insns, (size_t)cap * sizeof(*ni));
-
-		if (!ni)
-			return -1;
-		f->insns = ni;
-		p->capinsns = cap;
-	}
+	if (IPT_GROW(f->insns, p->capinsns, f->ninsns + 1))
+		return -1;
 	memset(&f->insns[f->ninsns], 0, sizeof(f->insns[0]));
 	f->insns[f->ninsns].single = -1;
 	return f->ninsns++;
@@ -760,17 +722,13 @@ struct ipt_filter *ipt_filter_parse(const char *expr, ipt_filter_resolve_fn reso
 	compile(&p, root, FLT_TRUE, FLT_FALSE, &pos);
 	free(p.nodes);
 	free(p.namebuf);
-	free(p.name_off);
-	free(p.name_len);
-	free(p.name_slot);
+	free(p.names);
 	return f;
 
 fail:
 	free(p.nodes);
 	free(p.namebuf);
-	free(p.name_off);
-	free(p.name_len);
-	free(p.name_slot);
+	free(p.names);
 	ipt_filter_free(f);
 	return NULL;
 }

@@ -334,19 +334,12 @@ int ipt_format_parse(struct ipt_event *ev, const char *system, const char *text,
 			ev->id = (int)id;
 			have_id = true;
 		} else if (find_in(line, n, "field:") && !find_in(line, n, "print fmt:")) {
-			if (ev->nfields == cap) {
-				struct ipt_field *nf;
-
-				cap = cap ? cap * 2 : 8;
-				if (cap > 4096) {
-					ipt_err_at(path, at, "too many fields in event format");
-					goto fail;
-				}
-				nf = ipt_realloc(ev->fields, (size_t)cap * sizeof(*nf));
-				if (!nf)
-					goto fail;
-				ev->fields = nf;
+			if (ev->nfields >= 4096) {
+				ipt_err_at(path, at, "too many fields in event format");
+				goto fail;
 			}
+			if (IPT_GROW(ev->fields, cap, ev->nfields + 1))
+				goto fail;
 			if (parse_field_line(&ev->fields[ev->nfields], line, n, long_size)) {
 				struct ipt_field *f = &ev->fields[ev->nfields];
 

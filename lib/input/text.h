@@ -143,19 +143,7 @@ enum { LP_NO = 0, LP_OK = 1, LP_BAD = -1 };
 
 static inline int rec_reserve(struct tx *x, uint32_t need)
 {
-	if (need > x->rcap) {
-		uint32_t cap = x->rcap ? x->rcap : 256;
-		uint8_t *n;
-
-		while (cap < need)
-			cap *= 2;
-		n = ipt_realloc(x->rec, cap);
-		if (!n)
-			return -1;
-		x->rec = n;
-		x->rcap = cap;
-	}
-	return 0;
+	return IPT_GROW(x->rec, x->rcap, need);
 }
 
 /* rec_begin - zeroed fixed part with the common fields */

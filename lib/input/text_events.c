@@ -161,16 +161,9 @@ static int add_event(struct tx *x, const char *system, enum ev_kind kind, const 
 
 	if (ipt_format_parse(&ev, system, text, strlen(text), 8, "(built-in format)", 0))
 		return -1;
-	if (x->nei == x->capei) {
-		int cap = x->capei ? x->capei * 2 : 32;
-		struct einfo *n = ipt_realloc(x->ei, (size_t)cap * sizeof(*n));
-
-		if (!n) {
-			ipt_event_release(&ev);
-			return -1;
-		}
-		x->ei = n;
-		x->capei = cap;
+	if (IPT_GROW(x->ei, x->capei, x->nei + 1)) {
+		ipt_event_release(&ev);
+		return -1;
 	}
 	if (ipt_trace_add_event(t, &ev)) {
 		ipt_event_release(&ev);

@@ -265,11 +265,11 @@ static void release(struct tx *x)
 	}
 	free(x->cw);
 	free(x->ei);
-	free(x->evmap.e);
-	free(x->symmap.e);
-	free(x->reasonmap.e);
+	ipt_hmap_free(&x->evmap.h);
+	ipt_hmap_free(&x->symmap.h);
+	ipt_hmap_free(&x->reasonmap.h);
 	free(x->syn);
-	free(x->real.a);
+	ipt_hmap_free(&x->real.h);
 	free(x->rec);
 }
 

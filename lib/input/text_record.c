@@ -36,19 +36,8 @@ int ipt_text_put_dyn(struct tx *x, const struct ipt_field *f, const void *d, uin
 
 struct cpuw *ipt_text_cpu_writer(struct tx *x, int cpu)
 {
-	if (cpu >= x->ncw) {
-		int n = x->ncw ? x->ncw : 8;
-		struct cpuw **nw;
-
-		while (n <= cpu)
-			n *= 2;
-		nw = ipt_realloc(x->cw, (size_t)n * sizeof(*nw));
-		if (!nw)
-			return NULL;
-		memset(nw + x->ncw, 0, (size_t)(n - x->ncw) * sizeof(*nw));
-		x->cw = nw;
-		x->ncw = n;
-	}
+	if (IPT_GROW_ZERO(x->cw, x->ncw, (size_t)cpu + 1))
+		return NULL;
 	if (!x->cw[cpu]) {
 		struct cpuw *w = ipt_calloc(1, sizeof(*w));
 

@@ -45,15 +45,8 @@ int ipt_text_sym_addr(struct tx *x, const char *name, size_t n, uint64_t off, ui
 	need = (need + SYM_SLOT - 1) & ~(SYM_SLOT - 1);
 	if (need > x->sym_top / 2)
 		return ipt_err_at(x->t->path, x->line_off, "symbol offset 0x%" PRIx64 " too large", off);
-	if (x->nsyn == x->capsyn) {
-		int cap = x->capsyn ? x->capsyn * 2 : 256;
-		struct synsym *ns = ipt_realloc(x->syn, (size_t)cap * sizeof(*ns));
-
-		if (!ns)
-			return -1;
-		x->syn = ns;
-		x->capsyn = cap;
-	}
+	if (IPT_GROW(x->syn, x->capsyn, x->nsyn + 1))
+		return -1;
 	x->sym_top -= need;
 	if (ipt_symtab_add(&x->t->ksyms, x->sym_top, name, n))
 		return -1;

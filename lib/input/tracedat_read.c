@@ -364,12 +364,8 @@ static int add_cpustat(struct ipt_trace *t, const uint8_t *d, uint32_t n, int fa
 	if (cpu < 0 || cpu >= IPT_CPUSET_MAX)
 		return 0;
 	if (cpu >= t->ncpustat) {
-		char **nc = ipt_realloc(t->cpustat, (size_t)(cpu + 1) * sizeof(*nc));
-
-		if (!nc)
+		if (IPT_GROW_ZERO(t->cpustat, t->capcpustat, (size_t)cpu + 1))
 			return -1;
-		memset(nc + t->ncpustat, 0, (size_t)(cpu + 1 - t->ncpustat) * sizeof(*nc));
-		t->cpustat = nc;
 		t->ncpustat = cpu + 1;
 	}
 	return set_str(&t->cpustat[cpu], d, n);

@@ -4,7 +4,6 @@
  * (countmap.h)
  */
 #include "ipi/countmap.h"
-#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,52 +13,26 @@ static inline uint64_t key_hash(const struct rpt_key *k)
 	return ipt_hash_combine(ipt_hash_combine(ipt_hash64(k->a), k->b), k->c);
 }
 
-static bool key_eq(const struct rpt_key *x, const struct rpt_key *y)
+static bool key_eq(const void *entry, const void *key)
 {
+	const struct rpt_key *x = &((const struct rpt_slot *)entry)->key, *y = key;
+
 	return x->a == y->a && x->b == y->b && x->c == y->c;
-}
-
-static int map_grow(struct rpt_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 256;
-	struct rpt_slot *ns = ipt_calloc(cap, sizeof(*ns));
-
-	if (!ns)
-		return -1;
-	for (size_t i = 0; i < m->cap; i++) {
-		size_t j;
-
-		if (!m->slot[i].used)
-			continue;
-		j = ipt_hash_slot(key_hash(&m->slot[i].key), cap);
-		while (ns[j].used)
-			j = (j + 1) & (cap - 1);
-		ns[j] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
-	m->cap = cap;
-	return 0;
 }
 
 /* ipt_cmap_add_n - count n more for key (a, b, c) */
 int ipt_cmap_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64_t n)
 {
 	struct rpt_key k = { a, b, c };
-	struct rpt_slot *sl;
-	size_t j;
+	uint64_t tag = ipt_hmap_tag(key_hash(&k));
+	bool added;
+	struct rpt_slot *sl = ipt_hmap_add(&m->h, sizeof(*sl), tag, key_eq, &k, &added);
 
-	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+	if (!sl)
 		return -1;
-	j = ipt_hash_slot(key_hash(&k), m->cap);
-	while (m->slot[j].used && !key_eq(&m->slot[j].key, &k))
-		j = (j + 1) & (m->cap - 1);
-	sl = &m->slot[j];
-	if (!sl->used) {
-		sl->used = true;
+	if (added) {
 		sl->key = k;
 		sl->val = 0;
-		m->n++;
 	}
 	sl->val += n;
 	return 0;
@@ -67,8 +40,7 @@ int ipt_cmap_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64
 
 void ipt_cmap_free(struct rpt_map *m)
 {
-	free(m->slot);
-	memset(m, 0, sizeof(*m));
+	ipt_hmap_free(&m->h);
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -87,16 +59,19 @@ static int cmp_entry(const void *a, const void *b)
 /* ipt_cmap_sorted - the entries of m, largest count first (ties: by key) */
 struct rpt_entry *ipt_cmap_sorted(const struct rpt_map *m, size_t *n)
 {
-	struct rpt_entry *e = ipt_malloc((m->n ? m->n : 1) * sizeof(*e));
+	struct rpt_entry *e = ipt_malloc((m->h.n ? m->h.n : 1) * sizeof(*e));
 	size_t k = 0;
 
 	if (!e)
 		return NULL;
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slot[i].used) {
-			e[k].key = m->slot[i].key;
-			e[k++].count = m->slot[i].val;
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(m, i);
+
+		if (sl) {
+			e[k].key = sl->key;
+			e[k++].count = sl->val;
 		}
+	}
 	qsort(e, k, sizeof(*e), cmp_entry);
 	*n = k;
 	return e;
@@ -105,10 +80,10 @@ struct rpt_entry *ipt_cmap_sorted(const struct rpt_map *m, size_t *n)
 /* ipt_cmap_merge - dst += src */
 int ipt_cmap_merge(struct rpt_map *dst, const struct rpt_map *src)
 {
-	for (size_t i = 0; i < src->cap; i++) {
-		const struct rpt_slot *sl = &src->slot[i];
+	for (size_t i = 0; i < src->h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(src, i);
 
-		if (sl->used && ipt_cmap_add_n(dst, sl->key.a, sl->key.b, sl->key.c, sl->val))
+		if (sl && ipt_cmap_add_n(dst, sl->key.a, sl->key.b, sl->key.c, sl->val))
 			return -1;
 	}
 	return 0;

@@ -4,7 +4,7 @@
  *
  * The report's tables (senders, call site pairs, the matrix, stacks) are
  * counting maps: a key (a, b, c) to the number of rows that had it, in
- * open addressing.  The meaning of a, b and c is the table's (report.h).
+ * the library's hash map.  The meaning of a, b and c is the table's (report.h).
  */
 #ifndef IPT_IPI_COUNTMAP_H
 #define IPT_IPI_COUNTMAP_H
@@ -16,16 +16,23 @@ struct rpt_key {
 	uint32_t c;
 };
 
-struct rpt_slot {
+struct rpt_slot {			/* an entry of the map (core/hashmap.h) */
+	uint64_t tag;
 	struct rpt_key key;
-	bool used;
-	uint64_t val;
+	uint64_t val;			/* key, tag and count share a cache line */
 };
 
-struct rpt_map {			/* rpt_key -> count (open addressing) */
-	struct rpt_slot *slot;		/* key, flag and count share a cache line */
-	size_t n, cap;
+struct rpt_map {			/* rpt_key -> count */
+	struct ipt_hmap h;		/* of struct rpt_slot */
 };
+
+/* Slot i (0 .. m->h.cap - 1) of m, or NULL when it is empty. */
+static inline const struct rpt_slot *ipt_cmap_at(const struct rpt_map *m, size_t i)
+{
+	const struct rpt_slot *sl = ipt_hmap_at(&m->h, sizeof(*sl), i);
+
+	return ipt_hmap_used(sl) ? sl : NULL;
+}
 
 /* Count n more for key (a, b, c).  0, or -1 without memory. */
 int ipt_cmap_add_n(struct rpt_map *m, uint64_t a, uint64_t b, uint32_t c, uint64_t n);

@@ -57,7 +57,7 @@ fail:
 int ipt_report_folded(struct ipt_report *rep, int cpu, struct ipt_strbuf *out, uint64_t *total)
 {
 	const struct rpt_map *m = &rep->r.stackmap;
-	struct fline *v = ipt_calloc(m->n ? m->n : 1, sizeof(*v));
+	struct fline *v = ipt_calloc(m->h.n ? m->h.n : 1, sizeof(*v));
 	size_t k = 0, j = 0;
 	uint64_t sum = 0;
 	int ret = -1;
@@ -68,10 +68,10 @@ int ipt_report_folded(struct ipt_report *rep, int cpu, struct ipt_strbuf *out, u
 		ipt_err_code(IPT_ERR_INVALID, "folded stacks: no CPU %d", cpu);
 		goto out;
 	}
-	for (size_t i = 0; i < m->cap; i++) {
-		const struct rpt_slot *sl = &m->slot[i];
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(m, i);
 
-		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+		if (!sl || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
 			continue;
 		v[k].count = sl->val;
 		if (!(v[k++].text = folded_line(rep, (int32_t)(uint32_t)sl->key.b,

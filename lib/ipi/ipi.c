@@ -12,7 +12,6 @@
  */
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
-#include "core/hash.h"
 #include "filter/filter.h"
 #include "input/lanes.h"
 
@@ -50,7 +49,8 @@ struct caller {
 
 /* a csd call queued from src to target, waiting for its IPI */
 struct pending {
-	uint32_t key;		/* src * IPT_CPUSET_MAX + target + 1; 0 = empty */
+	uint64_t tag;		/* the hash map's (core/hashmap.h) */
+	uint32_t key;		/* src * IPT_CPUSET_MAX + target + 1 */
 	uint64_t func;
 };
 
@@ -79,8 +79,7 @@ struct ipt_ipi_decoder {
 	struct ipt_trace *t;
 	struct src_event *by_id;	/* indexed by event id */
 	int nids;
-	struct pending *pend;		/* open addressing */
-	size_t npend, cappend;
+	struct ipt_hmap pend;		/* of struct pending */
 	struct ipt_cpuset targets;
 	struct ipt_ipi_stats stats;
 	/* looked up by name on first use (a search of all of kallsyms' text) */
@@ -173,7 +172,7 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 	if (!d)
 		return;
 	free(d->by_id);
-	free(d->pend);
+	ipt_hmap_free(&d->pend);
 	free(d->callers);
 	ipt_cpuset_free(&d->targets);
 	free(d);
@@ -215,46 +214,29 @@ static uint32_t pkey(int src, int target)
 	return (uint32_t)src * IPT_CPUSET_MAX + (uint32_t)target + 1;
 }
 
-static struct pending *pslot(struct ipt_ipi_decoder *d, uint32_t key)
+static bool pend_eq(const void *entry, const void *key)
 {
-	size_t i = ipt_hash_slot(ipt_hash64(key), d->cappend);
-
-	while (d->pend[i].key && d->pend[i].key != key)
-		i = (i + 1) & (d->cappend - 1);
-	return &d->pend[i];
+	return ((const struct pending *)entry)->key == *(const uint32_t *)key;
 }
 
-static int pgrow(struct ipt_ipi_decoder *d)
+/* pslot - the entry of key, or the empty slot where it goes (NULL: none yet) */
+static struct pending *pslot(struct ipt_ipi_decoder *d, uint32_t key)
 {
-	struct pending *old = d->pend;
-	size_t oldcap = d->cappend, cap = oldcap ? oldcap * 2 : 64;
-
-	d->pend = ipt_calloc(cap, sizeof(*d->pend));
-	if (!d->pend) {
-		d->pend = old;
-		return -1;
-	}
-	d->cappend = cap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].key)
-			*pslot(d, old[i].key) = old[i];
-	free(old);
-	return 0;
+	return ipt_hmap_find(&d->pend, sizeof(struct pending), ipt_hmap_tag(ipt_hash64(key)), pend_eq, &key);
 }
 
 /* pend_put - remember a queued call; an older one left there had no IPI */
 static int pend_put(struct ipt_ipi_decoder *d, int src, int target, uint64_t func)
 {
-	struct pending *p;
+	uint32_t key = pkey(src, target);
+	bool added;
+	struct pending *p = ipt_hmap_add(&d->pend, sizeof(*p), ipt_hmap_tag(ipt_hash64(key)), pend_eq, &key, &added);
 
-	if ((d->npend + 1) * 2 > d->cappend && pgrow(d))
+	if (!p)
 		return -1;
-	p = pslot(d, pkey(src, target));
-	if (p->key)
+	if (!added)
 		d->stats.csd_no_ipi++;
-	else
-		d->npend++;
-	p->key = pkey(src, target);
+	p->key = key;
 	p->func = func;
 	return 0;
 }
@@ -265,63 +247,32 @@ static int pend_put(struct ipt_ipi_decoder *d, int src, int target, uint64_t fun
  * the lost), so that no send after the gap takes a function from before
  * it; like calls left at the end, they count as having had no IPI seen
  */
-static int pend_forget_src(struct ipt_ipi_decoder *d, int src)
+static void pend_forget_src(struct ipt_ipi_decoder *d, int src)
 {
-	struct pending *old = d->pend;
-	size_t cap = d->cappend;
+	for (size_t i = 0; i < d->pend.cap && d->pend.n;) {
+		struct pending *p = ipt_hmap_at(&d->pend, sizeof(*p), i);
 
-	if (!d->npend)
-		return 0;
-	d->pend = ipt_calloc(cap, sizeof(*d->pend));
-	if (!d->pend) {
-		d->pend = old;
-		return -1;
-	}
-	d->npend = 0;
-	for (size_t i = 0; i < cap; i++) {
-		if (!old[i].key)
-			continue;
-		if ((old[i].key - 1) / IPT_CPUSET_MAX == (uint32_t)src) {
+		if (ipt_hmap_used(p) && (p->key - 1) / IPT_CPUSET_MAX == (uint32_t)src) {
 			d->stats.csd_no_ipi++;	/* as a call left at the end: no IPI seen */
-			continue;
+			ipt_hmap_remove(&d->pend, sizeof(*p), p);	/* slot i holds the next */
+		} else {
+			i++;
 		}
-		*pslot(d, old[i].key) = old[i];
-		d->npend++;
 	}
-	free(old);
-	return 0;
 }
 
 /* pend_take - the queued call for (src, target), removed; false if none */
 static bool pend_take(struct ipt_ipi_decoder *d, int src, int target, uint64_t *func)
 {
 	struct pending *p;
-	size_t i, j;
 
-	if (!d->npend)
+	if (!d->pend.n)
 		return false;
 	p = pslot(d, pkey(src, target));
-	if (!p->key)
+	if (!ipt_hmap_used(p))
 		return false;
 	*func = p->func;
-	/* delete with backward shift */
-	i = (size_t)(p - d->pend);
-	p->key = 0;
-	d->npend--;
-	j = i;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (d->cappend - 1);
-		if (!d->pend[j].key)
-			break;
-		home = ipt_hash_slot(ipt_hash64(d->pend[j].key), d->cappend);
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			d->pend[i] = d->pend[j];
-			d->pend[j].key = 0;
-			i = j;
-		}
-	}
+	ipt_hmap_remove(&d->pend, sizeof(*p), p);
 	return true;
 }
 
@@ -332,10 +283,8 @@ void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d)
 			d->stats.csd_no_ipi++;
 			d->callers[i].valid = false;
 		}
-	d->stats.csd_no_ipi += d->npend;
-	d->npend = 0;
-	if (d->pend)
-		memset(d->pend, 0, d->cappend * sizeof(*d->pend));
+	d->stats.csd_no_ipi += d->pend.n;
+	ipt_hmap_clear(&d->pend, sizeof(struct pending));
 }
 
 static uint64_t val(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f)
@@ -418,16 +367,8 @@ static struct caller *caller_of(struct ipt_ipi_decoder *d, int cpu)
 {
 	if (cpu < 0 || cpu >= IPT_CPUSET_MAX)
 		return NULL;
-	if (cpu >= d->ncallers) {
-		int n = cpu + 16;
-		struct caller *nc = ipt_realloc(d->callers, (size_t)n * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		memset(nc + d->ncallers, 0, (size_t)(n - d->ncallers) * sizeof(*nc));
-		d->callers = nc;
-		d->ncallers = n;
-	}
+	if (IPT_GROW_ZERO(d->callers, d->ncallers, cpu + 1))
+		return NULL;
 	return &d->callers[cpu];
 }
 
@@ -514,8 +455,8 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		d->stats.lost_unknown++;
 	else
 		d->stats.lost_events += rec->missed;
-	if (rec->missed && pend_forget_src(d, rec->cpu))
-		return -1;
+	if (rec->missed)
+		pend_forget_src(d, rec->cpu);
 	if (rec->missed && rec->cpu >= 0 && rec->cpu < d->ncallers && d->callers[rec->cpu].valid) {
 		/* as the csd calls: the caller probe may belong to a lost send */
 		if (d->callers[rec->cpu].target >= 0)
@@ -746,15 +687,8 @@ static int collect(void *ctx, const struct ipt_ipi_row *row)
 
 	if (it->filter && !ipt_filter_eval(it->filter, ipt_row_lookup, (void *)row))
 		return 0;
-	if (it->nrows == it->caprows) {
-		size_t cap = it->caprows ? it->caprows * 2 : 16;
-		struct ipt_ipi_row *n = ipt_realloc(it->rows, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		it->rows = n;
-		it->caprows = cap;
-	}
+	if (IPT_GROW(it->rows, it->caprows, it->nrows + 1))
+		return -1;
 	it->rows[it->nrows++] = *row;
 	it->d->stats.rows_out++;
 	return 0;

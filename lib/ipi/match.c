@@ -5,7 +5,6 @@
  * interrupts that served no send (match.h)
  */
 #include "ipi/match.h"
-#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +42,18 @@ struct cpu_state {
 };
 
 struct csd_pend {
+	uint64_t tag;		/* the hash map's (core/hashmap.h) */
 	uint64_t csd, ts;
 	int32_t src, target;
 	uint32_t epoch;		/* the target's drop count when it was queued */
-	bool used;
 };
 
 struct ipt_match {
 	struct ipt_match_config cfg;
 	struct cpu_state *cpu;
 	int ncpu;
-	struct csd_pend *csd;		/* open addressing by csd pointer */
-	size_t ncsd, capcsd;
+	size_t capcpu, capres;
+	struct ipt_hmap csd;		/* of struct csd_pend, by csd pointer and target */
 	uint64_t csd_given_up;
 	bool class_seen[RPT_NCLASS];	/* receive events of that class exist */
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
@@ -70,17 +69,13 @@ struct ipt_match {
 static int q_push(struct queue *q, const struct ipt_match_send *e)
 {
 	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 16;
-		struct ipt_match_send *v = ipt_malloc(cap * sizeof(*v));
+		size_t old = q->cap;
 
-		if (!v)
+		/* doubled (a power of two still); the wrapped part [0, head)
+		 * goes after the old end, so that the ring reads on in order */
+		if (IPT_GROW(q->v, q->cap, q->n + 1))
 			return -1;
-		for (size_t i = 0; i < q->n; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
+		memcpy(q->v + old, q->v, q->head * sizeof(*q->v));
 	}
 	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;	/* cap: a power of two */
 	return 0;
@@ -147,15 +142,8 @@ static bool cross(const struct ipt_match *m, int a, int b)
 /* open_add - the running handler on s serves this send too */
 static int open_add(struct cpu_state *s, const struct ipt_match_send *e)
 {
-	if (s->nopen == s->capopen) {
-		size_t cap = s->capopen ? s->capopen * 2 : 8;
-		struct open_ref *n = ipt_realloc(s->open, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->open = n;
-		s->capopen = cap;
-	}
+	if (IPT_GROW(s->open, s->capopen, s->nopen + 1))
+		return -1;
 	s->open[s->nopen++] = (struct open_ref){ e->iso, e->res };
 	return 0;
 }
@@ -224,15 +212,8 @@ static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, bool had, 
 	r->cpu[cpu].unsent[cls][why]++;
 	if (!m->cfg.isolated || !ipt_cpuset_has(m->cfg.isolated, (unsigned int)cpu))
 		return 0;
-	if (r->nisu == r->capisu) {
-		size_t cap = r->capisu ? r->capisu * 2 : 64;
-		struct ipt_report_isolated_unsent *n = ipt_realloc(r->isu, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->isu = n;
-		r->capisu = cap;
-	}
+	if (IPT_GROW(r->isu, r->capisu, r->nisu + 1))
+		return -1;
 	e = &r->isu[r->nisu];
 	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, ipt_class_name(m->cfg.classes, cls), why, -1 };
 	m->cpu[cpu].open_isu = (int64_t)r->nisu++;
@@ -364,53 +345,40 @@ void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
 
 /* ---- csd calls by pointer ---- */
 
-static size_t csd_home(const struct ipt_match *m, uint64_t csd, int target)
+struct csd_key {
+	uint64_t csd;
+	int32_t target;
+};
+
+static bool csd_eq(const void *entry, const void *key)
 {
-	return ipt_hash_slot(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target), m->capcsd);
+	const struct csd_pend *e = entry;
+	const struct csd_key *k = key;
+
+	return e->csd == k->csd && e->target == k->target;
 }
 
-/* csd_slot - the slot of the call queued for target with this csd pointer */
-static struct csd_pend *csd_slot(struct ipt_match *m, uint64_t csd, int target)
+static uint64_t csd_tag(uint64_t csd, int target)
 {
-	size_t i = csd_home(m, csd, target);
-
-	while (m->csd[i].used && (m->csd[i].csd != csd || m->csd[i].target != target))
-		i = (i + 1) & (m->capcsd - 1);
-	return &m->csd[i];
+	return ipt_hmap_tag(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target));
 }
 
 /* ipt_match_csd_queue - a csd call queued from src for target */
 int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target)
 {
+	struct csd_key k = { csd, target };
 	struct csd_pend *s;
+	bool added;
 
-	if (m->ncsd >= CSD_MAX) {
+	if (m->csd.n >= CSD_MAX) {
 		/* bounded memory: forget calls that never ran (their csd pointers
 		 * were not seen again: the target's csd events were not recorded) */
-		m->csd_given_up += m->ncsd;
-		memset(m->csd, 0, m->capcsd * sizeof(*m->csd));
-		m->ncsd = 0;
+		m->csd_given_up += m->csd.n;
+		ipt_hmap_clear(&m->csd, sizeof(*s));
 	}
-	if ((m->ncsd + 1) * 2 > m->capcsd) {
-		struct csd_pend *old = m->csd;
-		size_t oldcap = m->capcsd;
-
-		m->capcsd = oldcap ? oldcap * 2 : 64;
-		m->csd = ipt_calloc(m->capcsd, sizeof(*m->csd));
-		if (!m->csd) {
-			m->csd = old;
-			m->capcsd = oldcap;
-			return -1;
-		}
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].used)
-				*csd_slot(m, old[i].csd, old[i].target) = old[i];
-		free(old);
-	}
-	s = csd_slot(m, csd, target);
-	if (!s->used)
-		m->ncsd++;
-	s->used = true;
+	s = ipt_hmap_add(&m->csd, sizeof(*s), csd_tag(csd, target), csd_eq, &k, &added);
+	if (!s)
+		return -1;
 	s->csd = csd;
 	s->ts = ts;
 	s->src = src;
@@ -422,32 +390,16 @@ int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src,
 /* csd_take - the call queued for target with this csd pointer, removed */
 static bool csd_take(struct ipt_match *m, uint64_t csd, int target, struct csd_pend *out)
 {
+	struct csd_key k = { csd, target };
 	struct csd_pend *s;
-	size_t i, j;
 
-	if (!m->ncsd)
+	if (!m->csd.n)
 		return false;
-	s = csd_slot(m, csd, target);
-	if (!s->used)
+	s = ipt_hmap_find(&m->csd, sizeof(*s), csd_tag(csd, target), csd_eq, &k);
+	if (!ipt_hmap_used(s))
 		return false;
 	*out = *s;
-	i = (size_t)(s - m->csd);
-	s->used = false;
-	m->ncsd--;
-	j = i;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (m->capcsd - 1);
-		if (!m->csd[j].used)
-			break;
-		home = csd_home(m, m->csd[j].csd, m->csd[j].target);
-		if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-			m->csd[i] = m->csd[j];
-			m->csd[j].used = false;
-			i = j;
-		}
-	}
+	ipt_hmap_remove(&m->csd, sizeof(*s), s);
 	return true;
 }
 
@@ -607,26 +559,17 @@ struct ipt_match *ipt_match_new(struct ipt_trace *t, const struct ipt_match_conf
 
 int ipt_match_cpus(struct ipt_match *m, int n)
 {
-	struct cpu_state *s;
-	struct ipt_match_cpu *c;
-
 	if (n <= m->ncpu)
 		return 0;
-	s = ipt_realloc(m->cpu, (size_t)n * sizeof(*s));
-	if (!s)
+	if (IPT_GROW_ZERO(m->cpu, m->capcpu, n))
 		return -1;
-	m->cpu = s;
-	memset(s + m->ncpu, 0, (size_t)(n - m->ncpu) * sizeof(*s));
 	for (int i = m->ncpu; i < n; i++) {
-		s[i].open_class = -1;
-		s[i].open_isu = -1;
+		m->cpu[i].open_class = -1;
+		m->cpu[i].open_isu = -1;
 	}
 	m->ncpu = n;	/* the states are ready: freed whatever follows */
-	c = ipt_realloc(m->res.cpu, (size_t)n * sizeof(*c));
-	if (!c)
+	if (IPT_GROW_ZERO(m->res.cpu, m->capres, n))
 		return -1;
-	memset(c + m->res.ncpu, 0, (size_t)(n - m->res.ncpu) * sizeof(*c));
-	m->res.cpu = c;
 	m->res.ncpu = n;
 	return 0;
 }
@@ -653,7 +596,7 @@ void ipt_match_free(struct ipt_match *m)
 		hist_free(&m->res.kind_hdl[k]);
 	}
 	free(m->res.isu);
-	free(m->csd);
+	ipt_hmap_free(&m->csd);
 	free(m->first_ts);
 	free(m);
 }

@@ -5,7 +5,6 @@
 #include "ipi/report.h"
 #include "ipi/catalogue.h"
 #include "ipi/match.h"
-#include "core/hash.h"
 #include "input/lanes.h"
 
 #include <pthread.h>
@@ -66,6 +65,7 @@ struct recv_ev {
 struct priv {
 	struct cpu_state *cpu;
 	int ncpu;
+	size_t capcpu, caprcpus;	/* room in cpu and in rpt.cpus */
 	struct recv_ev *ev;
 	int nev;
 	uint64_t sends;			/* send events numbered so far */
@@ -137,33 +137,15 @@ static int setup_events(struct rpt *r, struct priv *p)
 static int ensure_cpu(struct rpt *r, int cpu)
 {
 	struct priv *p = r->priv;
-	int n = r->ncpus;
 
-	if (cpu < n)
+	if (cpu < r->ncpus)
 		return 0;
 	if (cpu >= IPT_CPUSET_MAX)
 		return ipt_err("CPU %d out of range", cpu);
-	while (n <= cpu)
-		n = n ? n * 2 : 8;
-	if (n > IPT_CPUSET_MAX)
-		n = IPT_CPUSET_MAX;
-	{
-		struct rpt_cpu *c = ipt_realloc(r->cpus, (size_t)n * sizeof(*c));
-		struct cpu_state *s;
-
-		if (!c)
-			return -1;
-		memset(c + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*c));
-		r->cpus = c;
-		s = ipt_realloc(p->cpu, (size_t)n * sizeof(*s));
-		if (!s)
-			return -1;
-		memset(s + r->ncpus, 0, (size_t)(n - r->ncpus) * sizeof(*s));
-		p->cpu = s;
-		p->ncpu = n;
-		r->ncpus = n;
-	}
-	return ipt_match_cpus(r->match, n);
+	if (IPT_GROW_ZERO(r->cpus, p->caprcpus, cpu + 1) || IPT_GROW_ZERO(p->cpu, p->capcpu, cpu + 1))
+		return -1;
+	p->ncpu = r->ncpus = cpu + 1;
+	return ipt_match_cpus(r->match, cpu + 1);
 }
 
 /*
@@ -271,15 +253,8 @@ static int add_iso(struct rpt *r, const struct item *it)
 {
 	struct ipt_report_isolated *e;
 
-	if (r->niso == r->capiso) {
-		size_t cap = r->capiso ? r->capiso * 2 : 64;
-		struct ipt_report_isolated *n = ipt_realloc(r->iso, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->iso = n;
-		r->capiso = cap;
-	}
+	if (IPT_GROW(r->iso, r->capiso, r->niso + 1))
+		return -1;
 	e = &r->iso[r->niso++];
 	memset(e, 0, sizeof(*e));
 	e->ts = it->k.ts;
@@ -306,15 +281,8 @@ static int cur_add(struct cpu_state *cs, const struct item *it, const struct ipt
 		s->cur_id = it->u.row.id;
 		s->ncur = 0;
 	}
-	if (s->ncur == s->capcur) {
-		size_t cap = s->capcur ? s->capcur * 2 : 8;
-		struct cur_row *n = ipt_realloc(s->cur, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->cur = n;
-		s->capcur = cap;
-	}
+	if (IPT_GROW(s->cur, s->capcur, s->ncur + 1))
+		return -1;
 	s->cur[s->ncur++] = (struct cur_row){ it->target, it->k.aux, e->iso, e->res };
 	return 0;
 }
@@ -614,7 +582,8 @@ static struct item *emit(struct prod *pd)
 	return it;
 }
 
-/* pcpu_grow - producer state for CPUs 0..cpu */
+/* pcpu_grow - producer state for CPUs 0..cpu (not ipt_grow: a cache line
+ * each, aligned as realloc does not keep it) */
 static int pcpu_grow(struct pipe *pp, int cpu)
 {
 	int n = pp->npc ? pp->npc : 8;
@@ -647,18 +616,8 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 		return 0;
 	if (src < 0 || top >= IPT_CPUSET_MAX)
 		return ipt_err("CPU %d out of range", top);
-	if (top >= ln->ncnt) {
-		int n = ln->ncnt ? ln->ncnt : 8;
-
-		while (n <= top)
-			n *= 2;
-		c = ipt_realloc(ln->cnt, (size_t)n * sizeof(*c));
-		if (!c)
-			return -1;
-		memset(c + ln->ncnt, 0, (size_t)(n - ln->ncnt) * sizeof(*c));
-		ln->cnt = c;
-		ln->ncnt = n;
-	}
+	if (IPT_GROW_ZERO(ln->cnt, ln->ncnt, top + 1))
+		return -1;
 	if (!ln->dense && !(ln->dense = ipt_calloc(DENSE * DENSE, sizeof(*ln->dense))))
 		return -1;
 	c = &ln->cnt[target];

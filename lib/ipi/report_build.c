@@ -90,15 +90,8 @@ static int64_t irq_delta(const struct ipt_trace *t, enum ipt_irq_point a, enum i
 
 static int kirq_add(struct ipt_report *rep, size_t *cap, const struct ipt_report_kernel_irq *k)
 {
-	if (rep->nkirq == *cap) {
-		size_t c = *cap ? *cap * 2 : 32;
-		struct ipt_report_kernel_irq *v = ipt_realloc(rep->kirq, c * sizeof(*v));
-
-		if (!v)
-			return -1;
-		rep->kirq = v;
-		*cap = c;
-	}
+	if (IPT_GROW(rep->kirq, *cap, rep->nkirq + 1))
+		return -1;
 	rep->kirq[rep->nkirq++] = *k;
 	return 0;
 }

@@ -143,10 +143,10 @@ int ipt_rpt_recorder_share(struct ipt_report *rep)
 	}
 	qsort(rep->rec_pids, n, sizeof(*rep->rec_pids), cmp_i32);
 	rep->nrec_pids = n;
-	for (size_t i = 0; i < r->senders.cap; i++) {
-		const struct rpt_slot *sl = &r->senders.slot[i];
+	for (size_t i = 0; i < r->senders.h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(&r->senders, i);
 
-		if (sl->used && sl->key.c < (uint32_t)r->ncpus && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
+		if (sl && sl->key.c < (uint32_t)r->ncpus && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
 			rep->cpus[sl->key.c].recorder_ipis += sl->val;
 	}
 	return 0;
@@ -263,7 +263,7 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 	struct rpt *r = &rep->r;
 	const struct rpt_map *m = by == IPT_BY_CALLSITE || by == IPT_BY_FUNCTION ? &r->pairs :
 				  by == IPT_BY_STACK ? &r->stackmap : &r->senders;
-	size_t cap = (by == IPT_BY_KIND ? IPT_KIND__COUNT : m->n) + (size_t)r->ncpus + 1, k = 0;
+	size_t cap = (by == IPT_BY_KIND ? IPT_KIND__COUNT : m->h.n) + (size_t)r->ncpus + 1, k = 0;
 	struct ipt_report_group *v = ipt_malloc(cap * sizeof(*v));
 
 	if (!v)
@@ -284,11 +284,11 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		*n = k;
 		return v;
 	}
-	for (size_t i = 0; i < m->cap; i++) {
-		const struct rpt_slot *sl = &m->slot[i];
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(m, i);
 		struct ipt_report_group *g;
 
-		if (!sl->used || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+		if (!sl || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
 			continue;
 		/* the recorder's own sends: apart (recorder_ipis), unless asked */
 		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))

@@ -15,21 +15,14 @@
 int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
 {
 	if (rs->n == rs->cap) {
+		/* not ipt_grow: 16 bytes a row, 50 MB for 3 M rows, grown in
+		 * huge pages by mremap (ipt_realloc_soon), never copied */
 		size_t cap = rs->cap ? rs->cap * 2 : 1024;
-		/* 16 bytes a row, 50 MB for 3 M rows: in huge pages, never copied */
 		struct rpt_result *n = ipt_realloc_soon(rs->v, rs->cap * sizeof(*n), cap * sizeof(*n));
 
 		if (!n)
 			return -1;
 		rs->v = n;
-		if (rs->stack) {
-			uint32_t *st = ipt_realloc(rs->stack, cap * sizeof(*st));
-
-			if (!st)
-				return -1;
-			memset(st + rs->cap, 0, (cap - rs->cap) * sizeof(*st));
-			rs->stack = st;
-		}
 		rs->cap = cap;
 	}
 	rs->v[rs->n++] = (struct rpt_result){ .id_lo = (uint32_t)id, .hdur = RPT_HDUR_UNKNOWN,
@@ -40,7 +33,7 @@ int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
 /* ipt_rowres_set_stack - result i's stack (the ids kept beside the results from the first one) */
 int ipt_rowres_set_stack(struct ipt_rowres *rs, int64_t i, uint32_t sid)
 {
-	if (!rs->stack && !(rs->stack = ipt_calloc(rs->cap, sizeof(*rs->stack))))
+	if (IPT_GROW_ZERO(rs->stack, rs->capstack, (size_t)i + 1))
 		return -1;
 	rs->stack[i] = sid;
 	return 0;
@@ -54,15 +47,8 @@ void ipt_rowres_unmatched(struct ipt_rowres *rs, int64_t i, enum rpt_res_state w
 /* wide_add - result i's value v that does not fit it */
 static int wide_add(struct rpt_wides *w, int64_t i, uint64_t v)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct rpt_wide *n = ipt_realloc(w->v, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		w->v = n;
-		w->cap = cap;
-	}
+	if (IPT_GROW(w->v, w->cap, w->n + 1))
+		return -1;
 	w->v[w->n] = (struct rpt_wide){ (uint64_t)i, v, w->n };
 	w->n++;
 	return 0;
@@ -191,8 +177,8 @@ static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ip
 		if (res->hdur == RPT_HDUR_LONG)
 			m->handler_ns = wide_find(&r->res.hlong, i);
 	}
-	if (r->res.stack && r->res.stack[i] && rep->tmap)
-		m->stack = &rep->tstk[rep->tmap[r->res.stack[i]]];
+	if (ipt_rowres_stack(&r->res, i) && rep->tmap)
+		m->stack = &rep->tstk[rep->tmap[ipt_rowres_stack(&r->res, i)]];
 	return true;
 }
 

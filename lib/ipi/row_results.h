@@ -47,8 +47,8 @@ struct ipt_rowres {
 	struct rpt_result *v;		/* in huge pages, never copied */
 	size_t n, cap;
 	uint32_t *stack;		/* per result its stack's id in the report's
-					 * stacks (0 none), from the first stack on
-					 * (cap of them) */
+					 * stacks (0 none), up to the last set */
+	size_t capstack;
 	struct rpt_wides hlong;		/* v[i].hdur == RPT_HDUR_LONG: entry -> exit */
 	struct rpt_wides hwide;		/* v[i].hdelta == RPT_HDELTA_WIDE: entry (ns) */
 };
@@ -58,6 +58,10 @@ struct ipt_rowres {
 int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target);
 /* Result i's stack id. */
 int ipt_rowres_set_stack(struct ipt_rowres *rs, int64_t i, uint32_t sid);
+static inline uint32_t ipt_rowres_stack(const struct ipt_rowres *rs, size_t i)
+{
+	return i < rs->capstack ? rs->stack[i] : 0;
+}
 /* Result i stays unmatched: why (RES_TRACE_ENDED ...). */
 void ipt_rowres_unmatched(struct ipt_rowres *rs, int64_t i, enum rpt_res_state why);
 /* Result i (a send at ts) was served by the interrupt that entered at hts. */

@@ -5,7 +5,6 @@
  */
 #include "ipi/stacks.h"
 
-#include "core/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,71 +18,45 @@ static uint64_t stk_hash(const uint64_t *addr, uint32_t n)
 	return h;
 }
 
-static bool stk_same(const struct stk_table *tab, const struct stk_ent *e, uint64_t h,
-		     const uint64_t *addr, uint32_t n)
+struct stk_slot {
+	uint64_t tag;
+	uint32_t id;
+};
+
+struct stk_key {
+	const struct stk_table *tab;
+	const uint64_t *addr;
+	uint32_t n;
+};
+
+static bool stk_same(const void *entry, const void *key)
 {
-	return e->hash == h && e->n == n && !memcmp(tab->addr + e->off, addr, n * sizeof(*addr));
-}
+	const struct stk_key *k = key;
+	const struct stk_ent *e = &k->tab->ent[((const struct stk_slot *)entry)->id - 1];
 
-static int stk_rehash(struct stk_table *tab)
-{
-	size_t cap = tab->capslot ? tab->capslot * 2 : 256;
-	uint32_t *s = ipt_calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -1;
-	for (size_t id = 1; id <= tab->nent; id++) {
-		size_t i = ipt_hash_slot(tab->ent[id - 1].hash, cap);
-
-		while (s[i])
-			i = (i + 1) & (cap - 1);
-		s[i] = (uint32_t)id;
-	}
-	free(tab->slot);
-	tab->slot = s;
-	tab->capslot = cap;
-	return 0;
+	return e->n == k->n && !memcmp(k->tab->addr + e->off, k->addr, k->n * sizeof(*k->addr));
 }
 
 uint32_t stk_intern(struct stk_table *tab, const uint64_t *addr, uint32_t n)
 {
-	uint64_t h = stk_hash(addr, n);
-	size_t i;
+	uint64_t tag = ipt_hmap_tag(stk_hash(addr, n));
+	struct stk_key k = { tab, addr, n };
+	struct stk_slot *sl;
+	bool added;
 
-	if ((tab->nent + 1) * 2 > tab->capslot && stk_rehash(tab))
+	/* room for the stack first: then nothing can fail after its entry is made */
+	if (tab->nent >= UINT32_MAX - 1 || IPT_GROW(tab->ent, tab->capent, tab->nent + 1) ||
+	    IPT_GROW(tab->addr, tab->capaddr, tab->naddr + n) ||
+	    !(sl = ipt_hmap_add(&tab->ids, sizeof(*sl), tag, stk_same, &k, &added)))
 		return 0;
-	for (i = ipt_hash_slot(h, tab->capslot); tab->slot[i]; i = (i + 1) & (tab->capslot - 1))
-		if (stk_same(tab, &tab->ent[tab->slot[i] - 1], h, addr, n))
-			return tab->slot[i];
-	if (tab->nent >= UINT32_MAX - 1)
-		return 0;
-	if (tab->nent == tab->capent) {
-		size_t cap = tab->capent ? tab->capent * 2 : 64;
-		struct stk_ent *e = ipt_realloc(tab->ent, cap * sizeof(*e));
-
-		if (!e)
-			return 0;
-		tab->ent = e;
-		tab->capent = cap;
-	}
-	if (tab->naddr + n > tab->capaddr) {
-		size_t cap = tab->capaddr ? tab->capaddr : 1024;
-		uint64_t *a;
-
-		while (cap < tab->naddr + n)
-			cap *= 2;
-		a = ipt_realloc(tab->addr, cap * sizeof(*a));
-		if (!a)
-			return 0;
-		tab->addr = a;
-		tab->capaddr = cap;
-	}
+	if (!added)
+		return sl->id;
 	if (n)
 		memcpy(tab->addr + tab->naddr, addr, n * sizeof(*addr));
-	tab->ent[tab->nent] = (struct stk_ent){ h, tab->naddr, n };
+	tab->ent[tab->nent] = (struct stk_ent){ tab->naddr, n };
 	tab->naddr += n;
-	tab->slot[i] = (uint32_t)++tab->nent;
-	return (uint32_t)tab->nent;
+	sl->id = (uint32_t)++tab->nent;
+	return sl->id;
 }
 
 const uint64_t *stk_get(const struct stk_table *tab, uint32_t id, uint32_t *n)
@@ -102,7 +75,7 @@ void stk_free(struct stk_table *tab)
 {
 	free(tab->addr);
 	free(tab->ent);
-	free(tab->slot);
+	ipt_hmap_free(&tab->ids);
 	memset(tab, 0, sizeof(*tab));
 }
 

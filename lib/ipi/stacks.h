@@ -17,13 +17,11 @@ struct stk_table {
 	uint64_t *addr;			/* all stacks' addresses, one after another */
 	size_t naddr, capaddr;
 	struct stk_ent {
-		uint64_t hash;
 		size_t off;		/* in addr */
 		uint32_t n;
 	} *ent;				/* ent[id - 1] */
 	size_t nent, capent;
-	uint32_t *slot;			/* id or 0, open addressing by hash */
-	size_t capslot;
+	struct ipt_hmap ids;		/* of struct stk_slot (stacks.c): the ids by hash */
 };
 
 /* The id of the stack (n addresses), added if new; 0 on error (no memory,

@@ -63,19 +63,8 @@ int ipt_fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
 {
 	struct rpt_fine_cpu *fc;
 
-	if (cpu >= f->ncpu) {
-		int n = f->ncpu ? f->ncpu : 8;
-		struct rpt_fine_cpu *v;
-
-		while (n <= cpu)
-			n *= 2;
-		v = ipt_realloc(f->cpu, (size_t)n * sizeof(*v));
-		if (!v)
-			return -1;
-		memset(v + f->ncpu, 0, (size_t)(n - f->ncpu) * sizeof(*v));
-		f->cpu = v;
-		f->ncpu = n;
-	}
+	if (IPT_GROW_ZERO(f->cpu, f->ncpu, cpu + 1))
+		return -1;
 	if (!f->started) {
 		f->origin = ts;
 		f->started = true;
@@ -83,15 +72,8 @@ int ipt_fine_add(struct rpt_fine *f, int cpu, uint64_t ts)
 	if (f->coarse)
 		return fine_put(f, cpu, ts);
 	fc = &f->cpu[cpu];
-	if (fc->n == fc->cap) {
-		size_t cap = fc->cap ? fc->cap * 2 : 256;
-		uint64_t *v = ipt_realloc(fc->ts, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		fc->ts = v;
-		fc->cap = cap;
-	}
+	if (IPT_GROW(fc->ts, fc->cap, fc->n + 1))
+		return -1;
 	fc->ts[fc->n++] = ts;
 	if (++f->nexact > RPT_EXACT_MAX)
 		return fine_go_coarse(f);

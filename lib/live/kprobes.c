@@ -160,13 +160,8 @@ static int btf_index(struct btf *b, const uint8_t *d, size_t len)
 
 		if (extra < 0 || pos + 12 + (uint32_t)extra > tlen)
 			return -1;
-		if (b->n + 2 > cap) {
-			uint32_t *no = realloc(b->off, (cap = cap ? cap * 2 : 65536) * sizeof(*no));
-
-			if (!no)
-				return -1;
-			b->off = no;
-		}
+		if (IPT_GROW(b->off, cap, (size_t)b->n + 2))
+			return -1;
 		b->off[++b->n] = pos;
 		pos += 12 + (uint32_t)extra;
 	}

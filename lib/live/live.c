@@ -37,26 +37,18 @@
 /* ipt_file_read - read a whole file (size unknown in advance) */
 int ipt_file_read(const char *path, char **text, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = NULL, *nb;
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ipt_err("%s: %s", path, strerror(errno));
-	buf = malloc(cap);
-	if (!buf)
-		goto oom;
 	for (;;) {
 		ssize_t r;
 
-		if (cap - n < 2) {
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto oom;
-			buf = nb;
-			cap *= 2;
-		}
+		if (IPT_GROW(buf, cap, n + 4096))
+			goto oom;
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;

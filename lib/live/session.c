@@ -46,11 +46,14 @@ struct ipt_recorder {
 	struct ipt_live *live;
 	struct rec_event *ev;
 	int nev;
+	size_t capev;
 	struct ipt_recorder_event *probed;	/* catalogue entries as probed, then probes */
 	int nprobed;
+	size_t capprobed;
 	struct ipt_kprobes *kprobes;	/* dynamic probes standing for missing send events */
 	char **systems;			/* systems whose formats go in the file */
 	int nsys;
+	size_t capsys;
 	struct ipt_cpuset online;
 	struct ipt_cpuset pin;		/* where the session's threads run */
 	cpu_set_t orig_affinity;
@@ -235,15 +238,11 @@ out:
 /* add_system - remember a system whose formats go in the file */
 static int add_system(struct ipt_recorder *r, const char *sys)
 {
-	char **ns;
-
 	for (int i = 0; i < r->nsys; i++)
 		if (!strcmp(r->systems[i], sys))
 			return 0;
-	ns = realloc(r->systems, (size_t)(r->nsys + 1) * sizeof(*ns));
-	if (!ns)
-		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-	r->systems = ns;
+	if (IPT_GROW(r->systems, r->capsys, (size_t)r->nsys + 1))
+		return -1;
 	r->systems[r->nsys] = strdup(sys);
 	if (!r->systems[r->nsys])
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -255,12 +254,10 @@ static int add_system(struct ipt_recorder *r, const char *sys)
 static int add_event(struct ipt_recorder *r, const char *sys, const char *name, bool send,
 		     const char *target, bool ipi)
 {
-	struct rec_event *ne = realloc(r->ev, (size_t)(r->nev + 1) * sizeof(*ne));
 	struct rec_event *e;
 
-	if (!ne)
-		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-	r->ev = ne;
+	if (IPT_GROW(r->ev, r->capev, (size_t)r->nev + 1))
+		return -1;
 	e = &r->ev[r->nev];
 	memset(e, 0, sizeof(*e));
 	e->sys = strdup(sys);
@@ -296,9 +293,8 @@ static int probe_events(struct ipt_recorder *r)
 {
 	enum ipt_ipi_arch arch = machine_arch();
 
-	r->probed = calloc(ipt_ipi_catalogue_len, sizeof(*r->probed));
-	if (!r->probed)
-		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	if (IPT_GROW_ZERO(r->probed, r->capprobed, ipt_ipi_catalogue_len))
+		return -1;
 	for (size_t i = 0; i < ipt_ipi_catalogue_len; i++) {
 		const struct ipt_ipi_event_info *d = &ipt_ipi_catalogue[i];
 		struct ipt_recorder_event *pe = &r->probed[r->nprobed];
@@ -335,7 +331,6 @@ static void probe_skipped(const char *msg, void *arg)
  */
 static int add_kprobes(struct ipt_recorder *r)
 {
-	struct ipt_recorder_event *np;
 	int n;
 
 	for (int i = 0; i < r->nev; i++)
@@ -347,10 +342,8 @@ static int add_kprobes(struct ipt_recorder *r)
 	n = ipt_kprobes_count(r->kprobes);
 	if (!n)
 		return 0;
-	np = realloc(r->probed, (size_t)(r->nprobed + n) * sizeof(*np));
-	if (!np)
-		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-	r->probed = np;
+	if (IPT_GROW_ZERO(r->probed, r->capprobed, (size_t)r->nprobed + (size_t)n))
+		return -1;
 	for (int i = 0; i < n; i++) {
 		const struct ipt_kprobe *k = ipt_kprobes_get(r->kprobes, i);
 		struct ipt_recorder_event *pe = &r->probed[r->nprobed++];

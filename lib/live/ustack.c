@@ -42,8 +42,9 @@ struct uproc {
 };
 
 struct uaddr {
+	uint64_t tag;			/* the hash map's (core/hashmap.h) */
 	int32_t tgid;
-	bool used, ret;			/* ret: seen as a return address (not the leaf) */
+	bool ret;			/* seen as a return address (not the leaf) */
 	uint64_t addr;
 };
 
@@ -59,8 +60,7 @@ struct ipt_ustacks {
 	size_t chunk;
 	struct uproc *proc;
 	size_t nproc, capproc;
-	struct uaddr *addr;		/* open addressing */
-	size_t naddr, capaddr;
+	struct ipt_hmap addr;		/* of struct uaddr */
 	uint64_t records, in_irq;
 	bool nomem;
 	/* the thread */
@@ -71,43 +71,32 @@ struct ipt_ustacks {
 	bool stop;			/* under lock */
 };
 
-static uint64_t hash_addr(int32_t tgid, uint64_t a)
+struct uaddr_key {
+	int32_t tgid;
+	uint64_t addr;
+};
+
+static bool uaddr_eq(const void *entry, const void *key)
 {
-	uint64_t h = (a ^ ((uint64_t)(uint32_t)tgid << 40)) * 0x9e3779b97f4a7c15ULL;
+	const struct uaddr *e = entry;
+	const struct uaddr_key *k = key;
 
-	return h ^ (h >> 29);
-}
-
-static struct uaddr *addr_slot(struct uaddr *v, size_t cap, int32_t tgid, uint64_t a)
-{
-	size_t i = hash_addr(tgid, a) & (cap - 1);
-
-	while (v[i].used && (v[i].tgid != tgid || v[i].addr != a))
-		i = (i + 1) & (cap - 1);
-	return &v[i];
+	return e->tgid == k->tgid && e->addr == k->addr;
 }
 
 static int addr_add(struct ipt_ustacks *u, int32_t tgid, uint64_t a, bool ret)
 {
-	struct uaddr *s;
+	struct uaddr_key k = { tgid, a };
+	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash64(a), (uint64_t)(uint32_t)tgid));
+	bool added;
+	struct uaddr *s = ipt_hmap_add(&u->addr, sizeof(*s), tag, uaddr_eq, &k, &added);
 
-	if ((u->naddr + 1) * 2 > u->capaddr) {
-		size_t cap = u->capaddr ? u->capaddr * 2 : 1024;
-		struct uaddr *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -1;
-		for (size_t i = 0; i < u->capaddr; i++)
-			if (u->addr[i].used)
-				*addr_slot(n, cap, u->addr[i].tgid, u->addr[i].addr) = u->addr[i];
-		free(u->addr);
-		u->addr = n;
-		u->capaddr = cap;
-	}
-	s = addr_slot(u->addr, u->capaddr, tgid, a);
-	if (!s->used) {
-		*s = (struct uaddr){ tgid, true, ret, a };
-		u->naddr++;
+	if (!s)
+		return -1;
+	if (added) {
+		s->tgid = tgid;
+		s->addr = a;
+		s->ret = false;
 	}
 	s->ret = s->ret || ret;
 	return 0;
@@ -122,15 +111,8 @@ static int proc_seen(struct ipt_ustacks *u, int32_t tgid)
 	for (size_t i = 0; i < u->nproc; i++)
 		if (u->proc[i].tgid == tgid)
 			return 0;
-	if (u->nproc == u->capproc) {
-		size_t cap = u->capproc ? u->capproc * 2 : 32;
-		struct uproc *n = realloc(u->proc, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		u->proc = n;
-		u->capproc = cap;
-	}
+	if (IPT_GROW(u->proc, u->capproc, u->nproc + 1))
+		return -1;
 	p = &u->proc[u->nproc++];
 	*p = (struct uproc){ .tgid = tgid, .state = IPT_UPROC_GONE };
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
@@ -390,12 +372,15 @@ int ipt_ustacks_option(struct ipt_ustacks *u, struct ipt_strbuf *out, struct ipt
 	memset(st, 0, sizeof(*st));
 	if (u->nomem)
 		return ipt_err_code(IPT_ERR_NOMEM, "user stacks: out of memory");
-	v = ipt_malloc((u->naddr ? u->naddr : 1) * sizeof(*v));
+	v = ipt_malloc((u->addr.n ? u->addr.n : 1) * sizeof(*v));
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < u->capaddr; i++)
-		if (u->addr[i].used)
-			v[n++] = u->addr[i];
+	for (size_t i = 0; i < u->addr.cap; i++) {
+		const struct uaddr *e = ipt_hmap_at(&u->addr, sizeof(*e), i);
+
+		if (ipt_hmap_used(e))
+			v[n++] = *e;
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_uaddr);
 	st->records = u->records;
@@ -446,7 +431,7 @@ void ipt_ustacks_free(struct ipt_ustacks *u)
 	for (size_t i = 0; i < u->nproc; i++)
 		free(u->proc[i].maps);
 	free(u->proc);
-	free(u->addr);
+	ipt_hmap_free(&u->addr);
 	free(u->off);
 	free(u->buf);
 	pthread_mutex_destroy(&u->lock);

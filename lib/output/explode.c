@@ -32,14 +32,8 @@ struct exploder {
 /* scratch - n zeroed bytes of the exploder's buffer */
 static uint8_t *scratch(struct exploder *x, size_t n)
 {
-	if (n > x->cap) {
-		uint8_t *b = realloc(x->buf, n);
-
-		if (!b)
-			return NULL;
-		x->buf = b;
-		x->cap = n;
-	}
+	if (IPT_GROW(x->buf, x->cap, n))
+		return NULL;
 	memset(x->buf, 0, n);
 	return x->buf;
 }

@@ -91,7 +91,8 @@ static int put_addr(struct col *c, uint64_t addr, const char *sym, bool with_off
 		    bool as_sym)
 {
 	struct dict *d = &c->d;
-	uint32_t j;
+	struct acache *e;
+	bool added;
 	int64_t idx;
 	char buf[512];
 
@@ -99,16 +100,16 @@ static int put_addr(struct col *c, uint64_t addr, const char *sym, bool with_off
 		sym = NULL;
 	if (d->last_ok && d->last_addr.addr == addr && d->last_addr.sym == sym)
 		return d->last_addr.val == 1 ? put_null(c) : put_idx(c, d->last_addr.val - 2);
-	if ((d->acn + 1) * 2 > d->accap && pq_ac_grow(d))
+	e = pq_ac_find(d, addr, sym, &added);
+	if (!e)
 		return -1;
-	j = pq_ac_slot(d, addr, sym);
 	d->last_addr.addr = addr;
 	d->last_addr.sym = sym;
 	d->last_ok = false;
-	if (d->ac[j].val) {
-		d->last_addr.val = d->ac[j].val;
+	if (!added) {
+		d->last_addr.val = e->val;
 		d->last_ok = true;
-		return d->ac[j].val == 1 ? put_null(c) : put_idx(c, d->ac[j].val - 2);
+		return e->val == 1 ? put_null(c) : put_idx(c, e->val - 2);
 	}
 	if (as_sym && !sym) {
 		idx = -1;
@@ -138,11 +139,8 @@ static int put_addr(struct col *c, uint64_t addr, const char *sym, bool with_off
 		if (idx < 0)
 			return -1;
 	}
-	d->ac[j].addr = addr;
-	d->ac[j].sym = sym;
-	d->ac[j].val = idx < 0 ? 1 : (uint32_t)idx + 2;
-	d->acn++;
-	d->last_addr.val = d->ac[j].val;
+	e->val = idx < 0 ? 1 : (uint32_t)idx + 2;
+	d->last_addr.val = e->val;
 	d->last_ok = true;
 	return idx < 0 ? put_null(c) : put_idx(c, idx);
 }
@@ -183,22 +181,19 @@ static int64_t frame_idx(struct ipt_parquet_writer *w, struct dict *d, uint64_t 
 {
 	static const char marker[1];
 	char buf[512];
-	uint32_t j;
+	bool added;
+	struct acache *e = pq_ac_find(d, addr, marker, &added);
 	int64_t idx;
 
-	if ((d->acn + 1) * 2 > d->accap && pq_ac_grow(d))
+	if (!e)
 		return -1;
-	j = pq_ac_slot(d, addr, marker);
-	if (d->ac[j].val)
-		return d->ac[j].val - 2;
+	if (!added)
+		return e->val - 2;
 	ipt_trace_format_symbol(w->o.trace, addr, true, buf, sizeof(buf));
 	idx = pq_dict_index(d, buf, strlen(buf));
 	if (idx < 0)
 		return -1;
-	d->ac[j].addr = addr;
-	d->ac[j].sym = marker;
-	d->ac[j].val = (uint32_t)idx + 2;
-	d->acn++;
+	e->val = (uint32_t)idx + 2;
 	return idx;
 }
 
@@ -213,14 +208,8 @@ static int put_stack(struct ipt_parquet_writer *w, struct col *c, const struct i
 		return bb_u8(&c->rep, 0) || bb_u8(&c->def, 1) ? -1 : 0;
 	if (st != w->last_stack) {	/* the rows of a multicast share it */
 		w->last_stack = NULL;
-		if (st->nframes > w->caplast) {
-			uint32_t *n = ipt_realloc(w->last_frames, st->nframes * sizeof(*n));
-
-			if (!n)
-				return -1;
-			w->last_frames = n;
-			w->caplast = st->nframes;
-		}
+		if (IPT_GROW(w->last_frames, w->caplast, st->nframes))
+			return -1;
 		for (uint32_t i = 0; i < st->nframes; i++) {
 			int64_t idx = frame_idx(w, &c->d, st->frames[i]);
 

@@ -44,19 +44,7 @@ struct bb {
 
 static inline int bb_grow(struct bb *b, size_t extra)
 {
-	size_t cap = b->cap ? b->cap : 256;
-	uint8_t *p;
-
-	if (b->n + extra <= b->cap)
-		return 0;
-	while (cap < b->n + extra)
-		cap *= 2;
-	p = ipt_realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
+	return IPT_GROW(b->p, b->cap, b->n + extra);
 }
 
 static inline int bb_put(struct bb *b, const void *d, size_t n)
@@ -92,24 +80,27 @@ static inline void bb_free(struct bb *b)
 /* ---- dictionaries (parquet_dict.c) ---- */
 
 struct dent {
-	uint64_t hash;
 	uint32_t off, len;	/* the bytes in data (after the 4-byte length) */
 };
 
+struct dslot {			/* a string's slot in the dictionary's hash map */
+	uint64_t tag;
+	uint32_t idx;		/* its entry */
+};
+
 struct acache {			/* (address, symbol pointer) -> dictionary index */
+	uint64_t tag;		/* the hash map's (core/hashmap.h) */
 	uint64_t addr;
 	const char *sym;
-	uint32_t val;		/* 0 empty, 1 NULL, k + 2 index k */
+	uint32_t val;		/* 1 NULL, k + 2 index k */
 };
 
 struct dict {
-	uint32_t *slots;	/* entry index + 1; 0 empty */
-	uint32_t cap;
+	struct ipt_hmap slots;	/* of struct dslot */
 	struct dent *ents;
-	uint32_t n, capents;
+	size_t n, capents;
 	struct bb data;		/* PLAIN BYTE_ARRAY: 4-byte length, bytes, ... */
-	struct acache *ac;
-	uint32_t accap, acn;
+	struct ipt_hmap ac;	/* of struct acache */
 	/* the previous value: rows in a row often repeat it (a multicast's
 	 * rows, one task's sends) */
 	bool last_ok;
@@ -119,20 +110,36 @@ struct dict {
 };
 
 int64_t pq_dict_index(struct dict *d, const char *s, size_t len);
-int pq_ac_grow(struct dict *d);
 void pq_dict_reset(struct dict *d);
 void pq_dict_free(struct dict *d);
 
-/* pq_ac_slot - the slot of (addr, sym) in the address cache: where it is,
- * or the empty one where it goes */
-static inline uint32_t pq_ac_slot(const struct dict *d, uint64_t addr, const char *sym)
-{
-	uint64_t h = (addr ^ (uint64_t)(uintptr_t)sym * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
-	uint32_t j = (uint32_t)(h >> 32) & (d->accap - 1);
+struct akey {
+	uint64_t addr;
+	const char *sym;
+};
 
-	while (d->ac[j].val && (d->ac[j].addr != addr || d->ac[j].sym != sym))
-		j = (j + 1) & (d->accap - 1);
-	return j;
+static inline bool pq_ac_eq(const void *entry, const void *key)
+{
+	const struct acache *e = entry;
+	const struct akey *k = key;
+
+	return e->addr == k->addr && e->sym == k->sym;
+}
+
+/* pq_ac_find - the entry of (addr, sym) in the address cache; a new one
+ * (*added) has its val set by the caller.  NULL without memory.  Inline:
+ * it runs for every address of every row. */
+static inline struct acache *pq_ac_find(struct dict *d, uint64_t addr, const char *sym, bool *added)
+{
+	struct akey k = { addr, sym };
+	uint64_t tag = ipt_hmap_tag(ipt_hash64(addr ^ (uint64_t)(uintptr_t)sym * 0x9e3779b97f4a7c15ULL));
+	struct acache *e = ipt_hmap_add(&d->ac, sizeof(*e), tag, pq_ac_eq, &k, added);
+
+	if (e && *added) {
+		e->addr = addr;
+		e->sym = sym;
+	}
+	return e;
 }
 
 /* ---- columns ---- */

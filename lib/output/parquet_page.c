@@ -261,15 +261,8 @@ int pq_flush_row_group(struct ipt_parquet_writer *w)
 		return -1;
 	if (!w->rg_rows)
 		return 0;
-	if (w->nrg == w->caprg) {
-		size_t cap = w->caprg ? w->caprg * 2 : 8;
-		struct rg_meta *n = ipt_realloc(w->rgs, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		w->rgs = n;
-		w->caprg = cap;
-	}
+	if (IPT_GROW(w->rgs, w->caprg, w->nrg + 1))
+		return -1;
 	rg = &w->rgs[w->nrg++];
 	memset(rg, 0, sizeof(*rg));
 	rg->rows = (int64_t)w->rg_rows;

@@ -124,6 +124,7 @@ struct ipt_tdw {
 
 	struct tdw_cpu *cpus;
 	int ncpus;		/* max cpu given + 1 */
+	size_t capcpus;
 
 	/* output state */
 	uint8_t *obuf;
@@ -151,25 +152,6 @@ static int set_text(struct tdw_text *t, const char *s, size_t len)
 	free(t->text);
 	t->text = p;
 	t->len = len;
-	return 0;
-}
-
-static int grow(void **arr, int *cap, int need, size_t elem)
-{
-	void *p;
-	int ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	while (ncap < need)
-		ncap *= 2;
-	p = ipt_realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -1;
-	memset((char *)p + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
-	*arr = p;
-	*cap = ncap;
 	return 0;
 }
 
@@ -340,16 +322,7 @@ static int out_align(struct ipt_tdw *w, uint64_t align)
 
 static int cbuf_reserve(struct ipt_tdw *w, size_t need)
 {
-	uint8_t *p;
-
-	if (need <= w->ccap)
-		return 0;
-	p = ipt_realloc(w->cbuf, need);
-	if (!p)
-		return -1;
-	w->cbuf = p;
-	w->ccap = need;
-	return 0;
+	return IPT_GROW(w->cbuf, w->ccap, need);
 }
 
 /* Compress in[0..len) into w->cbuf; *clen gets the compressed size. */
@@ -552,7 +525,7 @@ int ipt_tdw_set_headers(struct ipt_tdw *w, const char *header_page, size_t hp_le
 
 int ipt_tdw_add_ftrace_format(struct ipt_tdw *w, const char *text, size_t len)
 {
-	if (grow((void **)&w->ftrace, &w->capftrace, w->nftrace + 1, sizeof(*w->ftrace)))
+	if (IPT_GROW_ZERO(w->ftrace, w->capftrace, w->nftrace + 1))
 		return -1;
 	if (set_text(&w->ftrace[w->nftrace], text, len))
 		return -1;
@@ -574,7 +547,7 @@ int ipt_tdw_add_event_format(struct ipt_tdw *w, const char *system,
 			break;
 		}
 	if (!s) {
-		if (grow((void **)&w->sys, &w->capsys, w->nsys + 1, sizeof(*w->sys)))
+		if (IPT_GROW_ZERO(w->sys, w->capsys, w->nsys + 1))
 			return -1;
 		s = &w->sys[w->nsys];
 		s->name = ipt_strdup(system);
@@ -582,7 +555,7 @@ int ipt_tdw_add_event_format(struct ipt_tdw *w, const char *system,
 			return -1;
 		w->nsys++;
 	}
-	if (grow((void **)&s->ev, &s->cap, s->n + 1, sizeof(*s->ev)))
+	if (IPT_GROW_ZERO(s->ev, s->cap, s->n + 1))
 		return -1;
 	if (set_text(&s->ev[s->n], text, len))
 		return -1;
@@ -679,7 +652,7 @@ int ipt_tdw_add_cpustat(struct ipt_tdw *w, int cpu, const char *stats_text)
 	for (i = 0; i < w->nstats; i++)
 		if (w->stats[i].cpu == cpu)
 			return set_str(&w->stats[i].text, stats_text);
-	if (grow((void **)&w->stats, &w->capstats, w->nstats + 1, sizeof(*w->stats)))
+	if (IPT_GROW_ZERO(w->stats, w->capstats, w->nstats + 1))
 		return -1;
 	w->stats[w->nstats].cpu = cpu;
 	if (set_str(&w->stats[w->nstats].text, stats_text))
@@ -692,7 +665,7 @@ int ipt_tdw_add_option(struct ipt_tdw *w, uint16_t id, const void *data, uint32_
 {
 	struct tdw_opt *o;
 
-	if (grow((void **)&w->opts, &w->capopts, w->nopts + 1, sizeof(*w->opts)))
+	if (IPT_GROW_ZERO(w->opts, w->capopts, w->nopts + 1))
 		return -1;
 	o = &w->opts[w->nopts];
 	o->data = ipt_malloc(len);
@@ -715,13 +688,10 @@ static struct tdw_cpu *get_cpu(struct ipt_tdw *w, int cpu)
 		return NULL;
 	}
 	if (cpu >= w->ncpus) {
-		c = ipt_realloc(w->cpus, (size_t)(cpu + 1) * sizeof(*c));
-		if (!c)
+		if (IPT_GROW_ZERO(w->cpus, w->capcpus, (size_t)cpu + 1))
 			return NULL;
-		memset(c + w->ncpus, 0, (size_t)(cpu + 1 - w->ncpus) * sizeof(*c));
 		for (int i = w->ncpus; i <= cpu; i++)
-			c[i].fd = -1;
-		w->cpus = c;
+			w->cpus[i].fd = -1;
 		w->ncpus = cpu + 1;
 	}
 	c = &w->cpus[cpu];

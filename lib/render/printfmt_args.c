@@ -41,20 +41,13 @@ static int32_t node_new(struct parser *p)
 	struct pf_prog *g = p->prog;
 	struct pf_node *n;
 
-	if (g->nnodes == g->capnodes) {
-		int32_t cap = g->capnodes ? g->capnodes * 2 : 32;
-
-		if (cap > PF_MAX_NODES) {
-			ipt_pf_perr(p, "too many nodes");
-			return NONE;
-		}
-		n = ipt_realloc(g->nodes, (size_t)cap * sizeof(*n));
-		if (!n) {
-			p->failed = true;
-			return NONE;
-		}
-		g->nodes = n;
-		g->capnodes = cap;
+	if (g->nnodes >= PF_MAX_NODES) {
+		ipt_pf_perr(p, "too many nodes");
+		return NONE;
+	}
+	if (IPT_GROW(g->nodes, g->capnodes, g->nnodes + 1)) {
+		p->failed = true;
+		return NONE;
 	}
 	n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof(*n));
@@ -318,17 +311,10 @@ static int add_sym(struct parser *p, int32_t owner, int32_t *last, uint32_t valu
 	struct pf_prog *g = p->prog;
 	struct pf_sym *s;
 
-	if (g->nsyms == g->capsyms) {
-		int32_t cap = g->capsyms ? g->capsyms * 2 : 16;
-
-		if (cap > PF_MAX_NODES)
-			return ipt_pf_perr(p, "too many flags"), -1;
-		s = ipt_realloc(g->syms, (size_t)cap * sizeof(*s));
-		if (!s)
-			return -1;
-		g->syms = s;
-		g->capsyms = cap;
-	}
+	if (g->nsyms >= PF_MAX_NODES)
+		return ipt_pf_perr(p, "too many flags"), -1;
+	if (IPT_GROW(g->syms, g->capsyms, g->nsyms + 1))
+		return -1;
 	s = &g->syms[g->nsyms];
 	s->value = ipt_pf_flag_value(TXT(p, value));
 	s->str = str;

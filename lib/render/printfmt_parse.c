@@ -106,20 +106,13 @@ static struct pf_seg *seg_new(struct parser *p)
 	struct pf_prog *g = p->prog;
 	struct pf_seg *s;
 
-	if (g->nsegs == g->capsegs) {
-		int32_t cap = g->capsegs ? g->capsegs * 2 : 8;
-
-		if (cap > PF_MAX_NODES) {
-			ipt_pf_perr(p, "format too long");
-			return NULL;
-		}
-		s = ipt_realloc(g->segs, (size_t)cap * sizeof(*s));
-		if (!s) {
-			p->failed = true;
-			return NULL;
-		}
-		g->segs = s;
-		g->capsegs = cap;
+	if (g->nsegs >= PF_MAX_NODES) {
+		ipt_pf_perr(p, "format too long");
+		return NULL;
+	}
+	if (IPT_GROW(g->segs, g->capsegs, g->nsegs + 1)) {
+		p->failed = true;
+		return NULL;
 	}
 	s = &g->segs[g->nsegs++];
 	memset(s, 0, sizeof(*s));

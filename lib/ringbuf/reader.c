@@ -120,14 +120,8 @@ static int load_chunk(struct ipt_page_reader *pr)
 	data = off + 8;
 	if (!(p = ipt_file_window_get(t, &pr->zwin, data, csize, "compressed chunk")))
 		return -1;
-	if (usize > pr->cbuf_cap) {
-		uint8_t *n = ipt_realloc(pr->cbuf, usize);
-
-		if (!n)
-			return -1;
-		pr->cbuf = n;
-		pr->cbuf_cap = usize;
-	}
+	if (IPT_GROW(pr->cbuf, pr->cbuf_cap, usize))
+		return -1;
 	if (ipt_decompress(t->compression, p, csize, pr->cbuf, usize, t->path, (long long)off))
 		return -1;
 	pr->chunk_foff = off;
