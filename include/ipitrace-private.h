@@ -761,6 +761,92 @@ int ipt_json_str(struct ipt_strbuf *sb, const char *s, size_t n);
 /* The same for a NUL-terminated s; null (unquoted) when s is NULL. */
 int ipt_json_strz(struct ipt_strbuf *sb, const char *s);
 
+/*
+ * The JSON writer: every JSON output (report -f json, convert -f jsonl,
+ * top -f json, serve's /watched) is written through it, so that commas,
+ * nesting, strings (ipt_json_str), numbers and nulls follow one rule.
+ * Compact: no blanks.  Into sb, and when f is given, written to f as sb
+ * fills (at each top-level value past 64 KiB) and at ipt_jw_finish.
+ * The calls record a failure (out of memory, a write error, an end
+ * without an open container, deeper than 62) and ipt_jw_finish says it:
+ *
+ *	ipt_jw_init(&j, &sb, stdout);
+ *	ipt_jw_obj(&j);
+ *	ipt_jw_key(&j, "cpus"); ipt_jw_i64(&j, 2);
+ *	ipt_jw_key(&j, "clock"); ipt_jw_str(&j, NULL);	// null
+ *	ipt_jw_end(&j);
+ *	if (ipt_jw_finish(&j)) ...			// {"cpus":2,"clock":null}
+ */
+struct ipt_jw {
+	struct ipt_strbuf *sb;
+	FILE *f;
+	int depth;
+	uint64_t has_item, is_arr;	/* per depth: an item written; an array */
+	bool after_key;			/* the next value follows a key */
+	int err;
+};
+void ipt_jw_init(struct ipt_jw *j, struct ipt_strbuf *sb, FILE *f);
+void ipt_jw_obj(struct ipt_jw *j);		/* { */
+void ipt_jw_arr(struct ipt_jw *j);		/* [ */
+void ipt_jw_end(struct ipt_jw *j);		/* } or ] of the innermost */
+void ipt_jw_key(struct ipt_jw *j, const char *k);
+void ipt_jw_str(struct ipt_jw *j, const char *s);	/* NULL: null */
+void ipt_jw_strn(struct ipt_jw *j, const char *s, size_t n);
+void ipt_jw_u64(struct ipt_jw *j, uint64_t v);
+void ipt_jw_i64(struct ipt_jw *j, int64_t v);
+void ipt_jw_fixed(struct ipt_jw *j, double v, int decimals);	/* printf %.*f */
+void ipt_jw_bool(struct ipt_jw *j, bool v);
+void ipt_jw_null(struct ipt_jw *j);
+void ipt_jw_addr(struct ipt_jw *j, uint64_t a);	/* "0x..."; 0: null */
+void ipt_jw_hex(struct ipt_jw *j, uint64_t v);	/* "0x...", "0x0" too */
+/* The comma before the next item now, so that text can follow it
+ * (ipt_jw_raw: a newline between the rows of an array) */
+void ipt_jw_next(struct ipt_jw *j);
+void ipt_jw_raw(struct ipt_jw *j, const char *text);	/* as it is */
+/* 0, or -1 if anything failed; the rest written to f */
+int ipt_jw_finish(struct ipt_jw *j);
+/* key and value in one call */
+static inline void ipt_jw_kstr(struct ipt_jw *j, const char *k, const char *s)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_str(j, s);
+}
+static inline void ipt_jw_ku64(struct ipt_jw *j, const char *k, uint64_t v)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_u64(j, v);
+}
+static inline void ipt_jw_ki64(struct ipt_jw *j, const char *k, int64_t v)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_i64(j, v);
+}
+static inline void ipt_jw_kbool(struct ipt_jw *j, const char *k, bool v)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_bool(j, v);
+}
+static inline void ipt_jw_kfixed(struct ipt_jw *j, const char *k, double v, int decimals)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_fixed(j, v, decimals);
+}
+static inline void ipt_jw_kaddr(struct ipt_jw *j, const char *k, uint64_t a)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_addr(j, a);
+}
+static inline void ipt_jw_khex(struct ipt_jw *j, const char *k, uint64_t v)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_hex(j, v);
+}
+static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_null(j);
+}
+
 #ifdef __cplusplus
 }
 #endif

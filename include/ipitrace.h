@@ -605,6 +605,44 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it);
 /* ------------------------------------------------------------------ */
 
 /*
+ * The columns of the IPI rows, in their order: the one description that
+ * CSV and JSON lines (ipt_rows_format, ipt_rows_format_match), Parquet
+ * and Python's rows() follow for names, order, types and unknown values.
+ * The first IPT_COL__MATCH are a row's own; the rest (from IPT_COL_LAT_NS)
+ * come with what matching found.  Not exploded (one row per send event),
+ * target_cpu becomes "targets": the event's CPUs as a list.
+ */
+enum ipt_row_column {
+	IPT_COL_TS_NS, IPT_COL_ID, IPT_COL_SRC_CPU, IPT_COL_TARGET_CPU, IPT_COL_NTARGETS,
+	IPT_COL_PID, IPT_COL_COMM, IPT_COL_EVENT, IPT_COL_KIND, IPT_COL_CALLSITE,
+	IPT_COL_CALLSITE_SYM, IPT_COL_CALLBACK, IPT_COL_CALLBACK_SYM, IPT_COL_FUNC,
+	IPT_COL_FUNC_SYM, IPT_COL_REASON,
+	IPT_COL_LAT_NS, IPT_COL_HANDLER_NS, IPT_COL_HANDLER_TS_NS, IPT_COL_MATCHED,
+	IPT_COL_COALESCED, IPT_COL_UNMATCHED_REASON, IPT_COL_CALLSITE_FUNC, IPT_COL_FUNC_NAME,
+	IPT_COL_STACK,
+	IPT_COL__COUNT,
+	IPT_COL__MATCH = IPT_COL_LAT_NS
+};
+enum ipt_col_type {
+	IPT_COLTYPE_INT64,	/* times and durations in ns, ids */
+	IPT_COLTYPE_INT32,	/* CPUs, pids, counts */
+	IPT_COLTYPE_STRING,
+	IPT_COLTYPE_ADDRESS,	/* a kernel address: "0x..." in text, uint64 in Python */
+	IPT_COLTYPE_BOOL,
+	IPT_COLTYPE_STRINGS,	/* a list of strings (JSON array; CSV: joined by ';') */
+};
+struct ipt_row_column_info {
+	const char *name;
+	enum ipt_col_type type;
+	bool nullable;		/* may be unknown: null (JSON, Parquet), an empty field
+				 * (CSV), a missing value (Python) */
+	bool from_report;	/* needs the report's row results (row_results) */
+	const char *what;	/* what it holds, in one line */
+};
+/* Column c (NULL for a number out of range). */
+const struct ipt_row_column_info *ipt_row_column(enum ipt_row_column c);
+
+/*
  * IPI rows as text tables.  explode: one line per row (a target_cpu
  * column); !explode: the row stands for its whole send event, and its
  * targets (row->targets) take target_cpu's place: a CPU list string in CSV

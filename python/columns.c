@@ -11,34 +11,27 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-const struct col_spec cols[C__COUNT] = {
-	[C_TS] = { "ts_ns", T_I64, false },
-	[C_ID] = { "id", T_I64, false },
-	[C_SRC] = { "src_cpu", T_I32, false },
-	[C_TGT] = { "target_cpu", T_I32, false },
-	[C_NT] = { "ntargets", T_I32, false },
-	[C_PID] = { "pid", T_I32, false },
-	[C_COMM] = { "comm", T_CAT, false },
-	[C_EVENT] = { "event", T_CAT, false },
-	[C_KIND] = { "kind", T_CAT, false },
-	[C_CS] = { "callsite", T_U64, false },
-	[C_CSSYM] = { "callsite_sym", T_CAT, false },
-	[C_CB] = { "callback", T_U64, false },
-	[C_CBSYM] = { "callback_sym", T_CAT, false },
-	[C_FUNC] = { "func", T_U64, false },
-	[C_FUNCSYM] = { "func_sym", T_CAT, false },
-	[C_REASON] = { "reason", T_CAT, false },
-	[C_LAT] = { "lat_ns", T_NI64, true },
-	[C_HND] = { "handler_ns", T_NI64, true },
-	[C_HTS] = { "handler_ts_ns", T_NI64, true },
-	[C_MATCHED] = { "matched", T_NBOOL, true },
-	[C_COAL] = { "coalesced", T_NBOOL, true },
-	[C_UNM] = { "unmatched_reason", T_CAT, true },
-	[C_CSFUNC] = { "callsite_func", T_CAT, false },
-	[C_FNAME] = { "func_name", T_CAT, false },
-	[C_STACK] = { "stack", T_CAT, true },
-};
+struct col_spec cols[C__COUNT];
 
+/* cols_init - each column's name, its buffer's type (strings as
+ * categories, addresses as uint64, a nullable integer or bool with a mask)
+ * and whether it needs the report's row results: from ipt_row_column */
+void cols_init(void)
+{
+	for (int i = 0; i < C__COUNT; i++) {
+		const struct ipt_row_column_info *c = ipt_row_column((enum ipt_row_column)i);
+		enum col_type t;
+
+		switch (c->type) {
+		case IPT_COLTYPE_INT64: t = c->nullable ? T_NI64 : T_I64; break;
+		case IPT_COLTYPE_INT32: t = T_I32; break;
+		case IPT_COLTYPE_ADDRESS: t = T_U64; break;
+		case IPT_COLTYPE_BOOL: t = T_NBOOL; break;
+		default: t = T_CAT; break;	/* strings; a stack as its text */
+		}
+		cols[i] = (struct col_spec){ c->name, t, c->from_report };
+	}
+}
 /*
  * Column buffers: from 256 KiB each is a mapping of its own, grown and
  * shrunk by mremap, so never copied and never on malloc's heap, whatever

@@ -54,11 +54,17 @@ enum col_type {
 	T_U64, T_I64, T_I32, T_CAT, T_NI64, T_NBOOL, T_TARGETS,
 };
 
+/* the columns: the rows' (ipt_row_column), in their order */
 enum col_id {
-	C_TS, C_ID, C_SRC, C_TGT, C_NT, C_PID, C_COMM, C_EVENT, C_KIND,
-	C_CS, C_CSSYM, C_CB, C_CBSYM, C_FUNC, C_FUNCSYM, C_REASON,
-	C_LAT, C_HND, C_HTS, C_MATCHED, C_COAL, C_UNM, C_CSFUNC, C_FNAME, C_STACK,
-	C__COUNT
+	C_TS = IPT_COL_TS_NS, C_ID = IPT_COL_ID, C_SRC = IPT_COL_SRC_CPU, C_TGT = IPT_COL_TARGET_CPU,
+	C_NT = IPT_COL_NTARGETS, C_PID = IPT_COL_PID, C_COMM = IPT_COL_COMM, C_EVENT = IPT_COL_EVENT,
+	C_KIND = IPT_COL_KIND, C_CS = IPT_COL_CALLSITE, C_CSSYM = IPT_COL_CALLSITE_SYM,
+	C_CB = IPT_COL_CALLBACK, C_CBSYM = IPT_COL_CALLBACK_SYM, C_FUNC = IPT_COL_FUNC,
+	C_FUNCSYM = IPT_COL_FUNC_SYM, C_REASON = IPT_COL_REASON, C_LAT = IPT_COL_LAT_NS,
+	C_HND = IPT_COL_HANDLER_NS, C_HTS = IPT_COL_HANDLER_TS_NS, C_MATCHED = IPT_COL_MATCHED,
+	C_COAL = IPT_COL_COALESCED, C_UNM = IPT_COL_UNMATCHED_REASON, C_CSFUNC = IPT_COL_CALLSITE_FUNC,
+	C_FNAME = IPT_COL_FUNC_NAME, C_STACK = IPT_COL_STACK,
+	C__COUNT = IPT_COL__COUNT
 };
 
 struct col_spec {
@@ -66,7 +72,9 @@ struct col_spec {
 	enum col_type type;
 	bool match;		/* needs the report's row results */
 };
-extern const struct col_spec cols[C__COUNT];
+/* filled by cols_init from the rows' description */
+extern struct col_spec cols[C__COUNT];
+void cols_init(void);
 
 /*
  * A column's distinct strings (categories): code -> string, and two maps

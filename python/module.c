@@ -73,6 +73,7 @@ PyMODINIT_FUNC PyInit__ext(void)
 {
 	PyObject *m;
 
+	cols_init();
 	if (arrays_init())
 		return NULL;
 	if (PyType_Ready(&RowsType) < 0)

@@ -290,17 +290,6 @@ const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, c
 	return buf;
 }
 
-void json_put_str(FILE *f, const char *s)
-{
-	struct ipt_strbuf sb = IPT_STRBUF_INIT;
-
-	if (ipt_json_strz(&sb, s))
-		fputs("null", f);	/* out of memory: null rather than broken JSON */
-	else
-		fwrite(sb.buf, 1, sb.len, f);
-	ipt_strbuf_free(&sb);
-}
-
 struct ipt_counter *open_counter(const char *cmd, const char *backend, const char *sock,
 			     const struct ipt_counter_opts *bo)
 {

@@ -582,28 +582,37 @@ static const struct ipt_counter_row *row_at(const struct server *sv, long i)
 	return &sv->rows[(first + i) % sv->o->keep];
 }
 
-/* render_watched_json - the rows as JSON (strings by the one escaper, ipt_json_str) */
+/* render_watched_json - the rows as JSON, a row a line (the one JSON writer) */
 static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 {
 	char site[192], fn[160], tg[512];
-	int e = 0;
+	struct ipt_jw j;
 
-	e |= sbs(out, "{\"watch\":") | ipt_json_strz(out, sv->watch_str);
-	e |= sbf(out, ",\"rows_total\":%" PRIu64 ",\"kept\":%ld,\"clock\":\"CLOCK_MONOTONIC\",\"rows\":[",
-		 sv->rows_total, sv->nrows);
-	for (long i = 0; i < sv->nrows && !e; i++) {
+	ipt_jw_init(&j, out, NULL);
+	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "watch", sv->watch_str);
+	ipt_jw_ku64(&j, "rows_total", sv->rows_total);
+	ipt_jw_ki64(&j, "kept", sv->nrows);
+	ipt_jw_kstr(&j, "clock", "CLOCK_MONOTONIC");
+	ipt_jw_key(&j, "rows");
+	ipt_jw_arr(&j);
+	for (long i = 0; i < sv->nrows && !j.err; i++) {
 		const struct ipt_counter_row *r = row_at(sv, i);
 
 		bpf_row_targets(r, tg, sizeof(tg));
-		e |= sbf(out, "%s\n{\"ts_ns\":%" PRIu64 ",\"src_cpu\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
-			 r->ts_ns, r->src, r->pid);
-		e |= ipt_json_strz(out, r->comm);
-		e |= sbf(out, ",\"event\":\"%s\",\"targets\":", ipt_counter_event_name(r->event));
-		e |= ipt_json_strz(out, tg);
-		e |= sbf(out, ",\"ntargets\":%u,\"callsite\":", r->ntargets);
-		e |= ipt_json_strz(out, bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
-		e |= sbf(out, ",\"%s\":", r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
-		e |= ipt_json_strz(out, bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
+		ipt_jw_next(&j);
+		ipt_jw_raw(&j, "\n");
+		ipt_jw_obj(&j);
+		ipt_jw_ku64(&j, "ts_ns", r->ts_ns);
+		ipt_jw_ki64(&j, "src_cpu", r->src);
+		ipt_jw_ki64(&j, "pid", r->pid);
+		ipt_jw_kstr(&j, "comm", r->comm);
+		ipt_jw_kstr(&j, "event", ipt_counter_event_name(r->event));
+		ipt_jw_kstr(&j, "targets", tg);
+		ipt_jw_ku64(&j, "ntargets", r->ntargets);
+		ipt_jw_kstr(&j, "callsite", bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
+		ipt_jw_kstr(&j, r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
+			    bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
 		if (r->event != IPT_COUNTER_CSD_QUEUE) {
 			struct ipt_ipi_row row;
 
@@ -614,19 +623,21 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 			row.callsite_sym = ipt_counter_symbol(sv->b, r->callsite, NULL);
 			row.callback = r->addr2;
 			row.callback_sym = r->addr2 ? ipt_counter_symbol(sv->b, r->addr2, NULL) : NULL;
-			e |= sbf(out, ",\"kind\":\"%s\"", ipt_kind_name(ipt_ipi_classify(&row)));
+			ipt_jw_kstr(&j, "kind", ipt_kind_name(ipt_ipi_classify(&row)));
 		}
 		if (r->nstack) {
-			e |= sbs(out, ",\"stack\":[");
+			ipt_jw_key(&j, "stack");
+			ipt_jw_arr(&j);
 			for (unsigned int k = 0; k < r->nstack && k < 32; k++)
-				e |= (k ? sbc(out, ',') : 0) |
-				     ipt_json_strz(out, bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
-			e |= sbc(out, ']');
+				ipt_jw_str(&j, bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
+			ipt_jw_end(&j);
 		}
-		e |= sbc(out, '}');
+		ipt_jw_end(&j);
 	}
-	e |= sbs(out, "]}\n");
-	return e ? -1 : 0;
+	ipt_jw_end(&j);
+	ipt_jw_end(&j);
+	ipt_jw_raw(&j, "\n");
+	return ipt_jw_finish(&j);
 }
 
 /* render_watched_text - the rows as tracefs trace text (report and convert read it) */

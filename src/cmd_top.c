@@ -440,114 +440,137 @@ static void print_text(FILE *f, const struct top_opts *o, const struct ipt_count
 }
 
 /* json_list - a comma-separated list as a JSON array of strings */
-static void json_list(FILE *f, const char *list)
+static void json_list(struct ipt_jw *j, const char *list)
 {
-	struct ipt_strbuf sb = IPT_STRBUF_INIT;
-	int e = ipt_strbuf_addc(&sb, '[');
-
+	ipt_jw_arr(j);
 	for (const char *p = list; *p;) {
 		const char *c = strchr(p, ',');
 		size_t n = c ? (size_t)(c - p) : strlen(p);
 
-		e |= (p == list ? 0 : ipt_strbuf_addc(&sb, ',')) | ipt_json_str(&sb, p, n);
+		ipt_jw_strn(j, p, n);
 		p += n + (c ? 1 : 0);
 	}
-	e |= ipt_strbuf_addc(&sb, ']');
-	if (e)
-		fputs("null", f);	/* out of memory: null rather than broken JSON */
-	else
-		fwrite(sb.buf, 1, sb.len, f);
-	ipt_strbuf_free(&sb);
+	ipt_jw_end(j);
 }
 
+/* json_cpu - one CPU's object: its counts, its top sender, call site and
+ * function, what it received, its senders (the sends [lo, hi) to it) */
+static void json_cpu(struct ipt_jw *j, const struct top_opts *o, const struct ipt_counter *b,
+		     const struct ipt_counter_snapshot *d, int cpu, size_t lo, size_t hi)
+{
+	char buf[160], buf2[160], site[160], fn[128];
+	struct cpu_row r;
+	struct agg c;
+	int n = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.cpu = cpu;
+	fill_row(d, &r, lo, hi);
+	c = top_of(d, lo, hi, false, true);
+	top_site(b, d, lo, hi, site, sizeof(site), fn, sizeof(fn));
+	ipt_jw_obj(j);
+	ipt_jw_ki64(j, "cpu", cpu);
+	ipt_jw_kbool(j, "watched", ipt_cpuset_has(&o->watch, (unsigned int)cpu));
+	ipt_jw_ku64(j, "sends", r.sends);
+	ipt_jw_ku64(j, "csd", r.csd);
+	ipt_jw_kstr(j, "top_comm", c.comm);
+	ipt_jw_kstr(j, "top_callsite", site);
+	ipt_jw_kstr(j, "top_function", fn);
+	ipt_jw_key(j, "received");
+	ipt_jw_obj(j);
+	for (size_t i = 0; i < d->nhandlers; i++) {
+		const struct ipt_counter_handler *h = &d->handlers[i];
+		int last = IPT_COUNTER_HIST_SLOTS - 1;
+
+		if (h->cpu != cpu)
+			continue;
+		while (last > 0 && !h->hist[last])
+			last--;
+		ipt_jw_key(j, ipt_counter_vector_name(h->vector));
+		ipt_jw_obj(j);
+		ipt_jw_ku64(j, "count", h->count);
+		ipt_jw_ku64(j, "sum_ns", h->sum_ns);
+		ipt_jw_ku64(j, "max_ns", h->max_ns);
+		ipt_jw_key(j, "log2_ns_hist");
+		ipt_jw_arr(j);
+		for (int s = 0; s <= last; s++)
+			ipt_jw_u64(j, h->hist[s]);
+		ipt_jw_end(j);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+	ipt_jw_key(j, "senders");
+	ipt_jw_arr(j);
+	for (size_t i = lo; i < hi && (!o->top || n < o->top); i++, n++) {
+		const struct ipt_counter_send *s = &d->sends[i];
+
+		ipt_jw_obj(j);
+		ipt_jw_ki64(j, "src_cpu", s->src);
+		ipt_jw_kstr(j, "event", ipt_counter_event_name(s->event));
+		ipt_jw_ku64(j, "count", s->count);
+		ipt_jw_kstr(j, "comm", s->comm);
+		ipt_jw_kstr(j, "callsite", bpf_sym(b, s->callsite, true, buf, sizeof(buf)));
+		ipt_jw_kstr(j, s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
+			    bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)));
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, s->callsite);	/* "0x0" too */
+		ipt_jw_kstr(j, "callsite_addr", buf);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+	ipt_jw_end(j);
+}
+
+/* print_json - one interval as one line of JSON */
 static void print_json(FILE *f, const struct top_opts *o, const struct ipt_counter *b,
 		       const struct ipt_counter_snapshot *d, uint64_t rows)
 {
-	char buf[160], buf2[160], site[160], fn[128], w[256];
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_jw j;
+	char w[256];
 	int ncpus = ncpus_of(d);
 	size_t lo = 0;
 
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
-	fprintf(f, "{\"source\":\"%s\",\"serve_pid\":%d,\"interval_s\":%.6f,\"attached\":",
-		strcmp(ipt_counter_backend(b), "tracefs") ? "bpf" : "tracefs", ipt_counter_remote_pid(b), d->time);
-	json_list(f, ipt_counter_attached(b));
-	fprintf(f, ",\"skipped\":");
-	json_list(f, ipt_counter_skipped(b));
-	fputs(",\"watch\":", f);
-	json_put_str(f, w);
-	fputs(",\"errors\":{", f);
+	ipt_jw_init(&j, &sb, f);
+	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "source", strcmp(ipt_counter_backend(b), "tracefs") ? "bpf" : "tracefs");
+	ipt_jw_ki64(&j, "serve_pid", ipt_counter_remote_pid(b));
+	ipt_jw_kfixed(&j, "interval_s", d->time, 6);
+	ipt_jw_key(&j, "attached");
+	json_list(&j, ipt_counter_attached(b));
+	ipt_jw_key(&j, "skipped");
+	json_list(&j, ipt_counter_skipped(b));
+	ipt_jw_kstr(&j, "watch", w);
+	ipt_jw_key(&j, "errors");
+	ipt_jw_obj(&j);
 	for (int e = 0; e < IPT_COUNTER_NERRORS; e++)
-		fprintf(f, "%s\"%s\":%" PRIu64, e ? "," : "", ipt_counter_error_name(e), d->errors[e]);
-	fprintf(f, "},\"recursion_misses\":%" PRIu64 ",\"watched_ipis\":", d->recursion_misses);
+		ipt_jw_ku64(&j, ipt_counter_error_name(e), d->errors[e]);
+	ipt_jw_end(&j);
+	ipt_jw_ku64(&j, "recursion_misses", d->recursion_misses);
+	ipt_jw_key(&j, "watched_ipis");
 	if (!strcmp(ipt_counter_backend(b), "bpf") && !ipt_cpuset_empty(&o->watch))
-		fprintf(f, "%" PRIu64, rows);
+		ipt_jw_u64(&j, rows);
 	else
-		fputs("null", f);
-	fputs(",\"cpus\":[", f);
-	for (int cpu = 0, first = 1; cpu < ncpus; cpu++) {
-		struct cpu_row r;
+		ipt_jw_null(&j);
+	ipt_jw_key(&j, "cpus");
+	ipt_jw_arr(&j);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
 		size_t hi;
-		struct agg c;
-		int n = 0;
 
-		memset(&r, 0, sizeof(r));
-		r.cpu = cpu;
 		while (lo < d->nsends && d->sends[lo].target < cpu)
 			lo++;
 		for (hi = lo; hi < d->nsends && d->sends[hi].target == cpu; hi++)
 			;
-		if (!shown(o, cpu)) {
-			lo = hi;
-			continue;
-		}
-		fill_row(d, &r, lo, hi);
-		c = top_of(d, lo, hi, false, true);
-		top_site(b, d, lo, hi, site, sizeof(site), fn, sizeof(fn));
-		fprintf(f, "%s{\"cpu\":%d,\"watched\":%s,\"sends\":%" PRIu64 ",\"csd\":%" PRIu64
-			",\"top_comm\":", first ? "" : ",", cpu,
-			ipt_cpuset_has(&o->watch, (unsigned int)cpu) ? "true" : "false", r.sends, r.csd);
-		first = 0;
-		if (c.comm)
-			json_put_str(f, c.comm);
-		else
-			fputs("null", f);
-		fputs(",\"top_callsite\":", f);
-		json_put_str(f, site);
-		fputs(",\"top_function\":", f);
-		json_put_str(f, fn);
-		fputs(",\"received\":{", f);
-		for (size_t i = 0, k = 0; i < d->nhandlers; i++) {
-			const struct ipt_counter_handler *h = &d->handlers[i];
-			int last = IPT_COUNTER_HIST_SLOTS - 1;
-
-			if (h->cpu != cpu)
-				continue;
-			while (last > 0 && !h->hist[last])
-				last--;
-			fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
-				",\"log2_ns_hist\":[", k++ ? "," : "", ipt_counter_vector_name(h->vector), h->count,
-				h->sum_ns, h->max_ns);
-			for (int s = 0; s <= last; s++)
-				fprintf(f, "%s%" PRIu64, s ? "," : "", h->hist[s]);
-			fputs("]}", f);
-		}
-		fputs("},\"senders\":[", f);
-		for (size_t i = lo; i < hi && (!o->top || n < o->top); i++, n++) {
-			const struct ipt_counter_send *s = &d->sends[i];
-
-			fprintf(f, "%s{\"src_cpu\":%d,\"event\":\"%s\",\"count\":%" PRIu64 ",\"comm\":",
-				n ? "," : "", s->src, ipt_counter_event_name(s->event), s->count);
-			json_put_str(f, s->comm);
-			fputs(",\"callsite\":", f);
-			json_put_str(f, bpf_sym(b, s->callsite, true, buf, sizeof(buf)));
-			fprintf(f, ",\"%s\":", s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback");
-			json_put_str(f, bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)));
-			fprintf(f, ",\"callsite_addr\":\"0x%" PRIx64 "\"}", s->callsite);
-		}
-		fputs("]}", f);
+		if (shown(o, cpu))
+			json_cpu(&j, o, b, d, cpu, lo, hi);
 		lo = hi;
 	}
-	fputs("]}\n", f);
+	ipt_jw_end(&j);
+	ipt_jw_end(&j);
+	ipt_jw_raw(&j, "\n");
+	if (ipt_jw_finish(&j))
+		err_msg("top: an interval's JSON was not written whole");
+	ipt_strbuf_free(&sb);
 }
 
 /* ---- the flight recorder's rows (IPIs to watched CPUs), the last few ---- */

@@ -101,10 +101,6 @@ char *shell_join(char *const *words, int n);
 const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, char *buf, size_t size);
 /* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
 void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size);
-/* json_put_str - s as a JSON string, escaped by ipt_json_strz (its rule: UTF-8
- * kept, control bytes, DEL and bytes of no valid UTF-8 as \u00XX); null for
- * NULL, and on the rare failure to allocate */
-void json_put_str(FILE *f, const char *s);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

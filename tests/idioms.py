@@ -9,7 +9,8 @@ code does by hand what one helper does (include/ipitrace-private.h):
     IPT_GROW / IPT_GROW_ZERO (ipt_grow, lib/core/alloc.c);
   - a hash table probed by hand instead of the one hash map (ipt_hmap_*,
     lib/core/hashmap.c);
-  - a JSON string escaped by hand instead of ipt_json_str (lib/core/json.c);
+  - a JSON string escaped by hand instead of ipt_json_str, or JSON
+    written by hand instead of the JSON writer ipt_jw_* (lib/core/json.c);
   - an options struct's sz read instead of ipt_opts_copy (lib/core/opts.c).
 A line may say why it is the exception: "not ipt_grow: WHY" in a comment on
 it or on one of the 15 lines before it.  python/ is a client of the stable
@@ -31,6 +32,8 @@ RULES = [
      re.compile(r"\(\s*\w+\s*\+\s*1\s*\)\s*&\s*\(?[\w>.-]*(cap|nslots|size|mask)\w*")),
     ("a JSON string escaped by hand (use ipt_json_str)",
      re.compile(r'\\\\u00|\\\\u%0?4')),
+    ("JSON written by hand (use the JSON writer, ipt_jw_*)",
+     re.compile(r'\\"[A-Za-z_%][\w%]*\\":')),
     ("an options struct's sz read by hand (use ipt_opts_copy)",
      re.compile(r"(->|\.)sz\s*(?:[<>]=?|[!=]=)|sizeof\(\*?\w+\)\s*[<>]=?\s*\w+(->|\.)sz\b")),
 ]

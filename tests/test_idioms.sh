@@ -35,6 +35,8 @@ must_catch "a probe by hand" 'a hash table probed by hand' \
 	'size_t f(const int *t, size_t cap, size_t i) { while (t[i]) i = (i + 1) & (cap - 1); return i; }'
 must_catch "a JSON escape by hand" 'a JSON string escaped by hand' \
 	'int f(char *o, unsigned char c) { return sprintf(o, "\\u%04x", c); }'
+must_catch "JSON written by hand" 'JSON written by hand' \
+	'void f(int c) { printf("{\"cpu\":%d}", c); }'
 must_catch "an options size read by hand" "an options struct's sz read by hand" \
 	'struct o { size_t sz; }; int f(const struct o *o) { return o->sz < sizeof(*o); }'
 # an exception says why, and passes

@@ -114,6 +114,60 @@ static void emit(const char *in, size_t n, const struct ipt_strbuf *out)
 	putchar('\n');
 }
 
+/* the JSON writer (ipt_jw_*): commas, nesting, values, its errors */
+static void writer(void)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_jw j;
+
+	ipt_jw_init(&j, &sb, NULL);
+	ipt_jw_obj(&j);
+	ipt_jw_ku64(&j, "a", 18446744073709551615ULL);
+	ipt_jw_ki64(&j, "b", -3);
+	ipt_jw_key(&j, "c");
+	ipt_jw_arr(&j);
+	ipt_jw_arr(&j);
+	ipt_jw_end(&j);
+	ipt_jw_obj(&j);
+	ipt_jw_end(&j);
+	ipt_jw_str(&j, "w\xc3\xb6r\"k");
+	ipt_jw_str(&j, NULL);
+	ipt_jw_strn(&j, "xyz", 2);
+	ipt_jw_bool(&j, true);
+	ipt_jw_fixed(&j, 2.5, 3);
+	ipt_jw_addr(&j, 0);
+	ipt_jw_addr(&j, 0xffffffff81000000ULL);
+	ipt_jw_hex(&j, 0);
+	ipt_jw_end(&j);
+	ipt_jw_kstr(&j, "d\n", "");
+	ipt_jw_key(&j, "rows");
+	ipt_jw_arr(&j);
+	for (int i = 0; i < 2; i++) {
+		ipt_jw_next(&j);
+		ipt_jw_raw(&j, "\n");
+		ipt_jw_u64(&j, (uint64_t)i);
+	}
+	ipt_jw_end(&j);
+	ipt_jw_end(&j);
+	CHECK(ipt_jw_finish(&j) == 0, "writer: finish");
+	CHECK_STR(ipt_strbuf_str(&sb), "{\"a\":18446744073709551615,\"b\":-3,\"c\":[[],{},\"w\xc3\xb6r\\\"k\","
+		  "null,\"xy\",true,2.500,null,\"0xffffffff81000000\",\"0x0\"],\"d\\u000a\":\"\","
+		  "\"rows\":[\n0,\n1]}");
+	/* errors: an end with nothing open, a finish with something open */
+	ipt_strbuf_reset(&sb);
+	ipt_jw_init(&j, &sb, NULL);
+	ipt_jw_end(&j);
+	CHECK(ipt_jw_finish(&j) == -1, "writer: an end without an open container fails");
+	ipt_jw_init(&j, &sb, NULL);
+	ipt_jw_arr(&j);
+	CHECK(ipt_jw_finish(&j) == -1, "writer: a finish with an open container fails");
+	ipt_jw_init(&j, &sb, NULL);
+	for (int i = 0; i < 70; i++)
+		ipt_jw_arr(&j);
+	CHECK(ipt_jw_finish(&j) == -1, "writer: too deep fails");
+	ipt_strbuf_free(&sb);
+}
+
 int main(int argc, char **argv)
 {
 	bool emitting = argc > 1 && !strcmp(argv[1], "--emit");
@@ -133,6 +187,8 @@ int main(int argc, char **argv)
 		CHECK(sb.len == strlen(c->want) && !memcmp(sb.buf, c->want, sb.len),
 		      "case %zu: got '%s', want '%s'", i, ipt_strbuf_str(&sb), c->want);
 	}
+	if (!emitting)
+		writer();
 	if (emitting) {
 		for (int i = 0; i < 3000; i++) {
 			size_t n = random_bytes(&seed, buf, sizeof(buf));

@@ -95,3 +95,183 @@ int ipt_json_strz(struct ipt_strbuf *sb, const char *s)
 {
 	return s ? ipt_json_str(sb, s, strlen(s)) : ipt_strbuf_add(sb, "null", 4);
 }
+
+/* ---- the JSON writer (ipt_jw_*) ---- */
+
+/* flush_at - what the writer keeps before it writes to its file */
+#define JW_FLUSH_AT (64u << 10)
+
+void ipt_jw_init(struct ipt_jw *j, struct ipt_strbuf *sb, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->sb = sb;
+	j->f = f;
+}
+
+/* err - record a failure (out of memory, a write error, too deep) */
+static void err(struct ipt_jw *j)
+{
+	j->err = 1;
+}
+
+static void flush_some(struct ipt_jw *j)
+{
+	if (!j->f || j->sb->len < JW_FLUSH_AT)
+		return;
+	if (fwrite(j->sb->buf, 1, j->sb->len, j->f) != j->sb->len)
+		err(j);
+	j->sb->len = 0;
+	j->sb->buf[0] = 0;
+}
+
+int ipt_jw_finish(struct ipt_jw *j)
+{
+	if (j->depth)
+		err(j);
+	if (j->f && j->sb->len) {
+		if (fwrite(j->sb->buf, 1, j->sb->len, j->f) != j->sb->len)
+			err(j);
+		j->sb->len = 0;
+		j->sb->buf[0] = 0;
+	}
+	return j->err ? -1 : 0;
+}
+
+/* item - what comes before a value: the comma after the container's item
+ * before it (none after a key) */
+static void item(struct ipt_jw *j)
+{
+	uint64_t bit = 1ull << (j->depth & 63);
+
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->depth && (j->has_item & bit) && ipt_strbuf_addc(j->sb, ','))
+		err(j);
+	j->has_item |= bit;
+}
+
+void ipt_jw_next(struct ipt_jw *j)
+{
+	item(j);
+	j->after_key = true;	/* the value that follows needs no comma of its own */
+}
+
+static void jw_open(struct ipt_jw *j, char c)
+{
+	item(j);
+	if (j->depth >= 63) {
+		err(j);
+		return;
+	}
+	if (ipt_strbuf_addc(j->sb, c))
+		err(j);
+	j->depth++;
+	j->has_item &= ~(1ull << j->depth);
+	if (c == '[')
+		j->is_arr |= 1ull << j->depth;
+	else
+		j->is_arr &= ~(1ull << j->depth);
+}
+
+void ipt_jw_obj(struct ipt_jw *j)
+{
+	jw_open(j, '{');
+}
+
+void ipt_jw_arr(struct ipt_jw *j)
+{
+	jw_open(j, '[');
+}
+
+void ipt_jw_end(struct ipt_jw *j)
+{
+	if (!j->depth) {
+		err(j);
+		return;
+	}
+	if (ipt_strbuf_addc(j->sb, (j->is_arr >> j->depth) & 1 ? ']' : '}'))
+		err(j);
+	j->depth--;
+	if (!j->depth)
+		flush_some(j);
+}
+
+void ipt_jw_key(struct ipt_jw *j, const char *k)
+{
+	item(j);
+	if (ipt_json_strz(j->sb, k) || ipt_strbuf_addc(j->sb, ':'))
+		err(j);
+	j->after_key = true;
+}
+
+void ipt_jw_str(struct ipt_jw *j, const char *s)
+{
+	item(j);
+	if (ipt_json_strz(j->sb, s))
+		err(j);
+}
+
+void ipt_jw_strn(struct ipt_jw *j, const char *s, size_t n)
+{
+	item(j);
+	if (ipt_json_str(j->sb, s, n))
+		err(j);
+}
+
+void ipt_jw_u64(struct ipt_jw *j, uint64_t v)
+{
+	item(j);
+	if (ipt_strbuf_add_u64(j->sb, v))
+		err(j);
+}
+
+void ipt_jw_i64(struct ipt_jw *j, int64_t v)
+{
+	item(j);
+	if (ipt_strbuf_add_i64(j->sb, v))
+		err(j);
+}
+
+void ipt_jw_fixed(struct ipt_jw *j, double v, int decimals)
+{
+	item(j);
+	if (ipt_strbuf_addf(j->sb, "%.*f", decimals, v))
+		err(j);
+}
+
+void ipt_jw_bool(struct ipt_jw *j, bool v)
+{
+	item(j);
+	if (ipt_strbuf_adds(j->sb, v ? "true" : "false"))
+		err(j);
+}
+
+void ipt_jw_null(struct ipt_jw *j)
+{
+	item(j);
+	if (ipt_strbuf_adds(j->sb, "null"))
+		err(j);
+}
+
+void ipt_jw_addr(struct ipt_jw *j, uint64_t a)
+{
+	if (a)
+		ipt_jw_hex(j, a);
+	else
+		ipt_jw_null(j);
+}
+
+void ipt_jw_hex(struct ipt_jw *j, uint64_t v)
+{
+	item(j);
+	if (ipt_strbuf_adds(j->sb, "\"0x") || ipt_strbuf_add_hex(j->sb, v) || ipt_strbuf_addc(j->sb, '"'))
+		err(j);
+}
+
+void ipt_jw_raw(struct ipt_jw *j, const char *text)
+{
+	if (ipt_strbuf_adds(j->sb, text))
+		err(j);
+}

@@ -374,9 +374,9 @@ struct ipt_parquet_writer *ipt_parquet_open(const char *path, const struct ipt_p
 	for (int i = 0; i < NCOLS; i++) {
 		struct col *c = &w->cols[i];
 
-		c->ptype = pq_colspec[i].ptype;
+		c->ptype = pq_colspec(i).ptype;
 		c->dict = c->ptype == PT_BYTE_ARRAY;
-		c->max_def = pq_colspec[i].optional ? 1 : 0;
+		c->max_def = pq_colspec(i).optional ? 1 : 0;
 		if (pq_is_list(w, i)) {
 			c->max_def = 2;
 			c->max_rep = 1;

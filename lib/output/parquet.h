@@ -144,23 +144,29 @@ static inline struct acache *pq_ac_find(struct dict *d, uint64_t addr, const cha
 
 /* ---- columns ---- */
 
+/* the columns: the rows' (ipt_row_column), in their order */
 enum {
-	C_TS, C_ID, C_SRC, C_TARGET, C_NTARGETS, C_PID, C_COMM, C_EVENT, C_KIND,
-	C_CALLSITE, C_CALLSITE_SYM, C_CALLBACK, C_CALLBACK_SYM, C_FUNC, C_FUNC_SYM, C_REASON,
+	C_TS = IPT_COL_TS_NS, C_ID = IPT_COL_ID, C_SRC = IPT_COL_SRC_CPU, C_TARGET = IPT_COL_TARGET_CPU,
+	C_NTARGETS = IPT_COL_NTARGETS, C_PID = IPT_COL_PID, C_COMM = IPT_COL_COMM, C_EVENT = IPT_COL_EVENT,
+	C_KIND = IPT_COL_KIND, C_CALLSITE = IPT_COL_CALLSITE, C_CALLSITE_SYM = IPT_COL_CALLSITE_SYM,
+	C_CALLBACK = IPT_COL_CALLBACK, C_CALLBACK_SYM = IPT_COL_CALLBACK_SYM, C_FUNC = IPT_COL_FUNC,
+	C_FUNC_SYM = IPT_COL_FUNC_SYM, C_REASON = IPT_COL_REASON,
 	/* the matching columns (opts.match_columns) */
-	C_LAT, C_HANDLER, C_HANDLER_TS, C_MATCHED, C_COALESCED, C_UNMATCHED, C_CALLSITE_FUNC,
-	C_FUNC_NAME, C_STACK,
-	NCOLS,
-	NCOLS_BASE = C_LAT
+	C_LAT = IPT_COL_LAT_NS, C_HANDLER = IPT_COL_HANDLER_NS, C_HANDLER_TS = IPT_COL_HANDLER_TS_NS,
+	C_MATCHED = IPT_COL_MATCHED, C_COALESCED = IPT_COL_COALESCED,
+	C_UNMATCHED = IPT_COL_UNMATCHED_REASON, C_CALLSITE_FUNC = IPT_COL_CALLSITE_FUNC,
+	C_FUNC_NAME = IPT_COL_FUNC_NAME, C_STACK = IPT_COL_STACK,
+	NCOLS = IPT_COL__COUNT,
+	NCOLS_BASE = IPT_COL__MATCH
 };
 
-/* the schema (parquet_meta.c) */
+/* the schema of column i (parquet_meta.c), from the rows' description */
 struct pq_colspec {
 	const char *name;
 	uint8_t ptype;
 	bool optional;
 };
-extern const struct pq_colspec pq_colspec[NCOLS];
+struct pq_colspec pq_colspec(int i);
 
 /* the metadata of one written column chunk */
 struct chunk_meta {

@@ -141,35 +141,20 @@ static void tw_elem_bin(struct tw *w, const char *s)
 
 /* ---- the schema ---- */
 
-/* the columns, in the file's order: name, physical type, nullable */
-const struct pq_colspec pq_colspec[NCOLS] = {
-	[C_TS] = { "ts_ns", PT_INT64, false },
-	[C_ID] = { "id", PT_INT64, false },
-	[C_SRC] = { "src_cpu", PT_INT32, false },
-	[C_TARGET] = { "target_cpu", PT_INT32, false },
-	[C_NTARGETS] = { "ntargets", PT_INT32, false },
-	[C_PID] = { "pid", PT_INT32, false },
-	[C_COMM] = { "comm", PT_BYTE_ARRAY, false },
-	[C_EVENT] = { "event", PT_BYTE_ARRAY, false },
-	[C_KIND] = { "kind", PT_BYTE_ARRAY, false },
-	[C_CALLSITE] = { "callsite", PT_BYTE_ARRAY, false },
-	[C_CALLSITE_SYM] = { "callsite_sym", PT_BYTE_ARRAY, true },
-	[C_CALLBACK] = { "callback", PT_BYTE_ARRAY, false },
-	[C_CALLBACK_SYM] = { "callback_sym", PT_BYTE_ARRAY, true },
-	[C_FUNC] = { "func", PT_BYTE_ARRAY, false },
-	[C_FUNC_SYM] = { "func_sym", PT_BYTE_ARRAY, true },
-	[C_REASON] = { "reason", PT_BYTE_ARRAY, true },
-	[C_LAT] = { "lat_ns", PT_INT64, true },
-	[C_HANDLER] = { "handler_ns", PT_INT64, true },
-	[C_HANDLER_TS] = { "handler_ts_ns", PT_INT64, true },
-	[C_MATCHED] = { "matched", PT_BOOLEAN, true },
-	[C_COALESCED] = { "coalesced", PT_BOOLEAN, true },
-	[C_UNMATCHED] = { "unmatched_reason", PT_BYTE_ARRAY, true },
-	[C_CALLSITE_FUNC] = { "callsite_func", PT_BYTE_ARRAY, true },
-	[C_FUNC_NAME] = { "func_name", PT_BYTE_ARRAY, true },
-	[C_STACK] = { "stack", PT_BYTE_ARRAY, true },	/* LIST<STRING> */
-};
+/* pq_colspec - column i as Parquet stores it: the rows' name, the physical
+ * type of its kind of value (addresses as "0x..." strings, a list of
+ * strings as the strings of a LIST), nullable as the rows say */
+struct pq_colspec pq_colspec(int i)
+{
+	static const uint8_t ptype[] = {
+		[IPT_COLTYPE_INT64] = PT_INT64, [IPT_COLTYPE_INT32] = PT_INT32,
+		[IPT_COLTYPE_STRING] = PT_BYTE_ARRAY, [IPT_COLTYPE_ADDRESS] = PT_BYTE_ARRAY,
+		[IPT_COLTYPE_BOOL] = PT_BOOLEAN, [IPT_COLTYPE_STRINGS] = PT_BYTE_ARRAY,
+	};
+	const struct ipt_row_column_info *c = ipt_row_column((enum ipt_row_column)i);
 
+	return (struct pq_colspec){ c->name, ptype[c->type], c->nullable };
+}
 /* ---- page headers ---- */
 
 /* pq_page_header - a PageHeader: a data page (v1) or the dictionary page;
@@ -232,9 +217,9 @@ static void footer_schema(const struct ipt_parquet_writer *w, struct tw *t)
 	tw_end(t);
 	for (int i = 0; i < w->ncols; i++) {
 		if (pq_is_list(w, i)) {
-			bool str = pq_colspec[i].ptype == PT_BYTE_ARRAY;
+			bool str = pq_colspec(i).ptype == PT_BYTE_ARRAY;
 
-			schema_elem(t, 0, REP_OPTIONAL, i == C_TARGET ? "targets" : pq_colspec[i].name,
+			schema_elem(t, 0, REP_OPTIONAL, i == C_TARGET ? "targets" : pq_colspec(i).name,
 				    1, CT_LIST);
 			tw_struct(t, 10);		/* LogicalType */
 			tw_struct(t, 3);		/* LIST */
@@ -243,7 +228,7 @@ static void footer_schema(const struct ipt_parquet_writer *w, struct tw *t)
 			tw_end(t);
 			schema_elem(t, 0, REP_REPEATED, "list", 1, -1);
 			tw_end(t);
-			schema_elem(t, pq_colspec[i].ptype, REP_REQUIRED, "element", 0,
+			schema_elem(t, pq_colspec(i).ptype, REP_REQUIRED, "element", 0,
 				    str ? CT_UTF8 : -1);
 			if (str) {
 				tw_struct(t, 10);
@@ -254,9 +239,9 @@ static void footer_schema(const struct ipt_parquet_writer *w, struct tw *t)
 			tw_end(t);
 			continue;
 		}
-		schema_elem(t, pq_colspec[i].ptype, pq_colspec[i].optional ? REP_OPTIONAL : REP_REQUIRED,
-			    pq_colspec[i].name, 0, pq_colspec[i].ptype == PT_BYTE_ARRAY ? CT_UTF8 : -1);
-		if (pq_colspec[i].ptype == PT_BYTE_ARRAY) {
+		schema_elem(t, pq_colspec(i).ptype, pq_colspec(i).optional ? REP_OPTIONAL : REP_REQUIRED,
+			    pq_colspec(i).name, 0, pq_colspec(i).ptype == PT_BYTE_ARRAY ? CT_UTF8 : -1);
+		if (pq_colspec(i).ptype == PT_BYTE_ARRAY) {
 			tw_struct(t, 10);
 			tw_struct(t, 1);		/* STRING */
 			tw_end(t);
@@ -298,12 +283,12 @@ static void footer_chunk(const struct ipt_parquet_writer *w, struct tw *t, int i
 	}
 	if (pq_is_list(w, i)) {
 		tw_list(t, 3, TT_BINARY, 3);
-		tw_elem_bin(t, i == C_TARGET ? "targets" : pq_colspec[i].name);
+		tw_elem_bin(t, i == C_TARGET ? "targets" : pq_colspec(i).name);
 		tw_elem_bin(t, "list");
 		tw_elem_bin(t, "element");
 	} else {
 		tw_list(t, 3, TT_BINARY, 1);
-		tw_elem_bin(t, pq_colspec[i].name);
+		tw_elem_bin(t, pq_colspec(i).name);
 	}
 	tw_i32(t, 4, w->o.codec);
 	tw_i64(t, 5, m->nvals);

@@ -14,16 +14,8 @@
 
 #include <stdlib.h>
 
-static const char *const cols_exploded[] = {
-	"ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event", "kind",
-	"callsite", "callsite_sym", "callback", "callback_sym", "func", "func_sym", "reason",
-};
-
-static int hexaddr(struct ipt_strbuf *sb, uint64_t a, bool json)
-{
-	return (json && ipt_strbuf_addc(sb, '"')) || ipt_strbuf_add(sb, "0x", 2) || ipt_strbuf_add_hex(sb, a) ||
-	       (json && ipt_strbuf_addc(sb, '"'));
-}
+/* the name of column c (ipt_row_column: the one description of the rows) */
+#define COL(c) (ipt_row_column(IPT_COL_##c)->name)
 
 /* sym_off - "sym+0xoff" into tmp (callsite), or NULL */
 static const char *sym_off(char *tmp, size_t n, const char *sym, uint64_t off)
@@ -200,10 +192,10 @@ int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb
 {
 	if (fmt != IPT_ROWS_CSV)
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(cols_exploded); i++) {
-		const char *c = cols_exploded[i];
+	for (int i = 0; i < IPT_COL__MATCH; i++) {
+		const char *c = ipt_row_column((enum ipt_row_column)i)->name;
 
-		if (!explode && !strcmp(c, "target_cpu"))
+		if (!explode && i == IPT_COL_TARGET_CPU)
 			c = "targets";
 		if ((i && ipt_strbuf_addc(sb, ',')) || ipt_strbuf_adds(sb, c))
 			return -1;
@@ -211,65 +203,55 @@ int ipt_rows_header(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb
 	return ipt_strbuf_addc(sb, '\n');
 }
 
-/* row_base - the base columns of a row; the line is ended (newline) when end */
-static int row_base(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
-		    struct ipt_strbuf *sb, bool end)
+/* json_base - the base columns of a row, members of the open object */
+static void json_base(struct ipt_jw *j, bool explode, const struct ipt_ipi_row *r)
 {
 	char cs[256];
-	const char *callsite;
-	int ret = 0;
 
-	if (fmt != IPT_ROWS_JSONL)
-		return csv_row(explode, r, sb, end);
-	callsite = sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off);
-	{
-		ret |= ipt_strbuf_adds(sb, "{\"ts_ns\":") | ipt_strbuf_add_u64(sb, r->ts);
-		ret |= ipt_strbuf_adds(sb, ",\"id\":") | ipt_strbuf_add_u64(sb, r->id);
-		ret |= ipt_strbuf_adds(sb, ",\"src_cpu\":") | ipt_strbuf_add_i64(sb, r->src_cpu);
-		if (explode) {
-			ret |= ipt_strbuf_adds(sb, ",\"target_cpu\":") | ipt_strbuf_add_i64(sb, r->target_cpu);
-		} else {
-			bool first = true;
-
-			ret |= ipt_strbuf_adds(sb, ",\"targets\":[");
-			for (int c = ipt_cpuset_next(r->targets, 0); c >= 0;
-			     c = ipt_cpuset_next(r->targets, (unsigned int)c + 1)) {
-				ret |= (first ? 0 : ipt_strbuf_addc(sb, ',')) | ipt_strbuf_add_i64(sb, c);
-				first = false;
-			}
-			ret |= ipt_strbuf_addc(sb, ']');
-		}
-		ret |= ipt_strbuf_adds(sb, ",\"ntargets\":") | ipt_strbuf_add_u64(sb, r->ntargets);
-		ret |= ipt_strbuf_adds(sb, ",\"pid\":") | ipt_strbuf_add_i64(sb, r->pid);
-		ret |= ipt_strbuf_adds(sb, ",\"comm\":") | ipt_json_strz(sb, r->comm);
-		ret |= ipt_strbuf_adds(sb, ",\"event\":") | ipt_json_strz(sb, r->event);
-		ret |= ipt_strbuf_adds(sb, ",\"kind\":") | ipt_json_strz(sb, ipt_kind_name(r->kind));
-		ret |= ipt_strbuf_adds(sb, ",\"callsite\":") | hexaddr(sb, r->callsite, true);
-		ret |= ipt_strbuf_adds(sb, ",\"callsite_sym\":") | ipt_json_strz(sb, callsite);
-		ret |= ipt_strbuf_adds(sb, ",\"callback\":") | hexaddr(sb, r->callback, true);
-		ret |= ipt_strbuf_adds(sb, ",\"callback_sym\":") | ipt_json_strz(sb, r->callback_sym);
-		ret |= ipt_strbuf_adds(sb, ",\"func\":") | hexaddr(sb, r->func, true);
-		ret |= ipt_strbuf_adds(sb, ",\"func_sym\":") | ipt_json_strz(sb, r->func_sym);
-		ret |= ipt_strbuf_adds(sb, ",\"reason\":") | ipt_json_strz(sb, r->reason);
-		if (end)
-			ret |= ipt_strbuf_adds(sb, "}\n");
-		return ret ? -1 : 0;
+	ipt_jw_ku64(j, COL(TS_NS), r->ts);
+	ipt_jw_ku64(j, COL(ID), r->id);
+	ipt_jw_ki64(j, COL(SRC_CPU), r->src_cpu);
+	if (explode) {
+		ipt_jw_ki64(j, COL(TARGET_CPU), r->target_cpu);
+	} else {
+		ipt_jw_key(j, "targets");
+		ipt_jw_arr(j);
+		for (int c = ipt_cpuset_next(r->targets, 0); c >= 0;
+		     c = ipt_cpuset_next(r->targets, (unsigned int)c + 1))
+			ipt_jw_i64(j, c);
+		ipt_jw_end(j);
 	}
+	ipt_jw_ku64(j, COL(NTARGETS), r->ntargets);
+	ipt_jw_ki64(j, COL(PID), r->pid);
+	ipt_jw_kstr(j, COL(COMM), r->comm);
+	ipt_jw_kstr(j, COL(EVENT), r->event);
+	ipt_jw_kstr(j, COL(KIND), ipt_kind_name(r->kind));
+	ipt_jw_khex(j, COL(CALLSITE), r->callsite);
+	ipt_jw_kstr(j, COL(CALLSITE_SYM), sym_off(cs, sizeof(cs), r->callsite_sym, r->callsite_off));
+	ipt_jw_khex(j, COL(CALLBACK), r->callback);
+	ipt_jw_kstr(j, COL(CALLBACK_SYM), r->callback_sym);
+	ipt_jw_khex(j, COL(FUNC), r->func);
+	ipt_jw_kstr(j, COL(FUNC_SYM), r->func_sym);
+	ipt_jw_kstr(j, COL(REASON), r->reason);
 }
 
 /* ipt_rows_format - one row (or one event when !explode) as a line */
 int ipt_rows_format(enum ipt_row_format fmt, bool explode, const struct ipt_ipi_row *r,
 		    struct ipt_strbuf *sb)
 {
-	return row_base(fmt, explode, r, sb, true);
+	struct ipt_jw j;
+
+	if (fmt != IPT_ROWS_JSONL)
+		return csv_row(explode, r, sb, true);
+	ipt_jw_init(&j, sb, NULL);
+	ipt_jw_obj(&j);
+	json_base(&j, explode, r);
+	ipt_jw_end(&j);
+	ipt_jw_raw(&j, "\n");
+	return ipt_jw_finish(&j);
 }
 
 /* ---- the matching columns (ipt_rows_format_match) ---- */
-
-static const char *const cols_match[] = {
-	"lat_ns", "handler_ns", "handler_ts_ns", "matched", "coalesced", "unmatched_reason",
-	"callsite_func", "func_name", "stack",
-};
 
 /* ipt_rows_header_match - the header with the matching columns */
 int ipt_rows_header_match(enum ipt_row_format fmt, bool explode, struct ipt_strbuf *sb)
@@ -279,8 +261,8 @@ int ipt_rows_header_match(enum ipt_row_format fmt, bool explode, struct ipt_strb
 	if (ipt_rows_header(fmt, explode, sb))
 		return -1;
 	sb->len--;	/* the newline */
-	for (size_t i = 0; i < ARRAY_SIZE(cols_match); i++)
-		if (ipt_strbuf_addc(sb, ',') || ipt_strbuf_adds(sb, cols_match[i]))
+	for (int i = IPT_COL__MATCH; i < IPT_COL__COUNT; i++)
+		if (ipt_strbuf_addc(sb, ',') || ipt_strbuf_adds(sb, ipt_row_column((enum ipt_row_column)i)->name))
 			return -1;
 	return ipt_strbuf_addc(sb, '\n');
 }
@@ -299,66 +281,73 @@ static int csv_field(struct ipt_strbuf *sb, const char *s)
 	return 0;
 }
 
-/* a field (name for JSON, "" for CSV) */
-static int field(struct ipt_strbuf *sb, bool json, const char *name)
+/* CSV: an unknown value is an empty field */
+static int opt_u64(struct ipt_strbuf *sb, bool has, uint64_t v)
 {
-	if (!json)
-		return ipt_strbuf_addc(sb, ',');
-	return ipt_strbuf_adds(sb, ",\"") || ipt_strbuf_adds(sb, name) || ipt_strbuf_adds(sb, "\":");
+	return ipt_strbuf_addc(sb, ',') || (has && ipt_strbuf_add_u64(sb, v));
 }
 
-static int opt_u64(struct ipt_strbuf *sb, bool json, const char *name, bool has, uint64_t v)
+static int opt_bool(struct ipt_strbuf *sb, bool has, bool v)
 {
-	if (field(sb, json, name))
-		return -1;
+	return ipt_strbuf_addc(sb, ',') || (has && ipt_strbuf_adds(sb, v ? "true" : "false"));
+}
+
+static int opt_str(struct ipt_strbuf *sb, const char *s)
+{
+	return ipt_strbuf_addc(sb, ',') || csv_field(sb, s);
+}
+
+/* JSON: an unknown value is null */
+static void jopt_u64(struct ipt_jw *j, const char *name, bool has, uint64_t v)
+{
+	ipt_jw_key(j, name);
 	if (has)
-		return ipt_strbuf_add_u64(sb, v);
-	return json ? ipt_strbuf_adds(sb, "null") : 0;
+		ipt_jw_u64(j, v);
+	else
+		ipt_jw_null(j);
 }
 
-static int opt_bool(struct ipt_strbuf *sb, bool json, const char *name, bool has, bool v)
+static void jopt_bool(struct ipt_jw *j, const char *name, bool has, bool v)
 {
-	if (field(sb, json, name))
-		return -1;
+	ipt_jw_key(j, name);
 	if (has)
-		return ipt_strbuf_adds(sb, v ? "true" : "false");
-	return json ? ipt_strbuf_adds(sb, "null") : 0;
+		ipt_jw_bool(j, v);
+	else
+		ipt_jw_null(j);
 }
 
-static int opt_str(struct ipt_strbuf *sb, bool json, const char *name, const char *s)
-{
-	if (field(sb, json, name))
-		return -1;
-	return json ? ipt_json_strz(sb, s) : csv_field(sb, s);
-}
-
-/* the stack: a JSON array of "sym+0xoff" strings, or the frames joined by ';' */
-static int stack_col(struct ipt_strbuf *sb, bool json, const struct ipt_trace *t,
-		     const struct ipt_report_stack *st)
+/* frames - the stack's frames, leaf first, as "sym+0xoff" strings */
+static int stack_csv(struct ipt_strbuf *sb, const struct ipt_trace *t, const struct ipt_report_stack *st)
 {
 	struct ipt_strbuf fr = IPT_STRBUF_INIT;
 	char buf[512];
-	int ret = 0;
+	int ret = ipt_strbuf_addc(sb, ',');
 
-	if (field(sb, json, "stack"))
-		return -1;
-	if (!st)
-		return json ? ipt_strbuf_adds(sb, "null") : 0;
-	if (json)
-		ret |= ipt_strbuf_addc(sb, '[');
-	for (uint32_t i = 0; i < st->nframes; i++) {
+	for (uint32_t i = 0; st && i < st->nframes; i++) {
 		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
-		if (json)
-			ret |= (i ? ipt_strbuf_addc(sb, ',') : 0) | ipt_json_strz(sb, buf);
-		else
-			ret |= (i ? ipt_strbuf_addc(&fr, ';') : 0) | ipt_strbuf_adds(&fr, buf);
+		ret |= (i ? ipt_strbuf_addc(&fr, ';') : 0) | ipt_strbuf_adds(&fr, buf);
 	}
-	if (json)
-		ret |= ipt_strbuf_addc(sb, ']');
-	else if (fr.len)
+	if (fr.len)
 		ret |= csv_field(sb, fr.buf);
 	ipt_strbuf_free(&fr);
 	return ret ? -1 : 0;
+}
+
+static void stack_json(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_report_stack *st)
+{
+	char buf[512];
+
+	ipt_jw_key(j, COL(STACK));
+	if (!st) {
+		ipt_jw_null(j);
+		return;
+	}
+	ipt_jw_arr(j);
+	for (uint32_t i = 0; i < st->nframes; i++) {
+		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
+		ipt_jw_str(j, buf);
+	}
+	ipt_jw_end(j);
 }
 
 /*
@@ -372,22 +361,36 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 			  struct ipt_strbuf *sb)
 {
 	const struct ipt_row_match *pt = m && m->known && (explode || r->ntargets == 1) ? m : NULL;
-	bool json = fmt == IPT_ROWS_JSONL;
+	const char *unmatched = pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL;
+	const char *func_name = r->func ? r->func_sym : r->callback_sym;
+	struct ipt_jw j;
 	int ret = 0;
 
-	if (row_base(fmt, explode, r, sb, false))
-		return -1;
-	ret |= opt_u64(sb, json, "lat_ns", pt && pt->has_latency, pt ? pt->latency_ns : 0);
-	ret |= opt_u64(sb, json, "handler_ns", pt && pt->has_handler, pt ? pt->handler_ns : 0);
-	ret |= opt_u64(sb, json, "handler_ts_ns", pt && pt->has_handler_ts,
-		       pt ? pt->handler_ts_ns : 0);
-	ret |= opt_bool(sb, json, "matched", pt, pt && pt->matched);
-	ret |= opt_bool(sb, json, "coalesced", pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
-	ret |= opt_str(sb, json, "unmatched_reason",
-		       pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL);
-	ret |= opt_str(sb, json, "callsite_func", r->callsite_sym);
-	ret |= opt_str(sb, json, "func_name", r->func ? r->func_sym : r->callback_sym);
-	ret |= stack_col(sb, json, t, m ? m->stack : NULL);
-	ret |= json ? ipt_strbuf_adds(sb, "}\n") : ipt_strbuf_addc(sb, '\n');
-	return ret ? -1 : 0;
+	if (fmt != IPT_ROWS_JSONL) {
+		if (csv_row(explode, r, sb, false))
+			return -1;
+		ret |= opt_u64(sb, pt && pt->has_latency, pt ? pt->latency_ns : 0);
+		ret |= opt_u64(sb, pt && pt->has_handler, pt ? pt->handler_ns : 0);
+		ret |= opt_u64(sb, pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
+		ret |= opt_bool(sb, pt, pt && pt->matched);
+		ret |= opt_bool(sb, pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
+		ret |= opt_str(sb, unmatched) | opt_str(sb, r->callsite_sym) | opt_str(sb, func_name);
+		ret |= stack_csv(sb, t, m ? m->stack : NULL) | ipt_strbuf_addc(sb, '\n');
+		return ret ? -1 : 0;
+	}
+	ipt_jw_init(&j, sb, NULL);
+	ipt_jw_obj(&j);
+	json_base(&j, explode, r);
+	jopt_u64(&j, COL(LAT_NS), pt && pt->has_latency, pt ? pt->latency_ns : 0);
+	jopt_u64(&j, COL(HANDLER_NS), pt && pt->has_handler, pt ? pt->handler_ns : 0);
+	jopt_u64(&j, COL(HANDLER_TS_NS), pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
+	jopt_bool(&j, COL(MATCHED), pt, pt && pt->matched);
+	jopt_bool(&j, COL(COALESCED), pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
+	ipt_jw_kstr(&j, COL(UNMATCHED_REASON), unmatched);
+	ipt_jw_kstr(&j, COL(CALLSITE_FUNC), r->callsite_sym);
+	ipt_jw_kstr(&j, COL(FUNC_NAME), func_name);
+	stack_json(&j, t, m ? m->stack : NULL);
+	ipt_jw_end(&j);
+	ipt_jw_raw(&j, "\n");
+	return ipt_jw_finish(&j);
 }
