@@ -41,7 +41,7 @@
 #define TFS_NAMES	4096	/* tasks named from their fork, exec, rename (a power of 2) */
 
 struct tfs_entry {
-	uint64_t tag;				/* the hash map's (core/hashmap.h) */
+	uint64_t tag;				/* the hash map's (ipt_hmap) */
 	struct ipt_counter_send s;		/* key and count */
 };
 

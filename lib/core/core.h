@@ -6,7 +6,7 @@
  * a struct ipt_trace owns event formats parsed from format files, symbol
  * tables, and one byte stream of ring-buffer sub-buffers ("pages") per CPU.
  * Binary traces map their streams from the file (or decompress them); text
- * traces are turned into the same pages by input/text.c, so that every
+ * traces are turned into the same pages by input/text_*.c, so that every
  * later stage has a single decode path.  core/ calls no other stage.
  */
 #ifndef IPT_CORE_H
@@ -276,7 +276,7 @@ int ipt_decompress(const char *algo, const uint8_t *src, size_t slen, uint8_t *d
  * above it.  Set once, under the owner's own lock.
  */
 enum ipt_trace_slot_id {
-	IPT_SLOT_PRINTFMT,		/* render/printfmt.c: programs per event */
+	IPT_SLOT_PRINTFMT,		/* render/printfmt_*.c: programs per event */
 	IPT_SLOT__COUNT
 };
 struct ipt_trace_slot {

@@ -16,7 +16,7 @@ struct rpt_key {
 	uint32_t c;
 };
 
-struct rpt_slot {			/* an entry of the map (core/hashmap.h) */
+struct rpt_slot {			/* an entry of the map (ipt_hmap) */
 	uint64_t tag;
 	struct rpt_key key;
 	uint64_t val;			/* key, tag and count share a cache line */

@@ -49,7 +49,7 @@ struct caller {
 
 /* a csd call queued from src to target, waiting for its IPI */
 struct pending {
-	uint64_t tag;		/* the hash map's (core/hashmap.h) */
+	uint64_t tag;		/* the hash map's (ipt_hmap) */
 	uint32_t key;		/* src * IPT_CPUSET_MAX + target + 1 */
 	uint64_t func;
 };

@@ -42,7 +42,7 @@ struct cpu_state {
 };
 
 struct csd_pend {
-	uint64_t tag;		/* the hash map's (core/hashmap.h) */
+	uint64_t tag;		/* the hash map's (ipt_hmap) */
 	uint64_t csd, ts;
 	int32_t src, target;
 	uint32_t epoch;		/* the target's drop count when it was queued */

@@ -943,9 +943,8 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	pp->r = r;
 	pp->nlanes = 1;
 	/* threads chosen here, with on_row: this thread also does the
-	 * caller's work for every row, so one CPU is left to it (rows() of
-	 * 3.3M rows on 2 CPUs: one producer beside it, best 0.89 s against
-	 * 0.95 s with two, median 0.96 s against 1.09 s) */
+	 * caller's work for every row, so one CPU is left to it (the
+	 * README's Python section has the measurement) */
 	if (!r->opts.threads && r->opts.on_row && threads > 1)
 		producers = threads - 1;
 	if (threads > 1) {

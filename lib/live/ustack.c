@@ -42,7 +42,7 @@ struct uproc {
 };
 
 struct uaddr {
-	uint64_t tag;			/* the hash map's (core/hashmap.h) */
+	uint64_t tag;			/* the hash map's (ipt_hmap) */
 	int32_t tgid;
 	bool ret;			/* seen as a return address (not the leaf) */
 	uint64_t addr;

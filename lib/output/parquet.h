@@ -89,7 +89,7 @@ struct dslot {			/* a string's slot in the dictionary's hash map */
 };
 
 struct acache {			/* (address, symbol pointer) -> dictionary index */
-	uint64_t tag;		/* the hash map's (core/hashmap.h) */
+	uint64_t tag;		/* the hash map's (ipt_hmap) */
 	uint64_t addr;
 	const char *sym;
 	uint32_t val;		/* 1 NULL, k + 2 index k */

@@ -90,7 +90,7 @@ void ipt_page_tally_add(struct ipt_page_tally *tally, const uint8_t *pg,
 			const struct ipt_page_layout *pl, bool big_endian);
 
 /*
- * Page builder: the inverse of the reader.  Used by text.c (text traces
+ * Page builder: the inverse of the reader.  Used by input/text_record.c (text traces
  * become pages), by the synthetic trace generator and by `explode`.
  * Events are appended in time order; pages of layout->page_size bytes are
  * appended to out (ring-buffer header, type_len 0 or small events, time

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR BSD-2-Clause
 /*
  * ipitrace.bpf.c - in-kernel IPI counting for `ipitrace top` (clang -target
- * bpf; the loader is bpf.c, through the skeleton bpftool generates).
+ * bpf; the loader is ../counter.c, through the skeleton bpftool generates).
  *
  * One program per tracepoint (the kernel's recursion protection is per
  * program).  Sends are counted per (target CPU, sending CPU, event, call
