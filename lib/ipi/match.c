@@ -22,6 +22,25 @@ struct csd_open {
 	bool matched;
 };
 
+/*
+ * The newest of several sends an interrupt found waiting, traced within
+ * cfg.hold_window of its entry: its write to the interrupt controller may
+ * have come just after the interrupt was taken, and then the next
+ * interrupt of the vector served it.  Which one it was is decided at that
+ * next interrupt (ipt_match_entry); meanwhile its interrupt's handler time
+ * waits with it, so that the handler distributions count the send where
+ * it lands.
+ */
+struct held {
+	bool on;
+	struct ipt_match_send e;
+	uint64_t entry_ts;		/* the interrupt it is with for now */
+	uint64_t dur;			/* that interrupt's entry -> exit (UINT64_MAX: no exit yet) */
+	bool exited;			/* its handler time is waiting here */
+	bool others_counted;		/* that interrupt served counted sends besides it */
+	uint32_t other_kinds;		/* ... of these kinds */
+};
+
 struct cpu_state {
 	struct queue q[RPT_NCLASS];
 	int open_class;			/* -1: no IPI handler running */
@@ -39,6 +58,7 @@ struct cpu_state {
 	uint64_t last_entry_ts[RPT_NCLASS];	/* the last interrupt of each vector */
 	uint64_t last_dur[RPT_NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[RPT_NCLASS];
+	struct held held[RPT_NCLASS];	/* per vector: the send the last interrupt may not have served */
 };
 
 struct csd_pend {
@@ -220,15 +240,63 @@ static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, bool had, 
 	return 0;
 }
 
+/* handler_dist - the handler time dur of an interrupt that served counted
+ * sends of these kinds (none: not counted) */
+static int handler_dist(struct ipt_match *m, int cpu, uint64_t dur, bool counted, uint32_t kinds)
+{
+	if (!counted)
+		return 0;
+	for (int k = 0; m->cfg.kind_distributions && k < IPT_KIND__COUNT; k++)
+		if ((kinds & (1u << k)) && hist_add_log(&m->res.kind_hdl[k], dur))
+			return -1;
+	return hist_add(&m->res.cpu[cpu].handler, dur);
+}
+
+/* held_keep - the held send was served by the interrupt it is with (it
+ * coalesced into it): its results, and that interrupt's handler time */
+static int held_keep(struct ipt_match *m, int cpu, struct held *h)
+{
+	const struct ipt_match_send *e = &h->e;
+
+	h->on = false;
+	if (e->counted && serve(m, cpu, e, h->entry_ts, false, true))
+		return -1;
+	if (h->dur != UINT64_MAX && e->counted) {
+		if (e->res >= 0 && ipt_rowres_set_hdur(m->cfg.rows, e->res, h->dur))
+			return -1;
+		if (e->iso >= 0)
+			(*m->cfg.iso)[e->iso].handler = (int64_t)h->dur;
+	}
+	if (!h->exited)
+		return 0;
+	return handler_dist(m, cpu, h->dur, h->others_counted || e->counted,
+			    h->other_kinds | (e->counted ? 1u << e->kind : 0));
+}
+
+/* held_move - the held send raised the interrupt at ts instead (nothing
+ * else was sent since): the interrupt it was with keeps its other sends */
+static int held_move(struct ipt_match *m, int cpu, struct held *h, uint64_t ts)
+{
+	h->on = false;
+	if (h->exited && handler_dist(m, cpu, h->dur, h->others_counted, h->other_kinds))
+		return -1;
+	return h->e.counted ? serve(m, cpu, &h->e, ts, true, false) : 0;
+}
+
 /*
- * ipt_match_entry - an IPI interrupt starts on cpu.  A vector is pending
- * at most once per CPU, and a send is traced before its APIC (GIC) write,
- * so "send, send, interrupt, interrupt" is normally one interrupt per
- * send: an interrupt serves the oldest waiting send.  Sends traced before
- * the previous interrupt of the vector that are still waiting cannot be
- * waiting for a later one: the oldest of them raised this interrupt and
- * the others coalesced with it.  Sends left when the trace ends that were
- * traced before the last interrupt coalesced into it (ipt_match_end).
+ * ipt_match_entry - an IPI interrupt starts on cpu.  The send tracepoint
+ * fires before the write to the interrupt controller, and a vector is
+ * pending at most once per CPU: every send traced before this entry whose
+ * write was done when the interrupt was taken is served by it, the oldest
+ * having raised it and the others coalesced into it.  Only the newest can
+ * have been written after the interrupt was taken (the window between the
+ * send's tracepoint and its write, and between the interrupt being taken
+ * and its entry tracepoint, is short): when this interrupt found several
+ * sends waiting, the newest traced within cfg.hold_window of the entry is
+ * held, and the next interrupt of the vector decides: if nothing was sent
+ * in between, that send raised it (its write came after this one was
+ * taken); else it coalesced here.  A wrong guess moves that one send by
+ * one interrupt: the sends after it are matched afresh at each interrupt.
  */
 int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
 {
@@ -238,9 +306,10 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	/* a function-call vector serves its own sends, else those of either */
 	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
-	bool had = s->had_entry[qc], first = true, popped = false;
-	uint64_t prev = s->last_entry_ts[qc], served = 0;
-	struct ipt_match_send *e;
+	struct held *h = &s->held[cls];
+	bool had = s->had_entry[qc], any = false, counted = false;
+	uint64_t prev = s->last_entry_ts[qc];
+	size_t n = q->n;
 
 	m->class_seen[cls] = true;
 	c->entries[cls]++;
@@ -260,34 +329,40 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	s->last_dur[cls] = UINT64_MAX;
-	while (had && q->n && q->v[q->head].ts <= prev) {
-		e = q_pop(q);
-		popped = true;
-		if (e->counted) {
-			if (serve(m, cpu, e, ts, true, !first))
-				return -1;
-			served++;
-		}
-		first = false;
+	if (h->on) {
+		int rc;
+
+		any = !n;
+		counted = any && h->e.counted;
+		rc = n ? held_keep(m, cpu, h) : held_move(m, cpu, h, ts);
+		if (rc)
+			return -1;
 	}
-	if (first && (e = q_pop(q))) {
-		popped = true;
-		if (e->counted) {
-			if (serve(m, cpu, e, ts, true, false))
-				return -1;
-			served++;
+	for (size_t i = 0; i < n; i++) {
+		struct ipt_match_send *e = q_pop(q);
+
+		if (i == n - 1 && n > 1 && ts - e->ts < m->cfg.hold_window) {
+			*h = (struct held){ .on = true, .e = *e, .entry_ts = ts, .dur = UINT64_MAX };
+			break;
 		}
+		if (e->counted) {
+			if (serve(m, cpu, e, ts, true, any))
+				return -1;
+			counted = true;
+		}
+		any = true;
 	}
-	if (!served)
+	if (!counted)
 		c->handlers_unattributed++;
-	return popped ? 0 : unsent(m, cpu, cls, ts, had, prev, pid);
+	return any ? 0 : unsent(m, cpu, cls, ts, had, prev, pid);
 }
 
 /* ipt_match_exit - the IPI interrupt running on cpu ends: its time to the
- * sends it served */
+ * sends it served (and to the one it holds, when that is decided) */
 int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 {
 	struct cpu_state *s = &m->cpu[cpu];
+	struct held *h = &s->held[cls];
 	uint64_t dur;
 
 	if (s->open_class != cls)
@@ -308,12 +383,15 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 			return -1;
 	}
 	s->nopen = 0;
-	if (!s->open_counted)
+	if (h->on && h->entry_ts == s->open_ts && !h->exited) {
+		/* counted where the held send lands (held_keep, held_move) */
+		h->dur = dur;
+		h->exited = true;
+		h->others_counted = s->open_counted;
+		h->other_kinds = s->open_kinds;
 		return 0;
-	for (int k = 0; m->cfg.kind_distributions && k < IPT_KIND__COUNT; k++)
-		if ((s->open_kinds & (1u << k)) && hist_add_log(&m->res.kind_hdl[k], dur))
-			return -1;
-	return hist_add(&m->res.cpu[cpu].handler, dur);
+	}
+	return handler_dist(m, cpu, dur, s->open_counted, s->open_kinds);
 }
 
 /*
@@ -323,7 +401,7 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
  * open there may have ended in the gap; csd calls queued for it before
  * are not paired with runs after (their drop epoch differs)
  */
-void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
+int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
 {
 	struct cpu_state *s = &m->cpu[cpu];
 
@@ -334,6 +412,9 @@ void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
 	for (int k = 0; k < RPT_NCLASS; k++) {
 		struct ipt_match_send *e;
 
+		/* the next interrupt after the gap cannot tell: it stays */
+		if (s->held[k].on && held_keep(m, cpu, &s->held[k]))
+			return -1;
 		while ((e = q_pop(&s->q[k])))
 			unmatched(m, e, RES_LOST_EVENTS);
 		s->had_entry[k] = false;
@@ -341,6 +422,7 @@ void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
 	s->open_class = -1;
 	s->nopen = 0;
 	s->ncsd = 0;
+	return 0;
 }
 
 /* ---- csd calls by pointer ---- */
@@ -450,6 +532,9 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 		for (int k = 0; k < RPT_NCLASS; k++) {
 			struct ipt_match_send *e;
 
+			/* no interrupt of the vector came after: it stays */
+			if (s->held[k].on && held_keep(m, c, &s->held[k]))
+				return -1;
 			while ((e = q_pop(&s->q[k]))) {
 				if (!e->counted)
 					continue;

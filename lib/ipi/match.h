@@ -31,6 +31,9 @@ struct ipt_match_config {
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 	bool have_receive;		/* receive events exist in the trace */
 	bool sends_filtered;		/* the recording filtered its sends */
+	uint64_t hold_window;		/* clock ticks: the newest of several sends an
+					 * interrupt found, traced this close before its
+					 * entry, may belong to the next (ipt_match_entry) */
 	const struct ipt_cpuset *isolated;	/* list interrupts without a send on these
 					 * (NULL: none); read until ipt_match_end */
 	const struct ipt_classes *classes;	/* ... with the names of their vectors */
@@ -93,8 +96,8 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts);
 int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target);
 int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts);
 int ipt_match_csd_exit(struct ipt_match *m, int cpu, uint64_t ts);
-/* Events were lost on cpu just before its record at ts. */
-void ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts);
+/* Events were lost on cpu just before its record at ts.  0, or -1 without memory. */
+int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts);
 
 /* What the engine knows of a CPU once every record is read. */
 struct ipt_match_end {

@@ -517,10 +517,7 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_USTACK:
 		return c_ustack(r, it);
 	case IT_DROP:
-		if (ensure_cpu(r, it->k.cpu))
-			return -1;
-		ipt_match_drop(r->match, it->k.cpu, it->k.ts);
-		return 0;
+		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_drop(r->match, it->k.cpu, it->k.ts);
 	}
 	return 0;
 }
@@ -1059,6 +1056,9 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		.kind_distributions = r->opts.kind_distributions,
 		.have_receive = r->have_receive,
 		.sends_filtered = r->sends_filtered,
+		/* entry overhead and the write after a send's tracepoint: well
+		 * under 10 us; with a clock of cycles or counts, any time */
+		.hold_window = strcmp(ipt_trace_time_unit(t), "ns") ? UINT64_MAX : 10000,
 		.isolated = r->opts.isolated,
 		.classes = &r->classes,
 		.rows = &r->res,
