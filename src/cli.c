@@ -79,6 +79,12 @@ int parse_duration(const char *s, double *secs)
 	return -1;
 }
 
+/* the provenance keys a report shows after the command line, in order */
+const char *const prov_keys[] = {
+	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
+	"start_utc", "recorder_pids", NULL,
+};
+
 char *cpus_filter(const char *cmd, const char *list, const char *filter)
 {
 	struct ipt_cpuset set = IPT_CPUSET_INIT;

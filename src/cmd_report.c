@@ -109,13 +109,6 @@ static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
 		       us(ipt_dist_max(h)));
 }
 
-/* the provenance keys shown after "Recorded with:", in order */
-static const char *const prov_keys[] = {
-	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
-	"start_utc",
-	"recorder_pids",
-};
-
 /* text_provenance - how the trace was recorded, when it says */
 static void text_provenance(const struct ctx *x)
 {
@@ -124,7 +117,7 @@ static void text_provenance(const struct ctx *x)
 	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v)))
 		return;
 	printf("  Recorded with: %s\n", v);
-	for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++)
+	for (size_t i = 0; prov_keys[i]; i++)
 		if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
 			printf("    %s: %s\n", prov_keys[i], v);
 }

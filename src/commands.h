@@ -66,6 +66,10 @@ int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc);
 /* note_skipped - after a command's success: the lines a text trace skipped */
 void note_skipped(struct ipt_trace *t);
+/* prov_keys - the provenance keys a report shows after the command line,
+ * in order, NULL-terminated (report's text and JSON) */
+extern const char *const prov_keys[];
+
 /* buffers_read - the names of the buffers with data ("top" for the top one) */
 void buffers_read(struct ipt_trace *t, char *buf, size_t size);
 /*

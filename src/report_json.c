@@ -16,12 +16,6 @@ struct jctx {
 	const struct report_json_opts *o;
 };
 
-/* the provenance keys, in order (report's text lists the same) */
-static const char *const prov_keys[] = {
-	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
-	"start_utc", "recorder_pids",
-};
-
 /* str - s, or "" for NULL (the report's strings are never null) */
 static void str(struct ipt_jw *j, const char *s)
 {
@@ -293,7 +287,7 @@ static void kernel(const struct jctx *x)
 	} else {
 		ipt_jw_obj(j);
 		kstr(j, "command_line", v);
-		for (size_t i = 0; i < sizeof(prov_keys) / sizeof(prov_keys[0]); i++)
+		for (size_t i = 0; prov_keys[i]; i++)
 			ipt_jw_kstr(j, prov_keys[i],
 				    ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)) ? v : NULL);
 		ipt_jw_end(j);
