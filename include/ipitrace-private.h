@@ -534,6 +534,9 @@ char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
 
 /* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
 int ipt_isolated_cpus(struct ipt_cpuset *set);
+/* This machine's possible CPUs (sysfs; where it cannot be read, the
+ * configured ones). */
+int ipt_possible_cpus(struct ipt_cpuset *set);
 
 /* ------------------------------------------------------------------ */
 /* Hashing, and the one hash map                                       */

@@ -85,18 +85,48 @@ const char *const prov_keys[] = {
 	"start_utc", "recorder_pids", NULL,
 };
 
-char *cpus_filter(const char *cmd, const char *list, const char *filter)
+int machine_cpus_within(const char *cmd, const char *opt, const char *arg, struct ipt_cpuset *set)
 {
-	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	struct ipt_cpuset all = IPT_CPUSET_INIT;
+	int ret;
+
+	ipt_cpuset_init(&all);
+	if (ipt_possible_cpus(&all)) {
+		err_msg("%s", ipt_errmsg());
+		ipt_cpuset_free(&all);
+		return -1;
+	}
+	ret = cpus_within(cmd, opt, arg, set, &all, "this machine");
+	ipt_cpuset_free(&all);
+	return ret;
+}
+
+int trace_cpus(struct ipt_trace *t, struct ipt_cpuset *set)
+{
+	ipt_cpuset_clear(set);
+	for (int k = 0; k < ipt_trace_ncpus(t); k++)
+		if (ipt_cpuset_add(set, (unsigned int)k))
+			return -1;
+	return 0;
+}
+
+char *cpus_filter(const char *cmd, const char *list, const char *filter, struct ipt_trace *t)
+{
+	struct ipt_cpuset set = IPT_CPUSET_INIT, all = IPT_CPUSET_INIT;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	char *text = NULL;
 	size_t len;
 
 	ipt_cpuset_init(&set);
+	ipt_cpuset_init(&all);
 	if (ipt_cpuset_parse_list(&set, list, strlen(list)) || ipt_cpuset_empty(&set)) {
 		usage_err(cmd, "--cpus: bad CPU list '%s'", list);
 		goto out;
 	}
+	if (trace_cpus(t, &all))
+		goto oom;
+	if (cpus_within(cmd, "--cpus", list, &set, &all, "the trace"))
+		goto out;
 	/* the canonical list, never cut short */
 	len = ipt_cpuset_format_list(&set, NULL, 0);
 	text = malloc(len + 1);
@@ -108,6 +138,7 @@ char *cpus_filter(const char *cmd, const char *list, const char *filter)
 		goto oom;
 	free(text);
 	ipt_cpuset_free(&set);
+	ipt_cpuset_free(&all);
 	text = strdup(ipt_strbuf_str(&sb));
 	ipt_strbuf_free(&sb);
 	if (!text)
@@ -119,6 +150,7 @@ out:
 	free(text);
 	ipt_strbuf_free(&sb);
 	ipt_cpuset_free(&set);
+	ipt_cpuset_free(&all);
 	return NULL;
 }
 
@@ -133,7 +165,7 @@ void debug_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
-int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
+int cpus_within(const char *cmd, const char *opt, const char *arg, struct ipt_cpuset *set,
 		const struct ipt_cpuset *valid, const char *where)
 {
 	struct ipt_cpuset keep = IPT_CPUSET_INIT;
@@ -148,7 +180,7 @@ int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
 	ipt_cpuset_and(&keep, valid);
 	ipt_cpuset_format_list(valid, v, sizeof(v));
 	if (ipt_cpuset_empty(&keep)) {
-		err_msg("%s %s: no such CPU (%s has CPUs %s)", opt, arg, where, v);
+		usage_err(cmd, "%s %s: no such CPU (%s has CPUs %s)", opt, arg, where, v);
 		ret = -1;
 	} else if (!ipt_cpuset_equal(&keep, set)) {
 		ipt_cpuset_format_list(&keep, k, sizeof(k));

@@ -348,16 +348,16 @@ int cmd_convert(int argc, char **argv)
 	if (!pq && pick_format(fmt, out, &rf))
 		return usage_err("convert", "unknown output format %s (use --format csv, jsonl or parquet)",
 				 fmt ? fmt : out);
-	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
-		cpus_expr = cpus_filter("convert", cpus_arg, filter);
-		if (!cpus_expr)
-			return 2;
-		filter = cpus_expr;
-	}
 	t = open_trace(argv[optind], buffer, true, &ret);
-	if (!t) {
-		free(cpus_expr);
+	if (!t)
 		return ret;
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("convert", cpus_arg, filter, t);
+		if (!cpus_expr) {
+			ipt_trace_close(t);
+			return 2;
+		}
+		filter = cpus_expr;
 	}
 	ret = 1;
 	if (match) {	/* the matching first: row results for every counted row */

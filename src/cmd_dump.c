@@ -283,9 +283,7 @@ int cmd_dump(int argc, char **argv)
 		int bad;
 
 		ipt_cpuset_init(&all);
-		for (int k = 0; k < ipt_trace_ncpus(t); k++)
-			ipt_cpuset_add(&all, (unsigned int)k);
-		bad = cpus_within("--on-cpus", cpus_arg, &cpus, &all, "the trace");
+		bad = trace_cpus(t, &all) || cpus_within("dump", "--on-cpus", cpus_arg, &cpus, &all, "the trace");
 		ipt_cpuset_free(&all);
 		if (bad) {
 			ret = 2;

@@ -525,7 +525,7 @@ static int setup(struct recorder *r)
 		rec_error(r);
 		return -1;
 	}
-	if (r->o.have_cpus && cpus_within("--cpus", r->o.cpus_arg, &r->o.cpus, ipt_recorder_cpus(r->rec),
+	if (r->o.have_cpus && cpus_within("record", "--cpus", r->o.cpus_arg, &r->o.cpus, ipt_recorder_cpus(r->rec),
 					  "this machine")) {
 		r->usage_error = true;
 		return -1;

@@ -748,14 +748,6 @@ int cmd_report(int argc, char **argv)
 		ipt_cpuset_free(&iso);
 		return usage_err("report", "--html writes HTML: it takes no --format");
 	}
-	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
-		cpus_expr = cpus_filter("report", cpus_arg, ro.filter);
-		if (!cpus_expr) {
-			ipt_cpuset_free(&iso);
-			return 2;
-		}
-		ro.filter = cpus_expr;
-	}
 	if (optind == argc - 1)
 		path = argv[optind];
 	x.t = open_trace(path, buffer, true, &ret);
@@ -766,14 +758,21 @@ int cmd_report(int argc, char **argv)
 		return ret;
 	}
 	ret = 1;
+	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
+		cpus_expr = cpus_filter("report", cpus_arg, ro.filter, x.t);
+		if (!cpus_expr) {
+			ipt_trace_close(x.t);
+			ipt_cpuset_free(&iso);
+			return 2;
+		}
+		ro.filter = cpus_expr;
+	}
 	if (iso_arg) {
 		struct ipt_cpuset all = IPT_CPUSET_INIT;
 		int bad;
 
 		ipt_cpuset_init(&all);
-		for (int k = 0; k < ipt_trace_ncpus(x.t); k++)
-			ipt_cpuset_add(&all, (unsigned int)k);
-		bad = cpus_within("--isolated", iso_arg, &iso, &all, "the trace");
+		bad = trace_cpus(x.t, &all) || cpus_within("report", "--isolated", iso_arg, &iso, &all, "the trace");
 		ipt_cpuset_free(&all);
 		if (bad) {
 			ipt_trace_close(x.t);

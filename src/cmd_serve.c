@@ -192,6 +192,8 @@ static int parse_args(struct serve_opts *o, int argc, char **argv)
 				break;
 			if (ipt_cpuset_parse_list(&o->watch, optarg, strlen(optarg)) || ipt_cpuset_empty(&o->watch))
 				return usage_err("serve", "--watch: bad CPU list '%s'", optarg);
+			if (machine_cpus_within("serve", "--watch", optarg, &o->watch))
+				return 2;
 			break;
 		case 't':
 			if (parse_num("--top", optarg, 0, 100000, &v))

@@ -120,11 +120,12 @@ static void top_usage(FILE *f)
 		DEFAULT_TOP);
 }
 
+/* parse_list - a CPU list option, kept to this machine's possible CPUs */
 static int parse_list(struct ipt_cpuset *set, const char *opt, const char *arg)
 {
 	if (ipt_cpuset_parse_list(set, arg, strlen(arg)) || ipt_cpuset_empty(set))
 		return usage_err("top", "%s: bad CPU list '%s'", opt, arg);
-	return 0;
+	return machine_cpus_within("top", opt, arg, set);
 }
 
 static int parse_args(struct top_opts *o, int argc, char **argv)

@@ -50,13 +50,17 @@ void vmsg(const char *prefix, const char *fmt, va_list ap);
 /* err_msg - print "ipitrace: <message>" on stderr */
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
- * cpus_within - keep the CPUs of set (given as opt ARG) that are in valid
- * (where: "this machine", "the trace").  None left: one line naming the
- * valid CPUs, -1 (a usage error); some dropped: a warning naming those
- * kept.  0 otherwise.
+ * cpus_within - keep the CPUs of set (given as opt ARG to command cmd) that
+ * are in valid (where: "this machine", "the trace").  None left: a usage
+ * error naming the valid CPUs, -1 (exit 2); some dropped: a warning naming
+ * those kept.  0 otherwise.
  */
-int cpus_within(const char *opt, const char *arg, struct ipt_cpuset *set,
+int cpus_within(const char *cmd, const char *opt, const char *arg, struct ipt_cpuset *set,
 		const struct ipt_cpuset *valid, const char *where);
+/* machine_cpus_within - cpus_within this machine's possible CPUs */
+int machine_cpus_within(const char *cmd, const char *opt, const char *arg, struct ipt_cpuset *set);
+/* trace_cpus - the CPUs of trace t (0 .. its CPU count - 1) into set */
+int trace_cpus(struct ipt_trace *t, struct ipt_cpuset *set);
 /*
  * open_trace - open path for a command: with buffer, keep only that buffer;
  * one_buffer: a trace with data in several buffers is refused (an IPI
@@ -90,10 +94,11 @@ int opt_err(const char *cmd, int c, char **argv);
 int parse_duration(const char *s, double *secs);
 /*
  * cpus_filter - a CPU list option (--cpus LIST) as a row filter on the
- * target CPU, ANDed to filter (may be NULL): a new string the caller frees,
- * or NULL after a one-line usage error
+ * target CPU, ANDed to filter (may be NULL), kept to the CPUs of t (a
+ * warning names those kept): a new string the caller frees, or NULL after
+ * a one-line usage error (no CPU of t) or out of memory
  */
-char *cpus_filter(const char *cmd, const char *list, const char *filter);
+char *cpus_filter(const char *cmd, const char *list, const char *filter, struct ipt_trace *t);
 /* The command line as run (shell-quoted, one line), for a recording's
  * provenance: cli_set_command_line() from main, then cli_command_line(). */
 void cli_set_command_line(int argc, char **argv);

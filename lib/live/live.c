@@ -219,6 +219,21 @@ int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set)
 	return 0;
 }
 
+/* ipt_possible_cpus - /sys/devices/system/cpu/possible, else the configured CPUs */
+int ipt_possible_cpus(struct ipt_cpuset *set)
+{
+	long n;
+
+	if (!ipt_sysfs_cpulist("possible", set) && !ipt_cpuset_empty(set))
+		return 0;
+	ipt_cpuset_clear(set);
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	for (long c = 0; c < (n > 0 ? n : 1) && c < IPT_CPUSET_MAX; c++)
+		if (ipt_cpuset_add(set, (unsigned int)c))
+			return -1;
+	return 0;
+}
+
 /* ipt_live_cpu_isolation - this machine's isolated and nohz_full CPUs
  * (sysfs): the one place that reads them */
 int ipt_live_cpu_isolation(struct ipt_cpuset *isolated, struct ipt_cpuset *nohz_full)
