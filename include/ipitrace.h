@@ -1153,8 +1153,28 @@ struct ipt_report_kernel_irq {
 	int64_t setup, teardown;	/* counts from before setup to tracing on, and
 					 * from tracing off to after teardown; -1 unknown */
 	bool within;			/* counted within another row (x86 TLB in CAL) */
+	enum ipt_kirq_note {		/* kernel beside traced: */
+		IPT_KIRQ_EXPLAINED,	/* the trace holds what the kernel counted */
+		IPT_KIRQ_MORE_COUNTED,	/* the kernel counted `unexplained` more: lost
+					 * events, or interrupts before the CPU's first
+					 * or after its last event */
+		IPT_KIRQ_MORE_TRACED,	/* the trace holds -`unexplained` more: the
+					 * counters were read a moment after tracing
+					 * started or before it stopped */
+		IPT_KIRQ_NOT_RECORDED,	/* the recording's --cpus left the CPU out: its
+					 * interrupts are not in the trace by choice */
+		IPT_KIRQ_NOT_COVERED,	/* no trace event covers the row */
+		IPT_KIRQ_WITHIN,	/* counted within another row */
+		IPT_KIRQ_UNKNOWN,	/* the kernel's count is unknown */
+		IPT_KIRQ__COUNT
+	} note;
+	int64_t unexplained;		/* kernel - traced (EXPLAINED, MORE_*), kernel
+					 * (NOT_COVERED); else 0 */
 };
 const struct ipt_report_kernel_irq *ipt_report_kernel_irqs(const struct ipt_report *r, size_t *n);
+/* "explained", "more_counted", "more_traced", "not_recorded", "not_covered",
+ * "within", "unknown" */
+const char *ipt_kirq_note_name(enum ipt_kirq_note note);
 
 /*
  * IPIs counted to cpu per time bin (opts.time_bins counts), or NULL

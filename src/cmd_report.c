@@ -122,12 +122,15 @@ static void text_provenance(const struct ctx *x)
 			printf("    %s: %s\n", prov_keys[i], v);
 }
 
-/* text_kernel - the kernel's counters beside what the trace holds */
+/* text_kernel - the kernel's counters beside what the trace holds, and
+ * what explains each difference */
 static void text_kernel(const struct ctx *x)
 {
 	size_t n;
 	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
-	bool setup = false;
+	bool setup = false, note[IPT_KIRQ__COUNT] = { false };
+	int64_t not_recorded = 0;
+	char rec[256] = "";
 
 	if (!n)
 		return;
@@ -136,24 +139,40 @@ static void text_kernel(const struct ctx *x)
 	       "what");
 	for (size_t i = 0; i < n; i++) {
 		char kern[24], tr[24], se[24], un[24];
+		const char *why = "";
 
 		snprintf(kern, sizeof(kern), k[i].kernel >= 0 ? "%lld" : "?", (long long)k[i].kernel);
 		snprintf(tr, sizeof(tr), k[i].traced >= 0 ? "%lld" : "-", (long long)k[i].traced);
 		snprintf(se, sizeof(se), k[i].sends >= 0 ? "%lld" : "-", (long long)k[i].sends);
-		if (k[i].within)
-			snprintf(un, sizeof(un), "(in CAL)");
-		else if (k[i].kernel < 0)
-			snprintf(un, sizeof(un), "?");
-		else if (k[i].traced < 0)
-			snprintf(un, sizeof(un), "%lld", (long long)k[i].kernel);
-		else
-			snprintf(un, sizeof(un), "%lld", (long long)(k[i].kernel - k[i].traced));
+		switch (k[i].note) {
+		case IPT_KIRQ_WITHIN: snprintf(un, sizeof(un), "(in CAL)"); break;
+		case IPT_KIRQ_UNKNOWN: snprintf(un, sizeof(un), "?"); break;
+		case IPT_KIRQ_NOT_RECORDED:
+			snprintf(un, sizeof(un), "-");
+			why = " (not recorded: outside --cpus)";
+			not_recorded += k[i].kernel;
+			break;
+		case IPT_KIRQ_NOT_COVERED:
+			why = " (no trace event covers it)";
+			/* fall through */
+		default: snprintf(un, sizeof(un), "%lld", (long long)k[i].unexplained); break;
+		}
+		note[k[i].note] = true;
 		printf("  %4d %-5s %10s %10s %10s %12s  %s%s\n", k[i].cpu, k[i].row, kern, tr, se, un,
-		       k[i].desc ? k[i].desc : "", k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "");
+		       k[i].desc ? k[i].desc : "", why);
 		setup = setup || k[i].setup > 0 || k[i].teardown > 0;
 	}
-	printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
-	       " or interrupts before the first or after the last event of the CPU)\n");
+	if (note[IPT_KIRQ_MORE_COUNTED] || note[IPT_KIRQ_NOT_COVERED])
+		printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
+		       " or interrupts before the first or after the last event of the CPU)\n");
+	if (note[IPT_KIRQ_MORE_TRACED])
+		printf("  (a negative count: the trace holds more interrupts than the kernel counted; the"
+		       " counters were read a moment after tracing started or before it stopped)\n");
+	if (note[IPT_KIRQ_NOT_RECORDED]) {
+		ipt_trace_provenance(x->t, "cpus", rec, sizeof(rec));
+		printf("  (not recorded: %lld interrupts on CPUs that the recording's --cpus %s left out;"
+		       " not in the trace by choice)\n", (long long)not_recorded, rec);
+	}
 	if (!setup)
 		return;
 	printf("  the recording's own cost: interrupts while it set tracing up and tore it down\n");

@@ -1003,17 +1003,18 @@ static void kernel_counters(struct hx *x)
 	      "<th>CPU</th><th class=\"l\">row</th><th>kernel</th><th>traced</th><th>sends</th>"
 	      "<th>unexplained</th><th>setup</th><th>teardown</th><th class=\"l\">what</th></tr>\n", f);
 	for (size_t i = 0; i < n && i < CPU_ROWS_MAX * 4; i++) {
-		int64_t v[] = { k[i].kernel, k[i].traced, k[i].sends,
-				k[i].within || k[i].kernel < 0 ? -1 :
-				k[i].traced < 0 ? k[i].kernel : k[i].kernel - k[i].traced,
-				k[i].setup, k[i].teardown };
+		int64_t v[] = { k[i].kernel, k[i].traced, k[i].sends, 0, k[i].setup, k[i].teardown };
 
 		fprintf(f, "<tr><td>%d</td><td class=\"l\">", k[i].cpu);
 		esc(f, k[i].row);
 		fputs("</td>", f);
 		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			if (j == 3 && k[i].within)
+			if (j == 3 && k[i].note == IPT_KIRQ_WITHIN)
 				fputs("<td>(in CAL)</td>", f);
+			else if (j == 3 && (k[i].note == IPT_KIRQ_UNKNOWN || k[i].note == IPT_KIRQ_NOT_RECORDED))
+				fputs("<td>-</td>", f);
+			else if (j == 3)
+				fprintf(f, "<td>%lld</td>", (long long)k[i].unexplained);
 			else if (v[j] < 0)
 				fputs("<td>-</td>", f);
 			else
@@ -1021,7 +1022,8 @@ static void kernel_counters(struct hx *x)
 		}
 		fputs("<td class=\"l\">", f);
 		esc(f, k[i].desc);
-		fputs(k[i].traced < 0 && !k[i].within ? " (no trace event covers it)" : "", f);
+		fputs(k[i].note == IPT_KIRQ_NOT_COVERED ? " (no trace event covers it)" :
+		      k[i].note == IPT_KIRQ_NOT_RECORDED ? " (not recorded: outside the recording's --cpus)" : "", f);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

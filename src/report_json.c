@@ -302,6 +302,8 @@ static void kernel(const struct jctx *x)
 		kstr(j, "row", k[i].row);
 		ipt_jw_kstr(j, "desc", k[i].desc);
 		ipt_jw_kbool(j, "within", k[i].within);
+		ipt_jw_kstr(j, "note", ipt_kirq_note_name(k[i].note));
+		ipt_jw_ki64(j, "unexplained", k[i].unexplained);
 		for (int m = 0; m < 5; m++) {
 			ipt_jw_key(j, names[m]);
 			if (vals[m] >= 0)

@@ -96,9 +96,10 @@ static int kirq_add(struct ipt_report *rep, size_t *cap, const struct ipt_report
 	return 0;
 }
 
-/* kernel_row - the row of cpu, its classes (cls, -1 ended) and its deltas */
+/* kernel_row - the row of cpu, its classes (cls, -1 ended), its deltas and
+ * what explains them (recorded: the CPUs the recording kept, NULL: all) */
 static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *row, const int *cls,
-		      int ncls, bool within)
+		      int ncls, bool within, const struct ipt_cpuset *recorded)
 {
 	const struct ipt_trace *t = rep->r.t;
 	struct ipt_report_kernel_irq k = {
@@ -125,6 +126,20 @@ static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *
 	/* a function-call send with no vector of its own counts with CAL */
 	if (c && cls[0] == CLS_CALL)
 		k.sends += (int64_t)c->sends[CLS_CALL_ANY];
+	if (k.within)
+		k.note = IPT_KIRQ_WITHIN;
+	else if (k.kernel < 0)
+		k.note = IPT_KIRQ_UNKNOWN;
+	else if (recorded && !ipt_cpuset_has(recorded, (unsigned int)cpu))
+		k.note = IPT_KIRQ_NOT_RECORDED;
+	else if (k.traced < 0) {
+		k.note = IPT_KIRQ_NOT_COVERED;
+		k.unexplained = k.kernel;	/* no event explains any of them */
+	} else {
+		k.unexplained = k.kernel - k.traced;
+		k.note = k.unexplained > 0 ? IPT_KIRQ_MORE_COUNTED :
+			 k.unexplained < 0 ? IPT_KIRQ_MORE_TRACED : IPT_KIRQ_EXPLAINED;
+	}
 	return kirq_add(rep, cap, &k);
 }
 
@@ -132,10 +147,19 @@ static int kernel_row(struct ipt_report *rep, size_t *cap, int cpu, const char *
 static int kernel_irqs(struct ipt_report *rep)
 {
 	const struct ipt_trace *t = rep->r.t;
+	struct ipt_cpuset recorded = IPT_CPUSET_INIT;
+	char list[4096];
 	size_t cap = 0;
+	bool some = false;
+	int ret = -1;
 
 	if (!ipt_trace_has_irq_counts(t))
 		return 0;
+	/* the CPUs a recording with --cpus kept (its receive events only there) */
+	ipt_cpuset_init(&recorded);
+	if (ipt_trace_provenance(t, "cpus", list, sizeof(list)) &&
+	    !ipt_cpuset_parse_list(&recorded, list, strlen(list)))
+		some = true;
 	for (int cpu = 0; cpu < rep->sum.ncpus; cpu++) {
 		bool arm = false;
 
@@ -157,18 +181,37 @@ static int kernel_irqs(struct ipt_report *rep)
 			/* a reason never raised in the trace: its sends would show it */
 			if (cls < 0 && rep->r.have_receive)
 				cls = -2;
-			if (kernel_row(rep, &cap, cpu, row, (int[]){ cls == -2 ? -1 : cls }, 1, false))
-				return -1;
-			if (cls == -2) {	/* covered by the events, none traced */
-				rep->kirq[rep->nkirq - 1].traced = 0;
-				rep->kirq[rep->nkirq - 1].sends = 0;
+			if (kernel_row(rep, &cap, cpu, row, (int[]){ cls == -2 ? -1 : cls }, 1, false,
+				       some ? &recorded : NULL))
+				goto out;
+			if (cls == -2 && rep->nkirq) {	/* covered by the events, none traced */
+				struct ipt_report_kernel_irq *k = &rep->kirq[rep->nkirq - 1];
+
+				k->traced = k->sends = 0;
+				if (k->note == IPT_KIRQ_NOT_COVERED) {
+					k->unexplained = k->kernel;
+					k->note = k->kernel ? IPT_KIRQ_MORE_COUNTED : IPT_KIRQ_EXPLAINED;
+				}
 			}
 		}
 		for (size_t i = 0; !arm && i < sizeof(x86_rows) / sizeof(x86_rows[0]); i++)
-			if (kernel_row(rep, &cap, cpu, x86_rows[i].row, x86_rows[i].cls, 2, x86_rows[i].within))
-				return -1;
+			if (kernel_row(rep, &cap, cpu, x86_rows[i].row, x86_rows[i].cls, 2, x86_rows[i].within,
+				       some ? &recorded : NULL))
+				goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	ipt_cpuset_free(&recorded);
+	return ret;
+}
+
+const char *ipt_kirq_note_name(enum ipt_kirq_note note)
+{
+	static const char *const names[IPT_KIRQ__COUNT] = {
+		"explained", "more_counted", "more_traced", "not_recorded", "not_covered", "within", "unknown",
+	};
+
+	return (unsigned int)note < IPT_KIRQ__COUNT ? names[note] : "unknown";
 }
 
 /* unsent_table - the interrupts with no send, per CPU and vector */
