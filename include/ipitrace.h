@@ -885,6 +885,10 @@ struct ipt_report_summary {
 					 * only the receive side is known */
 	int64_t probes_missed;		/* sends from kprobes that the kernel missed
 					 * (record counts them), -1: not known */
+	int64_t lost_by_header;		/* events a tracefs text's header says were
+					 * lost (entries written - entries in the
+					 * buffer), on CPUs it does not say; -1: none */
+	int64_t header_in_buffer, header_written;	/* those two counts, -1: none */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 
@@ -1098,17 +1102,24 @@ void ipt_report_row_results_drop(struct ipt_report *r, size_t lo, size_t hi);
  * send waiting for its vector), with the cause where it can be known.
  */
 enum ipt_unsent_cause {
-	IPT_UNSENT_BEFORE_START,	/* another CPU was not recording yet: its send
-					 * may predate the trace */
-	IPT_UNSENT_LOST_EVENTS,		/* events were lost since the previous interrupt
-					 * of the vector here: the send may be among them */
+	IPT_UNSENT_BEFORE_START,	/* another CPU was not recording yet (its first
+					 * record, not after lost events, is later): its
+					 * send may predate the trace */
+	IPT_UNSENT_LOST_EVENTS,		/* events were lost on a CPU in the moments
+					 * before (as long as the largest latency seen):
+					 * the send may be among them */
 	IPT_UNSENT_FILTERED,		/* the recording filtered the send events */
 	IPT_UNSENT_UNTRACED,		/* none of those: a kernel path the send events
 					 * do not cover */
+	IPT_UNSENT_UNKNOWN,		/* not decided: more such interrupts than the
+					 * report keeps (2 M) */
 	IPT_UNSENT__COUNT
 };
-/* "before_trace_start", "lost_events", "filtered", "untraced_path" */
+/* "before_trace_start", "lost_events", "filtered", "untraced_path", "unknown" */
 const char *ipt_unsent_cause_name(enum ipt_unsent_cause why);
+/* What the cause means, in a few words for a reader ("another CPU was not
+ * recording yet", ...) */
+const char *ipt_unsent_cause_what(enum ipt_unsent_cause why);
 
 struct ipt_report_unsent {		/* per CPU and vector */
 	int32_t cpu;

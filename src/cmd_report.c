@@ -225,6 +225,10 @@ static void text_summary(struct ctx *x)
 		else
 			printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
 	}
+	if (s->lost_by_header > 0)
+		printf("\n  lost events by the text's header: %lld (entries-in-buffer/entries-written %lld/%lld:"
+		       " the oldest overwritten, on CPUs it does not say)", (long long)s->lost_by_header,
+		       (long long)s->header_in_buffer, (long long)s->header_written);
 	printf("\n");
 	if (s->csd_queued)
 		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
@@ -490,6 +494,7 @@ static void text_unsent(const struct ctx *x)
 {
 	size_t n;
 	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+	bool seen[IPT_UNSENT__COUNT] = { false };
 
 	if (!n)
 		return;
@@ -504,12 +509,14 @@ static void text_unsent(const struct ctx *x)
 			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
 			       (unsigned long long)u[i].by_cause[w]);
 			first = false;
+			seen[w] = true;
 		}
 		printf("\n");
 	}
-	printf("    (before_trace_start: another CPU was not recording yet; lost_events: events were lost"
-	       " since the previous interrupt of the vector; filtered: the recording filtered sends;"
-	       " untraced_path: sent by a kernel path the IPI send events do not cover)\n");
+	for (int w = 0; w < IPT_UNSENT__COUNT; w++)	/* the causes above, what they mean */
+		if (seen[w])
+			printf("    (%s: %s)\n", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       ipt_unsent_cause_what((enum ipt_unsent_cause)w));
 }
 
 static void text_matching(struct ctx *x)

@@ -1073,10 +1073,11 @@ static void matching(struct hx *x)
 					fprintf(f, "<td>%s</td>", num(u[i].by_cause[w], a));
 				fputs("</tr>\n", f);
 			}
-			fputs("</table>\n<p class=\"note\">before_trace_start: another CPU was not recording yet;"
-			      " lost_events: events were lost since the previous interrupt of the vector;"
-			      " filtered: the recording filtered sends; untraced_path: sent by a kernel path the"
-			      " IPI send events do not cover.</p>\n", f);
+			fputs("</table>\n<p class=\"note\">", f);
+			for (int w = 0; w < IPT_UNSENT__COUNT; w++)
+				fprintf(f, "%s%s: %s", w ? "; " : "", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+					ipt_unsent_cause_what((enum ipt_unsent_cause)w));
+			fputs(".</p>\n", f);
 		}
 	}
 	kernel_counters(x);

@@ -116,6 +116,11 @@ static void summary(const struct jctx *x)
 		ipt_jw_i64(j, r->probes_missed);
 	else
 		ipt_jw_null(j);
+	ipt_jw_key(j, "lost_by_header");
+	if (r->lost_by_header >= 0)
+		ipt_jw_i64(j, r->lost_by_header);
+	else
+		ipt_jw_null(j);
 	ipt_jw_ku64(j, "events", r->events);
 	ipt_jw_ku64(j, "send_events", r->send_events);
 	ipt_jw_ku64(j, "ipis", r->ipis);

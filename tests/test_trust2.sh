@@ -9,7 +9,115 @@
 WL="$TOP/$B/tools/ipi-workload"
 if [ "$(id -u)" != 0 ] || ! mount_tracefs; then
 	skip trust2 "needs root and tracefs"
-	finish
+	
+# 6. causes of interrupts with no traced send, against a second
+# implementation of the rule over `trace-cmd report -t` text: a loss window
+# of a CPU runs from its record before a drop mark to its record after (from
+# 0 before its first record); lost_events when one meets [entry - the largest
+# latency matched, entry], else before_trace_start when a CPU whose first
+# record follows no drop mark starts after the entry, else untraced_path
+cat > "$TMP/causes.py" <<'PY'
+import csv, json, re, sys
+kind, path, rep_json, rows_csv = sys.argv[1:5]
+d = json.load(open(rep_json))
+unsent = d["isolated"]["unsent"]
+maxlat = 0
+for r in csv.DictReader(open(rows_csv)):
+    if r["lat_ns"]:
+        maxlat = max(maxlat, int(r["lat_ns"]))
+windows, first, lost_first, last, pending = [], {}, set(), {}, set()
+rec = re.compile(r"\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+):")
+header_loss = False
+for line in open(sys.argv[5]):
+    if kind == "text" and "entries-in-buffer/entries-written:" in line:
+        a, b = map(int, re.search(r"(\d+)/(\d+)", line).groups())
+        header_loss = b > a
+    m = re.match(r"CPU:(\d+) \[", line)
+    if m:
+        pending.add(int(m.group(1)))
+        continue
+    m = rec.search(line)
+    if not m or line.startswith("=>"):
+        continue
+    cpu, ts = int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")[:9])
+    if cpu not in first:
+        first[cpu] = ts
+        if header_loss:
+            pending.add(cpu)
+    if cpu in pending:
+        windows.append((last.get(cpu, 0), ts))
+        if cpu not in last:
+            lost_first.add(cpu)
+        pending.discard(cpu)
+    last[cpu] = ts
+not_recording = max([t for c, t in first.items() if c not in lost_first] or [0])
+bad = []
+count = {}
+for u in unsent:
+    ts = u["ts_ns"]
+    lo = ts - maxlat
+    if any(f < ts and t > lo for f, t in windows):
+        want = "lost_events"
+    elif ts < not_recording:
+        want = "before_trace_start"
+    else:
+        want = "untraced_path"
+    count[want] = count.get(want, 0) + 1
+    if u["cause"] != want:
+        bad.append((ts, u["cpu"], u["cause"], want))
+print("bad %d of %d: %s" % (len(bad), len(unsent), bad[:3]) if bad else
+      "ok %d interrupts, %d loss windows, %s" % (len(unsent), len(windows), count))
+PY
+causes() {	# causes NAME KIND FILE
+	"$IPT" report -f json -i "0-$(($(nproc) - 1))" "$3" > "$TMP/u.json" 2> "$TMP/u.err" &&
+		"$IPT" convert -f csv -o "$TMP/u.csv" "$3" 2>> "$TMP/u.err" ||
+		{ fail "$1" "ipitrace failed: $(head -c 200 "$TMP/u.err")"; return; }
+	if [ "$2" = text ]; then cp "$3" "$TMP/u.txt"; else trace-cmd report -t "$3" > "$TMP/u.txt" 2> /dev/null; fi
+	res=$($PY "$TMP/causes.py" "$2" "$3" "$TMP/u.json" "$TMP/u.csv" "$TMP/u.txt")
+	case $res in
+	ok*) pass "$1: every cause as a second implementation decides ($res)" ;;
+	*) fail "$1" "$res" ;;
+	esac
+}
+# a recording whose buffers overflow: 8 KiB per CPU
+"$IPT" record -b 8 -o "$TMP/lossy.dat" -- "$WL" pingpong 20000 > "$TMP/rec.out" 2>&1
+if grep -q "events lost" "$TMP/rec.out"; then
+	causes "record -b 8 (events lost)" dat "$TMP/lossy.dat"
+else
+	fail "record -b 8" "no loss reported: $(tail -n 2 "$TMP/rec.out" | tr '\n' ';')"
+fi
+# and one without loss: no cause may claim lost events
+"$IPT" record -o "$TMP/clean.dat" -- "$WL" pingpong 20000 > "$TMP/rec.out" 2>&1
+if grep -q "events lost" "$TMP/rec.out"; then
+	skip "a recording without loss" "events were lost with the default buffer on this machine"
+else
+	causes "a recording without loss" dat "$TMP/clean.dat"
+fi
+# a tracefs text whose header says entries were overwritten
+I=/sys/kernel/tracing/instances/ipitrace-trust2-$$
+if mkdir "$I" 2> /dev/null; then
+	echo 8 > "$I/buffer_size_kb"
+	for e in ipi/enable irq_vectors/reschedule_entry/enable irq_vectors/reschedule_exit/enable \
+		 irq_vectors/call_function_single_entry/enable irq_vectors/call_function_single_exit/enable; do
+		[ -e "$I/events/$e" ] && echo 1 > "$I/events/$e"
+	done
+	"$WL" pingpong 20000 > /dev/null 2>&1
+	echo 0 > "$I/tracing_on"
+	cat "$I/trace" > "$TMP/lossy.trace"
+	rmdir "$I"
+	ab=$(sed -n 's/.*entries-in-buffer\/entries-written: \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' "$TMP/lossy.trace")
+	set -- $ab
+	want=$(($2 - $1))
+	got=$("$IPT" report -f json "$TMP/lossy.trace" | $PY -c 'import json,sys; print(json.load(sys.stdin)["lost_by_header"])')
+	text=$("$IPT" report "$TMP/lossy.trace" | grep -c "lost events by the text's header: $want ")
+	[ "$want" -gt 0 ] && [ "$got" = "$want" ] && [ "$text" = 1 ] &&
+		pass "a tracefs text says the loss its header states ($1/$2: $want lost)" ||
+		fail "a tracefs text's header loss" "header $1/$2, JSON $got, text lines $text"
+	causes "a tracefs text whose header says entries were lost" text "$TMP/lossy.trace"
+else
+	skip "tracefs text with loss" "cannot make an instance"
+fi
+finish
 fi
 [ "$(nproc)" -ge 2 ] || { skip trust2 "needs 2 CPUs"; finish; }
 
@@ -55,5 +163,113 @@ PY
 	ok*) pass "record -c 1: CPU 0's counters say not recorded, by the number (kernel CAL, delta around the run: ${res#ok })" ;;
 	*) fail "record -c 1: CPU 0's counters" "$res" ;;
 	esac
+fi
+
+# 6. causes of interrupts with no traced send, against a second
+# implementation of the rule over `trace-cmd report -t` text: a loss window
+# of a CPU runs from its record before a drop mark to its record after (from
+# 0 before its first record); lost_events when one meets [entry - the largest
+# latency matched, entry], else before_trace_start when a CPU whose first
+# record follows no drop mark starts after the entry, else untraced_path
+cat > "$TMP/causes.py" <<'PY'
+import csv, json, re, sys
+kind, path, rep_json, rows_csv = sys.argv[1:5]
+d = json.load(open(rep_json))
+unsent = d["isolated"]["unsent"]
+maxlat = 0
+for r in csv.DictReader(open(rows_csv)):
+    if r["lat_ns"]:
+        maxlat = max(maxlat, int(r["lat_ns"]))
+windows, first, lost_first, last, pending = [], {}, set(), {}, set()
+rec = re.compile(r"\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+):")
+header_loss = False
+for line in open(sys.argv[5]):
+    if kind == "text" and "entries-in-buffer/entries-written:" in line:
+        a, b = map(int, re.search(r"(\d+)/(\d+)", line).groups())
+        header_loss = b > a
+    m = re.match(r"CPU:(\d+) \[", line)
+    if m:
+        pending.add(int(m.group(1)))
+        continue
+    m = rec.search(line)
+    if not m or line.startswith("=>"):
+        continue
+    cpu, ts = int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")[:9])
+    if cpu not in first:
+        first[cpu] = ts
+        if header_loss:
+            pending.add(cpu)
+    if cpu in pending:
+        windows.append((last.get(cpu, 0), ts))
+        if cpu not in last:
+            lost_first.add(cpu)
+        pending.discard(cpu)
+    last[cpu] = ts
+not_recording = max([t for c, t in first.items() if c not in lost_first] or [0])
+bad = []
+count = {}
+for u in unsent:
+    ts = u["ts_ns"]
+    lo = ts - maxlat
+    if any(f < ts and t > lo for f, t in windows):
+        want = "lost_events"
+    elif ts < not_recording:
+        want = "before_trace_start"
+    else:
+        want = "untraced_path"
+    count[want] = count.get(want, 0) + 1
+    if u["cause"] != want:
+        bad.append((ts, u["cpu"], u["cause"], want))
+print("bad %d of %d: %s" % (len(bad), len(unsent), bad[:3]) if bad else
+      "ok %d interrupts, %d loss windows, %s" % (len(unsent), len(windows), count))
+PY
+causes() {	# causes NAME KIND FILE
+	"$IPT" report -f json -i "0-$(($(nproc) - 1))" "$3" > "$TMP/u.json" 2> "$TMP/u.err" &&
+		"$IPT" convert -f csv -o "$TMP/u.csv" "$3" 2>> "$TMP/u.err" ||
+		{ fail "$1" "ipitrace failed: $(head -c 200 "$TMP/u.err")"; return; }
+	if [ "$2" = text ]; then cp "$3" "$TMP/u.txt"; else trace-cmd report -t "$3" > "$TMP/u.txt" 2> /dev/null; fi
+	res=$($PY "$TMP/causes.py" "$2" "$3" "$TMP/u.json" "$TMP/u.csv" "$TMP/u.txt")
+	case $res in
+	ok*) pass "$1: every cause as a second implementation decides ($res)" ;;
+	*) fail "$1" "$res" ;;
+	esac
+}
+# a recording whose buffers overflow: 8 KiB per CPU
+"$IPT" record -b 8 -o "$TMP/lossy.dat" -- "$WL" pingpong 20000 > "$TMP/rec.out" 2>&1
+if grep -q "events lost" "$TMP/rec.out"; then
+	causes "record -b 8 (events lost)" dat "$TMP/lossy.dat"
+else
+	fail "record -b 8" "no loss reported: $(tail -n 2 "$TMP/rec.out" | tr '\n' ';')"
+fi
+# and one without loss: no cause may claim lost events
+"$IPT" record -o "$TMP/clean.dat" -- "$WL" pingpong 20000 > "$TMP/rec.out" 2>&1
+if grep -q "events lost" "$TMP/rec.out"; then
+	skip "a recording without loss" "events were lost with the default buffer on this machine"
+else
+	causes "a recording without loss" dat "$TMP/clean.dat"
+fi
+# a tracefs text whose header says entries were overwritten
+I=/sys/kernel/tracing/instances/ipitrace-trust2-$$
+if mkdir "$I" 2> /dev/null; then
+	echo 8 > "$I/buffer_size_kb"
+	for e in ipi/enable irq_vectors/reschedule_entry/enable irq_vectors/reschedule_exit/enable \
+		 irq_vectors/call_function_single_entry/enable irq_vectors/call_function_single_exit/enable; do
+		[ -e "$I/events/$e" ] && echo 1 > "$I/events/$e"
+	done
+	"$WL" pingpong 20000 > /dev/null 2>&1
+	echo 0 > "$I/tracing_on"
+	cat "$I/trace" > "$TMP/lossy.trace"
+	rmdir "$I"
+	ab=$(sed -n 's/.*entries-in-buffer\/entries-written: \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' "$TMP/lossy.trace")
+	set -- $ab
+	want=$(($2 - $1))
+	got=$("$IPT" report -f json "$TMP/lossy.trace" | $PY -c 'import json,sys; print(json.load(sys.stdin)["lost_by_header"])')
+	text=$("$IPT" report "$TMP/lossy.trace" | grep -c "lost events by the text's header: $want ")
+	[ "$want" -gt 0 ] && [ "$got" = "$want" ] && [ "$text" = 1 ] &&
+		pass "a tracefs text says the loss its header states ($1/$2: $want lost)" ||
+		fail "a tracefs text's header loss" "header $1/$2, JSON $got, text lines $text"
+	causes "a tracefs text whose header says entries were lost" text "$TMP/lossy.trace"
+else
+	skip "tracefs text with loss" "cannot make an instance"
 fi
 finish

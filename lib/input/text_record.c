@@ -48,6 +48,12 @@ struct cpuw *ipt_text_cpu_writer(struct tx *x, int cpu)
 			return NULL;
 		}
 		x->cw[cpu] = w;
+		/* a tracefs text whose header says fewer entries are in the
+		 * buffer than were written: the oldest were overwritten, on CPUs
+		 * it does not say; each CPU's first record may follow a loss */
+		if (x->t->entries_written > x->t->entries_in_buffer && x->t->entries_in_buffer >= 0 &&
+		    ipt_page_writer_mark_missed(&w->pw, 0))
+			return NULL;
 	}
 	return x->cw[cpu];
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
+#define UNDECIDED_MAX (2u << 20)	/* interrupts with no send, their cause decided at the end */
 #define CSD_MAX 262144		/* csd calls waiting to run */
 
 struct queue {			/* a ring, cap a power of two */
@@ -79,8 +80,20 @@ struct ipt_match {
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
 	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
 	int ncpu_first;
-	bool any_drop;			/* events were lost somewhere, last at last_drop_ts */
-	uint64_t last_drop_ts;
+	struct lossw {			/* events were lost on a CPU between two records */
+		uint64_t from, to;	/* from 0: before the CPU's first record */
+	} *loss;
+	size_t nloss, caploss;
+	/* interrupts with no send: why is decided at the end, when every loss
+	 * window and the largest latency are known */
+	struct undecided {
+		uint64_t ts;
+		int64_t isu;		/* its entry in res.isu, or -1 */
+		int32_t cpu;
+		int16_t cls;
+	} *und;
+	size_t nund, capund;
+	uint64_t max_lat;		/* the largest send -> entry latency matched */
 	struct ipt_match_results res;
 };
 
@@ -177,6 +190,8 @@ static int serve(struct ipt_match *m, int cpu, const struct ipt_match_send *e, u
 	struct ipt_match_cpu *c = &m->res.cpu[cpu];
 	uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
 
+	if (lat > m->max_lat)
+		m->max_lat = lat;
 	c->matched++;
 	if (e->src != cpu) {
 		c->remote_matched++;
@@ -205,39 +220,110 @@ static int serve(struct ipt_match *m, int cpu, const struct ipt_match_send *e, u
 	return open && (e->iso >= 0 || e->res >= 0) ? open_add(s, e) : 0;
 }
 
-/* unsent_cause - why an interrupt at ts on cpu served no traced send */
-static enum ipt_unsent_cause unsent_cause(const struct ipt_match *m, int cpu, uint64_t ts, bool had,
-					  uint64_t prev)
-{
-	/* a CPU not recording yet may have sent it */
-	for (int c = 0; c < m->ncpu_first; c++)
-		if (c != cpu && m->first_ts[c] > ts)
-			return IPT_UNSENT_BEFORE_START;
-	/* a send after the previous interrupt of the vector here may be lost */
-	if (m->any_drop && (!had || m->last_drop_ts >= prev))
-		return IPT_UNSENT_LOST_EVENTS;
-	if (m->cfg.sends_filtered)
-		return IPT_UNSENT_FILTERED;
-	return IPT_UNSENT_UNTRACED;
-}
-
-/* unsent - interrupt (cpu, cls) at ts served no send: count it with its
- * cause, and list it when cpu is isolated */
-static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, bool had, uint64_t prev, int32_t pid)
+/* unsent - interrupt (cpu, cls) at ts served no send: its cause is decided
+ * at the end (decide_unsent), and it is listed when cpu is isolated */
+static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
 {
 	struct ipt_match_results *r = &m->res;
-	enum ipt_unsent_cause why = unsent_cause(m, cpu, ts, had, prev);
-	struct ipt_report_isolated_unsent *e;
+	int64_t isu = -1;
 
-	r->cpu[cpu].unsent[cls][why]++;
-	if (!m->cfg.isolated || !ipt_cpuset_has(m->cfg.isolated, (unsigned int)cpu))
+	if (m->cfg.isolated && ipt_cpuset_has(m->cfg.isolated, (unsigned int)cpu)) {
+		if (IPT_GROW(r->isu, r->capisu, r->nisu + 1))
+			return -1;
+		r->isu[r->nisu] = (struct ipt_report_isolated_unsent){ ts, cpu, pid,
+			ipt_class_name(m->cfg.classes, cls), IPT_UNSENT_UNKNOWN, -1 };
+		isu = (int64_t)r->nisu++;
+		m->cpu[cpu].open_isu = isu;
+	}
+	if (m->cfg.sends_filtered || m->nund >= UNDECIDED_MAX) {
+		/* filtered: the recording left sends out; past the bound: no
+		 * memory kept to decide it */
+		enum ipt_unsent_cause why = m->cfg.sends_filtered ? IPT_UNSENT_FILTERED : IPT_UNSENT_UNKNOWN;
+
+		r->cpu[cpu].unsent[cls][why]++;
+		if (isu >= 0)
+			r->isu[isu].cause = why;
 		return 0;
-	if (IPT_GROW(r->isu, r->capisu, r->nisu + 1))
+	}
+	if (IPT_GROW(m->und, m->capund, m->nund + 1))
 		return -1;
-	e = &r->isu[r->nisu];
-	*e = (struct ipt_report_isolated_unsent){ ts, cpu, pid, ipt_class_name(m->cfg.classes, cls), why, -1 };
-	m->cpu[cpu].open_isu = (int64_t)r->nisu++;
+	m->und[m->nund++] = (struct undecided){ ts, isu, cpu, (int16_t)cls };
 	return 0;
+}
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct lossw *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* loss_covers - whether a loss window (merged, sorted, disjoint) meets [lo, hi] */
+static bool loss_covers(const struct lossw *w, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = n;
+
+	/* the first window that ends after lo */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (w[mid].to <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < n && w[a].from < hi;
+}
+
+/*
+ * decide_unsent - why each interrupt with no send served none: a loss
+ * window of any CPU meets [entry - the largest latency matched, entry]
+ * (the send may be among the events lost: lost_events); else a CPU whose
+ * first record, not after a drop mark, comes after the entry was not
+ * recording yet (before_trace_start); else the send events do not cover
+ * the kernel path that sent it (untraced_path)
+ */
+static void decide_unsent(struct ipt_match *m)
+{
+	uint64_t not_recording = 0;	/* the last first record not after a loss */
+	size_t n = 0;
+
+	for (int c = 0; c < m->ncpu_first; c++) {
+		bool lost_first = false;
+
+		for (size_t i = 0; i < m->nloss && !lost_first; i++)
+			lost_first = !m->loss[i].from && m->loss[i].to == m->first_ts[c];
+		if (!lost_first && m->first_ts[c] > not_recording)
+			not_recording = m->first_ts[c];
+	}
+	/* the windows of all CPUs, merged: only whether any meets matters */
+	if (m->nloss)
+		qsort(m->loss, m->nloss, sizeof(*m->loss), cmp_loss);
+	for (size_t i = 0; i < m->nloss; i++) {
+		if (n && m->loss[i].from <= m->loss[n - 1].to) {
+			if (m->loss[i].to > m->loss[n - 1].to)
+				m->loss[n - 1].to = m->loss[i].to;
+		} else {
+			m->loss[n++] = m->loss[i];
+		}
+	}
+	m->nloss = n;
+	for (size_t i = 0; i < m->nund; i++) {
+		const struct undecided *u = &m->und[i];
+		uint64_t lo = u->ts > m->max_lat ? u->ts - m->max_lat : 0;
+		enum ipt_unsent_cause why;
+
+		if (loss_covers(m->loss, m->nloss, lo, u->ts))
+			why = IPT_UNSENT_LOST_EVENTS;
+		else if (u->ts < not_recording)
+			why = IPT_UNSENT_BEFORE_START;
+		else
+			why = IPT_UNSENT_UNTRACED;
+		m->res.cpu[u->cpu].unsent[u->cls][why]++;
+		if (u->isu >= 0)
+			m->res.isu[u->isu].cause = why;
+	}
+	m->nund = 0;
 }
 
 /* handler_dist - the handler time dur of an interrupt that served counted
@@ -307,8 +393,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
 	struct held *h = &s->held[cls];
-	bool had = s->had_entry[qc], any = false, counted = false;
-	uint64_t prev = s->last_entry_ts[qc];
+	bool any = false, counted = false;
 	size_t n = q->n;
 
 	m->class_seen[cls] = true;
@@ -354,7 +439,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	}
 	if (!counted)
 		c->handlers_unattributed++;
-	return any ? 0 : unsent(m, cpu, cls, ts, had, prev, pid);
+	return any ? 0 : unsent(m, cpu, cls, ts, pid);
 }
 
 /* ipt_match_exit - the IPI interrupt running on cpu ends: its time to the
@@ -401,12 +486,13 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
  * open there may have ended in the gap; csd calls queued for it before
  * are not paired with runs after (their drop epoch differs)
  */
-int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts)
+int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts)
 {
 	struct cpu_state *s = &m->cpu[cpu];
 
-	m->any_drop = true;
-	m->last_drop_ts = ts;
+	if (IPT_GROW(m->loss, m->caploss, m->nloss + 1))
+		return -1;
+	m->loss[m->nloss++] = (struct lossw){ from, ts };
 	s->open_isu = -1;
 	s->drops++;
 	for (int k = 0; k < RPT_NCLASS; k++) {
@@ -561,6 +647,7 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 			}
 		}
 	}
+	decide_unsent(m);
 	/* read only from here on */
 	for (int c = 0; c < m->res.ncpu; c++) {
 		hist_finish(&m->res.cpu[c].lat);
@@ -682,6 +769,8 @@ void ipt_match_free(struct ipt_match *m)
 	}
 	free(m->res.isu);
 	ipt_hmap_free(&m->csd);
+	free(m->loss);
+	free(m->und);
 	free(m->first_ts);
 	free(m);
 }

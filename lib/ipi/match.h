@@ -21,7 +21,7 @@
 #include "ipi/classes.h"
 #include "ipi/row_results.h"
 
-#define RPT_NCAUSE 4			/* enum ipt_unsent_cause */
+#define RPT_NCAUSE IPT_UNSENT__COUNT
 
 struct ipt_match;
 
@@ -96,8 +96,9 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts);
 int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target);
 int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts);
 int ipt_match_csd_exit(struct ipt_match *m, int cpu, uint64_t ts);
-/* Events were lost on cpu just before its record at ts.  0, or -1 without memory. */
-int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t ts);
+/* Events were lost on cpu between its records at from (0: it had none
+ * before) and ts.  0, or -1 without memory. */
+int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts);
 
 /* What the engine knows of a CPU once every record is read. */
 struct ipt_match_end {

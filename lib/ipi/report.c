@@ -517,7 +517,7 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_USTACK:
 		return c_ustack(r, it);
 	case IT_DROP:
-		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_drop(r->match, it->k.cpu, it->k.ts);
+		return ensure_cpu(r, it->k.cpu) ? -1 : ipt_match_drop(r->match, it->k.cpu, it->u.csd, it->k.ts);
 	}
 	return 0;
 }
@@ -781,7 +781,8 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 		pc->lost_unknown = true;
 	else
 		pc->lost += rec->missed;
-	if (rec->missed && p_simple(pd, IT_DROP, rec, 0, 0))
+	/* the loss window: from this CPU's record before (0: none) */
+	if (rec->missed && p_simple(pd, IT_DROP, rec, 0, pc->last_ts))
 		return -1;
 	if (!ln->events++)
 		ln->first_ts = rec->ts;

@@ -63,6 +63,20 @@ const uint64_t *ipt_report_time_bins(const struct ipt_report *rep, int cpu)
 	return rep->tbins + (size_t)cpu * (size_t)rep->r.opts.time_bins;
 }
 
+const char *ipt_unsent_cause_what(enum ipt_unsent_cause why)
+{
+	static const char *const what[IPT_UNSENT__COUNT] = {
+		[IPT_UNSENT_BEFORE_START] = "another CPU was not recording yet",
+		[IPT_UNSENT_LOST_EVENTS] = "events were lost on a CPU in the moments before (as long as the "
+					   "largest latency seen)",
+		[IPT_UNSENT_FILTERED] = "the recording filtered sends",
+		[IPT_UNSENT_UNTRACED] = "sent by a kernel path the IPI send events do not cover",
+		[IPT_UNSENT_UNKNOWN] = "not decided (more such interrupts than the report keeps)",
+	};
+
+	return (unsigned int)why < IPT_UNSENT__COUNT ? what[why] : "?";
+}
+
 const char *ipt_unsent_cause_name(enum ipt_unsent_cause why)
 {
 	static const char *const names[IPT_UNSENT__COUNT] = {
@@ -70,6 +84,7 @@ const char *ipt_unsent_cause_name(enum ipt_unsent_cause why)
 		[IPT_UNSENT_LOST_EVENTS] = "lost_events",
 		[IPT_UNSENT_FILTERED] = "filtered",
 		[IPT_UNSENT_UNTRACED] = "untraced_path",
+		[IPT_UNSENT_UNKNOWN] = "unknown",
 	};
 
 	return (int)why >= 0 && why < IPT_UNSENT__COUNT ? names[why] : NULL;

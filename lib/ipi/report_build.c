@@ -357,6 +357,10 @@ static int finish(struct ipt_report *rep)
 	s->receive_events = r->have_receive;
 	s->senders_unknown = !r->have_send;
 	s->probes_missed = r->t->probes_missed;
+	s->header_in_buffer = r->t->entries_in_buffer;
+	s->header_written = r->t->entries_written;
+	s->lost_by_header = r->t->entries_written > r->t->entries_in_buffer && r->t->entries_in_buffer >= 0 ?
+			    r->t->entries_written - r->t->entries_in_buffer : -1;
 	s->remote = r->remote_total;
 	s->remote_matched = mr->remote_matched;
 	s->unmatched_trace_ended = mr->unmatched.trace_ended;
