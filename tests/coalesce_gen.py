@@ -523,7 +523,7 @@ def write_dat(path, sim, seed):
 
     def opt(o, data):
         return struct.pack("<HI", o, len(data)) + data
-    h += opt(4, b"[local] global counter uptime perf mono mono_raw boot tai x86-tsc\n\0")
+    h += opt(4, b"local global counter uptime perf [mono] mono_raw boot tai x86-tsc\n\0")
     h += opt(5, b"Linux coalesce-gen 6.18.0 x86_64\0")
     h += opt(9, b"3.1.6 coalesce_gen\0")
     h += opt(11, struct.pack("<Q", random.Random(seed * 7919 + 1).getrandbits(64)))

@@ -3,13 +3,50 @@
 # kernel (its /proc/interrupts counters, read by this script) or from how
 # the recording was made, never from ipitrace's own output.
 # run: live
-# seconds: 20
+# seconds: 35
 . "$(dirname "$0")/lib.sh"
 
 WL="$TOP/$B/tools/ipi-workload"
 if [ "$(id -u)" != 0 ] || ! mount_tracefs; then
 	skip trust2 "needs root and tracefs"
 	
+# 1. coalescing on a real, loss-free recording: where the kernel counted
+# fewer reschedule interrupts than there were sends, and every interrupt it
+# counted is in the trace, sends - interrupts coalesced, and no interrupt
+# lacks a send (perf bench sched messaging: dense reschedules)
+if command -v perf > /dev/null 2>&1; then
+	"$IPT" record -o "$TMP/msg.dat" -- perf bench sched messaging -l 200 > "$TMP/rec.out" 2>&1
+	if grep -q "events lost" "$TMP/rec.out"; then
+		skip "coalescing on perf bench sched messaging" "events were lost"
+	else
+		"$IPT" report -f json "$TMP/msg.dat" > "$TMP/msg.json"
+		res=$($PY - "$TMP/msg.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+res = [k for k in d["kernel_counters"] if k["row"] == "RES" and k["kernel"] is not None]
+if not res or any(k["kernel"] != k["traced"] for k in res):
+    print("skip the trace lacks some interrupts the kernel counted: %s" % [(k["cpu"], k["kernel"], k["traced"]) for k in res])
+elif any(k["sends"] < k["kernel"] for k in res):
+    print("skip more interrupts than sends (untraced sends): %s" % [(k["cpu"], k["sends"], k["kernel"]) for k in res])
+else:
+    want = sum(k["sends"] - k["kernel"] for k in res)
+    got = sum(c["coalesced"] for c in d["per_cpu"])
+    unsent = sum(u["count"] for u in d["unsent"])
+    print("%s coalesced %d, kernel says %d (sends - interrupts %s); interrupts with no send %d" %
+          ("ok" if got == want and unsent == 0 else "bad", got, want,
+           ", ".join("%d-%d" % (k["sends"], k["kernel"]) for k in res), unsent))
+PY
+)
+		case $res in
+		ok*) pass "perf bench sched messaging: ${res#ok }" ;;
+		skip*) skip "coalescing on perf bench sched messaging" "${res#skip }" ;;
+		*) fail "coalescing on perf bench sched messaging" "$res" ;;
+		esac
+	fi
+else
+	skip "coalescing on perf bench sched messaging" "no perf (Debian linux-perf)"
+fi
+
 # 6. causes of interrupts with no traced send, against a second
 # implementation of the rule over `trace-cmd report -t` text: a loss window
 # of a CPU runs from its record before a drop mark to its record after (from
@@ -163,6 +200,43 @@ PY
 	ok*) pass "record -c 1: CPU 0's counters say not recorded, by the number (kernel CAL, delta around the run: ${res#ok })" ;;
 	*) fail "record -c 1: CPU 0's counters" "$res" ;;
 	esac
+fi
+
+# 1. coalescing on a real, loss-free recording: where the kernel counted
+# fewer reschedule interrupts than there were sends, and every interrupt it
+# counted is in the trace, sends - interrupts coalesced, and no interrupt
+# lacks a send (perf bench sched messaging: dense reschedules)
+if command -v perf > /dev/null 2>&1; then
+	"$IPT" record -o "$TMP/msg.dat" -- perf bench sched messaging -l 200 > "$TMP/rec.out" 2>&1
+	if grep -q "events lost" "$TMP/rec.out"; then
+		skip "coalescing on perf bench sched messaging" "events were lost"
+	else
+		"$IPT" report -f json "$TMP/msg.dat" > "$TMP/msg.json"
+		res=$($PY - "$TMP/msg.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+res = [k for k in d["kernel_counters"] if k["row"] == "RES" and k["kernel"] is not None]
+if not res or any(k["kernel"] != k["traced"] for k in res):
+    print("skip the trace lacks some interrupts the kernel counted: %s" % [(k["cpu"], k["kernel"], k["traced"]) for k in res])
+elif any(k["sends"] < k["kernel"] for k in res):
+    print("skip more interrupts than sends (untraced sends): %s" % [(k["cpu"], k["sends"], k["kernel"]) for k in res])
+else:
+    want = sum(k["sends"] - k["kernel"] for k in res)
+    got = sum(c["coalesced"] for c in d["per_cpu"])
+    unsent = sum(u["count"] for u in d["unsent"])
+    print("%s coalesced %d, kernel says %d (sends - interrupts %s); interrupts with no send %d" %
+          ("ok" if got == want and unsent == 0 else "bad", got, want,
+           ", ".join("%d-%d" % (k["sends"], k["kernel"]) for k in res), unsent))
+PY
+)
+		case $res in
+		ok*) pass "perf bench sched messaging: ${res#ok }" ;;
+		skip*) skip "coalescing on perf bench sched messaging" "${res#skip }" ;;
+		*) fail "coalescing on perf bench sched messaging" "$res" ;;
+		esac
+	fi
+else
+	skip "coalescing on perf bench sched messaging" "no perf (Debian linux-perf)"
 fi
 
 # 6. causes of interrupts with no traced send, against a second

@@ -24,22 +24,30 @@ struct csd_open {
 };
 
 /*
- * The newest of several sends an interrupt found waiting, traced within
- * cfg.hold_window of its entry: its write to the interrupt controller may
- * have come just after the interrupt was taken, and then the next
- * interrupt of the vector served it.  Which one it was is decided at that
- * next interrupt (ipt_match_entry); meanwhile its interrupt's handler time
- * waits with it, so that the handler distributions count the send where
- * it lands.
+ * Sends whose interrupt is a guess (ipt_match_entry): link 0 is the newest
+ * of several sends an interrupt found waiting (its write may have come just
+ * after that interrupt was taken); each later link is the only send the
+ * next interrupt of the vector found.  Either
+ * every send stays with its interrupt (link 0 coalesced into the first,
+ * each other raised its own: "left"), or every send raised the interrupt
+ * after its own ("right", the last one the interrupt that ends the
+ * chain).  Meanwhile the interrupts' handler times wait in the links, so
+ * that the handler distributions count each send where it lands.
  */
-struct held {
-	bool on;
+#define CHAIN_MAX 16
+
+struct link {
 	struct ipt_match_send e;
 	uint64_t entry_ts;		/* the interrupt it is with for now */
 	uint64_t dur;			/* that interrupt's entry -> exit (UINT64_MAX: no exit yet) */
 	bool exited;			/* its handler time is waiting here */
 	bool others_counted;		/* that interrupt served counted sends besides it */
 	uint32_t other_kinds;		/* ... of these kinds */
+};
+
+struct chain {
+	struct link l[CHAIN_MAX];
+	int n;
 };
 
 struct cpu_state {
@@ -59,7 +67,7 @@ struct cpu_state {
 	uint64_t last_entry_ts[RPT_NCLASS];	/* the last interrupt of each vector */
 	uint64_t last_dur[RPT_NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[RPT_NCLASS];
-	struct held held[RPT_NCLASS];	/* per vector: the send the last interrupt may not have served */
+	struct chain chain[RPT_NCLASS];	/* per vector: the sends whose interrupt is a guess */
 };
 
 struct csd_pend {
@@ -94,6 +102,9 @@ struct ipt_match {
 	} *und;
 	size_t nund, capund;
 	uint64_t max_lat;		/* the largest send -> entry latency matched */
+	uint64_t min_sole;		/* the smallest latency of a send that alone
+					 * raised an interrupt (UINT64_MAX: none yet) */
+	uint64_t nsole;			/* ... of so many */
 	struct ipt_match_results res;
 };
 
@@ -338,35 +349,82 @@ static int handler_dist(struct ipt_match *m, int cpu, uint64_t dur, bool counted
 	return hist_add(&m->res.cpu[cpu].handler, dur);
 }
 
-/* held_keep - the held send was served by the interrupt it is with (it
- * coalesced into it): its results, and that interrupt's handler time */
-static int held_keep(struct ipt_match *m, int cpu, struct held *h)
+/* link_served - the send of link k was served by interrupt (ts, dur) */
+static int link_served(struct ipt_match *m, int cpu, const struct ipt_match_send *e, uint64_t ts, uint64_t dur,
+		       bool coalesced)
 {
-	const struct ipt_match_send *e = &h->e;
-
-	h->on = false;
-	if (e->counted && serve(m, cpu, e, h->entry_ts, false, true))
+	if (!e->counted)
+		return 0;
+	if (serve(m, cpu, e, ts, false, coalesced))
 		return -1;
-	if (h->dur != UINT64_MAX && e->counted) {
-		if (e->res >= 0 && ipt_rowres_set_hdur(m->cfg.rows, e->res, h->dur))
+	if (dur != UINT64_MAX) {
+		if (e->res >= 0 && ipt_rowres_set_hdur(m->cfg.rows, e->res, dur))
 			return -1;
 		if (e->iso >= 0)
-			(*m->cfg.iso)[e->iso].handler = (int64_t)h->dur;
+			(*m->cfg.iso)[e->iso].handler = (int64_t)dur;
 	}
-	if (!h->exited)
-		return 0;
-	return handler_dist(m, cpu, h->dur, h->others_counted || e->counted,
-			    h->other_kinds | (e->counted ? 1u << e->kind : 0));
+	return 0;
 }
 
-/* held_move - the held send raised the interrupt at ts instead (nothing
- * else was sent since): the interrupt it was with keeps its other sends */
-static int held_move(struct ipt_match *m, int cpu, struct held *h, uint64_t ts)
+/* link_handler - interrupt k of the chain served these counted sends: its
+ * handler time, and whether it served any */
+static int link_handler(struct ipt_match *m, int cpu, const struct link *l, bool counted, uint32_t kinds)
 {
-	h->on = false;
-	if (h->exited && handler_dist(m, cpu, h->dur, h->others_counted, h->other_kinds))
+	if (!counted)
+		m->res.cpu[cpu].handlers_unattributed++;
+	return l->exited ? handler_dist(m, cpu, l->dur, counted, kinds) : 0;
+}
+
+static uint32_t kind_bit(const struct ipt_match_send *e)
+{
+	return e->counted ? 1u << e->kind : 0;
+}
+
+/* chain_left - every send of the chain stays with its interrupt */
+static int chain_left(struct ipt_match *m, int cpu, struct chain *ch)
+{
+	for (int k = 0; k < ch->n; k++) {
+		const struct link *l = &ch->l[k];
+
+		if (link_served(m, cpu, &l->e, l->entry_ts, l->dur, k == 0) ||
+		    link_handler(m, cpu, l, l->others_counted || l->e.counted, l->other_kinds | kind_bit(&l->e)))
+			return -1;
+	}
+	ch->n = 0;
+	return 0;
+}
+
+/* chain_right - every send of the chain raised the interrupt after its own;
+ * the last one the interrupt at ts, running now */
+static int chain_right(struct ipt_match *m, int cpu, struct chain *ch, uint64_t ts)
+{
+	const struct link *l = &ch->l[0];
+	const struct ipt_match_send *last = &ch->l[ch->n - 1].e;
+
+	if (link_handler(m, cpu, l, l->others_counted, l->other_kinds))
 		return -1;
-	return h->e.counted ? serve(m, cpu, &h->e, ts, true, false) : 0;
+	for (int k = 1; k < ch->n; k++) {
+		const struct ipt_match_send *e = &ch->l[k - 1].e;
+
+		l = &ch->l[k];
+		if (link_served(m, cpu, e, l->entry_ts, l->dur, false) ||
+		    link_handler(m, cpu, l, e->counted, kind_bit(e)))
+			return -1;
+	}
+	ch->n = 0;
+	return last->counted ? serve(m, cpu, last, ts, true, false) : 0;
+}
+
+/* the sends that alone raised an interrupt before their quickest delivery
+ * is taken as known (a minimum of a few is too high) */
+#define SOLE_MIN 64
+
+/* too_late - send e was traced so shortly before the entry at ts that its
+ * write cannot have come before that interrupt was taken: less than half
+ * the quickest delivery seen (a send that alone raised an interrupt) */
+static bool too_late(const struct ipt_match *m, const struct ipt_match_send *e, uint64_t ts)
+{
+	return m->nsole >= SOLE_MIN && ts - e->ts < m->min_sole / 2;
 }
 
 /*
@@ -374,15 +432,19 @@ static int held_move(struct ipt_match *m, int cpu, struct held *h, uint64_t ts)
  * fires before the write to the interrupt controller, and a vector is
  * pending at most once per CPU: every send traced before this entry whose
  * write was done when the interrupt was taken is served by it, the oldest
- * having raised it and the others coalesced into it.  Only the newest can
- * have been written after the interrupt was taken (the window between the
- * send's tracepoint and its write, and between the interrupt being taken
- * and its entry tracepoint, is short): when this interrupt found several
- * sends waiting, the newest traced within cfg.hold_window of the entry is
- * held, and the next interrupt of the vector decides: if nothing was sent
- * in between, that send raised it (its write came after this one was
- * taken); else it coalesced here.  A wrong guess moves that one send by
- * one interrupt: the sends after it are matched afresh at each interrupt.
+ * having raised it and the others coalesced into it.  What is decided at
+ * each interrupt, from the sends waiting (rules named in docs/matching.md):
+ *  - a send traced less than half the quickest delivery seen before the
+ *    entry was written after the interrupt was taken: it waits for the
+ *    next interrupt of the vector (too_late);
+ *  - of several sends, the newest may also have been written just after
+ *    (a guess; on a virtual machine tens of us were seen between a send's
+ *    tracepoint and its delivery): it is held, and the next interrupt of
+ *    the vector takes it if nothing else was sent in between; if that one
+ *    found a single send, the guess goes on (struct chain); else it
+ *    coalesced here.
+ * A wrong guess moves that one send by one interrupt: the sends after it
+ * are matched afresh at each interrupt.
  */
 int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
 {
@@ -392,9 +454,9 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	/* a function-call vector serves its own sends, else those of either */
 	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
-	struct held *h = &s->held[cls];
+	struct chain *ch = &s->chain[cls];
 	bool any = false, counted = false;
-	size_t n = q->n;
+	size_t n = 0;
 
 	m->class_seen[cls] = true;
 	c->entries[cls]++;
@@ -414,21 +476,38 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	s->last_dur[cls] = UINT64_MAX;
-	if (h->on) {
-		int rc;
-
-		any = !n;
-		counted = any && h->e.counted;
-		rc = n ? held_keep(m, cpu, h) : held_move(m, cpu, h, ts);
-		if (rc)
+	/* the sends this interrupt can serve: those not too late for it */
+	while (n < q->n && !too_late(m, &q->v[(q->head + n) & (q->cap - 1)], ts))
+		n++;
+	if (ch->n) {
+		if (!n) {		/* nothing else sent since: it raised this one */
+			counted = ch->l[ch->n - 1].e.counted;
+			any = true;
+			if (chain_right(m, cpu, ch, ts))
+				return -1;
+		} else if (n == 1 && ch->n < CHAIN_MAX) {
+			/* the only send since, itself just before: the chain goes on */
+			ch->l[ch->n++] = (struct link){ .e = *q_pop(q), .entry_ts = ts, .dur = UINT64_MAX };
+			return 0;
+		} else if (chain_left(m, cpu, ch)) {
 			return -1;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct ipt_match_send *e = q_pop(q);
 
-		if (i == n - 1 && n > 1 && ts - e->ts < m->cfg.hold_window) {
-			*h = (struct held){ .on = true, .e = *e, .entry_ts = ts, .dur = UINT64_MAX };
-			break;
+		if (i == n - 1 && n > 1) {
+			/* the newest of several, just before: a guess (struct chain) */
+			ch->l[0] = (struct link){ .e = *e, .entry_ts = ts, .dur = UINT64_MAX,
+						  .others_counted = counted };
+			ch->n = 1;
+			return 0;
+		}
+		/* the quickest delivery: a send alone in raising it */
+		if (n == 1 && !any && cross(m, e->src, cpu)) {
+			m->nsole++;
+			if (ts - e->ts < m->min_sole)
+				m->min_sole = ts - e->ts;
 		}
 		if (e->counted) {
 			if (serve(m, cpu, e, ts, true, any))
@@ -447,7 +526,8 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 {
 	struct cpu_state *s = &m->cpu[cpu];
-	struct held *h = &s->held[cls];
+	struct chain *ch = &s->chain[cls];
+	struct link *l = ch->n ? &ch->l[ch->n - 1] : NULL;
 	uint64_t dur;
 
 	if (s->open_class != cls)
@@ -468,12 +548,11 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 			return -1;
 	}
 	s->nopen = 0;
-	if (h->on && h->entry_ts == s->open_ts && !h->exited) {
-		/* counted where the held send lands (held_keep, held_move) */
-		h->dur = dur;
-		h->exited = true;
-		h->others_counted = s->open_counted;
-		h->other_kinds = s->open_kinds;
+	if (l && l->entry_ts == s->open_ts && !l->exited) {
+		/* counted where the chain's sends land (chain_left, chain_right) */
+		l->dur = dur;
+		l->exited = true;
+		l->other_kinds = s->open_kinds;
 		return 0;
 	}
 	return handler_dist(m, cpu, dur, s->open_counted, s->open_kinds);
@@ -498,8 +577,8 @@ int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts)
 	for (int k = 0; k < RPT_NCLASS; k++) {
 		struct ipt_match_send *e;
 
-		/* the next interrupt after the gap cannot tell: it stays */
-		if (s->held[k].on && held_keep(m, cpu, &s->held[k]))
+		/* the next interrupt after the gap cannot tell: they stay */
+		if (s->chain[k].n && chain_left(m, cpu, &s->chain[k]))
 			return -1;
 		while ((e = q_pop(&s->q[k])))
 			unmatched(m, e, RES_LOST_EVENTS);
@@ -618,13 +697,14 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 		for (int k = 0; k < RPT_NCLASS; k++) {
 			struct ipt_match_send *e;
 
-			/* no interrupt of the vector came after: it stays */
-			if (s->held[k].on && held_keep(m, c, &s->held[k]))
+			/* no interrupt of the vector came after: they stay */
+			if (s->chain[k].n && chain_left(m, c, &s->chain[k]))
 				return -1;
 			while ((e = q_pop(&s->q[k]))) {
 				if (!e->counted)
 					continue;
-				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k]) {
+				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k] &&
+				    !too_late(m, e, s->last_entry_ts[k])) {
 					/* coalesced into the last interrupt of the vector */
 					if (serve(m, c, e, s->last_entry_ts[k], false, true))
 						return -1;
@@ -719,6 +799,7 @@ struct ipt_match *ipt_match_new(struct ipt_trace *t, const struct ipt_match_conf
 	if (!m)
 		return NULL;
 	m->cfg = *cfg;
+	m->min_sole = UINT64_MAX;
 	for (int i = 0; i < t->nstreams; i++)
 		if (t->streams[i].size)
 			m->has_stream[t->streams[i].cpu] = true;

@@ -31,9 +31,6 @@ struct ipt_match_config {
 	bool kind_distributions;	/* kind_lat[], kind_hdl[] */
 	bool have_receive;		/* receive events exist in the trace */
 	bool sends_filtered;		/* the recording filtered its sends */
-	uint64_t hold_window;		/* clock ticks: the newest of several sends an
-					 * interrupt found, traced this close before its
-					 * entry, may belong to the next (ipt_match_entry) */
 	const struct ipt_cpuset *isolated;	/* list interrupts without a send on these
 					 * (NULL: none); read until ipt_match_end */
 	const struct ipt_classes *classes;	/* ... with the names of their vectors */

@@ -1057,9 +1057,6 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		.kind_distributions = r->opts.kind_distributions,
 		.have_receive = r->have_receive,
 		.sends_filtered = r->sends_filtered,
-		/* entry overhead and the write after a send's tracepoint: well
-		 * under 10 us; with a clock of cycles or counts, any time */
-		.hold_window = strcmp(ipt_trace_time_unit(t), "ns") ? UINT64_MAX : 10000,
 		.isolated = r->opts.isolated,
 		.classes = &r->classes,
 		.rows = &r->res,
