@@ -54,7 +54,9 @@ struct hx {
 	int top;
 	struct axis tax;	/* time chart rows */
 	uint64_t *tbins;	/* tax.n x TBINS */
-	uint64_t span;		/* of the time bins, ns */
+	uint64_t span;		/* of the time bins, in the clock's ticks */
+	bool ns;		/* the clock counts ns: else no times, rates or latencies
+				 * (as the text report says) */
 	FILE *f;
 };
 
@@ -266,8 +268,13 @@ static void head(struct hx *x)
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 	fputs("<h1>Who interrupts my CPUs?</h1>\n<p class=\"meta\">", f);
 	esc(f, ipt_trace_path(t));
-	fprintf(f, " &middot; %.6f s &middot; %d CPUs &middot; clock %s &middot; kernel ", r->duration_s,
-		r->ncpus, *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown");
+	if (x->ns)
+		fprintf(f, " &middot; %.6f s", r->duration_s);
+	else
+		fprintf(f, " &middot; %.0f %s (%s, not ns: no times, rates or latencies)", r->duration_s * 1e9,
+			ipt_trace_time_unit(t), ipt_trace_time_unit(t));
+	fprintf(f, " &middot; %d CPUs &middot; clock %s &middot; kernel ", r->ncpus,
+		*ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown");
 	esc(f, *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
 	fprintf(f, "</p>\n<p class=\"meta\">%s events &middot; %s IPI send events &middot; %s IPIs "
 		"(one per target CPU)", num(r->events, a), num(r->send_events, b), num(r->ipis, c));
@@ -441,8 +448,11 @@ static void time_chart(struct hx *x)
 	const int L = 170, PW = 720, R = 110, RH = 22, T = 8;
 	int W = L + PW + R, H;
 	uint64_t maxtot = 0;
-	double binsec = (double)x->span / 1e9 / TBINS, ds = (double)x->span / 1e9, step;
-	char col[8], a[32], b[32], lab[32];
+	/* in s, or in the clock's own ticks when they are no ns */
+	double scale = x->ns ? 1e9 : 1.0, binsec = (double)x->span / scale / TBINS, ds = (double)x->span / scale;
+	const char *unit = x->ns ? "s" : ipt_trace_time_unit(x->t), *rate = x->ns ? "/s" : " per bin";
+	double step;
+	char col[8], a[32], b[32], lab[32], bin[48];
 
 	fputs("<section id=\"time\">\n<h2>IPIs per target CPU over time</h2>\n", f);
 	if (!x->tax.n) {
@@ -458,9 +468,13 @@ static void time_chart(struct hx *x)
 		if (tot > maxtot)
 			maxtot = tot;
 	}
+	if (x->ns)
+		snprintf(bin, sizeof(bin), "%s", dur(binsec * 1e9, a));
+	else
+		snprintf(bin, sizeof(bin), "%.3g %s (not ns)", binsec, unit);
 	fprintf(f, "<p class=\"note\">IPIs received per %s, in %d time bins of %s; each row is scaled to its "
 		"own peak rate (right), its color to its total (left). Hover a row for its numbers.</p>\n",
-		x->tax.group > 1 ? "group of target CPUs" : "target CPU", TBINS, dur(binsec * 1e9, a));
+		x->tax.group > 1 ? "group of target CPUs" : "target CPU", TBINS, bin);
 	fprintf(f, "<svg id=\"time-svg\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
 		"aria-label=\"IPIs per target CPU over time\">\n", W, H, W, H);
 	for (int i = 0; i < x->tax.n; i++) {
@@ -477,10 +491,10 @@ static void time_chart(struct hx *x)
 		}
 		axis_label(&x->tax, i, lab, sizeof(lab));
 		color(0.15 + 0.85 * logscale(tot, maxtot), col);
-		fprintf(f, "<g data-total=\"%llu\"><title>CPU%s %s: %s IPIs; peak %s/s around %.3f s</title>",
+		fprintf(f, "<g data-total=\"%llu\"><title>CPU%s %s: %s IPIs; peak %s%s around %.3f %s</title>",
 			(unsigned long long)tot, x->tax.group > 1 ? "s" : "", lab, num(tot, a),
-			shortnum(binsec > 0 ? (double)peak / binsec : (double)peak, b),
-			(peakb + 0.5) * ds / TBINS);
+			shortnum(x->ns && binsec > 0 ? (double)peak / binsec : (double)peak, b), rate,
+			(peakb + 0.5) * ds / TBINS, unit);
 		fprintf(f, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", base - RH + 3, W, RH,
 			i % 2 ? "#fafafa" : "#fff");
 		fprintf(f, "<text x=\"4\" y=\"%d\">cpu %s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>",
@@ -493,8 +507,8 @@ static void time_chart(struct hx *x)
 					base - (double)h * (double)v[k] / (double)peak);
 			fprintf(f, "L%d %dZ\"/>", L + PW, base);
 		}
-		fprintf(f, "<text x=\"%d\" y=\"%d\">%s/s</text></g>\n", L + PW + 6, base - 4,
-			shortnum(binsec > 0 ? (double)peak / binsec : (double)peak, a));
+		fprintf(f, "<text x=\"%d\" y=\"%d\">%s%s</text></g>\n", L + PW + 6, base - 4,
+			shortnum(x->ns && binsec > 0 ? (double)peak / binsec : (double)peak, a), rate);
 	}
 	/* the time axis */
 	{
@@ -506,11 +520,12 @@ static void time_chart(struct hx *x)
 			int xx = L + (int)lround(s / ds * PW);
 
 			fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
-				"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.*f s</text>\n", xx, y, xx, y + 4, xx,
-				y + 16, step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : step >= 0.001 ? 3 : 6, s);
+				"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.*f %s</text>\n", xx, y, xx, y + 4, xx,
+				y + 16, step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : step >= 0.001 ? 3 : 6, s,
+				x->ns ? "s" : "");
 		}
 		fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first "
-			"event (trace clock)</text>\n", L + PW / 2, y + 30);
+			"event (trace clock%s%s)</text>\n", L + PW / 2, y + 30, x->ns ? "" : ", ", x->ns ? "" : unit);
 	}
 	fputs("</svg>\n</section>\n", f);
 }
@@ -536,6 +551,11 @@ static void hist_svg(struct hx *x, const char *id, const char *title, const stru
 				max = bins[i];
 		}
 	fprintf(f, "<div class=\"h\"><h3>%s</h3>", title);
+	if (!x->ns) {
+		fprintf(f, "<p class=\"stat\">the clock counts %s, not ns: no latencies</p></div>\n",
+			ipt_trace_time_unit(x->t));
+		return;
+	}
 	if (!ipt_dist_count(h)) {
 		fprintf(f, "<p class=\"stat\">%s</p></div>\n", none);
 		return;
@@ -627,9 +647,9 @@ static void histograms(struct hx *x)
 	fputs("</div>\n</section>\n", f);
 }
 
-static void td_hist(FILE *f, const struct ipt_dist *h)
+static void td_hist(FILE *f, const struct ipt_dist *h, bool ns)
 {
-	if (!ipt_dist_count(h))
+	if (!ipt_dist_count(h) || !ns)
 		fputs("<td>-</td><td>-</td><td>-</td>", f);
 	else
 		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)ipt_dist_quantile(h, 0.5) / 1e3,
@@ -661,14 +681,17 @@ static void cpu_table(struct hx *x)
 			continue;
 		}
 		shown++;
-		fprintf(f, "<tr><td>%d</td><td>%s</td><td>%.1f</td>", c, num(cp->ipis, a),
-			d > 0 ? (double)cp->ipis / d : 0.0);
+		fprintf(f, "<tr><td>%d</td><td>%s</td>", c, num(cp->ipis, a));
+		if (x->ns)
+			fprintf(f, "<td>%.1f</td>", d > 0 ? (double)cp->ipis / d : 0.0);
+		else
+			fputs("<td>-</td>", f);
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			if (r->kinds[k])
 				fprintf(f, "<td>%s</td>", num(cp->by_kind[k], a));
 		fprintf(f, "<td>%s</td>", num(cp->sent, a));
-		td_hist(f, cp->latency);
-		td_hist(f, cp->handler);
+		td_hist(f, cp->latency, x->ns);
+		td_hist(f, cp->handler, x->ns);
 		fprintf(f, "<td>%llu%s</td></tr>\n", (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
 	}
 	fputs("</table>\n", f);
@@ -1201,6 +1224,7 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 	x.by = by;
 	x.top = top ? (top < 10 ? 10 : top) : 1 << 30;
 	x.span = x.s->last_ts > x.s->first_ts ? x.s->last_ts - x.s->first_ts + 1 : 1;
+	x.ns = ipt_trace_ts_in_ns(t);
 	if (time_rows(&x))
 		goto oom;
 	if (outfile_open(&of, path))
