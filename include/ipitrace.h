@@ -256,6 +256,9 @@ struct ipt_user_frame {
 	const char *function;		/* NULL unknown */
 	bool cut;			/* not a frame: the stack stops short of the
 					 * program's entry here ("[user stack cut short]") */
+	bool skip;			/* not a frame: the frame before it is in a
+					 * function that keeps no frame pointer there, so
+					 * its caller is missing ("[a caller is missing: ...]") */
 };
 /* Whether t holds user-space symbols. */
 bool ipt_trace_has_user_symbols(const struct ipt_trace *t);

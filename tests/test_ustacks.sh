@@ -82,4 +82,115 @@ grep -q '"run_membarrier+0x' "$TMP/rep.json" && pass "json report: run_membarrie
 # provenance, and offline: the symbols come from the file, not the machine
 grep -q "user_stacks: yes\|user_stacks=yes\|--user-stacks" "$TMP/rep.txt" && pass "provenance: user stacks" ||
 	fail "provenance" "the report does not say user stacks were recorded"
+
+# a frame the frame-pointer walk skips says so: a program (frame pointers)
+# calls write(2) through libc (whose __write keeps no frame pointer: its
+# caller g_libc cannot be seen) and through an inline syscall instruction
+# (every frame seen).  Expected: from the program's own call structure,
+# and from libc's unwind table as readelf prints it (CFA from rsp at
+# __write's syscall).
+if command -v cc > /dev/null 2>&1 && [ "$(uname -m)" = x86_64 ] && [ "$(nproc)" -ge 2 ]; then
+	cat > "$TMP/skip.c" <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int fds[2];
+static void *reader(void *arg)
+{
+	char c;
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	CPU_SET(1, &s);
+	pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+	while (read(fds[0], &c, 1) == 1)
+		;
+	return arg;
+}
+__attribute__((noinline)) void g_libc(void) { char c = 1; if (write(fds[1], &c, 1) != 1) exit(1); }
+__attribute__((noinline)) void f_libc(void) { g_libc(); }
+__attribute__((noinline)) void g_inline(void)
+{
+	char c = 2;
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(1L), "D"((long)fds[1]), "S"(&c), "d"(1L) : "rcx", "r11", "memory");
+	if (r != 1)
+		exit(1);
+}
+__attribute__((noinline)) void f_inline(void) { g_inline(); }
+int main(void)
+{
+	pthread_t t;
+	cpu_set_t s;
+	if (pipe(fds))
+		return 1;
+	CPU_ZERO(&s);
+	CPU_SET(0, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+	pthread_create(&t, NULL, reader, NULL);
+	for (int i = 0; i < 300; i++) {
+		f_libc();
+		usleep(100);
+		f_inline();
+		usleep(100);
+	}
+	close(fds[1]);
+	pthread_join(t, NULL);
+	return 0;
+}
+C
+	if cc -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/skip" "$TMP/skip.c" 2> "$TMP/cc.err"; then
+		"$IPT" record --user-stacks -o "$TMP/skip.dat" -- "$TMP/skip" > /dev/null 2>&1
+		"$IPT" convert -f csv -o "$TMP/skip.csv" "$TMP/skip.dat" 2> /dev/null
+		M='[a caller is missing: the function before keeps no frame pointer]'
+		$PY - "$TMP/skip.csv" "$M" > "$TMP/skip.v" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]))); mark = sys.argv[2]
+def user(st):
+    f = st.split(";")
+    i = max([k for k, x in enumerate(f) if x.startswith("entry_SYSCALL_64")] or [-1])
+    return [x.split("+")[0] for x in f[i + 1:]]
+mine = [r for r in rows if r["comm"] == "skip"]
+libc = [user(r["stack"]) for r in mine if ";__write+" in r["stack"]]
+inl = [user(r["stack"]) for r in mine if ";g_inline+" in r["stack"]]
+ok_libc = [u for u in libc if u[:4] == ["__write", mark, "f_libc", "main"] and "g_libc" not in u]
+ok_inl = [u for u in inl if u[:3] == ["g_inline", "f_inline", "main"] and mark not in u]
+print("%d %d %d %d" % (len(libc), len(ok_libc), len(inl), len(ok_inl)))
+PY
+		set -- $(cat "$TMP/skip.v")
+		[ "$1" -gt 0 ] && [ "$1" = "$2" ] &&
+			pass "through libc's __write: marked where its caller is missing ($1 stacks)" ||
+			fail "a stack through __write" "$2 of $1 stacks are __write;[missing];f_libc;main"
+		[ "$3" -gt 0 ] && [ "$3" = "$4" ] &&
+			pass "through an inline syscall: every frame, no mark ($3 stacks)" ||
+			fail "a stack through an inline syscall" "$4 of $3 stacks are g_inline;f_inline;main unmarked"
+		# the independent fact: libc's unwind table computes __write's frame from rsp
+		LIBC=$(ldd "$TMP/skip" | sed -n 's/.*libc.so.6 => \([^ ]*\).*/\1/p')
+		if [ -n "$LIBC" ] && command -v readelf > /dev/null 2>&1; then
+			nm -D "$LIBC" > "$TMP/nm" 2> /dev/null
+			readelf -wF "$LIBC" > "$TMP/frames" 2> /dev/null
+			cfa=$($PY - "$TMP/nm" "$TMP/frames" <<'PY'
+import re, sys
+w = [int(l.split()[0], 16) for l in open(sys.argv[1]) if re.match(r"\S+ \w (__)?write(@|$)", l.strip())]
+lo = hi = None
+for l in open(sys.argv[2]):
+    m = re.search(r"pc=([0-9a-f]+)\.\.([0-9a-f]+)", l)
+    if m:
+        lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+        continue
+    m = re.match(r"([0-9a-f]{8,}) (\S+)", l)
+    if m and w and lo is not None and lo <= w[0] < hi:
+        print(m.group(2)); break
+PY
+)
+			case $cfa in
+			rsp*) pass "libc's unwind table: __write's frame from rsp (no frame pointer): $cfa" ;;
+			*) skip "libc's unwind table" "readelf gave '$cfa' for __write" ;;
+			esac
+		fi
+	else
+		skip "a frame the walk skips" "cc failed: $(head -c 200 "$TMP/cc.err")"
+	fi
+fi
 finish

@@ -430,6 +430,10 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
  *                    "a TGID ADDR OFF MODULE FUNCTION" an address (hex), its
  *                                   offset in FUNCTION (hex), the file it is
  *                                   in; "-" for an unknown module or function
+ *                    "n TGID ADDR"  after its "a" line: the function keeps no
+ *                                   frame pointer at that address (its
+ *                                   unwind information says so), so the
+ *                                   frame-pointer walk lost its caller
  */
 #define IPT_OPTION_USER_SYMBOLS		68
 
@@ -437,12 +441,18 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
  * (process, address) entry (no kernel address has these top bits: they are
  * not canonical on x86_64 or arm64); IPT_UFRAME_CUT closes a user stack
  * that does not reach the program's entry (no frame pointers, or the
- * kernel's 8-frame limit). */
+ * kernel's 8-frame limit); IPT_UFRAME_SKIP follows a frame whose function
+ * keeps no frame pointer: its caller is missing. */
 #define IPT_UFRAME_TAG_MASK	0xff00000000000000ULL
 #define IPT_UFRAME_TAG		0xfe00000000000000ULL
-#define IPT_UFRAME_MAX		0x00fffffffffffffeULL
+#define IPT_UFRAME_MAX		0x00fffffffffffffdULL
 #define IPT_UFRAME_CUT		(IPT_UFRAME_TAG | 0x00ffffffffffffffULL)
 #define IPT_UFRAME_CUT_NAME	"[user stack cut short]"
+#define IPT_UFRAME_SKIP		(IPT_UFRAME_TAG | 0x00fffffffffffffeULL)
+#define IPT_UFRAME_SKIP_NAME	"[a caller is missing: the function before keeps no frame pointer]"
+/* Whether user frame token frame (IPT_UFRAME_TAG | index) is at an address
+ * where its function keeps no frame pointer. */
+bool ipt_usym_nofp(const struct ipt_trace *t, uint64_t frame);
 struct ipt_usyms;
 void ipt_usyms_free(struct ipt_usyms *u);
 /* Parse the option's data (size bytes, from file offset at) into t->usyms. */

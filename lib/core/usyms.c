@@ -20,6 +20,7 @@ struct ipt_usyms {
 		int32_t tgid;
 		uint64_t addr, off;
 		const char *module, *name;	/* NULL: unknown */
+		bool nofp;			/* no frame pointer kept there ("n" line) */
 	} *v;				/* sorted by (tgid, addr) */
 	size_t n;
 	uint32_t *canon;		/* per entry: the first entry of the same file,
@@ -127,7 +128,17 @@ static int parse_line(struct ipt_usyms *u, char *s, char *e, size_t *capv, size_
 		if (IPT_GROW(u->v, *capv, u->n + 1))
 			return -2;
 		u->v[u->n++] = (struct ipt_usym){ (int32_t)tgid, addr, off, name_or_null(mod),
-						  name_or_null(s) };
+						  name_or_null(s), false };
+		return 0;
+	}
+	if (*kind == 'n') {	/* the "a" line just before it: no frame pointer there */
+		const char *addr_w = word(&s, e);
+		uint64_t addr;
+
+		if (!parse_num(addr_w, 16, &addr) || s < e || !u->n || u->v[u->n - 1].tgid != (int32_t)tgid ||
+		    u->v[u->n - 1].addr != addr)
+			return -1;
+		u->v[u->n - 1].nofp = true;
 		return 0;
 	}
 	return -1;
@@ -271,6 +282,14 @@ uint64_t ipt_usym_canonical(const struct ipt_trace *t, uint64_t frame)
 	return IPT_UFRAME_TAG | u->canon[i];
 }
 
+bool ipt_usym_nofp(const struct ipt_trace *t, uint64_t frame)
+{
+	const struct ipt_usyms *u = t->usyms;
+	uint64_t i = frame & ~IPT_UFRAME_TAG_MASK;
+
+	return (frame & IPT_UFRAME_TAG_MASK) == IPT_UFRAME_TAG && u && i < u->n && u->v[i].nofp;
+}
+
 uint64_t ipt_usym_token(const struct ipt_trace *t, int32_t tgid, uint64_t addr)
 {
 	const struct ipt_usym *s = find(t->usyms, tgid, addr);
@@ -309,6 +328,11 @@ bool ipt_trace_user_frame(const struct ipt_trace *t, uint64_t frame, struct ipt_
 	if (frame == IPT_UFRAME_CUT) {
 		uf->cut = true;
 		uf->function = IPT_UFRAME_CUT_NAME;
+		return true;
+	}
+	if (frame == IPT_UFRAME_SKIP) {
+		uf->skip = true;
+		uf->function = IPT_UFRAME_SKIP_NAME;
 		return true;
 	}
 	if (!u || i >= u->n)

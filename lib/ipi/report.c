@@ -353,7 +353,8 @@ static bool user_entry(const struct ipt_trace *t, uint64_t frame)
 /*
  * with_user - the kernel stack at k (n frames) followed by the user stack u
  * as frame tokens, and IPT_UFRAME_CUT when it does not reach an entry (told
- * only for a process whose maps were read); into v (STACK_MAX * 2 + 1), its length
+ * only for a process whose maps were read), each frame whose function keeps no
+ * frame pointer followed by IPT_UFRAME_SKIP; into v (STACK_MAX * 3 + 1), its length
  * returned, *cut set
  */
 static uint32_t with_user(const struct rpt *r, const uint64_t *k, uint32_t n, const struct stack_rec *u,
@@ -363,8 +364,13 @@ static uint32_t with_user(const struct rpt *r, const uint64_t *k, uint32_t n, co
 	bool known;
 
 	memcpy(v, k, n * sizeof(*v));
-	for (uint32_t i = 0; i < u->n; i++)
+	for (uint32_t i = 0; i < u->n; i++) {
 		v[m++] = ipt_usym_token(r->t, u->tgid, u->addr[i]);
+		/* its function keeps no frame pointer there: the frame-pointer
+		 * walk lost its caller (not after the outermost frame) */
+		if (i + 1 < u->n && ipt_usym_nofp(r->t, v[m - 1]))
+			v[m++] = IPT_UFRAME_SKIP;
+	}
 
 	*cut = ipt_trace_user_process(r->t, u->tgid, &known) == IPT_UPROC_MAPS && known &&
 	       !user_entry(r->t, v[m - 1]);
@@ -378,7 +384,7 @@ static int c_stack(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
 	struct cur_set *s;
-	uint64_t both[STACK_MAX * 2 + 1];
+	uint64_t both[STACK_MAX * 3 + 1];
 	const uint64_t *addr = it->u.stack->addr;
 	const struct stack_rec *u = NULL;
 	bool cut = false;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #ifdef IPT_HAVE_DW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #endif
 
@@ -331,6 +332,51 @@ static Dwfl *proc_dwfl(const struct uproc *p)
 }
 
 /* resolve - an address line: its module and function, from the session */
+/* the DWARF number of the frame pointer register */
+#if defined(__x86_64__)
+#define FP_REG 6		/* rbp */
+#elif defined(__aarch64__)
+#define FP_REG 29		/* x29 */
+#endif
+
+/*
+ * no_fp - whether the function at address at (module m) keeps no frame
+ * pointer there: its unwind information computes the frame (CFA) from
+ * another register than the frame pointer.  A frame-pointer walk through
+ * it (the kernel's user stack) then misses its caller.  False where the
+ * module has no unwind information for it.
+ */
+static bool no_fp(Dwfl_Module *m, Dwarf_Addr at)
+{
+#ifdef FP_REG
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops = NULL;
+	size_t nops = 0;
+	bool r = false;
+
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, at - bias, &fr) || !fr)
+		return false;
+	/* the CFA as a register plus an offset: DW_OP_bregN, or DW_OP_bregx
+	 * with the register in its first operand (what libdw gives) */
+	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops >= 1) {
+		if (ops[0].atom == DW_OP_bregx)
+			r = ops[0].number != FP_REG;
+		else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+			r = ops[0].atom != DW_OP_breg0 + FP_REG;
+	}
+	free(fr);
+	return r;
+#else
+	(void)m;
+	(void)at;
+	return false;
+#endif
+}
+
 static int resolve(Dwfl *d, const struct uaddr *a, struct ipt_strbuf *sb)
 {
 	/* a return address points after its call: look up the call itself */
@@ -349,6 +395,9 @@ static int resolve(Dwfl *d, const struct uaddr *a, struct ipt_strbuf *sb)
 	if (ipt_strbuf_addf(sb, "a %d %llx %llx ", (int)a->tgid, (unsigned long long)a->addr,
 			    (unsigned long long)(fn ? off : 0)) ||
 	    put_word(sb, mod) || ipt_strbuf_addc(sb, ' ') || put_rest(sb, fn) || ipt_strbuf_addc(sb, '\n'))
+		return -1;
+	if (m && no_fp(m, at) &&
+	    ipt_strbuf_addf(sb, "n %d %llx\n", (int)a->tgid, (unsigned long long)a->addr))
 		return -1;
 	return 0;
 }

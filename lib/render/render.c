@@ -45,7 +45,7 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 		snprintf(buf, n, "-");
 	else if (!s)
 		snprintf(buf, n, "0x%llx", (unsigned long long)ipt_trace_frame_address(t, addr));
-	else if (off && addr != IPT_UFRAME_CUT)
+	else if (off && addr != IPT_UFRAME_CUT && addr != IPT_UFRAME_SKIP)
 		snprintf(buf, n, "%s+0x%llx", s, (unsigned long long)o);
 	else
 		snprintf(buf, n, "%s", s);
