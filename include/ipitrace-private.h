@@ -365,8 +365,11 @@ enum ipt_counter_event {
 	IPT_COUNTER_SEND_CPU = 0,		/* ipi:ipi_send_cpu */
 	IPT_COUNTER_SEND_CPUMASK = 1,	/* ipi:ipi_send_cpumask (one count per target) */
 	IPT_COUNTER_CSD_QUEUE = 2,		/* csd:csd_queue_cpu: addr2 is the function */
+	IPT_COUNTER_HANDLER = 3,		/* rows only: an IPI handler on a watched CPU
+					 * (ts_ns its entry, src that CPU, callsite its
+					 * enum ipt_counter_vector, addr2 its time in ns) */
 };
-/* "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" */
+/* "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu", "handler" */
 const char *ipt_counter_event_name(enum ipt_counter_event ev);
 
 /* x86 receive vectors, handler time measured from *_entry to *_exit */
@@ -443,6 +446,8 @@ struct ipt_counter_opts {
 	size_t ring_bytes;
 	bool stacks;			/* rows carry the sender's kernel stack (about
 					 * 1.5-3 us per row kept, only for watched CPUs) */
+	bool handler_rows;		/* rows for the IPI handlers that run on the
+					 * watched CPUs too (IPT_COUNTER_HANDLER) */
 };
 
 struct ipt_counter;

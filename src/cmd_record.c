@@ -796,7 +796,7 @@ static void print_start(struct recorder *r)
 
 /*
  * row_time - the timestamp of a row of serve's /watched.txt (tracefs trace
- * text: "COMM-PID [CPU] FLAGS SECONDS.MICROS: ..."); false for other lines.
+ * text: "COMM-PID [CPU] FLAGS SECONDS.NANOS: ..."); false for other lines.
  * The comm may hold anything, so every " [" is tried.
  */
 static bool row_time(const char *line, const char *end, double *ts)
@@ -883,14 +883,16 @@ static int serve_rows(struct ipt_strbuf *sb, const char *text, size_t len, doubl
 		} else if (!strncmp(p, " => ", 4)) {
 			/* a frame of the stack above */
 		} else if (row_time(p, le, &ts)) {
-			bool stack = le - p >= 13 && !memcmp(le - 13, "<stack trace>", 13);
+			/* the sends and csd queueings (not the stacks, not the
+			 * handlers' entries and exits) */
+			bool csd = memmem(p, (size_t)(le - p), ": csd_queue_cpu: ", 17) != NULL;
+			bool send = csd || memmem(p, (size_t)(le - p), ": ipi_send_", 11) != NULL;
 
 			if (*oldest < 0)
 				*oldest = ts;
-			/* the row's microseconds were cut, not rounded */
-			keep = ts >= t0 - 1e-6 && ts <= t1;
-			*nrows += keep && !stack;
-			*ncsd += keep && !stack && memmem(p, (size_t)(le - p), ": csd_queue_cpu: ", 17);
+			keep = ts >= t0 && ts <= t1;
+			*nrows += keep && send;
+			*ncsd += keep && csd;
 		} else {
 			keep = false;
 		}
@@ -944,7 +946,8 @@ static int write_serve_file(struct recorder *r, const struct ipt_counter *b, con
 	watched_header_read(text, &h);
 	e |= ipt_strbuf_addf(&sb, "# tracer: nop\n#\n# ipitrace record --from-serve: the rows of ipitrace serve's "
 			     "flight recorder (pid %d; IPIs whose targets include the watched CPUs %s) over a "
-			     "window of %.3f s, CLOCK_MONOTONIC %.6f to %.6f; nothing attached for it\n",
+			     "window of %.3f s, CLOCK_MONOTONIC %.6f to %.6f; nothing attached for it; clock: "
+			     "CLOCK_MONOTONIC\n",
 			     ipt_counter_remote_pid(b), h.watch, t1 - t0, t0, t1);
 	e |= serve_counts(&sb, b, d, &sends);
 	e |= ipt_strbuf_addf(&sb, "#P:%s\n", h.ncpus);

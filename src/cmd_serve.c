@@ -574,7 +574,7 @@ static void on_row(const struct ipt_counter_row *row, void *ctx)
 	sv->head = (sv->head + 1) % sv->o->keep;
 	if (sv->nrows < sv->o->keep)
 		sv->nrows++;
-	sv->rows_total++;
+	sv->rows_total += row->event != IPT_COUNTER_HANDLER;	/* IPIs only */
 }
 
 static const struct ipt_counter_row *row_at(const struct server *sv, long i)
@@ -601,11 +601,19 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 	for (long i = 0; i < sv->nrows && !j.err; i++) {
 		const struct ipt_counter_row *r = row_at(sv, i);
 
-		bpf_row_targets(r, tg, sizeof(tg));
 		ipt_jw_next(&j);
 		ipt_jw_raw(&j, "\n");
 		ipt_jw_obj(&j);
 		ipt_jw_ku64(&j, "ts_ns", r->ts_ns);
+		if (r->event == IPT_COUNTER_HANDLER) {	/* an IPI handler on a watched CPU */
+			ipt_jw_ki64(&j, "cpu", r->src);
+			ipt_jw_kstr(&j, "event", "handler");
+			ipt_jw_kstr(&j, "vector", ipt_counter_vector_name((enum ipt_counter_vector)r->callsite));
+			ipt_jw_ku64(&j, "handler_ns", r->addr2);
+			ipt_jw_end(&j);
+			continue;
+		}
+		bpf_row_targets(r, tg, sizeof(tg));
 		ipt_jw_ki64(&j, "src_cpu", r->src);
 		ipt_jw_ki64(&j, "pid", r->pid);
 		ipt_jw_kstr(&j, "comm", r->comm);
@@ -642,47 +650,102 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 	return ipt_jw_finish(&j);
 }
 
-/* render_watched_text - the rows as tracefs trace text (report and convert read it) */
-static int render_watched_text(struct server *sv, struct ipt_strbuf *out)
+/* the x86 vectors of the handlers' rows, as irq_vectors prints them */
+static const int vector_numbers[IPT_COUNTER_NVECTORS] = { 253, 252, 251, 246 };
+
+struct wline {			/* a line of /watched.txt, put in time order */
+	uint64_t ts;
+	size_t off, len;	/* in the text built */
+};
+
+static int cmp_wline(const void *a, const void *b)
 {
-	char site[192], fn[160], tg[512];
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	const struct wline *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;	/* as written */
+}
+
+/* watched_row_text - one row as trace text lines (a handler: its entry and
+ * exit; a send with a stack: the stack lines after it) */
+static int watched_row_text(struct server *sv, const struct ipt_counter_row *r, struct ipt_strbuf *out,
+			    struct wline **lines, size_t *n, size_t *cap)
+{
+	char site[192], fn[160], tg[512], head[96];
+	const char *comm = r->comm[0] ? r->comm : "<...>";
 	int e = 0;
 
-	e |= watched_header_write(out, sv->watch_str, sv->rows_total, sv->nrows, ncpu);
-	for (long i = 0; i < sv->nrows && !e; i++) {
-		const struct ipt_counter_row *r = row_at(sv, i);
+	if (r->event == IPT_COUNTER_HANDLER) {
+		const char *v = ipt_counter_vector_name((enum ipt_counter_vector)r->callsite);
+		int num = r->callsite < IPT_COUNTER_NVECTORS ? vector_numbers[r->callsite] : 0;
 
-		bpf_sym(sv->b, r->callsite, true, site, sizeof(site));
-		e |= sbf(out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": %s: ", r->comm[0] ? r->comm : "<...>",
-			 r->pid, r->src, r->ts_ns / 1000000000u, r->ts_ns % 1000000000u / 1000u,
-			 ipt_counter_event_name(r->event));
-		if (r->addr2)
-			bpf_sym(sv->b, r->addr2, r->event != IPT_COUNTER_CSD_QUEUE, fn, sizeof(fn));
-		else
-			snprintf(fn, sizeof(fn), "0x0");
-		if (r->event == IPT_COUNTER_SEND_CPUMASK) {
-			bpf_row_targets(r, tg, sizeof(tg));
-			e |= sbf(out, "cpumask=%s callsite=%s callback=%s\n", tg, site, fn);
-		} else {
-			int t = -1;
+		for (int k = 0; k < 2 && !e; k++) {
+			uint64_t ts = r->ts_ns + (k ? r->addr2 : 0);
 
-			for (int w = 0; w < IPT_COUNTER_ROW_MASK_WORDS && t < 0; w++)
-				if (r->mask[w])
-					t = w * 64 + __builtin_ctzll(r->mask[w]);
-			if (r->event == IPT_COUNTER_CSD_QUEUE)
-				e |= sbf(out, "cpu=%d callsite=%s func=%s csd=0x0\n", t, site, fn);
-			else
-				e |= sbf(out, "cpu=%d callsite=%s callback=%s\n", t, site, fn);
+			if (IPT_GROW(*lines, *cap, *n + 1))
+				return -1;
+			(*lines)[*n] = (struct wline){ ts, out->len, 0 };
+			e |= sbf(out, "%16s-%-7d [%03d] d.h.. %5" PRIu64 ".%09" PRIu64 ": %s_%s: vector=%d\n", comm,
+				 r->pid, r->src, ts / 1000000000u, ts % 1000000000u, v, k ? "exit" : "entry", num);
+			(*lines)[*n].len = out->len - (*lines)[*n].off;
+			(*n)++;
 		}
-		if (r->nstack) {	/* as tracefs prints a stacktrace trigger's stack */
-			e |= sbf(out, "%16s-%-7d [%03d] ..... %5" PRIu64 ".%06" PRIu64 ": <stack trace>\n",
-				 r->comm[0] ? r->comm : "<...>", r->pid, r->src, r->ts_ns / 1000000000u,
-				 r->ts_ns % 1000000000u / 1000u);
-			for (unsigned int k = 0; k < r->nstack && k < 32; k++)
-				e |= sbf(out, " => %s\n", bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
-		}
+		return e;
 	}
+	if (IPT_GROW(*lines, *cap, *n + 1))
+		return -1;
+	(*lines)[*n] = (struct wline){ r->ts_ns, out->len, 0 };
+	snprintf(head, sizeof(head), "%16s-%-7d [%03d] ..... %5" PRIu64 ".%09" PRIu64 ": ", comm, r->pid, r->src,
+		 r->ts_ns / 1000000000u, r->ts_ns % 1000000000u);
+	bpf_sym(sv->b, r->callsite, true, site, sizeof(site));
+	e |= sbf(out, "%s%s: ", head, ipt_counter_event_name(r->event));
+	if (r->addr2)
+		bpf_sym(sv->b, r->addr2, r->event != IPT_COUNTER_CSD_QUEUE, fn, sizeof(fn));
+	else
+		snprintf(fn, sizeof(fn), "0x0");
+	if (r->event == IPT_COUNTER_SEND_CPUMASK) {
+		bpf_row_targets(r, tg, sizeof(tg));
+		e |= sbf(out, "cpumask=%s callsite=%s callback=%s\n", tg, site, fn);
+	} else {
+		int t = -1;
+
+		for (int w = 0; w < IPT_COUNTER_ROW_MASK_WORDS && t < 0; w++)
+			if (r->mask[w])
+				t = w * 64 + __builtin_ctzll(r->mask[w]);
+		if (r->event == IPT_COUNTER_CSD_QUEUE)
+			e |= sbf(out, "cpu=%d callsite=%s func=%s csd=0x0\n", t, site, fn);
+		else
+			e |= sbf(out, "cpu=%d callsite=%s callback=%s\n", t, site, fn);
+	}
+	if (r->nstack) {	/* as tracefs prints a stacktrace trigger's stack */
+		e |= sbf(out, "%s<stack trace>\n", head);
+		for (unsigned int k = 0; k < r->nstack && k < 32; k++)
+			e |= sbf(out, " => %s\n", bpf_sym(sv->b, r->stack[k], true, site, sizeof(site)));
+	}
+	(*lines)[*n].len = out->len - (*lines)[*n].off;
+	(*n)++;
+	return e;
+}
+
+/* render_watched_text - the rows as tracefs trace text (report and convert
+ * read it), in time order: a handler's exit comes when it ended */
+static int render_watched_text(struct server *sv, struct ipt_strbuf *out)
+{
+	struct ipt_strbuf body = IPT_STRBUF_INIT;
+	struct wline *lines = NULL;
+	size_t n = 0, cap = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int e = watched_header_write(out, sv->watch_str, sv->rows_total, sv->nrows, ncpu);
+
+	for (long i = 0; i < sv->nrows && !e; i++)
+		e |= watched_row_text(sv, row_at(sv, i), &body, &lines, &n, &cap);
+	if (!e && n)
+		qsort(lines, n, sizeof(*lines), cmp_wline);
+	for (size_t i = 0; i < n && !e; i++)
+		e |= ipt_strbuf_add(out, body.buf + lines[i].off, lines[i].len);
+	free(lines);
+	ipt_strbuf_free(&body);
 	return e;
 }
 
@@ -1186,6 +1249,7 @@ int cmd_serve(int argc, char **argv)
 	bo.watch = &o.watch;
 	bo.ring_bytes = o.ring_kb ? (size_t)o.ring_kb * 1024 : 0;
 	bo.stacks = o.stacks;
+	bo.handler_rows = true;		/* so that what comes out keeps latencies and handler times */
 	sv.b = open_counter("serve", o.backend, NULL, &bo);
 	if (!sv.b)
 		goto out;

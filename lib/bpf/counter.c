@@ -255,6 +255,7 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 			b->skel->rodata->watch_bits[c / 64] |= 1ull << (c % 64);
 		b->skel->rodata->watch_on = 1;
 		b->skel->rodata->want_stacks = o.stacks;
+		b->skel->rodata->watch_handlers = o.handler_rows;
 		if (bpf_map__set_max_entries(b->skel->maps.rows, (u32)ring)) {
 			ipt_err("BPF: sizing the ring buffer: %s", strerror(errno));
 			goto fail;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu" };
+static const char *const event_names[] = { "ipi_send_cpu", "ipi_send_cpumask", "csd_queue_cpu", "handler" };
 static const char *const vector_names[] = { "reschedule", "call_function", "call_function_single",
 					    "irq_work" };
 static const char *const error_names[] = { "send_map_full", "send_update", "handler_map_full",
@@ -24,7 +24,7 @@ static const char *const error_names[] = { "send_map_full", "send_update", "hand
 
 const char *ipt_counter_event_name(enum ipt_counter_event ev)
 {
-	return (unsigned int)ev < 3 ? event_names[ev] : "?";
+	return (unsigned int)ev < ARRAY_SIZE(event_names) ? event_names[ev] : "?";
 }
 
 const char *ipt_counter_vector_name(enum ipt_counter_vector v)

@@ -327,6 +327,7 @@ struct ipt_trace {
 
 	char *scratch;		/* misc owned text */
 	int64_t entries_in_buffer, entries_written;	/* tracefs text header, -1 if none */
+	bool text_stack_offsets;	/* a text's stack lines gave offsets (sym+0xoff) */
 	uint32_t tsc_mult, tsc_shift;	/* TSC2NSEC: ns = (cycles * mult) >> shift; mult 0: none */
 	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
 	long long first_skipped;	/* ... the offset of the first, -1 none */

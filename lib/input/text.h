@@ -128,6 +128,7 @@ struct tx {
 	int nr_cpus;		/* from cpus=N or #P:N, 0 unknown */
 	int max_cpu;
 	bool saw_tracer, saw_cpus, first_flags, first_seen, raw_ts;
+	char clock[16];		/* a header comment's "clock: NAME" ("": none) */
 	uint64_t nevents, skipped, raised;
 	uint64_t prev_line_ts;	/* timestamp of the previous event line, as written */
 	const char *layout;	/* a layout this reader cannot use, seen on a skipped line */

@@ -49,6 +49,27 @@ int ipt_text_dropped_line(struct tx *x, const char *p, const char *e, bool *hand
 	return 0;
 }
 
+/* clock_comment - "# ... clock: NAME" (ipitrace serve's /watched.txt says
+ * CLOCK_MONOTONIC; a tracefs clock name is taken as it is): the clock that
+ * stamped the text, when it names one that tracefs has */
+static void clock_comment(struct tx *x, const char *p, const char *e)
+{
+	static const char *const names[] = {
+		"local", "global", "counter", "uptime", "perf", "mono", "mono_raw", "boot", "tai", "x86-tsc",
+	};
+	size_t n = 0;
+
+	while (p + n < e && p[n] != ' ' && p[n] != ')' && p[n] != ',' && p[n] != ';' && p[n] != '\n')
+		n++;
+	if (n == 15 && !memcmp(p, "CLOCK_MONOTONIC", 15)) {
+		snprintf(x->clock, sizeof(x->clock), "mono");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strlen(names[i]) == n && !memcmp(p, names[i], n))
+			snprintf(x->clock, sizeof(x->clock), "%s", names[i]);
+}
+
 /* ipt_text_header_line - cpus=, version =, # comments; true if it was one */
 bool ipt_text_header_line(struct tx *x, const char *p, const char *e)
 {
@@ -57,8 +78,12 @@ bool ipt_text_header_line(struct tx *x, const char *p, const char *e)
 
 		const char *ew = find(p, e, "entries-in-buffer/entries-written: ");
 
+		const char *ck = find(p, e, "clock: ");
+
 		if (starts(p, e, "# tracer:"))
 			x->saw_tracer = true;
+		if (ck)
+			clock_comment(x, ck + 7, e);
 		if (ew) {
 			/* "# entries-in-buffer/entries-written: 318/318   #P:2" */
 			const char *a = ew + 35, *ae = a, *b, *be;

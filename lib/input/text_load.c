@@ -235,7 +235,7 @@ static int finish(struct tx *x)
 									 : IPT_INPUT_REPORT_TEXT;
 	t->version = 0;
 	{
-		char *clock = ipt_strdup(x->raw_ts ? "counter" : "");
+		char *clock = ipt_strdup(x->raw_ts ? "counter" : x->clock);
 
 		if (!clock)
 			return -1;

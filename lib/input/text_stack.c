@@ -84,6 +84,7 @@ static int stack_line(struct tx *x, const char *p, const char *e)
 		if (!starts(plus, te, "+0x") || !parse_hexn(plus + 3, slash ? slash : te, &off) ||
 		    (slash && (!starts(slash, te, "/0x") || !parse_hexn(slash + 3, te, &size))))
 			return ipt_err_at(x->t->path, x->line_off, "bad offset in stack line");
+		x->t->text_stack_offsets = true;	/* frames told apart by offset too */
 	}
 	if (have_addr) {
 		/* the name covers its start to this address (to its size when

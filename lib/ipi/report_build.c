@@ -284,7 +284,7 @@ static int trim_stacks(struct ipt_report *rep)
 		const uint64_t *a = stk_get(&r->stacks, id, &k);
 
 		cut[id] = stk_trim_count(r->t, a, k);
-		if (ipt_trace_kind(r->t) != IPT_INPUT_TRACEDAT) {
+		if (ipt_trace_kind(r->t) != IPT_INPUT_TRACEDAT && !r->t->text_stack_offsets) {
 			/* text: the printed names are all there is (trace-cmd shows no
 			 * offset), so frames are told apart by name */
 			uint64_t *v = ipt_malloc((k - cut[id] + 1) * sizeof(*v));

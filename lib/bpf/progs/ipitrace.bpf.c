@@ -38,6 +38,8 @@ const volatile u32 nr_cpu_ids = 1;
 
 /* the watched CPUs (flight recorder), set by the loader before loading */
 const volatile u32 watch_on = 0;
+/* rows for the handlers that run on the watched CPUs too */
+const volatile u32 watch_handlers = 0;
 const volatile u32 want_stacks = 0;	/* the rows carry the sender's kernel stack */
 const volatile u64 watch_bits[IPTK_MAX_CPUS / 64];
 
@@ -314,6 +316,30 @@ static __always_inline void vec_entry(u32 vec)
 		*ts = bpf_ktime_get_ns();
 }
 
+/* keep_handler - a row for an IPI handler that ran on a watched CPU */
+static __always_inline void keep_handler(u32 vec, u64 entry, u64 d)
+{
+	struct iptk_row *r = bpf_ringbuf_reserve(&rows, __builtin_offsetof(struct iptk_row, stack), 0);
+
+	if (!r) {
+		bump_err(IPTK_ERR_RING_FULL);
+		return;
+	}
+	r->ts = entry;
+	r->callsite = vec;
+	r->addr2 = d;
+	for (int i = 0; i < IPTK_ROW_MASK_WORDS; i++)
+		r->mask[i] = 0;
+	r->src = bpf_get_smp_processor_id();
+	r->pid = (u32)bpf_get_current_pid_tgid();
+	r->event = IPTK_EV_HANDLER;
+	r->ntargets = 0;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->nstack = 0;
+	r->pad = 0;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void vec_exit(u32 vec)
 {
 	struct iptk_handler_key key = { .cpu = bpf_get_smp_processor_id(), .vec = vec };
@@ -327,6 +353,8 @@ static __always_inline void vec_exit(u32 vec)
 		return;
 	}
 	d = bpf_ktime_get_ns() - *ts;
+	if (watch_handlers && watched(key.cpu))
+		keep_handler(vec, *ts, d);
 	*ts = 0;
 	v = bpf_map_lookup_elem(&handlers, &key);
 	if (!v) {

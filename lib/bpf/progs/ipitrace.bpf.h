@@ -19,6 +19,8 @@ enum iptk_event {
 	IPTK_EV_SEND_CPU = 0,	/* ipi:ipi_send_cpu */
 	IPTK_EV_SEND_MASK = 1,	/* ipi:ipi_send_cpumask, one entry per target */
 	IPTK_EV_CSD = 2,		/* csd:csd_queue_cpu (addr2 = func) */
+	IPTK_EV_HANDLER = 3,	/* an IPI handler ran on a watched CPU (rows only: ts its
+				 * entry, callsite its enum iptk_vec, addr2 its ns) */
 };
 
 /* the receive vectors (irq_vectors:*_entry/_exit) */
