@@ -4,7 +4,7 @@
  * object, written through the one JSON writer (ipt_jw_*)
  */
 #include "commands.h"
-#include "report_json.h"
+#include "report_out.h"
 
 #include <string.h>
 
@@ -13,7 +13,7 @@ struct jctx {
 	struct ipt_report *r;
 	const struct ipt_report_summary *s;
 	struct ipt_trace *t;
-	const struct report_json_opts *o;
+	const struct report_view *o;
 };
 
 /* str - s, or "" for NULL (the report's strings are never null) */
@@ -527,7 +527,7 @@ static void isolated(const struct jctx *x)
 	ipt_jw_end(j);
 }
 
-int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_json_opts *o, FILE *f)
+int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_view *o, FILE *f)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	struct ipt_jw j;

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * report_text.c - `ipitrace report`: the report as text, for a terminal
+ */
+#include "commands.h"
+#include "report_out.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ctx {
+	struct ipt_report *r;
+	const struct ipt_report_summary *s;
+	struct ipt_trace *t;
+	int top;			/* 0: all */
+	enum ipt_group_by by;
+	enum ipt_group_sort sort;
+	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
+	bool with_recorder;
+};
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+/* print_hist3 - p50, p99 and max of a distribution in us, or dashes */
+static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
+{
+	if (!ipt_dist_count(h) || !x->ns)
+		printf("  %8s %8s %8s", "-", "-", "-");
+	else
+		printf("  %8.1f %8.1f %8.1f", us(ipt_dist_quantile(h, 0.5)), us(ipt_dist_quantile(h, 0.99)),
+		       us(ipt_dist_max(h)));
+}
+
+/* text_provenance - how the trace was recorded, when it says */
+static void text_provenance(const struct ctx *x)
+{
+	char v[4096];
+
+	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v)))
+		return;
+	printf("  Recorded with: %s\n", v);
+	for (size_t i = 0; prov_keys[i]; i++)
+		if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+			printf("    %s: %s\n", prov_keys[i], v);
+}
+
+/* text_kernel - the kernel's counters beside what the trace holds, and
+ * what explains each difference */
+static void text_kernel(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_kernel_irq *k = ipt_report_kernel_irqs(x->r, &n);
+	bool setup = false, note[IPT_KIRQ__COUNT] = { false };
+	int64_t not_recorded = 0;
+	char rec[256] = "";
+
+	if (!n)
+		return;
+	printf("\nKernel counters (/proc/interrupts) from tracing on to off, beside the trace\n");
+	printf("  %4s %-5s %10s %10s %10s %12s  %s\n", "cpu", "row", "kernel", "traced", "sends", "unexplained",
+	       "what");
+	for (size_t i = 0; i < n; i++) {
+		char kern[24], tr[24], se[24], un[24];
+		const char *why = "";
+
+		snprintf(kern, sizeof(kern), k[i].kernel >= 0 ? "%lld" : "?", (long long)k[i].kernel);
+		snprintf(tr, sizeof(tr), k[i].traced >= 0 ? "%lld" : "-", (long long)k[i].traced);
+		snprintf(se, sizeof(se), k[i].sends >= 0 ? "%lld" : "-", (long long)k[i].sends);
+		switch (k[i].note) {
+		case IPT_KIRQ_WITHIN: snprintf(un, sizeof(un), "(in CAL)"); break;
+		case IPT_KIRQ_UNKNOWN: snprintf(un, sizeof(un), "?"); break;
+		case IPT_KIRQ_NOT_RECORDED:
+			snprintf(un, sizeof(un), "-");
+			why = " (not recorded: outside --cpus)";
+			not_recorded += k[i].kernel;
+			break;
+		case IPT_KIRQ_NOT_COVERED:
+			why = " (no trace event covers it)";
+			/* fall through */
+		default: snprintf(un, sizeof(un), "%lld", (long long)k[i].unexplained); break;
+		}
+		note[k[i].note] = true;
+		printf("  %4d %-5s %10s %10s %10s %12s  %s%s\n", k[i].cpu, k[i].row, kern, tr, se, un,
+		       k[i].desc ? k[i].desc : "", why);
+		setup = setup || k[i].setup > 0 || k[i].teardown > 0;
+	}
+	if (note[IPT_KIRQ_MORE_COUNTED] || note[IPT_KIRQ_NOT_COVERED])
+		printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
+		       " or interrupts before the first or after the last event of the CPU)\n");
+	if (note[IPT_KIRQ_MORE_TRACED])
+		printf("  (a negative count: the trace holds more interrupts than the kernel counted; the"
+		       " counters were read a moment after tracing started or before it stopped)\n");
+	if (note[IPT_KIRQ_NOT_RECORDED]) {
+		ipt_trace_provenance(x->t, "cpus", rec, sizeof(rec));
+		printf("  (not recorded: %lld interrupts on CPUs that the recording's --cpus %s left out;"
+		       " not in the trace by choice)\n", (long long)not_recorded, rec);
+	}
+	if (!setup)
+		return;
+	printf("  the recording's own cost: interrupts while it set tracing up and tore it down\n");
+	for (size_t i = 0; i < n; i++)
+		if (k[i].setup > 0 || k[i].teardown > 0)
+			printf("    cpu %-4d %-5s setup %lld, teardown %lld\n", k[i].cpu, k[i].row,
+			       (long long)(k[i].setup > 0 ? k[i].setup : 0),
+			       (long long)(k[i].teardown > 0 ? k[i].teardown : 0));
+}
+
+static void text_summary(struct ctx *x)
+{
+	const struct ipt_report_summary *s = x->s;
+	struct ipt_trace *t = x->t;
+
+	printf("ipitrace report: %s\n", ipt_trace_path(t));
+	text_provenance(x);
+	if (x->ns)
+		printf("  duration %.6f s, %d CPUs, clock %s, kernel %s\n", s->duration_s, s->ncpus,
+		       *ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown",
+		       *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	else
+		printf("  duration %.0f %s (%s, not ns: no times, rates or latencies), %d CPUs, clock %s, kernel %s\n",
+		       s->duration_s * 1e9, ipt_trace_time_unit(t), ipt_trace_time_unit(t), s->ncpus,
+		       ipt_trace_clock(t), *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	if (ipt_trace_nbuffers(t) > 1) {
+		char names[512];
+
+		buffers_read(t, names, sizeof(names));
+		printf("  buffer read: %s\n", *names ? names : "none has data");
+	}
+	printf("  events %llu, IPI send events %llu, IPIs (one per target CPU) %llu",
+	       (unsigned long long)s->events, (unsigned long long)s->send_events,
+	       (unsigned long long)s->ipis);
+	if (s->filtered)
+		printf(", %llu matching the filter", (unsigned long long)s->ipis_counted);
+	if (s->probes_missed > 0)
+		printf("\n  sends from kprobes the kernel missed (a kprobe hit while another ran on that\n"
+		       "  CPU): %lld, not in the trace", (long long)s->probes_missed);
+	if (s->senders_unknown)
+		printf("\n  senders unknown: the trace has no IPI send event (ipi:ipi_send_cpu and\n"
+		       "  ipi:ipi_send_cpumask need Linux 6.4+; record defines kprobes for them where the\n"
+		       "  kernel allows): the receive side alone, in 'interrupts with no traced send'");
+	printf("\n  lost events:");
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (cp->lost_unknown && !cp->lost)
+			printf(" cpu%d unknown", c);
+		else
+			printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
+	}
+	if (s->lost_by_header > 0)
+		printf("\n  lost events by the text's header: %lld (entries-in-buffer/entries-written %lld/%lld:"
+		       " the oldest overwritten, on CPUs it does not say)", (long long)s->lost_by_header,
+		       (long long)s->header_in_buffer, (long long)s->header_written);
+	printf("\n");
+	if (s->csd_queued)
+		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
+		       "(target polling, or work already queued)\n",
+		       (unsigned long long)s->csd_queued, (unsigned long long)s->csd_with_ipi,
+		       (unsigned long long)s->csd_without_ipi);
+	printf("  kinds:");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (s->kinds[k])
+			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)s->kinds[k]);
+	printf("\n");
+}
+
+static void text_per_cpu(struct ctx *x)
+{
+	const struct ipt_report_summary *r = x->s;
+	double d = r->duration_s;
+
+	printf("\nIPIs received per target CPU, by kind (lat: send -> handler entry, hdl: handler;"
+	       " times in us)\n");
+	printf("  %4s %9s %10s", "cpu", "ipis", "per_s");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			printf(" %*s", k == IPT_KIND_MEMBARRIER ? 10 : 8, ipt_kind_name(k));
+	printf("   lat_p50  lat_p99  lat_max   hdl_p50  hdl_p99  hdl_max\n");
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (!cp->ipis && !cp->handlers)
+			continue;
+		if (x->ns)
+			printf("  %4d %9llu %10.1f", c, (unsigned long long)cp->ipis, d > 0 ? (double)cp->ipis / d : 0.0);
+		else
+			printf("  %4d %9llu %10s", c, (unsigned long long)cp->ipis, "-");
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			if (r->kinds[k])
+				printf(" %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
+				       (unsigned long long)cp->by_kind[k]);
+		print_hist3(x, cp->latency);
+		printf(" ");
+		print_hist3(x, cp->handler);
+		printf("\n");
+	}
+	if (!r->cross_cpu_latency && x->ns)
+		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
+		       r->cross_cpu_missing_because);
+}
+
+/* shown - how many of n entries a top-N table shows */
+static size_t shown(const struct ctx *x, size_t n)
+{
+	return x->top && (size_t)x->top < n ? (size_t)x->top : n;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* text_stack - the frames of a stack, one per line, leaf first */
+static void text_stack(const struct ctx *x, const struct ipt_report_stack *st, const char *indent)
+{
+	char a[160];
+
+	if (!st) {
+		printf("%s(no stack recorded)\n", indent);
+		return;
+	}
+	for (uint32_t k = 0; k < st->nframes; k++) {
+		struct ipt_user_frame uf;
+		const char *base;
+
+		ipt_trace_format_symbol(x->t, st->frames[k], true, a, sizeof(a));
+		if (!ipt_trace_user_frame(x->t, st->frames[k], &uf) || uf.cut || !uf.module) {
+			printf("%s%s\n", indent, a);
+			continue;
+		}
+		base = strrchr(uf.module, '/');
+		printf("%s%s [%s]\n", indent, a, base ? base + 1 : uf.module);
+	}
+	if (!st->nframes)
+		printf("%s(only tracing frames)\n", indent);
+}
+
+/* text_group_key - one group's key as the text report shows it */
+static void text_group_key(const struct ctx *x, const struct ipt_report_group *g)
+{
+	char a[160];
+
+	switch (x->by) {
+	case IPT_BY_COMM:
+		printf("%s (%u pid%s:", g->comm, g->npids, g->npids == 1 ? "" : "s");
+		for (int i = 0; i < IPT_GROUP_TOP_PIDS && g->top_pids[i].pid >= 0; i++)
+			printf("%s %d", i ? "," : "", g->top_pids[i].pid);
+		printf("%s)", g->npids > IPT_GROUP_TOP_PIDS ? ", ..." : "");
+		break;
+	case IPT_BY_PID:
+		printf("%s-%d", g->comm, g->pid);
+		break;
+	case IPT_BY_TASK:
+		printf("%s-%d on cpu %d", g->comm, g->pid, g->src_cpu);
+		break;
+	case IPT_BY_CPU:
+		printf("from cpu %d", g->src_cpu);
+		break;
+	case IPT_BY_CALLSITE:
+	case IPT_BY_FUNCTION:
+		ipt_trace_format_symbol(x->t, g->addr, x->by == IPT_BY_CALLSITE, a, sizeof(a));
+		printf("%s", a);
+		break;
+	case IPT_BY_KIND:
+		printf("%s", ipt_kind_name((enum ipt_ipi_kind)g->kind));
+		break;
+	default:
+		break;
+	}
+}
+
+/* text_groups - the senders per target CPU, grouped by x->by */
+static int text_groups(struct ctx *x)
+{
+	static const char *const what[IPT_BY__COUNT] = {
+		[IPT_BY_COMM] = "command (pids, the largest first)", [IPT_BY_PID] = "task",
+		[IPT_BY_TASK] = "task, sending CPU", [IPT_BY_CPU] = "sending CPU",
+		[IPT_BY_CALLSITE] = "call site", [IPT_BY_FUNCTION] = "function run (else callback)",
+		[IPT_BY_KIND] = "kind", [IPT_BY_STACK] = "kernel stack, tracing frames trimmed",
+	};
+
+	printf("\nTop senders per target CPU, by %s\n", what[x->by]);
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (cp->recorder_ipis && !x->with_recorder &&
+		    (x->by == IPT_BY_COMM || x->by == IPT_BY_PID || x->by == IPT_BY_TASK || x->by == IPT_BY_CPU))
+			printf("  cpu %-4d %9llu %5.1f%%  sent by the recorder itself: left out (--with-recorder)\n",
+			       c, (unsigned long long)cp->recorder_ipis, share(cp->recorder_ipis, cp->ipis));
+	}
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n;
+		const struct ipt_report_group *g;
+
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, x->by, c, x->sort, &n)))
+			return -1;
+		for (size_t i = 0; i < shown(x, n); i++) {
+			printf("  cpu %-4d %9llu %5.1f%%  ", c, (unsigned long long)g[i].count,
+			       share(g[i].count, cp->ipis));
+			if (x->by == IPT_BY_STACK) {
+				printf("stack %zu of %zu\n", i + 1, n);
+				text_stack(x, g[i].stack, "                             ");
+				continue;
+			}
+			text_group_key(x, &g[i]);
+			printf("\n");
+		}
+		if (shown(x, n) < n)
+			printf("  cpu %-4d (%zu more)\n", c, n - shown(x, n));
+	}
+	return 0;
+}
+
+/* text_stacks - the top sender stacks per target CPU (when recorded) */
+static int text_stacks(struct ctx *x)
+{
+	bool any = false;
+
+	for (int c = 0; c < x->s->ncpus; c++)
+		any = any || ipt_report_cpu(x->r, c)->with_stack;
+	if (!any || x->by == IPT_BY_STACK)
+		return 0;
+	printf("\nTop sender stacks per target CPU (tracing frames trimmed; share of the IPIs"
+	       " with a stack)\n");
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		size_t n, k = 0;
+		const struct ipt_report_group *g;
+
+		if (!cp->ipis)
+			continue;
+		if (!(g = ipt_report_groups(x->r, IPT_BY_STACK, c, IPT_SORT_COUNT, &n)))
+			return -1;
+		printf("  cpu %-4d %llu of %llu IPIs had a stack\n", c, (unsigned long long)cp->with_stack,
+		       (unsigned long long)cp->ipis);
+		if (ipt_trace_has_user_symbols(x->t))
+			printf("  cpu %-4d of those, %llu go on into the sender's user stack (%llu of them cut"
+			       " short: no frame pointers, or the kernel's 8 frames), %llu were sent in"
+			       " interrupt context (no user origin)\n", c,
+			       (unsigned long long)cp->with_user_stack, (unsigned long long)cp->user_cut,
+			       (unsigned long long)cp->user_in_irq);
+		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
+			if (!g[i].stack)
+				continue;
+			printf("  cpu %-4d %9llu %5.1f%%  stack %zu\n", c, (unsigned long long)g[i].count,
+			       share(g[i].count, cp->with_stack), ++k);
+			text_stack(x, g[i].stack, "                             ");
+		}
+	}
+	return 0;
+}
+
+static int text_tops(struct ctx *x)
+{
+	int ncpus = x->s->ncpus;
+	size_t m;
+	const struct ipt_report_pair *p = ipt_report_pairs(x->r, &m);
+	char a[160], b[160];
+
+	if (text_groups(x))
+		return -1;
+	printf("\nTop (call site, function) per target CPU\n");
+	for (int c = 0; c < ncpus; c++) {
+		size_t shown_c = 0;
+
+		for (size_t i = 0; i < m && (!x->top || shown_c < (size_t)x->top); i++) {
+			if (p[i].target_cpu != c)
+				continue;
+			ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
+			ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
+			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
+			shown_c++;
+		}
+	}
+	return text_stacks(x);
+}
+
+/* text_matrix - sender x target counts; CPUs grouped when there are many */
+static void text_matrix(struct ctx *x)
+{
+	int ncpus = x->s->ncpus, group = 1, ng;
+	size_t n;
+	const struct ipt_report_cell *e = ipt_report_matrix(x->r, &n);
+	uint64_t *cell;
+
+	while (ncpus / group > 64)
+		group *= 2;
+	ng = (ncpus + group - 1) / group;
+	cell = calloc((size_t)ng * (size_t)ng, sizeof(*cell));
+	if (!cell)
+		return;
+	for (size_t i = 0; i < n; i++)
+		cell[(size_t)(e[i].src_cpu / group) * (size_t)ng + (size_t)(e[i].target_cpu / group)] += e[i].count;
+	printf("\nSender x target matrix (rows: sending CPU%s, columns: target CPU%s)\n",
+	       group > 1 ? " group" : "", group > 1 ? " group" : "");
+	if (group > 1)
+		printf("  (groups of %d CPUs: group g is CPUs %d*g .. %d*g+%d)\n", group, group, group, group - 1);
+	printf("  %6s", "");
+	for (int j = 0; j < ng; j++)
+		printf(" %8d", j);
+	printf("\n");
+	for (int i = 0; i < ng; i++) {
+		printf("  %6d", i);
+		for (int j = 0; j < ng; j++)
+			printf(" %8llu", (unsigned long long)cell[(size_t)i * (size_t)ng + (size_t)j]);
+		printf("\n");
+	}
+	free(cell);
+}
+
+/* text_unsent - the interrupts that served no traced send, with causes */
+static void text_unsent(const struct ctx *x)
+{
+	size_t n;
+	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
+	bool seen[IPT_UNSENT__COUNT] = { false };
+
+	if (!n)
+		return;
+	printf("  interrupts with no traced send, per CPU and vector, by cause:\n");
+	for (size_t i = 0; i < n; i++) {
+		bool first = true;
+
+		printf("    cpu %-4d %-22s %8llu:", u[i].cpu, u[i].vector, (unsigned long long)u[i].count);
+		for (int w = 0; w < IPT_UNSENT__COUNT; w++) {
+			if (!u[i].by_cause[w])
+				continue;
+			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       (unsigned long long)u[i].by_cause[w]);
+			first = false;
+			seen[w] = true;
+		}
+		printf("\n");
+	}
+	for (int w = 0; w < IPT_UNSENT__COUNT; w++)	/* the causes above, what they mean */
+		if (seen[w])
+			printf("    (%s: %s)\n", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
+			       ipt_unsent_cause_what((enum ipt_unsent_cause)w));
+}
+
+static void text_matching(struct ctx *x)
+{
+	const struct ipt_report_summary *r = x->s;
+
+	printf("\nMatching sends to handlers\n");
+	if (!r->receive_events) {
+		printf("  no receive events in this trace (irq_vectors:*_entry or ipi:ipi_entry):"
+		       " nothing to match\n");
+		return;
+	}
+	printf("  remote IPIs matched to a handler: %llu of %llu (%.2f%%)\n",
+	       (unsigned long long)r->remote_matched, (unsigned long long)r->remote,
+	       r->remote ? 100.0 * (double)r->remote_matched / (double)r->remote : 100.0);
+	printf("  IPIs served by an interrupt that served an earlier one (coalesced): %llu\n",
+	       (unsigned long long)r->coalesced);
+	printf("  IPI interrupts %llu, with no traced send %llu; csd calls matched by pointer %llu\n",
+	       (unsigned long long)r->handlers, (unsigned long long)r->handlers_unattributed,
+	       (unsigned long long)r->csd_runs);
+	if (r->csd_set_aside)
+		printf("  csd calls not paired, events lost on the target in between: %llu\n",
+		       (unsigned long long)r->csd_set_aside);
+	printf("  unmatched: trace ended %llu, receive events not recorded %llu, lost events %llu,"
+	       " no handler seen %llu\n",
+	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
+	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
+	text_unsent(x);
+	printf("  csd queue -> run (us):");
+	for (int c = 0; c < r->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (!cp->csd_runs)
+			continue;
+		printf("  cpu%d", c);
+		print_hist3(x, cp->csd_queue_to_run);
+		printf(" run");
+		print_hist3(x, cp->csd_run);
+	}
+	printf("\n");
+}
+
+/* text_isolated_unsent - the interrupts on isolated CPUs that served no send */
+static void text_isolated_unsent(const struct ctx *x, const char *list)
+{
+	size_t n;
+	const struct ipt_report_isolated_unsent *v = ipt_report_isolated_unsent(x->r, &n);
+
+	printf("\nIPI interrupts on isolated CPUs %s with no traced send: %zu\n", list, n);
+	if (!n)
+		return;
+	printf("  %-16s %4s %-22s %-22s %-20s %9s\n", "time", "cpu", "vector", "interrupted task", "cause",
+	       "hdl_us");
+	for (size_t i = 0; i < n; i++) {
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+		char task[64], hdl[24];
+
+		ipt_render_ts(x->t, v[i].ts, &sb);
+		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, v[i].pid), v[i].pid);
+		if (v[i].handler >= 0 && x->ns)
+			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)v[i].handler));
+		else
+			snprintf(hdl, sizeof(hdl), "-");
+		printf("  %-16s %4d %-22s %-22s %-20s %9s\n", ipt_strbuf_str(&sb), v[i].cpu, v[i].vector, task,
+		       ipt_unsent_cause_name(v[i].cause), hdl);
+		ipt_strbuf_free(&sb);
+	}
+}
+
+static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
+{
+	size_t niso;
+	const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
+	char list[256], a[160], b[160];
+
+	ipt_cpuset_format_list(iso, list, sizeof(list));
+	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
+	if (!niso) {
+		text_isolated_unsent(x, list);
+		return;
+	}
+	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
+	       "call site", "function", "kind", "lat_us", "hdl_us");
+	for (size_t i = 0; i < niso; i++) {
+		const struct ipt_report_isolated *e = &v[i];
+		char task[64], ts[32], lat[24], hdl[24];
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+		ipt_render_ts(x->t, e->ts, &sb);
+		snprintf(ts, sizeof(ts), "%s", ipt_strbuf_str(&sb));
+		ipt_strbuf_free(&sb);
+		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
+		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		if (e->latency >= 0 && x->ns)
+			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
+		else if (e->matched && !x->ns)
+			snprintf(lat, sizeof(lat), "-");
+		else
+			snprintf(lat, sizeof(lat), e->matched ? "n/a" : "unmatched");
+		if (e->handler >= 0 && x->ns)
+			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)e->handler));
+		else
+			snprintf(hdl, sizeof(hdl), "-");
+		printf("  %-16s %4d %4d %-22s %-36s %-28s %-10s %9s %9s\n", ts, e->src_cpu, e->target_cpu,
+		       task, a, b, ipt_kind_name(e->kind), lat, hdl);
+		for (uint32_t k = 0; k < e->nstack; k++) {
+			ipt_trace_format_symbol(x->t, e->stack[k], true, a, sizeof(a));
+			printf("      => %s\n", a);
+		}
+	}
+	text_isolated_unsent(x, list);
+}
+
+int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_view *v, FILE *f)
+{
+	struct ctx x = { r, ipt_report_summary(r), t, v->top, v->by, v->sort, v->ns, v->with_recorder };
+
+	(void)f;	/* stdout: the printers write there */
+	text_summary(&x);
+	text_per_cpu(&x);
+	if (text_tops(&x)) {
+		err_msg("%s", ipt_errmsg());
+		return 1;
+	}
+	text_matrix(&x);
+	text_matching(&x);
+	text_kernel(&x);
+	if (v->isolated)
+		text_isolated(&x, v->isolated);
+	return 0;
+}
