@@ -33,10 +33,9 @@ fi
 
 # ---- traces ----
 mkdir -p "$TMP/tr" "$TMP/out"
-TR=""
-for f in "$TRACES"/recorded/*.dat; do
-	[ -f "$f" ] && TR="$TR $f"
-done
+# (the ASan pass: one recorded trace of each kind, lib.sh `inputs`, and the
+# synthetic ones; the plain pass every recorded trace)
+TR=$(inputs "$TRACES"/recorded/*.dat)
 if [ -x "$GEN" ]; then
 	"$GEN" -o "$TMP/tr/synth-x86.dat" -e 20000 -s 3 -n 8 &&
 	"$GEN" -o "$TMP/tr/synth-arm64.dat" -a arm64 -e 20000 -s 4 -n 8 &&
