@@ -10,6 +10,14 @@ IPT="$TOP/$B/ipitrace"
 # the plain pass runs everything.  A script says in its head what its
 # ASan pass leaves to the plain one.
 case $B in *asan*) ASAN=1 ;; *) ASAN=0 ;; esac
+# A script whose head says "# run: split" puts its sections that drive the
+# live kernel under `if live_part; then` and the others under `if
+# offline_part; then`: tests/run.sh runs it twice (IPT_PART=live in the live
+# lane, one script at a time; IPT_PART=offline beside them); run by hand
+# (IPT_PART unset) it does both.
+PART=${IPT_PART:-all}
+live_part() { [ "$PART" != offline ]; }
+offline_part() { [ "$PART" != live ]; }
 TRACES="$TOP/../shared/traces"
 [ -d "$TRACES" ] || TRACES=${IPITRACE_TRACES:-/work/shared/traces}
 T_PASS=0
