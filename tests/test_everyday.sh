@@ -14,7 +14,9 @@
 #  6 live (root + tracefs): the default command with -d, -o, -c, -s, -i,
 #    --html, -q keeps its trace under a new name and never over a file;
 #    -d units; the status line on a terminal only; record --comm
-# run: live
+# Part 6 runs in the live lane, parts 1-5 beside it (tests/run.sh, "run:
+# split").
+# run: split
 . "$(dirname "$0")/lib.sh"
 
 PP="$TRACES/recorded/pingpong.dat"
@@ -24,6 +26,7 @@ command -v trace-cmd > /dev/null 2>&1 && HAVE_TC=1
 [ -x "$IPT" ] || { fail build "$IPT is missing"; finish; }
 umask 022
 
+if offline_part; then	# parts 1-5 (the body is not indented)
 # ---- 1: one table of short options ----
 CMDS="record report dump count convert explode"
 : > "$TMP/opts"
@@ -248,6 +251,9 @@ if [ -f "$PP" ]; then
 		fail modes "$bad"
 fi
 
+fi	# offline_part
+
+live_part || finish
 # ---- 6: live ----
 if [ "$(id -u)" != 0 ]; then
 	skip live "needs root"
