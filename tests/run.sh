@@ -110,10 +110,18 @@ jobname() {
 
 total=$(wc -l < "$plan")
 echo 0 > "$work/nfin"
+# cpu SEQ: CPU to the CPU seconds (user + system) this shell's waited-for
+# children have used so far: the second line of `times` ("1m2.50s 0m3.25s"),
+# run in this shell (a command substitution would be a new process)
+cpu() {
+	times > "$work/$1.cpu"
+	CPU=$(sed -n 2p "$work/$1.cpu" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%d\n", s + 0.5 }')
+}
 # runone SEQ BUILD KIND PATH: run one job, its log to $work/SEQ.log, its
 # wall time to $work/SEQ.time; then "[K/N] NAME SECONDSs" to stderr
 runone() {
 	t0=$(date +%s)
+	cpu "$1"; c0=$CPU
 	case $3 in
 	unit) "$4" > "$work/$1.log" 2>&1 ;;
 	part-live) IPT_PART=live sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
@@ -121,7 +129,8 @@ runone() {
 	*) sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	esac
 	secs=$(( $(date +%s) - t0 ))
-	echo $secs > "$work/$1.time"
+	cpu "$1"
+	echo $secs $((CPU - c0)) > "$work/$1.time"
 	# one job at a time counts itself (mkdir is atomic)
 	until mkdir "$work/count.lock" 2> /dev/null; do sleep 0.05; done
 	k=$(( $(cat "$work/nfin") + 1 ))
@@ -180,9 +189,10 @@ tally() {	# tally NAME LOG: add its RESULT line
 while read -r seq class b kind path; do
 	name=$(jobname "$b" "$kind" "$path")
 	tally "$name" "$work/$seq.log"
-	secs=$(cat "$work/$seq.time" 2>/dev/null || echo '?')
-	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s)"
-	echo "$secs $name $class" >> "$work/times"
+	set -- $(cat "$work/$seq.time" 2>/dev/null || echo '? ?')
+	secs=$1
+	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s, cpu ${2}s)"
+	echo "$secs $name $class $2" >> "$work/times"
 done < "$plan"
 if [ -s "$fails" ]; then
 	echo "failed:"
@@ -190,8 +200,8 @@ if [ -s "$fails" ]; then
 fi
 # the times, longest first, for the next run's order and for the reader
 sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
-echo "times (wall seconds; live scripts one at a time, the rest $JOBS at a time):"
-sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss  %s%s\n", $1, $2, $3 == "live" ? "  (live)" : ""}'
-echo "total wall time: $(( $(date +%s) - start ))s"
+echo "times (wall seconds, and CPU seconds used; live scripts one at a time, the rest $JOBS at a time):"
+sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : ""}'
+echo "total wall time: $(( $(date +%s) - start ))s, CPU time of the tests: $(awk '{ s += $4 } END { print s + 0 }' "$work/times")s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
