@@ -67,21 +67,21 @@ PY=/usr/bin/python3
 # (*.report.txt), the v6 and the v7 uncompressed one; any other file is a
 # kind of its own (tracefs text, arm64 LISA, a synthetic trace, ...)
 inputs() {
-	seen=" "
-	for f in "$@"; do
-		[ -f "$f" ] || continue
+	_in_seen=" "
+	for _in_f in "$@"; do
+		[ -f "$_in_f" ] || continue
 		if [ "$ASAN" = 1 ]; then
-			case $f in
-			*/recorded/*.v6.dat) k=v6 ;;
-			*/recorded/*.v7-none.dat) k=v7-none ;;
-			*/recorded/*.dat) k=v7-zstd ;;
-			*/recorded/*.report.txt) k=report-text ;;
-			*) k=$f ;;
+			case $_in_f in
+			*/recorded/*.v6.dat) _in_k=v6 ;;
+			*/recorded/*.v7-none.dat) _in_k=v7-none ;;
+			*/recorded/*.dat) _in_k=v7-zstd ;;
+			*/recorded/*.report.txt) _in_k=report-text ;;
+			*) _in_k=$_in_f ;;
 			esac
-			case $seen in *" $k "*) continue ;; esac
-			seen="$seen$k "
+			case $_in_seen in *" $_in_k "*) continue ;; esac
+			_in_seen="$_in_seen$_in_k "
 		fi
-		printf '%s\n' "$f"
+		printf '%s\n' "$_in_f"
 	done
 }
 # threads_agree TAG ARGS...: `ipitrace ARGS -j N` prints the same for N = 1, 2,

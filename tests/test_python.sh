@@ -31,8 +31,8 @@
 #
 # The live recording (big-stacks) runs in the live lane, the rest beside it
 # (tests/run.sh, "run: split"; the setup's verdicts are the offline part's).
-# The ASan pass reads one trace of each kind (lib.sh `inputs`; the plain
-# pass reads every trace). Both passes give all the bad inputs to one
+# The ASan pass reads one trace of each kind (lib.sh `inputs`, less the v6
+# and v7 uncompressed layouts; the plain pass reads every trace). Both passes give all the bad inputs to one
 # interpreter first and, only if it fails, each to an interpreter of its
 # own, so that each still gets its own verdict.
 #
@@ -142,6 +142,10 @@ fi
 mkdir -p "$TMP/tr"
 TR=""
 for f in $(inputs "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace "$TOP"/tests/data/* "$TOP"/tests/data/qemu/*.dat); do
+	# (under ASan not pingpong.v6.dat and pingpong.v7-none.dat: the module's
+	# rows and reports are made alike from any file layout, whose decoding
+	# the ASan pass of the other scripts reads; 10 s each here under ASan)
+	case "$ASAN:$f" in 1:*/recorded/*.v6.dat | 1:*/recorded/*.v7-none.dat) continue ;; esac
 	TR="$TR $f"
 done
 if [ -x "$GEN" ]; then
