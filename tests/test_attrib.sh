@@ -24,6 +24,7 @@
 # by hand with grep; --top and --sort key; --filter. Long options only.
 # The ASan pass compares busy-stacks.dat and pingpong.dat (one trace with
 # stacks, one without) and leaves speedscope to the plain pass.
+# seconds: 45
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip attrib "trace-cmd not installed"; finish; }

@@ -18,6 +18,8 @@
 # split"). The ASan pass leaves to the plain one the letter-by-letter runs
 # of part 1 (each command's options parsed 62 times).
 # run: split
+# fast: no - a live script (run: split); make check runs it
+# seconds: 40
 . "$(dirname "$0")/lib.sh"
 
 PP="$TRACES/recorded/pingpong.dat"

@@ -7,6 +7,7 @@
 # The ASan pass reads one recorded trace of each kind (lib.sh `inputs`:
 # busy-stacks, v6, v7 uncompressed) and every synthetic width, and compares
 # -j 1 with 3 and 8; the plain pass reads every trace with 2, 3, 4 and 8.
+# seconds: 60
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip ipiview "trace-cmd not installed"; finish; }

@@ -17,6 +17,7 @@
 # (b) runs in the live lane, (a) and (c) beside it (tests/run.sh, "run:
 # split").
 # run: split
+# fast: no - a live script (run: split); make check runs it
 # seconds: 30
 . "$(dirname "$0")/lib.sh"
 case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac

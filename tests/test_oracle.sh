@@ -10,6 +10,7 @@
 # beside it (tests/run.sh, "run: split"); the ASan pass compares one
 # recorded trace of each kind (lib.sh `inputs`), the plain pass every one.
 # run: split
+# fast: no - a live script (run: split); make check runs it
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip oracle "trace-cmd not installed"; finish; }

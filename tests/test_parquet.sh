@@ -24,6 +24,7 @@
 #
 # One line per check: "PASS name", "FAIL name: why", "SKIP name: why";
 # the last line is "RESULT <passed> <failed>".
+# seconds: 60
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"

@@ -12,6 +12,7 @@
 #
 # One line per check: "PASS name", "FAIL name: why", "SKIP name: why";
 # the last line is "RESULT <passed> <failed>".
+# seconds: 20
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"

@@ -4,6 +4,8 @@
 # The cases that record run in the live lane, the others beside it
 # (tests/run.sh, "run: split").
 # run: split
+# fast: no - a live script (run: split); make check runs it
+# seconds: 30
 . "$(dirname "$0")/lib.sh"
 V6="$TRACES/recorded/pingpong.v6.dat"
 if offline_part; then	# (bodies are not indented: heredocs)
