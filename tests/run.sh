@@ -12,6 +12,12 @@
 #   "# run: live"     it drives the live kernel (tracefs, BPF, /proc/interrupts
 #                     compared with what it records): the live scripts run one
 #                     at a time, so that none sees another's IPIs;
+#   "# run: split"    it has live sections and offline ones: it runs as two
+#                     jobs, "NAME:live" in the live lane doing only the
+#                     sections under `live_part` (tests/lib.sh) and NAME
+#                     beside them doing only those under `offline_part`
+#                     (IPT_PART=live or offline; run by hand, a script does
+#                     both);
 #   "# asan: no WHY"  an ASan+UBSan build (a BUILD whose name has "asan") can
 #                     find nothing there that the plain pass did not
 #                     (WHY says why); it is left out of that pass, and said so.
@@ -23,6 +29,7 @@
 # Everything else (unit tests, the offline scripts) runs beside them, JOBS
 # at a time (default: the online CPUs), longest first; the output and the
 # tally come in a fixed order whatever the timing, then the time of each.
+# As each job ends, a line "[K/N] NAME SECONDSs" goes to standard error.
 #
 # Environment: TESTS=pattern limits the scripts run (e.g. TESTS=tracedat);
 # UNITS=0 leaves out the unit tests; LIVE=0 the live scripts; FAST=1 as
@@ -68,34 +75,75 @@ for b in "$@"; do
 		fi
 		suite=$(meta "$t" suite)
 		[ "${suite:-check}" = "${SUITE:-check}" ] || continue
-		class=offline
-		[ "$(meta "$t" run)" = live ] && class=live
-		if [ $class = live ] && [ "${LIVE:-1}" = 0 ]; then
+		run=$(meta "$t" run)
+		if [ "$run" = live ] && [ "${LIVE:-1}" = 0 ]; then
 			echo "not in this run (LIVE=0): $s drives the live kernel"
 			continue
 		fi
-		n=$((n + 1))
-		echo "$n $class $b script $t" >> "$plan"
+		case $run in
+		live)
+			n=$((n + 1))
+			echo "$n live $b script $t" >> "$plan" ;;
+		split)
+			n=$((n + 1))
+			echo "$n offline $b part-offline $t" >> "$plan"
+			if [ "${LIVE:-1}" = 0 ]; then
+				echo "not in this run (LIVE=0): the live sections of $s"
+			else
+				n=$((n + 1))
+				echo "$n live $b part-live $t" >> "$plan"
+			fi ;;
+		*)
+			n=$((n + 1))
+			echo "$n offline $b script $t" >> "$plan" ;;
+		esac
 	done
 done
 
-# runone SEQ BUILD KIND PATH: run one job, its log to $work/SEQ.log, its
-# wall time to $work/SEQ.time
-runone() {
-	t0=$(date +%s)
-	if [ "$3" = unit ]; then
-		"$4" > "$work/$1.log" 2>&1
-	else
-		sh "$4" "$2" > "$work/$1.log" 2>&1
-	fi
-	echo $(( $(date +%s) - t0 )) > "$work/$1.time"
+# jobname BUILD KIND PATH: the name a job is shown and timed under
+jobname() {
+	case $2 in
+	part-live) echo "$1/$(basename "$3"):live" ;;
+	*) echo "$1/$(basename "$3")" ;;
+	esac
 }
 
-# weight SEQ BUILD PATH: seconds of the last run, else the script's own
+total=$(wc -l < "$plan")
+echo 0 > "$work/nfin"
+# cpu SEQ: CPU to the CPU seconds (user + system) this shell's waited-for
+# children have used so far: the second line of `times` ("1m2.50s 0m3.25s"),
+# run in this shell (a command substitution would be a new process)
+cpu() {
+	times > "$work/$1.cpu"
+	CPU=$(sed -n 2p "$work/$1.cpu" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); s += a[1] * 60 + a[2] } printf "%d\n", s + 0.5 }')
+}
+# runone SEQ BUILD KIND PATH: run one job, its log to $work/SEQ.log, its
+# wall time to $work/SEQ.time; then "[K/N] NAME SECONDSs" to stderr
+runone() {
+	t0=$(date +%s)
+	cpu "$1"; c0=$CPU
+	case $3 in
+	unit) "$4" > "$work/$1.log" 2>&1 ;;
+	part-live) IPT_PART=live sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
+	part-offline) IPT_PART=offline sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
+	*) sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
+	esac
+	secs=$(( $(date +%s) - t0 ))
+	cpu "$1"
+	echo $secs $((CPU - c0)) > "$work/$1.time"
+	# one job at a time counts itself (mkdir is atomic)
+	until mkdir "$work/count.lock" 2> /dev/null; do sleep 0.05; done
+	k=$(( $(cat "$work/nfin") + 1 ))
+	echo $k > "$work/nfin"
+	rmdir "$work/count.lock"
+	echo "[$k/$total] $(jobname "$2" "$3" "$4") ${secs}s" >&2
+}
+
+# weight SEQ BUILD KIND PATH: seconds of the last run, else the script's own
 # "# seconds: N" estimate, else 0
 weight() {
-	w=$(grep -F " $2/$(basename "$3") " "$times.old" 2>/dev/null | awk '{print $1}' | head -n 1)
-	[ -z "$w" ] && [ "${3%.sh}" != "$3" ] && w=$(meta "$3" seconds)
+	w=$(grep -F " $(jobname "$2" "$3" "$4") " "$times.old" 2>/dev/null | awk '{print $1}' | head -n 1)
+	[ -z "$w" ] && [ "${4%.sh}" != "$4" ] && w=$(meta "$4" seconds)
 	echo "${w:-0} $1"
 }
 
@@ -108,7 +156,7 @@ live_pid=$!
 # the offline jobs: longest (by the last run) first, JOBS at a time
 grep ' offline ' "$plan" > "$work/offline"
 while read -r seq class b kind path; do
-	echo "$(weight "$seq" "$b" "$path" | awk '{print $1}') $seq $b $kind $path"
+	echo "$(weight "$seq" "$b" "$kind" "$path" | awk '{print $1}') $seq $b $kind $path"
 done < "$work/offline" | sort -k1,1nr -k2,2n > "$work/queue"
 started=0
 mkdir "$work/done"
@@ -139,11 +187,12 @@ tally() {	# tally NAME LOG: add its RESULT line
 
 : > "$work/times"
 while read -r seq class b kind path; do
-	name="$b/$(basename "$path")"
+	name=$(jobname "$b" "$kind" "$path")
 	tally "$name" "$work/$seq.log"
-	secs=$(cat "$work/$seq.time" 2>/dev/null || echo '?')
-	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s)"
-	echo "$secs $name $class" >> "$work/times"
+	set -- $(cat "$work/$seq.time" 2>/dev/null || echo '? ?')
+	secs=$1
+	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s, cpu ${2}s)"
+	echo "$secs $name $class $2" >> "$work/times"
 done < "$plan"
 if [ -s "$fails" ]; then
 	echo "failed:"
@@ -151,8 +200,8 @@ if [ -s "$fails" ]; then
 fi
 # the times, longest first, for the next run's order and for the reader
 sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
-echo "times (wall seconds; live scripts one at a time, the rest $JOBS at a time):"
-sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss  %s%s\n", $1, $2, $3 == "live" ? "  (live)" : ""}'
-echo "total wall time: $(( $(date +%s) - start ))s"
+echo "times (wall seconds, and CPU seconds used; live scripts one at a time, the rest $JOBS at a time):"
+sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : ""}'
+echo "total wall time: $(( $(date +%s) - start ))s, CPU time of the tests: $(awk '{ s += $4 } END { print s + 0 }' "$work/times")s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

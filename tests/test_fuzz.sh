@@ -3,9 +3,12 @@
 #
 #  1. With BUILDDIR "build" (only then, so that the ASan pass of `make check`
 #     does not fuzz again) and clang with libFuzzer installed: every fuzz
-#     target of fuzz/ runs 20 seconds (fuzz/run.sh, two at a time) from its
-#     committed seeds, in a fresh build/fuzz/smoke.  PASS per target that
-#     found nothing, FAIL with the artifact path otherwise.
+#     target of fuzz/ replays its whole seed corpus (libFuzzer runs every
+#     seed before it checks the time) and fuzzes on until 5 seconds in all
+#     (FUZZ_SMOKE_SECONDS; fuzz/run.sh, two at a time), in a fresh
+#     build/fuzz/smoke; `make fuzz` is the long run (FUZZ_SECONDS, 180 per
+#     target).  PASS per target that found nothing, FAIL with the artifact
+#     path otherwise.
 #  2. For every BUILDDIR: each input kept in tests/fuzz-regress/ (a former
 #     crash) is replayed through BUILDDIR/ipitrace (dump, convert, report for
 #     trace inputs; convert -F for filter inputs; dump --on-cpus for CPU lists), and
@@ -14,12 +17,12 @@
 #     also replayed through its own fuzz target.
 # Regression inputs are named TARGET-what-went-wrong[.ext], TARGET being a
 # fuzz target (tracedat pages format text filter cpuset usyms snapshot http kallsyms).
-# seconds: 200
+# seconds: 70
 . "$(dirname "$0")/lib.sh"
 
 REGRESS="$TOP/tests/fuzz-regress"
 FBIN="$TOP/build/fuzz/bin"
-SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-20}
+SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-5}
 SAN='Sanitizer|runtime error|LeakSanitizer|AddressSanitizer'
 # a small real trace for the filter replays
 REF="$TOP/fuzz/seeds/tracedat/real-pingpong-v7-zstd.dat"

@@ -14,11 +14,17 @@
 # the page: no console error, and the heatmap, the time chart and the
 # histograms are laid out with a non-zero size; a screenshot is kept in
 # BUILD_DIR/html-report/.  A 2M-event trace's report must stay under 2 MB.
+# The ASan pass writes and checks the reports of one trace of each kind
+# (lib.sh `inputs`) and of the synthetic ones; the 2M-event page and
+# Chromium's layout it leaves to the plain pass: the page is the same file
+# in both builds (the plain pass lays out every page it writes), and
+# neither the page's size nor Chromium is what ASan checks.
 #
 #   sh tests/test_html.sh [BUILD_DIR]      (default build)
 #
 # One line per check: "PASS name", "FAIL name: why", "SKIP name: why";
 # the last line is "RESULT <passed> <failed>".
+# seconds: 45
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"
@@ -68,8 +74,7 @@ else
 	skip gen-synth "$GEN is missing: synthetic reports not checked"
 fi
 # every shared trace, and the text trace of tests/data
-for f in "$TRACES"/recorded/* "$TOP/tests/data/latency.report.txt"; do
-	[ -f "$f" ] || continue
+for f in $(inputs "$TRACES"/recorded/* "$TOP/tests/data/latency.report.txt"); do
 	add_report "all-$(basename "$f" | tr -c 'A-Za-z0-9\n' '-')" "$f"
 done
 
@@ -202,6 +207,10 @@ EOF
 done
 
 # ---- size: a large trace stays small ----
+if [ "$ASAN" = 1 ]; then
+	echo "size-2M-events and Chromium: in the plain build's pass"
+	finish
+fi
 if [ -x "$GEN" ]; then
 	"$GEN" -o "$TMP/big.dat" -e 2000000 -s 11 -n 16 &&
 	"$IPT" report --html "$TMP/h/big.html" --isolated 5 "$TMP/big.dat" 2> "$TMP/err"

@@ -3,6 +3,7 @@
 # static), man pages, the completion, and one version everywhere.
 # Runs on the plain build only (an install of the ASan build is not made).
 # asan: no - it checks what make install lays out, not what the code does
+# seconds: 20
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(install is checked on the plain build only)"

@@ -14,7 +14,10 @@
 #  (b) live (root, tracefs; BPF for serve): top -f json and serve's /watched
 #      while the IPI workload runs under the name "wörker-日本", and a
 #      recording of it read by report and convert.
-# run: live
+# (b) runs in the live lane, (a) and (c) beside it (tests/run.sh, "run:
+# split").
+# run: split
+# fast: no - a live script (run: split); make check runs it
 # seconds: 30
 . "$(dirname "$0")/lib.sh"
 case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
@@ -73,6 +76,7 @@ J=$(hex '日本')
 # what the rule makes of "x\377y\177z", decoded: x, U+00FF, y, U+007F, z
 X=$(printf 'x\303\277y\177z' | od -An -tx1 | tr -d ' \n')
 
+if offline_part; then	# (a) and (c) (the body is not indented: heredocs)
 # ---- (a) report and convert of text traces: UTF-8 names, and one that is not ----
 printf '%s\n' \
 '          wörker-157   [000]    10.894320: ipi_send_cpu:         cpu=1 callsite=check_preempt_curr+0x37 callback=0x0' \
@@ -174,6 +178,9 @@ else
 	fail json-rule "$(tail -n 4 "$TMP/rule.out" | tr '\n' ';')"
 fi
 
+fi	# offline_part
+
+live_part || finish
 # ---- (b) live: top, serve and a recording, with the workload so named ----
 LIVE_NAME=json-live
 . "$(dirname "$0")/live.sh"

@@ -3,14 +3,18 @@
 # count of the same thing from `trace-cmd report` lines; matching rate on
 # real traces; latencies against a hand computation; JSON validity and
 # agreement with the text; --isolated lists exactly the IPIs to those CPUs.
-# run: live
+# The live recording runs in the live lane, the rest beside it (tests/run.sh,
+# "run: split"); the ASan pass reads one recorded trace of each kind.
+# run: split
+# fast: no - a live script (run: split); make check runs it
+# seconds: 25
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip report "trace-cmd not installed"; finish; }
 "$PY" -c 'import json' 2>/dev/null || { skip report "python3 missing"; finish; }
 
-for f in "$TRACES"/recorded/*.dat; do
-	[ -f "$f" ] || continue
+if offline_part; then	# (the body is not indented: heredocs)
+for f in $(inputs "$TRACES"/recorded/*.dat); do
 	n=$(basename "$f")
 	trace-cmd report "$f" 2>/dev/null > "$TMP/ref.txt"
 	"$IPT" report -f json --isolated 1 "$f" > "$TMP/r.json" 2> "$TMP/err" || { fail "$n report" "$(cat "$TMP/err")"; continue; }
@@ -99,13 +103,38 @@ grep -q 'cross-CPU latencies are missing' "$TMP/t.txt" && pass "clock without cr
 # filter errors are usage errors pointing at the column
 "$IPT" report --filter 'target_cpu == (' "$TOP/tests/data/latency.report.txt" > /dev/null 2> "$TMP/err"
 [ $? -eq 2 ] && grep -q 'column' "$TMP/err" && pass "bad filter: exit 2, column named" || fail "bad filter" "$(cat "$TMP/err")"
+# --threads: the same JSON (counts, matching, latencies, isolation lists and
+# their stacks, send ids) with one thread, with the streams decoded by 2, 3 and
+# 8 parallel threads, on every real trace, x86 and arm64 synthetic traces, and
+# a text trace
+GEN="$TOP/$B/tools/gen-synth"
+set -- $(inputs "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat "$TOP"/tests/data/qemu/*.dat \
+	 "$TRACES"/public/lkml-snippets/x86-hackbench-csd_queue_cpu-ipi_send_cpu-csd_function_entry-trace-cmd-report.txt)
+if [ -x "$GEN" ] && "$GEN" -o "$TMP/t-x86.dat" -e 200000 -s 3 -n 8 2>/dev/null &&
+   "$GEN" -o "$TMP/t-arm.dat" -a arm64 -e 50000 -s 4 -n 8 2>/dev/null; then
+	set -- "$@" "$TMP/t-x86.dat" "$TMP/t-arm.dat"
+fi
+bad="" n=0
+for f in "$@"; do
+	threads_agree "$(basename "$f")" report -f json --isolated 0-3 --assume-synced-clock "$f"
+	n=$((n + 1))
+done
+ntr=$n
+check "--threads 1 and $(echo $AGREE_THREADS | tr ' ' ,) give the same JSON on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
+# and the same text, byte for byte (what `report` prints by default)
+bad=""
+for f in "$@"; do
+	threads_agree "$(basename "$f")" report "$f"
+done
+check "--threads 1 and $(echo $AGREE_THREADS | tr ' ' ,) give the same text report on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
+fi	# offline_part
+
+live_part || finish
 # --isolated on a live recording of the generator, with --stacks
 W="$TOP/$B/tools/ipi-workload"
 if [ "$(id -u)" -ne 0 ] || ! mount_tracefs || [ ! -d /sys/kernel/tracing/events/ipi ] || [ ! -x "$W" ]; then
 	skip "isolated list on a live recording" "needs root, tracefs with ipi events and $W"
-	finish
-fi
-if "$IPT" record -q --stacks -o "$TMP/live.dat" -- "$W" pingpong 300 > /dev/null 2>&1; then
+elif "$IPT" record -q --stacks -o "$TMP/live.dat" -- "$W" pingpong 300 > /dev/null 2>&1; then
 	trace-cmd report -l "$TMP/live.dat" 2>/dev/null > "$TMP/live.txt"
 	"$IPT" report -f json --isolated 1 "$TMP/live.dat" > "$TMP/live.json"
 	# the oracle: a send's kernel stack is the next record of the same CPU
@@ -142,31 +171,4 @@ else
 	fail "record --stacks" "recording failed"
 fi
 
-# --threads: the same JSON (counts, matching, latencies, isolation lists and
-# their stacks, send ids) with one thread, with the streams decoded by 2, 3 and
-# 8 parallel threads, on every real trace, x86 and arm64 synthetic traces, and
-# a text trace
-GEN="$TOP/$B/tools/gen-synth"
-set --
-for f in "$TRACES"/recorded/*.dat "$TRACES"/public/lisa/trace.dat "$TOP"/tests/data/qemu/*.dat \
-	 "$TRACES"/public/lkml-snippets/x86-hackbench-csd_queue_cpu-ipi_send_cpu-csd_function_entry-trace-cmd-report.txt; do
-	[ -f "$f" ] && set -- "$@" "$f"
-done
-if [ -x "$GEN" ] && "$GEN" -o "$TMP/t-x86.dat" -e 200000 -s 3 -n 8 2>/dev/null &&
-   "$GEN" -o "$TMP/t-arm.dat" -a arm64 -e 50000 -s 4 -n 8 2>/dev/null; then
-	set -- "$@" "$TMP/t-x86.dat" "$TMP/t-arm.dat"
-fi
-bad="" n=0
-for f in "$@"; do
-	threads_agree "$(basename "$f")" report -f json --isolated 0-3 --assume-synced-clock "$f"
-	n=$((n + 1))
-done
-ntr=$n
-check "--threads 1, 2, 3, 4, 8 give the same JSON on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
-# and the same text, byte for byte (what `report` prints by default)
-bad=""
-for f in "$@"; do
-	threads_agree "$(basename "$f")" report "$f"
-done
-check "--threads 1, 2, 3, 4, 8 give the same text report on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
 finish

@@ -9,16 +9,16 @@
 # test_report.sh) gives a coalesced send and an unmatched one.
 #
 #   sh tests/test_rowsmatch.sh [BUILD_DIR]
+# seconds: 30
 . "$(dirname "$0")/lib.sh"
 
 CHK="$TOP/tests/rows_match_check.py"
 GEN="$TOP/$B/tools/gen-synth"
 [ -x "$IPT" ] || { fail build "$IPT is missing (run make)"; finish; }
 
-TR=""
-for f in "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace; do
-	[ -f "$f" ] && TR="$TR $f"
-done
+# (the ASan pass: one recorded trace of each kind, lib.sh `inputs`; the
+# synthetic, hand-made and qemu traces in both passes)
+TR=$(inputs "$TRACES"/recorded/*.dat "$TRACES"/recorded/*.trace)
 if [ -x "$GEN" ]; then
 	# lost events and sends with no receive events, arm64, wide masks
 	"$GEN" -o "$TMP/synth-lost.dat" -e 20000 -s 3 -n 8 -m &&

@@ -9,12 +9,15 @@
 # for any number of threads on every trace, with each kind of selection; and
 # the same output and exit, error message included, for one thread and three
 # on traces with bytes broken at random and page times made to go back.
+# seconds: 90
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip tracedat "trace-cmd not installed"; finish; }
 ipi_re='^[^=].*: (ipi_[a-z_]+|csd_[a-z_]+|[a-z_]+_(entry|exit)):'
 
-files=$(ls "$TRACES"/recorded/*.dat "$TRACES"/public/*/*.dat 2>/dev/null)
+# (the ASan pass: one trace of each kind, lib.sh `inputs`: busy-stacks, v6,
+# v7 uncompressed, LISA's arm64; the plain pass every one)
+files=$(inputs "$TRACES"/recorded/*.dat "$TRACES"/public/*/*.dat)
 [ -n "$files" ] || { skip tracedat "no traces under $TRACES"; finish; }
 for f in $files; do
 	n=$(basename "$(dirname "$f")")/$(basename "$f")
@@ -54,8 +57,7 @@ for f in $files; do
 done
 
 # the stored reports beside the recorded traces were made by trace-cmd 3.1.6
-for r in "$TRACES"/recorded/*.report.txt; do
-	[ -f "$r" ] || continue
+for r in $(inputs "$TRACES"/recorded/*.report.txt); do
 	f=${r%.report.txt}.dat
 	n=$(basename "$r")
 	"$IPT" dump "$f" 2>/dev/null | squeeze | grep -E "$ipi_re" > "$TMP/got"
@@ -79,6 +81,7 @@ fi
 set -- $files "$TRACES"/recorded/tracefs-text.trace
 sels="'' -R '-F cpu==1' '-e ipi:*,sched:*' '--on-cpus 1' '-n 999' --mask-hex"
 nmut=60
+[ "${FAST:-0}" = 1 ] && nmut=24	# make check-fast: the same checks, fewer broken traces
 case "$B" in *asan*)
 	set -- "$TRACES"/public/lisa/trace.dat "$TRACES"/recorded/pingpong.v6.dat "$TRACES"/recorded/tracefs-text.trace
 	sels="'' '-R -F cpu==1' '-e ipi:*,sched:* --on-cpus 1'"

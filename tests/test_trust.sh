@@ -1,9 +1,14 @@
 # test_trust.sh - numbers right, or a clear word why not, off the happy path
 # (issue "Trust"): each case is built by hand from a real trace, and the
 # expected value comes from that construction, not from ipitrace.
-# run: live
+# The cases that record run in the live lane, the others beside it
+# (tests/run.sh, "run: split").
+# run: split
+# fast: no - a live script (run: split); make check runs it
+# seconds: 30
 . "$(dirname "$0")/lib.sh"
 V6="$TRACES/recorded/pingpong.v6.dat"
+if offline_part; then	# (bodies are not indented: heredocs)
 
 # 1. v6 files of trace-cmd before 3.0: the clock only after the CPU table
 # (the TRACECLOCK option empty).  Made from pingpong.v6.dat: the option's
@@ -175,12 +180,16 @@ IDLE="$TRACES/recorded/idle.dat"
 "$IPT" report --isolated 1,5 --format json "$IDLE" > "$TMP/o.json" 2> "$TMP/err"; rc=$?
 [ $rc = 0 ] && grep -q 'keeping 1' "$TMP/err" && [ "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["isolated"]["cpus"])' "$TMP/o.json" 2>&1)" = 1 ] &&
 	pass "report --isolated 1,5: warns, keeps CPU 1" || fail "report --isolated 1,5" "exit $rc: $(cat "$TMP/err") $(head -c 100 "$TMP/o.json")"
+fi	# offline_part
+if live_part; then
 if [ "$(id -u)" = 0 ] && mount_tracefs && [ "$(nproc)" -lt 8 ]; then
 	"$IPT" record --cpus 7 -d 0.2 -o "$TMP/c7.dat" > /dev/null 2> "$TMP/err"; rc=$?
 	[ $rc = 2 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && [ ! -e "$TMP/c7.dat" ] && grep -q 'no such CPU' "$TMP/err" &&
 		pass "record --cpus 7 on a $(nproc)-CPU machine: exit 2, one line, no file" ||
 		fail "record --cpus 7" "exit $rc: $(head -n 3 "$TMP/err" | tr '\n' ' ')"
 fi
+fi	# live_part
+if offline_part; then
 n=$("$IPT" convert -F 'kind ~ "wake*"' "$FIX" -o - | tail -n +2 | wc -l)
 [ "$n" = 1 ] && pass "a kind pattern still selects rows (kind ~ \"wake*\": 1, by hand)" || fail "kind filter" "got $n rows, want 1"
 
@@ -280,6 +289,8 @@ for o in hex raw; do
 		pass "tracefs text in $o with only decimal digits: named $o" ||
 		fail "tracefs $o, decimal digits" "exit $rc: $(cat "$TMP/err")"
 done
+fi	# offline_part
+if live_part; then
 # (c) tracefs text with the standard trace options, from one instance's buffer
 if [ "$(id -u)" = 0 ] && mount_tracefs && [ -d /sys/kernel/tracing/events/ipi ] && [ -x "$TOP/$B/tools/ipi-workload" ]; then
 	I=/sys/kernel/tracing/instances/ipt_trust_$$
@@ -375,6 +386,8 @@ print(d["time_unit"], d["duration_s"], all(x["per_s"] is None and x["latency"] i
 else
 	skip "tracefs text layouts" "needs root and tracefs with ipi events"
 fi
+fi	# live_part
+if offline_part; then
 # 4. a file with neither stats nor drop marks: lost is unknown, not 0;
 # tracefs text whose header says every entry written is there: 0
 LISA="$TRACES/public/lisa/trace.dat"
@@ -389,4 +402,5 @@ if [ -f "$TT" ] && grep -q 'entries-in-buffer/entries-written: \([0-9]*\)/\1 ' "
 	[ "$got" = "[(0, False), (0, False)]" ] && pass "tracefs text, entries-in-buffer = entries-written: 0 lost, known" ||
 		fail "tracefs header entries" "got $got"
 fi
+fi	# offline_part
 finish
