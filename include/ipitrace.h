@@ -1039,6 +1039,11 @@ struct ipt_report_group {
  */
 const struct ipt_report_group *ipt_report_groups(struct ipt_report *r, enum ipt_group_by by, int cpu,
 						 enum ipt_group_sort sort, size_t *n);
+/* The same over the target CPUs of a set (a role: the isolated CPUs, the
+ * housekeeping ones), merged; the array is the caller's to free().  NULL on
+ * error (IPT_ERR_INVALID for a bad key). */
+struct ipt_report_group *ipt_report_groups_on(struct ipt_report *r, enum ipt_group_by by,
+					      const struct ipt_cpuset *cpus, enum ipt_group_sort sort, size_t *n);
 
 /*
  * Folded stacks ("comm;root;...;leaf COUNT" lines, as flamegraph.pl,

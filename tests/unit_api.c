@@ -1755,6 +1755,106 @@ static void test_parquet(void)
 	free(m);
 }
 
+/* ------------------------------------------------------------------ */
+/* Groups over a set of target CPUs: the per-CPU tables summed here    */
+/* ------------------------------------------------------------------ */
+
+/* same_key - whether two groups have the same key for by */
+static bool same_key(const struct ipt_report_group *a, const struct ipt_report_group *b)
+{
+	return a->pid == b->pid && a->src_cpu == b->src_cpu && a->addr == b->addr && a->kind == b->kind &&
+	       ((!a->comm && !b->comm) || (a->comm && b->comm && !strcmp(a->comm, b->comm)));
+}
+
+/* summed_count - the count of key g summed over the per-CPU tables of set */
+static uint64_t summed_count(struct ipt_report *r, enum ipt_group_by by, const struct ipt_cpuset *set,
+			     int ncpus, const struct ipt_report_group *g)
+{
+	uint64_t c = 0;
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const struct ipt_report_group *v;
+		size_t n;
+
+		if (!ipt_cpuset_has(set, (unsigned int)cpu))
+			continue;
+		v = ipt_report_groups(r, by, cpu, IPT_SORT_KEY, &n);
+		for (size_t i = 0; v && i < n; i++)
+			if (same_key(&v[i], g))
+				c += v[i].count;
+	}
+	return c;
+}
+
+static void test_groups_on(void)
+{
+	static const enum ipt_group_by keys[] = { IPT_BY_COMM, IPT_BY_TASK, IPT_BY_CPU, IPT_BY_CALLSITE,
+						  IPT_BY_KIND };
+	char path[PATH_MAX + 64];
+	struct ipt_trace *t;
+	struct ipt_report *r;
+	int ncpus, checked = 0, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/recorded/busy-stacks.dat", traces);
+	if (!is_file(path)) {
+		skip("groups on a set", "no busy-stacks.dat");
+		return;
+	}
+	t = ipt_trace_open(path);
+	r = t ? ipt_report_run(t, NULL) : NULL;
+	CHECK(r != NULL, "%s: %s", path, ipt_errmsg());
+	if (!r) {
+		ipt_trace_close(t);
+		return;
+	}
+	ncpus = ipt_trace_ncpus(t);
+	for (unsigned int mask = 1; mask < 1u << ncpus && mask < 8; mask++) {
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+		uint64_t total = 0, want = 0;
+
+		for (int cpu = 0; cpu < ncpus; cpu++)
+			if (mask & 1u << cpu)
+				ipt_cpuset_add(&set, (unsigned int)cpu);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t n, nall;
+			struct ipt_report_group *v = ipt_report_groups_on(r, keys[k], &set, IPT_SORT_COUNT, &n);
+			const struct ipt_report_group *all = ipt_report_groups(r, keys[k], -1, IPT_SORT_KEY, &nall);
+
+			CHECK(v != NULL && all != NULL, "groups on 0x%x by %s: %s", mask,
+			      ipt_group_by_name(keys[k]), ipt_errmsg());
+			total = 0;
+			for (size_t i = 0; v && i < n; i++) {
+				uint64_t c = summed_count(r, keys[k], &set, ncpus, &v[i]);
+
+				total += v[i].count;
+				checked++;
+				if (c != v[i].count || (i && v[i].count > v[i - 1].count))
+					if (bad++ < 5)
+						printf("  on 0x%x by %s, group %zu: %llu, the CPUs' tables say %llu\n",
+						       mask, ipt_group_by_name(keys[k]), i,
+						       (unsigned long long)v[i].count, (unsigned long long)c);
+			}
+			/* every key of the whole table with a count on the set is there */
+			want = 0;
+			for (size_t i = 0; all && i < nall; i++)
+				want += summed_count(r, keys[k], &set, ncpus, &all[i]);
+			CHECK(total == want && total > 0, "on 0x%x by %s: %llu rows, the CPUs' tables %llu", mask,
+			      ipt_group_by_name(keys[k]), (unsigned long long)total, (unsigned long long)want);
+			free(v);
+		}
+		ipt_cpuset_free(&set);
+	}
+	CHECK(bad == 0 && checked > 20, "%d of %d groups on a set disagree with the per-CPU tables", bad, checked);
+	{
+		size_t n;
+
+		CHECK(ipt_report_groups_on(r, IPT_BY_COMM, NULL, IPT_SORT_COUNT, &n) == NULL && n == 0,
+		      "groups on no set");
+	}
+	ipt_report_free(r);
+	ipt_trace_close(t);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -1776,6 +1876,7 @@ int main(void)
 	test_render_fields();
 	test_ipi_iter();
 	test_frames();
+	test_groups_on();
 	test_rows();
 	test_parquet();
 	rmdir(tmpdir);

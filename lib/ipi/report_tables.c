@@ -258,7 +258,14 @@ static struct ipt_report_group blank_group(int cpu)
 }
 
 /* group_rows - the raw entries for by (one per map entry to cpu) */
-static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_group_by by, int cpu, size_t *n)
+/* on - whether target CPU t is among those asked: the set, else cpu (-1: all) */
+static bool on(int t, int cpu, const struct ipt_cpuset *set)
+{
+	return set ? ipt_cpuset_has(set, (unsigned int)t) : cpu < 0 || t == cpu;
+}
+
+static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_group_by by, int cpu,
+					   const struct ipt_cpuset *set, size_t *n)
 {
 	struct rpt *r = &rep->r;
 	const struct rpt_map *m = by == IPT_BY_CALLSITE || by == IPT_BY_FUNCTION ? &r->pairs :
@@ -273,7 +280,7 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 			uint64_t c = 0;
 
 			for (int t = 0; t < r->ncpus; t++)
-				if (cpu < 0 || t == cpu)
+				if (on(t, cpu, set))
 					c += r->cpus[t].by_kind[kd];
 			if (!c)
 				continue;
@@ -288,7 +295,7 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		const struct rpt_slot *sl = ipt_cmap_at(m, i);
 		struct ipt_report_group *g;
 
-		if (!sl || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
+		if (!sl || !sl->val || !on((int)sl->key.c, cpu, set))
 			continue;
 		/* the recorder's own sends: apart (recorder_ipis), unless asked */
 		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
@@ -323,7 +330,7 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		for (int t = 0; t < r->ncpus; t++) {
 			uint64_t none;
 
-			if (cpu >= 0 && t != cpu)
+			if (!on(t, cpu, set))
 				continue;
 			none = r->cpus[t].ipis - r->cpus[t].with_stack;
 			if (!none)
@@ -388,7 +395,7 @@ const struct ipt_report_group *ipt_report_groups(struct ipt_report *rep, enum ip
 			return gc->g;
 		}
 	gc = ipt_calloc(1, sizeof(*gc));
-	v = group_rows(rep, by, cpu, &k);
+	v = group_rows(rep, by, cpu, NULL, &k);
 	if (!gc || !v) {
 		free(gc);
 		free(v);
@@ -401,6 +408,30 @@ const struct ipt_report_group *ipt_report_groups(struct ipt_report *rep, enum ip
 		qsort(v, k, sizeof(*v), cmp_group_count);
 	*gc = (struct group_cache){ rep->groups, by, cpu, sort, v, k };
 	rep->groups = gc;
+	*n = k;
+	return v;
+}
+
+struct ipt_report_group *ipt_report_groups_on(struct ipt_report *rep, enum ipt_group_by by,
+					      const struct ipt_cpuset *cpus, enum ipt_group_sort sort, size_t *n)
+{
+	struct ipt_report_group *v;
+	size_t k;
+
+	*n = 0;
+	if ((int)by < 0 || by >= IPT_BY__COUNT || !cpus || (sort != IPT_SORT_COUNT && sort != IPT_SORT_KEY)) {
+		ipt_err_code(IPT_ERR_INVALID, "report groups: no key %d or order %d, or no CPUs", (int)by,
+			     (int)sort);
+		return NULL;
+	}
+	v = group_rows(rep, by, -1, cpus, &k);
+	if (!v)
+		return NULL;
+	sort_by = by;
+	qsort(v, k, sizeof(*v), cmp_group_key);
+	k = merge_groups(by, v, k);
+	if (sort == IPT_SORT_COUNT)
+		qsort(v, k, sizeof(*v), cmp_group_count);
 	*n = k;
 	return v;
 }
