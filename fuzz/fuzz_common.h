@@ -240,7 +240,7 @@ static int fz_report_run(struct ipt_trace *t, int threads, uint64_t digest[8])
 		digest[2] = r.events;
 		digest[3] = r.niso;
 		digest[4] = mr->remote_matched;
-		digest[5] = r.senders.n * 1000003 + r.pairs.n * 1009 + r.matrix.n;
+		digest[5] = r.senders.h.n * 1000003 + r.pairs.h.n * 1009 + r.matrix.h.n;
 		digest[6] = mr->unmatched.no_handler + 7 * mr->unmatched.trace_ended +
 			    49 * mr->unmatched.lost_events +
 			    343 * mr->unmatched.no_receive_events;

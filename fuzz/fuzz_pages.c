@@ -101,5 +101,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(t->streams);
 	t->streams = NULL;
 	t->nstreams = 0;
+	t->capstreams = 0;
 	return 0;
 }
