@@ -220,7 +220,7 @@ comms = []
 for d in docs:
     for c in d.get('cpus', []):
         comms += [s['comm'] for s in c['senders']]
-    comms += [r['comm'] for r in d.get('rows', [])]
+    comms += [r['comm'] for r in d.get('rows', []) if r.get('event') != 'handler']
 mine = [c for c in comms if c.encode('utf-8') == name]
 near = sorted(set(c for c in comms if c.startswith('w') and c != name.decode()))
 print('%d of %d senders named %s%s' % (len(mine), len(comms), name.decode(),

@@ -190,10 +190,28 @@ print('%d of %d membarrier rows with a stack through sys_membarrier' % (ok, rows
 sys.exit(0 if rows and ok == rows else 1)
 EOF
 [ $? = 0 ] && pass "serve-stacks: $(cat "$TMP/stk.txt")" || fail serve-stacks "$(cat "$TMP/stk.txt")"
+# the dump reads back with its clock and with sends matched to the handlers kept
 "$IPT" report "$TMP/watched.txt" > "$TMP/report.txt" 2>&1 && grep -q 'IPIs (one per target CPU)' "$TMP/report.txt" &&
-	pass serve-dump-report || fail serve-dump-report "$(head -n 3 "$TMP/report.txt" | tr '\n' ';')"
-curl -sf "$URL/watched" | $PY -c 'import json,sys; d=json.load(sys.stdin); assert d["watch"] == "1" and d["rows"] and all("1" in r["targets"] for r in d["rows"][-100:])' \
-	2> "$TMP/w.err" && pass serve-watched-json || fail serve-watched-json "$(tail -n 1 "$TMP/w.err")"
+	grep -q 'clock CLOCK_MONOTONIC\|clock mono' "$TMP/report.txt" &&
+	grep -Eq 'remote IPIs matched to a handler: [1-9]' "$TMP/report.txt" &&
+	pass "serve-dump-report: $(grep -o 'remote IPIs matched to a handler: [^(]*' "$TMP/report.txt")" ||
+	fail serve-dump-report "$(grep -E 'duration|matched to a handler' "$TMP/report.txt" | head -n 3 | tr '\n' ';')"
+# /watched: the sends to CPU 1, and the IPI handlers that ran there (their
+# entry and time, so that what comes out has latencies)
+curl -sf "$URL/watched" | $PY -c 'import json, sys
+d = json.load(sys.stdin)
+rows = d["rows"][-200:]
+hdl = [r for r in rows if r.get("event") == "handler"]
+ipis = [r for r in rows if r.get("event") != "handler"]
+assert d["watch"] == "1" and ipis, "no IPI rows"
+bad = [r for r in ipis if 1 not in [int(c) for c in r["targets"].split(",") if c.isdigit()]]
+assert not bad, "rows not to CPU 1: %r" % bad[:2]
+assert hdl, "no handler rows among %d" % len(rows)
+bad = [r for r in hdl if r["cpu"] != 1 or not r["handler_ns"] or not r["vector"]]
+assert not bad, "handler rows not of CPU 1: %r" % bad[:2]
+print("%d IPI rows to CPU 1, %d handler rows on it" % (len(ipis), len(hdl)))' \
+	> "$TMP/w.out" 2> "$TMP/w.err" && pass "serve-watched-json: $(cat "$TMP/w.out")" ||
+	fail serve-watched-json "$(tail -n 1 "$TMP/w.err")"
 kill -USR1 $SP
 wait_for "rows written to $TMP/watched.txt" "$TMP/serve.err"	# symbolizing stacks takes a while
 [ -s "$TMP/watched.txt" ] && grep -q "rows written to $TMP/watched.txt" "$TMP/serve.err" &&

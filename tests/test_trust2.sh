@@ -211,12 +211,16 @@ cal() { awk -v c=$(($1 + 2)) '$1 == "CAL:" { print $c }' /proc/interrupts; }
 # targets CPU 1 while membarrier sends function calls from CPU 1 to CPU 0.
 # CPU 0's counters must say "not recorded", with the number the kernel
 # counted, not "unexplained" and a footnote that blames lost events.
+# record_c1: one try; $res is "ok ...", or what is wrong.  The spinning
+# thread on CPU 0 can be preempted on a busy machine (the other test jobs),
+# and membarrier then has no CPU to interrupt: up to 3 tries.
+record_c1() {
 before=$(cal 0)
 "$IPT" record -c 1 -o "$TMP/c1.dat" -- "$WL" --cpus 1,0 membarrier 3000 > "$TMP/rec.out" 2>&1
 rc=$?
 after=$(cal 0)
 if [ $rc != 0 ]; then
-	fail "record -c 1" "exit $rc: $(tail -n 3 "$TMP/rec.out" | tr '\n' ';')"
+	res="exit $rc: $(tail -n 3 "$TMP/rec.out" | tr '\n' ';')"
 else
 	"$IPT" report -f json "$TMP/c1.dat" > "$TMP/c1.json" && "$IPT" report "$TMP/c1.dat" > "$TMP/c1.txt"
 	$PY - "$TMP/c1.json" "$TMP/c1.txt" "$before" "$after" > "$TMP/check" <<'PY'
@@ -242,11 +246,16 @@ if re.search(r"^\s+0 CAL .*\s\d+\s+Function call interrupts$", text, re.M):
 print("; ".join(problems) if problems else "ok %d %d" % (cal0[0]["kernel"], after - before))
 PY
 	res=$(cat "$TMP/check")
-	case $res in
-	ok*) pass "record -c 1: CPU 0's counters say not recorded, by the number (kernel CAL, delta around the run: ${res#ok })" ;;
-	*) fail "record -c 1: CPU 0's counters" "$res" ;;
-	esac
 fi
+}
+for try in 1 2 3; do
+	record_c1
+	case $res in "CPU 0 took too few"*) echo "record -c 1: try $try: $res" ;; *) break ;; esac
+done
+case $res in
+ok*) pass "record -c 1: CPU 0's counters say not recorded, by the number (kernel CAL, delta around the run: ${res#ok })" ;;
+*) fail "record -c 1: CPU 0's counters" "$res" ;;
+esac
 
 # 1. coalescing on a real, loss-free recording: where the kernel counted
 # fewer reschedule interrupts than there were sends, and every interrupt it
