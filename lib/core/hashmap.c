@@ -31,7 +31,12 @@ int ipt_hmap_grow(struct ipt_hmap *m, size_t esz, size_t more)
 	}
 	if (cap == m->cap)
 		return 0;
-	m->slot = ipt_calloc(cap, esz);
+	/* written now rather than calloc'd: a fresh mapping read first (the
+	 * probes) maps the zero page, and the first write to each page then
+	 * costs a fault and a TLB shootdown of the other threads' CPUs */
+	m->slot = ipt_malloc(cap * esz);
+	if (m->slot)
+		memset(m->slot, 0, cap * esz);
 	if (!m->slot) {
 		*m = old;
 		return -1;

@@ -67,8 +67,19 @@ struct cpu_state {
 	uint64_t last_entry_ts[RPT_NCLASS];	/* the last interrupt of each vector */
 	uint64_t last_dur[RPT_NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
 	bool had_entry[RPT_NCLASS];
-	struct chain chain[RPT_NCLASS];	/* per vector: the sends whose interrupt is a guess */
+	struct chain *chain;		/* per vector: the sends whose interrupt is a
+					 * guess; RPT_NCLASS of them, made at the
+					 * CPU's first guess (NULL: none yet) */
 };
+
+/* the chain of a CPU that never guessed: empty, never written */
+static const struct chain no_chain;
+
+/* chain_at - s's chain of class cls (no_chain before its first guess) */
+static struct chain *chain_at(struct cpu_state *s, int cls)
+{
+	return s->chain ? &s->chain[cls] : (struct chain *)&no_chain;
+}
 
 struct csd_pend {
 	uint64_t tag;		/* the hash map's (ipt_hmap) */
@@ -454,7 +465,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	/* a function-call vector serves its own sends, else those of either */
 	int qc = call && !s->q[cls].n && s->q[CLS_CALL_ANY].n ? CLS_CALL_ANY : cls;
 	struct queue *q = &s->q[qc];
-	struct chain *ch = &s->chain[cls];
+	struct chain *ch = chain_at(s, cls);
 	bool any = false, counted = false;
 	size_t n = 0;
 
@@ -498,6 +509,9 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 
 		if (i == n - 1 && n > 1) {
 			/* the newest of several, just before: a guess (struct chain) */
+			if (!s->chain && !(s->chain = ipt_calloc(RPT_NCLASS, sizeof(*s->chain))))
+				return -1;
+			ch = &s->chain[cls];
 			ch->l[0] = (struct link){ .e = *e, .entry_ts = ts, .dur = UINT64_MAX,
 						  .others_counted = counted };
 			ch->n = 1;
@@ -526,7 +540,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 {
 	struct cpu_state *s = &m->cpu[cpu];
-	struct chain *ch = &s->chain[cls];
+	struct chain *ch = chain_at(s, cls);
 	struct link *l = ch->n ? &ch->l[ch->n - 1] : NULL;
 	uint64_t dur;
 
@@ -578,7 +592,7 @@ int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts)
 		struct ipt_match_send *e;
 
 		/* the next interrupt after the gap cannot tell: they stay */
-		if (s->chain[k].n && chain_left(m, cpu, &s->chain[k]))
+		if (chain_at(s, k)->n && chain_left(m, cpu, chain_at(s, k)))
 			return -1;
 		while ((e = q_pop(&s->q[k])))
 			unmatched(m, e, RES_LOST_EVENTS);
@@ -698,7 +712,7 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 			struct ipt_match_send *e;
 
 			/* no interrupt of the vector came after: they stay */
-			if (s->chain[k].n && chain_left(m, c, &s->chain[k]))
+			if (chain_at(s, k)->n && chain_left(m, c, chain_at(s, k)))
 				return -1;
 			while ((e = q_pop(&s->q[k]))) {
 				if (!e->counted)
@@ -835,6 +849,7 @@ void ipt_match_free(struct ipt_match *m)
 		for (int k = 0; k < RPT_NCLASS; k++)
 			free(m->cpu[c].q[k].v);
 		free(m->cpu[c].open);
+		free(m->cpu[c].chain);
 	}
 	free(m->cpu);
 	for (int c = 0; c < m->res.ncpu; c++) {
