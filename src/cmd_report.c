@@ -27,8 +27,10 @@ static void report_usage(FILE *f)
 		"\n"
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
 		"  -c, --cpus LIST      count only IPIs to these target CPUs (with -F: both)\n"
-		"  -i, --isolated LIST  list every IPI that reached these CPUs (default: the\n"
-		"                       isolated/nohz_full CPUs stored by `ipitrace record`)\n"
+		"  -i, --isolated LIST  the isolated CPUs: reported as one role before the\n"
+		"                       housekeeping rest, and every IPI that reached them\n"
+		"                       listed (default: the isolated/nohz_full CPUs stored\n"
+		"                       by `ipitrace record`)\n"
 		"  -g, --by KEY         group the senders per target CPU by KEY: comm\n"
 		"                       (default; with its number of pids and the top ones),\n"
 		"                       pid, task (pid on a sending CPU), cpu (sending CPU),\n"
@@ -38,7 +40,10 @@ static void report_usage(FILE *f)
 		"  -k, --sort ORDER     count (default: largest first) or key (by the key)\n"
 		"      --with-recorder  keep the IPIs `ipitrace record` itself sent in the\n"
 		"                       groups by comm, pid, task and cpu (default: apart)\n"
-		"  -t, --top N          rows in the top-N tables (default 5; 0: all)\n"
+		"  -t, --top N          rows in the top-N tables, and beyond 16 CPUs in the\n"
+		"                       per-CPU tables, which then show the N busiest\n"
+		"                       isolated and other CPUs, ranges of equal figures\n"
+		"                       merged (default 5; 0: all, every CPU)\n"
 		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers (trace-cmd record/extract -B); 'top' is the\n"
 		"                       top one.  A trace with data in several needs it\n"
@@ -295,12 +300,14 @@ int cmd_report(int argc, char **argv)
 		if (folded_report(&x))
 			goto out;
 	} else if (x.json) {
-		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated };
+		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated,
+					  iso_arg ? "--isolated" : "the recording" };
 
 		if (report_json(r, x.t, &v, stdout))
 			goto out;
 	} else {
-		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated };
+		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated,
+					  iso_arg ? "--isolated" : "the recording" };
 
 		if (report_text(r, x.t, &v, stdout))
 			goto out;

@@ -14,7 +14,9 @@ struct report_view {
 	enum ipt_group_sort sort;
 	bool ns;				/* times are ns (else none is shown) */
 	bool with_recorder;			/* the recorder's own sends kept in the groups */
-	const struct ipt_cpuset *isolated;	/* the CPUs listed one IPI at a time (NULL: none) */
+	const struct ipt_cpuset *isolated;	/* the isolated CPUs: a role of their own, and
+						 * listed one IPI at a time (NULL: none) */
+	const char *isolated_from;		/* where that set comes from, for the reader */
 };
 
 /* Write the report r over t to f.  0, or 1 after printing an error. */

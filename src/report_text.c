@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "report_out.h"
+#include "cpu_ranges.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@ struct ctx {
 	enum ipt_group_sort sort;
 	bool ns;		/* timestamps are ns; else no times are shown ("cycles, not ns") */
 	bool with_recorder;
+	const struct ipt_cpuset *iso;	/* the isolated CPUs (NULL: not known) */
+	const char *iso_from;		/* where that set comes from */
+	struct ipt_cpuset hk;		/* the other CPUs of the trace: housekeeping */
+	bool wide;			/* more CPUs than a table shows whole: by role,
+					 * ranges and the busiest */
 };
 
 static double us(uint64_t ns)
@@ -24,14 +30,28 @@ static double us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-/* print_hist3 - p50, p99 and max of a distribution in us, or dashes */
-static void print_hist3(const struct ctx *x, const struct ipt_dist *h)
+/* hist3 - p50, p99 and max of a distribution in us, or dashes, into b */
+static const char *hist3(const struct ctx *x, const struct ipt_dist *h, char *b, size_t size)
 {
 	if (!ipt_dist_count(h) || !x->ns)
-		printf("  %8s %8s %8s", "-", "-", "-");
+		snprintf(b, size, "  %8s %8s %8s", "-", "-", "-");
 	else
-		printf("  %8.1f %8.1f %8.1f", us(ipt_dist_quantile(h, 0.5)), us(ipt_dist_quantile(h, 0.99)),
-		       us(ipt_dist_max(h)));
+		snprintf(b, size, "  %8.1f %8.1f %8.1f", us(ipt_dist_quantile(h, 0.5)),
+			 us(ipt_dist_quantile(h, 0.99)), us(ipt_dist_max(h)));
+	return b;
+}
+
+/* is_iso - whether CPU c is among the isolated ones */
+static bool is_iso(const struct ctx *x, int c)
+{
+	return x->iso && ipt_cpuset_has(x->iso, (unsigned int)c);
+}
+
+/* more_line - what a bounded table left out, and how to see it */
+static void more_line(size_t more, const char *what)
+{
+	if (more)
+		printf("  (%zu more %s; -t 0 shows all)\n", more, what);
 }
 
 /* text_provenance - how the trace was recorded, when it says */
@@ -56,15 +76,33 @@ static void text_kernel(const struct ctx *x)
 	bool setup = false, note[IPT_KIRQ__COUNT] = { false };
 	int64_t not_recorded = 0;
 	char rec[256] = "";
+	uint64_t *w = NULL;
+	bool *shown = NULL;
+	size_t more = 0;
 
 	if (!n)
 		return;
 	printf("\nKernel counters (/proc/interrupts) from tracing on to off, beside the trace\n");
 	printf("  %4s %-5s %10s %10s %10s %12s  %s\n", "cpu", "row", "kernel", "traced", "sends", "unexplained",
 	       "what");
+	if (n > CPU_TABLE_ALL_UP_TO && x->wide && (w = calloc(n, sizeof(*w))) && (shown = calloc(n, sizeof(*shown)))) {
+		for (size_t i = 0; i < n; i++)	/* the most unexplained first, then the most counted */
+			w[i] = (uint64_t)llabs(k[i].unexplained) << 24 | (uint64_t)(k[i].kernel > 0xffffff ? 0xffffff :
+										  k[i].kernel > 0 ? k[i].kernel : 0);
+		busiest(w, n, (size_t)x->top, shown);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char kern[24], tr[24], se[24], un[24];
 		const char *why = "";
+
+		if (shown && !shown[i]) {
+			more++;
+			note[k[i].note] = true;
+			setup = setup || k[i].setup > 0 || k[i].teardown > 0;
+			if (k[i].note == IPT_KIRQ_NOT_RECORDED)
+				not_recorded += k[i].kernel;
+			continue;
+		}
 
 		snprintf(kern, sizeof(kern), k[i].kernel >= 0 ? "%lld" : "?", (long long)k[i].kernel);
 		snprintf(tr, sizeof(tr), k[i].traced >= 0 ? "%lld" : "-", (long long)k[i].traced);
@@ -87,6 +125,7 @@ static void text_kernel(const struct ctx *x)
 		       k[i].desc ? k[i].desc : "", why);
 		setup = setup || k[i].setup > 0 || k[i].teardown > 0;
 	}
+	more_line(more, "CPU and row pairs, the largest unexplained and counts first");
 	if (note[IPT_KIRQ_MORE_COUNTED] || note[IPT_KIRQ_NOT_COVERED])
 		printf("  (unexplained: the kernel counted more interrupts than the trace holds; lost events,"
 		       " or interrupts before the first or after the last event of the CPU)\n");
@@ -99,16 +138,52 @@ static void text_kernel(const struct ctx *x)
 		       " not in the trace by choice)\n", (long long)not_recorded, rec);
 	}
 	if (!setup)
-		return;
+		goto out;
 	printf("  the recording's own cost: interrupts while it set tracing up and tore it down\n");
+	more = 0;
 	for (size_t i = 0; i < n; i++)
-		if (k[i].setup > 0 || k[i].teardown > 0)
+		if ((k[i].setup > 0 || k[i].teardown > 0) && shown && !shown[i])
+			more++;
+		else if (k[i].setup > 0 || k[i].teardown > 0)
 			printf("    cpu %-4d %-5s setup %lld, teardown %lld\n", k[i].cpu, k[i].row,
 			       (long long)(k[i].setup > 0 ? k[i].setup : 0),
 			       (long long)(k[i].teardown > 0 ? k[i].teardown : 0));
+	more_line(more, "CPU and row pairs");
+out:
+	free(w);
+	free(shown);
 }
 
-static void text_summary(struct ctx *x)
+/* text_lost - the events lost per CPU, the CPUs with the same count together */
+static int text_lost(const struct ctx *x)
+{
+	int n = x->s->ncpus, ret;
+	char (*val)[32] = calloc((size_t)n + 1, sizeof(*val));
+	const char **vals = calloc((size_t)n + 1, sizeof(*vals));
+
+	if (!val || !vals) {
+		free(val);
+		free(vals);
+		return -1;
+	}
+	for (int c = 0; c < n; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		if (cp->lost_unknown && !cp->lost)
+			snprintf(val[c], sizeof(val[c]), "unknown");
+		else
+			snprintf(val[c], sizeof(val[c]), "%llu%s", (unsigned long long)cp->lost,
+				 cp->lost_unknown ? "+" : "");
+		vals[c] = val[c];
+	}
+	ret = print_cpu_values(stdout, "  lost events:", vals, n, "    ");
+	printf("\n");
+	free(val);
+	free(vals);
+	return ret;
+}
+
+static int text_summary(struct ctx *x)
 {
 	const struct ipt_report_summary *s = x->s;
 	struct ipt_trace *t = x->t;
@@ -141,20 +216,15 @@ static void text_summary(struct ctx *x)
 		printf("\n  senders unknown: the trace has no IPI send event (ipi:ipi_send_cpu and\n"
 		       "  ipi:ipi_send_cpumask need Linux 6.4+; record defines kprobes for them where the\n"
 		       "  kernel allows): the receive side alone, in 'interrupts with no traced send'");
-	printf("\n  lost events:");
-	for (int c = 0; c < s->ncpus; c++) {
-		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
-
-		if (cp->lost_unknown && !cp->lost)
-			printf(" cpu%d unknown", c);
-		else
-			printf(" cpu%d %llu%s", c, (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
-	}
+	printf("\n");
+	if (text_lost(x))
+		return -1;
 	if (s->lost_by_header > 0)
-		printf("\n  lost events by the text's header: %lld (entries-in-buffer/entries-written %lld/%lld:"
+		printf("  lost events by the text's header: %lld (entries-in-buffer/entries-written %lld/%lld:"
 		       " the oldest overwritten, on CPUs it does not say)", (long long)s->lost_by_header,
 		       (long long)s->header_in_buffer, (long long)s->header_written);
-	printf("\n");
+	if (s->lost_by_header > 0)
+		printf("\n");
 	if (s->csd_queued)
 		printf("  csd calls queued %llu: %llu rode an IPI of their own, %llu needed none "
 		       "(target polling, or work already queued)\n",
@@ -165,41 +235,7 @@ static void text_summary(struct ctx *x)
 		if (s->kinds[k])
 			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)s->kinds[k]);
 	printf("\n");
-}
-
-static void text_per_cpu(struct ctx *x)
-{
-	const struct ipt_report_summary *r = x->s;
-	double d = r->duration_s;
-
-	printf("\nIPIs received per target CPU, by kind (lat: send -> handler entry, hdl: handler;"
-	       " times in us)\n");
-	printf("  %4s %9s %10s", "cpu", "ipis", "per_s");
-	for (int k = 0; k < IPT_KIND__COUNT; k++)
-		if (r->kinds[k])
-			printf(" %*s", k == IPT_KIND_MEMBARRIER ? 10 : 8, ipt_kind_name(k));
-	printf("   lat_p50  lat_p99  lat_max   hdl_p50  hdl_p99  hdl_max\n");
-	for (int c = 0; c < r->ncpus; c++) {
-		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
-
-		if (!cp->ipis && !cp->handlers)
-			continue;
-		if (x->ns)
-			printf("  %4d %9llu %10.1f", c, (unsigned long long)cp->ipis, d > 0 ? (double)cp->ipis / d : 0.0);
-		else
-			printf("  %4d %9llu %10s", c, (unsigned long long)cp->ipis, "-");
-		for (int k = 0; k < IPT_KIND__COUNT; k++)
-			if (r->kinds[k])
-				printf(" %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
-				       (unsigned long long)cp->by_kind[k]);
-		print_hist3(x, cp->latency);
-		printf(" ");
-		print_hist3(x, cp->handler);
-		printf("\n");
-	}
-	if (!r->cross_cpu_latency && x->ns)
-		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
-		       r->cross_cpu_missing_because);
+	return 0;
 }
 
 /* shown - how many of n entries a top-N table shows */
@@ -272,6 +308,285 @@ static void text_group_key(const struct ctx *x, const struct ipt_report_group *g
 	}
 }
 
+/* role_count - the IPIs to the CPUs of set, and by kind */
+static uint64_t role_count(const struct ctx *x, const struct ipt_cpuset *set, uint64_t *by_kind)
+{
+	uint64_t n = 0;
+
+	memset(by_kind, 0, IPT_KIND__COUNT * sizeof(*by_kind));
+	for_each_cpu_of(c, set, x->s->ncpus) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+
+		n += cp->ipis;
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			by_kind[k] += cp->by_kind[k];
+	}
+	return n;
+}
+
+static int cmp_pair_key(const void *a, const void *b)
+{
+	const struct ipt_report_pair *p = a, *q = b;
+
+	if (p->callsite != q->callsite)
+		return p->callsite < q->callsite ? -1 : 1;
+	return p->function < q->function ? -1 : p->function > q->function;
+}
+
+static int cmp_pair_count(const void *a, const void *b)
+{
+	const struct ipt_report_pair *p = a, *q = b;
+
+	if (p->count != q->count)
+		return p->count < q->count ? 1 : -1;
+	return cmp_pair_key(a, b);
+}
+
+/* role_pairs - the (call site, function) pairs to the CPUs of set, added
+ * up, the largest first; the caller frees.  NULL if out of memory. */
+static struct ipt_report_pair *role_pairs(const struct ctx *x, const struct ipt_cpuset *set, size_t *n)
+{
+	size_t m, k = 0;
+	const struct ipt_report_pair *p = ipt_report_pairs(x->r, &m);
+	struct ipt_report_pair *v = malloc((m + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < m; i++)
+		if (p[i].target_cpu >= 0 && ipt_cpuset_has(set, (unsigned int)p[i].target_cpu))
+			v[k++] = p[i];
+	qsort(v, k, sizeof(*v), cmp_pair_key);
+	for (size_t i = 0, o = 0; i < k; i++) {
+		if (o && !cmp_pair_key(&v[o - 1], &v[i])) {
+			v[o - 1].count += v[i].count;
+			continue;
+		}
+		v[o] = v[i];
+		v[o++].target_cpu = -1;
+		*n = o;
+	}
+	qsort(v, *n, sizeof(*v), cmp_pair_count);
+	return v;
+}
+
+/* text_role - the IPIs that reached one role's CPUs: rate, kinds, senders,
+ * call paths; -1 if out of memory */
+static int text_role(struct ctx *x, const char *role, const struct ipt_cpuset *set)
+{
+	uint64_t by_kind[IPT_KIND__COUNT], n = role_count(x, set, by_kind), rec = 0;
+	unsigned int ncpu = ipt_cpuset_weight(set);
+	enum ipt_group_by by = x->by == IPT_BY_STACK ? IPT_BY_COMM : x->by;
+	struct ipt_report_group *g;
+	struct ipt_report_pair *p;
+	size_t ng, np;
+	char list[96], a[160], b[160];
+	double d = x->s->duration_s;
+
+	printf("\nIPIs to %s%sCPUs %s: %llu", *role ? "the " : "all ", role, cpu_list_short(set, list, sizeof(list), 60),
+	       (unsigned long long)n);
+	if (x->ns && d > 0)
+		printf(", %.1f/s, %.2f/s per CPU", (double)n / d, (double)n / d / (ncpu ? ncpu : 1));
+	printf("\n");
+	if (!n)
+		return 0;
+	for_each_cpu_of(c, set, x->s->ncpus)
+		rec += ipt_report_cpu(x->r, c)->recorder_ipis;
+	printf("  kinds:");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (by_kind[k])
+			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)by_kind[k]);
+	printf("\n");
+	if (!(g = ipt_report_groups_on(x->r, by, set, x->sort, &ng)))
+		return -1;
+	printf("  by %s:\n", ipt_group_by_name(by));
+	if (rec && !x->with_recorder && by != IPT_BY_CALLSITE && by != IPT_BY_FUNCTION && by != IPT_BY_KIND)
+		printf("    %9llu %5.1f%%  sent by the recorder itself: left out (--with-recorder)\n",
+		       (unsigned long long)rec, share(rec, n));
+	for (size_t i = 0; i < shown(x, ng); i++) {
+		enum ipt_group_by keep = x->by;
+
+		printf("    %9llu %5.1f%%  ", (unsigned long long)g[i].count, share(g[i].count, n));
+		x->by = by;
+		text_group_key(x, &g[i]);
+		x->by = keep;
+		printf("\n");
+	}
+	if (shown(x, ng) < ng)
+		printf("    (%zu more)\n", ng - shown(x, ng));
+	free(g);
+	if (!(p = role_pairs(x, set, &np)))
+		return -1;
+	printf("  by call site -> function:\n");
+	for (size_t i = 0; i < shown(x, np); i++) {
+		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
+		ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
+		printf("    %9llu %5.1f%%  %s -> %s\n", (unsigned long long)p[i].count, share(p[i].count, n), a, b);
+	}
+	if (shown(x, np) < np)
+		printf("    (%zu more)\n", np - shown(x, np));
+	free(p);
+	return 0;
+}
+
+/* text_roles - the isolated CPUs as one unit, then the housekeeping ones
+ * (with no isolated CPU known: all of them, when there are many) */
+static int text_roles(struct ctx *x)
+{
+	bool iso = x->iso && ipt_cpuset_weight(&x->hk) < (unsigned int)x->s->ncpus;
+	char l1[96], l2[96];
+
+	if (!iso && !x->wide)
+		return 0;
+	if (iso)
+		printf("\nCPU roles: isolated %s (%u CPUs, from %s), housekeeping %s (%u CPUs)\n",
+		       cpu_list_short(x->iso, l1, sizeof(l1), 60), ipt_cpuset_weight(x->iso), x->iso_from,
+		       cpu_list_short(&x->hk, l2, sizeof(l2), 60), ipt_cpuset_weight(&x->hk));
+	else
+		printf("\nCPU roles: no isolated CPU known (none recorded; --isolated LIST names them)\n");
+	if (iso && text_role(x, "isolated ", x->iso))
+		return -1;
+	return text_role(x, iso ? "housekeeping " : "", &x->hk);
+}
+
+/* per_cpu_body - target CPU c's row of the per-CPU table, after its CPU column */
+static void per_cpu_body(const struct ctx *x, int c, char *b, size_t size)
+{
+	const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+	double d = x->s->duration_s;
+	char h1[40], h2[40];
+	size_t o;
+
+	if (x->ns)
+		o = (size_t)snprintf(b, size, " %9llu %10.1f", (unsigned long long)cp->ipis,
+				     d > 0 ? (double)cp->ipis / d : 0.0);
+	else
+		o = (size_t)snprintf(b, size, " %9llu %10s", (unsigned long long)cp->ipis, "-");
+	for (int k = 0; k < IPT_KIND__COUNT && o < size; k++)
+		if (x->s->kinds[k])
+			o += (size_t)snprintf(b + o, size - o, " %*llu", k == IPT_KIND_MEMBARRIER ? 10 : 8,
+					      (unsigned long long)cp->by_kind[k]);
+	if (o < size)
+		snprintf(b + o, size - o, "%s %s", hist3(x, cp->latency, h1, sizeof(h1)),
+			 hist3(x, cp->handler, h2, sizeof(h2)));
+}
+
+/* A row of the per-CPU table of many CPUs: consecutive CPUs of one role
+ * with the same figures, as one range. */
+struct cpu_unit {
+	int first, last;
+	bool iso;
+	char body[256];
+};
+
+/* cpu_units - the rows of the per-CPU table of many CPUs, merged into
+ * ranges; the isolated CPUs are there even with no IPI.  NULL if out of memory. */
+static struct cpu_unit *cpu_units(const struct ctx *x, size_t *n)
+{
+	struct cpu_unit *u = calloc((size_t)x->s->ncpus + 1, sizeof(*u));
+	size_t k = 0;
+
+	if (!u)
+		return NULL;
+	for (int c = 0; c < x->s->ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		struct cpu_unit *w = &u[k];
+
+		if (!cp->ipis && !cp->handlers && !is_iso(x, c))
+			continue;
+		per_cpu_body(x, c, w->body, sizeof(w->body));
+		w->first = w->last = c;
+		w->iso = is_iso(x, c);
+		if (k && u[k - 1].last == c - 1 && u[k - 1].iso == w->iso && !strcmp(u[k - 1].body, w->body))
+			u[k - 1].last = c;
+		else
+			k++;
+	}
+	*n = k;
+	return u;
+}
+
+/* text_per_cpu_wide - the isolated ranges and the busiest other CPUs */
+static void text_per_cpu_wide(const struct ctx *x)
+{
+	size_t n = 0, more = 0;
+	struct cpu_unit *u = cpu_units(x, &n);
+	uint64_t *w = calloc(n + 1, sizeof(*w));
+	bool *shown = calloc(n + 1, sizeof(*shown)), *pick = calloc(n + 1, sizeof(*pick));
+
+	if (!u || !w || !shown || !pick)
+		goto out;
+	for (int role = 1; role >= 0; role--) {	/* the isolated ones, then the rest */
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				w[m++] = ipt_report_cpu(x->r, u[i].first)->ipis;
+		busiest(w, m, (size_t)x->top, pick);
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				shown[i] = pick[m++];
+	}
+	for (size_t i = 0; i < n; i++) {
+		char cpus[24];
+
+		if (!shown[i]) {
+			more += (size_t)(u[i].last - u[i].first + 1);
+			continue;
+		}
+		if (u[i].last > u[i].first)
+			snprintf(cpus, sizeof(cpus), "%d-%d", u[i].first, u[i].last);
+		else
+			snprintf(cpus, sizeof(cpus), "%d", u[i].first);
+		if (x->iso)
+			printf("  %9s %-4s%s\n", cpus, u[i].iso ? "iso" : "", u[i].body);
+		else
+			printf("  %9s%s\n", cpus, u[i].body);
+	}
+	more_line(more, "CPUs with IPIs");
+out:
+	free(u);
+	free(w);
+	free(shown);
+	free(pick);
+}
+
+static void text_per_cpu(struct ctx *x)
+{
+	const struct ipt_report_summary *r = x->s;
+
+	printf("\nIPIs received per target CPU, by kind (lat: send -> handler entry, hdl: handler;"
+	       " times in us)\n");
+	if (x->wide && x->iso)
+		printf("  (the %d busiest isolated CPUs (iso) and the %d busiest others; consecutive CPUs with"
+		       " the same figures as one range)\n  %9s %-4s", x->top, x->top, "cpu", "");
+	else if (x->wide)
+		printf("  (the %d busiest CPUs; consecutive CPUs with the same figures as one range)\n  %9s",
+		       x->top, "cpu");
+	else
+		printf("  %4s", "cpu");
+	printf(" %9s %10s", "ipis", "per_s");
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (r->kinds[k])
+			printf(" %*s", k == IPT_KIND_MEMBARRIER ? 10 : 8, ipt_kind_name(k));
+	printf("   lat_p50  lat_p99  lat_max   hdl_p50  hdl_p99  hdl_max\n");
+	if (x->wide)
+		text_per_cpu_wide(x);
+	for (int c = 0; c < r->ncpus && !x->wide; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		char b[256];
+
+		if (!cp->ipis && !cp->handlers)
+			continue;
+		per_cpu_body(x, c, b, sizeof(b));
+		printf("  %4d%s\n", c, b);
+	}
+	if (!r->cross_cpu_latency && x->ns)
+		printf("  cross-CPU latencies are missing: %s (use --assume-synced-clock to compute them anyway)\n",
+		       r->cross_cpu_missing_because);
+}
+
 /* text_groups - the senders per target CPU, grouped by x->by */
 static int text_groups(struct ctx *x)
 {
@@ -283,6 +598,10 @@ static int text_groups(struct ctx *x)
 	};
 
 	printf("\nTop senders per target CPU, by %s\n", what[x->by]);
+	if (x->wide) {
+		printf("  (%d CPUs: see the IPIs to each role above; -t 0 lists every CPU)\n", x->s->ncpus);
+		return 0;
+	}
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
@@ -317,6 +636,36 @@ static int text_groups(struct ctx *x)
 	return 0;
 }
 
+/* text_stacks_by_role - the top sender stacks to each role's CPUs */
+static int text_stacks_by_role(struct ctx *x)
+{
+	bool iso = x->iso && ipt_cpuset_weight(&x->hk) < (unsigned int)x->s->ncpus;
+
+	printf("\nTop sender stacks per role (tracing frames trimmed; share of the IPIs with a stack)\n");
+	for (int role = iso ? 0 : 1; role < 2; role++) {
+		const struct ipt_cpuset *set = role ? &x->hk : x->iso;
+		struct ipt_report_group *g;
+		uint64_t with = 0;
+		size_t n, k = 0;
+		char list[96];
+
+		for_each_cpu_of(c, set, x->s->ncpus)
+			with += ipt_report_cpu(x->r, c)->with_stack;
+		printf("  to %s CPUs %s: %llu IPIs with a stack\n", role ? (iso ? "the housekeeping" : "all") : "the isolated",
+		       cpu_list_short(set, list, sizeof(list), 60), (unsigned long long)with);
+		if (!(g = ipt_report_groups_on(x->r, IPT_BY_STACK, set, IPT_SORT_COUNT, &n)))
+			return -1;
+		for (size_t i = 0; i < n && (!x->top || k < (size_t)x->top); i++) {
+			if (!g[i].stack)
+				continue;
+			printf("    %9llu %5.1f%%  stack %zu\n", (unsigned long long)g[i].count, share(g[i].count, with), ++k);
+			text_stack(x, g[i].stack, "                             ");
+		}
+		free(g);
+	}
+	return 0;
+}
+
 /* text_stacks - the top sender stacks per target CPU (when recorded) */
 static int text_stacks(struct ctx *x)
 {
@@ -324,8 +673,10 @@ static int text_stacks(struct ctx *x)
 
 	for (int c = 0; c < x->s->ncpus; c++)
 		any = any || ipt_report_cpu(x->r, c)->with_stack;
-	if (!any || x->by == IPT_BY_STACK)
+	if (!any || (x->by == IPT_BY_STACK && !x->wide))
 		return 0;
+	if (x->wide)
+		return text_stacks_by_role(x);
 	printf("\nTop sender stacks per target CPU (tracing frames trimmed; share of the IPIs"
 	       " with a stack)\n");
 	for (int c = 0; c < x->s->ncpus; c++) {
@@ -366,6 +717,10 @@ static int text_tops(struct ctx *x)
 	if (text_groups(x))
 		return -1;
 	printf("\nTop (call site, function) per target CPU\n");
+	if (x->wide) {
+		printf("  (%d CPUs: see the IPIs to each role above; -t 0 lists every CPU)\n", ncpus);
+		return text_stacks(x);
+	}
 	for (int c = 0; c < ncpus; c++) {
 		size_t shown_c = 0;
 
@@ -381,15 +736,37 @@ static int text_tops(struct ctx *x)
 	return text_stacks(x);
 }
 
+/* text_matrix_roles - the sender x target counts between roles, and the
+ * busiest pairs of CPUs */
+static void text_matrix_roles(const struct ctx *x, const struct ipt_report_cell *e, size_t n)
+{
+	uint64_t cell[2][2] = { { 0 } };
+
+	if (x->iso && ipt_cpuset_weight(&x->hk) < (unsigned int)x->s->ncpus) {
+		for (size_t i = 0; i < n; i++)
+			cell[is_iso(x, e[i].src_cpu)][is_iso(x, e[i].target_cpu)] += e[i].count;
+		printf("  by role (rows: sending, columns: target)\n  %14s %14s %14s\n", "", "housekeeping",
+		       "isolated");
+		for (int i = 0; i < 2; i++)
+			printf("  %14s %14llu %14llu\n", i ? "isolated" : "housekeeping",
+			       (unsigned long long)cell[i][0], (unsigned long long)cell[i][1]);
+	}
+	printf("  the busiest pairs (sending CPU -> target CPU):\n");
+	for (size_t i = 0; i < n && i < (size_t)x->top; i++)	/* the table is sorted by count */
+		printf("    %9llu  cpu %d -> cpu %d%s\n", (unsigned long long)e[i].count, e[i].src_cpu, e[i].target_cpu,
+		       is_iso(x, e[i].target_cpu) ? " (isolated)" : "");
+	more_line(n > (size_t)x->top ? n - (size_t)x->top : 0, "pairs");
+}
+
 /* text_matrix - sender x target counts; CPUs grouped when there are many */
 static void text_matrix(struct ctx *x)
 {
-	int ncpus = x->s->ncpus, group = 1, ng;
+	int ncpus = x->s->ncpus, group = 1, ng, empty = 0;
 	size_t n;
 	const struct ipt_report_cell *e = ipt_report_matrix(x->r, &n);
 	uint64_t *cell;
 
-	while (ncpus / group > 64)
+	while ((ncpus + group - 1) / group > (x->wide ? CPU_TABLE_ALL_UP_TO : 64))
 		group *= 2;
 	ng = (ncpus + group - 1) / group;
 	cell = calloc((size_t)ng * (size_t)ng, sizeof(*cell));
@@ -406,12 +783,24 @@ static void text_matrix(struct ctx *x)
 		printf(" %8d", j);
 	printf("\n");
 	for (int i = 0; i < ng; i++) {
+		uint64_t sum = 0;
+
+		for (int j = 0; j < ng; j++)
+			sum += cell[(size_t)i * (size_t)ng + (size_t)j];
+		if (!sum && x->wide) {
+			empty++;
+			continue;
+		}
 		printf("  %6d", i);
 		for (int j = 0; j < ng; j++)
 			printf(" %8llu", (unsigned long long)cell[(size_t)i * (size_t)ng + (size_t)j]);
 		printf("\n");
 	}
 	free(cell);
+	if (empty)
+		printf("  (%d sending CPU group%s with no IPI left out)\n", empty, empty == 1 ? "" : "s");
+	if (x->wide)
+		text_matrix_roles(x, e, n);
 }
 
 /* text_unsent - the interrupts that served no traced send, with causes */
@@ -420,29 +809,47 @@ static void text_unsent(const struct ctx *x)
 	size_t n;
 	const struct ipt_report_unsent *u = ipt_report_unsent(x->r, &n);
 	bool seen[IPT_UNSENT__COUNT] = { false };
+	uint64_t *w = NULL;
+	bool *shown = NULL;
+	size_t more = 0;
 
 	if (!n)
 		return;
-	printf("  interrupts with no traced send, per CPU and vector, by cause:\n");
+	if (n > CPU_TABLE_ALL_UP_TO && (w = calloc(n, sizeof(*w))) && (shown = calloc(n, sizeof(*shown)))) {
+		for (size_t i = 0; i < n; i++)
+			w[i] = u[i].count;
+		busiest(w, n, (size_t)x->top, shown);
+	}
+	printf("  interrupts with no traced send, per CPU and vector, by cause%s:\n",
+	       shown && x->top ? " (the busiest)" : "");
 	for (size_t i = 0; i < n; i++) {
 		bool first = true;
 
+		if (shown && !shown[i]) {
+			more++;
+			continue;
+		}
 		printf("    cpu %-4d %-22s %8llu:", u[i].cpu, u[i].vector, (unsigned long long)u[i].count);
-		for (int w = 0; w < IPT_UNSENT__COUNT; w++) {
-			if (!u[i].by_cause[w])
+		for (int k = 0; k < IPT_UNSENT__COUNT; k++) {
+			if (!u[i].by_cause[k])
 				continue;
-			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
-			       (unsigned long long)u[i].by_cause[w]);
+			printf("%s %s %llu", first ? "" : ",", ipt_unsent_cause_name((enum ipt_unsent_cause)k),
+			       (unsigned long long)u[i].by_cause[k]);
 			first = false;
-			seen[w] = true;
+			seen[k] = true;
 		}
 		printf("\n");
 	}
-	for (int w = 0; w < IPT_UNSENT__COUNT; w++)	/* the causes above, what they mean */
-		if (seen[w])
-			printf("    (%s: %s)\n", ipt_unsent_cause_name((enum ipt_unsent_cause)w),
-			       ipt_unsent_cause_what((enum ipt_unsent_cause)w));
+	more_line(more, "CPU and vector rows");
+	free(w);
+	free(shown);
+	for (int k = 0; k < IPT_UNSENT__COUNT; k++)	/* the causes above, what they mean */
+		if (seen[k])
+			printf("    (%s: %s)\n", ipt_unsent_cause_name((enum ipt_unsent_cause)k),
+			       ipt_unsent_cause_what((enum ipt_unsent_cause)k));
 }
+
+static void text_csd(const struct ctx *x);
 
 static void text_matching(struct ctx *x)
 {
@@ -470,18 +877,43 @@ static void text_matching(struct ctx *x)
 	       (unsigned long long)r->unmatched_trace_ended, (unsigned long long)r->unmatched_no_receive_events,
 	       (unsigned long long)r->unmatched_lost_events, (unsigned long long)r->unmatched_no_handler);
 	text_unsent(x);
-	printf("  csd queue -> run (us):");
-	for (int c = 0; c < r->ncpus; c++) {
+	text_csd(x);
+}
+
+/* text_csd - csd queue -> run and run times per target CPU (the busiest
+ * when there are many) */
+static void text_csd(const struct ctx *x)
+{
+	int n = x->s->ncpus;
+	uint64_t *w = calloc((size_t)n + 1, sizeof(*w));
+	bool *shown = calloc((size_t)n + 1, sizeof(*shown));
+	size_t rows = 0, more = 0;
+
+	if (!w || !shown)
+		goto out;
+	for (int c = 0; c < n; c++)
+		rows += (w[c] = ipt_report_cpu(x->r, c)->csd_runs) != 0;
+	if (!rows)
+		goto out;
+	busiest(w, (size_t)n, rows > CPU_TABLE_ALL_UP_TO ? (size_t)x->top : 0, shown);
+	printf("  csd calls per target CPU (us): %s\n", "queue -> run p50, p99, max; run p50, p99, max");
+	for (int c = 0; c < n; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		char h1[40], h2[40];
 
 		if (!cp->csd_runs)
 			continue;
-		printf("  cpu%d", c);
-		print_hist3(x, cp->csd_queue_to_run);
-		printf(" run");
-		print_hist3(x, cp->csd_run);
+		if (!shown[c]) {
+			more++;
+			continue;
+		}
+		printf("    cpu %-4d %9llu runs  queue->run%s  run%s\n", c, (unsigned long long)cp->csd_runs,
+		       hist3(x, cp->csd_queue_to_run, h1, sizeof(h1)), hist3(x, cp->csd_run, h2, sizeof(h2)));
 	}
-	printf("\n");
+	more_line(more, "CPUs that ran csd calls");
+out:
+	free(w);
+	free(shown);
 }
 
 /* text_isolated_unsent - the interrupts on isolated CPUs that served no send */
@@ -558,19 +990,34 @@ static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
 
 int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_view *v, FILE *f)
 {
-	struct ctx x = { r, ipt_report_summary(r), t, v->top, v->by, v->sort, v->ns, v->with_recorder };
+	struct ctx x = { .r = r, .s = ipt_report_summary(r), .t = t, .top = v->top, .by = v->by,
+			 .sort = v->sort, .ns = v->ns, .with_recorder = v->with_recorder,
+			 .iso = v->isolated, .iso_from = v->isolated_from };
+	int ret = 1;
 
 	(void)f;	/* stdout: the printers write there */
-	text_summary(&x);
+	ipt_cpuset_init(&x.hk);
+	for (int c = 0; c < x.s->ncpus; c++)
+		if (!is_iso(&x, c) && ipt_cpuset_add(&x.hk, (unsigned int)c) < 0)
+			goto nomem;
+	x.wide = x.top && x.s->ncpus > CPU_TABLE_ALL_UP_TO;
+	if (text_summary(&x) || text_roles(&x))
+		goto nomem;
 	text_per_cpu(&x);
 	if (text_tops(&x)) {
 		err_msg("%s", ipt_errmsg());
-		return 1;
+		goto out;
 	}
 	text_matrix(&x);
 	text_matching(&x);
 	text_kernel(&x);
 	if (v->isolated)
 		text_isolated(&x, v->isolated);
-	return 0;
+	ret = 0;
+	goto out;
+nomem:
+	err_msg("out of memory");
+out:
+	ipt_cpuset_free(&x.hk);
+	return ret;
 }
