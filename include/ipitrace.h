@@ -973,7 +973,9 @@ struct ipt_report_isolated {
 	const char *reason;
 	int64_t latency;		/* send -> handler entry, -1 unknown */
 	int64_t handler;		/* handler entry -> exit, -1 unknown */
-	const uint64_t *stack;		/* kernel stack recorded with the send, or NULL */
+	const uint64_t *stack;		/* kernel stack recorded with the send, leaf
+					 * first, the tracing frames on top trimmed
+					 * (as struct ipt_report_stack); or NULL */
 	uint32_t nstack;
 	bool matched;			/* served by a handler */
 };

@@ -31,6 +31,8 @@ static void report_usage(FILE *f)
 		"                       housekeeping rest, and every IPI that reached them\n"
 		"                       listed (default: the isolated/nohz_full CPUs stored\n"
 		"                       by `ipitrace record`)\n"
+		"      --all            list every IPI to the isolated CPUs (default: the first\n"
+		"                       20 and the 20 slowest of the rest, and how many more)\n"
 		"  -g, --by KEY         group the senders per target CPU by KEY: comm\n"
 		"                       (default; with its number of pids and the top ones),\n"
 		"                       pid, task (pid on a sending CPU), cpu (sending CPU),\n"
@@ -146,6 +148,7 @@ int cmd_report(int argc, char **argv)
 		{ "by", required_argument, NULL, 'g' },
 		{ "with-recorder", no_argument, NULL, 'W' },
 		{ "sort", required_argument, NULL, 'k' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,7 +159,7 @@ int cmd_report(int argc, char **argv)
 	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
 	const char *cpus_arg = NULL;
 	char *cpus_expr = NULL;
-	bool have_iso = false, folded = false;
+	bool have_iso = false, folded = false, all_isolated = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
 
@@ -172,6 +175,7 @@ int cmd_report(int argc, char **argv)
 		case 'c': cpus_arg = optarg; break;
 		case 'F': ro.filter = optarg; break;
 		case 'B': buffer = optarg; break;
+		case 'A': all_isolated = true; break;
 		case 'i':
 			if (ipt_cpuset_parse_list(&iso, optarg, strlen(optarg))) {
 				ipt_cpuset_free(&iso);
@@ -299,17 +303,11 @@ int cmd_report(int argc, char **argv)
 	if (folded) {
 		if (folded_report(&x))
 			goto out;
-	} else if (x.json) {
-		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated,
-					  iso_arg ? "--isolated" : "the recording" };
-
-		if (report_json(r, x.t, &v, stdout))
-			goto out;
 	} else {
 		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated,
-					  iso_arg ? "--isolated" : "the recording" };
+					  iso_arg ? "--isolated" : "the recording", all_isolated };
 
-		if (report_text(r, x.t, &v, stdout))
+		if ((x.json ? report_json : report_text)(r, x.t, &v, stdout))
 			goto out;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

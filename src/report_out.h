@@ -17,6 +17,8 @@ struct report_view {
 	const struct ipt_cpuset *isolated;	/* the isolated CPUs: a role of their own, and
 						 * listed one IPI at a time (NULL: none) */
 	const char *isolated_from;		/* where that set comes from, for the reader */
+	bool all_isolated;			/* list every IPI to them (else the first and
+						 * the slowest) */
 };
 
 /* Write the report r over t to f.  0, or 1 after printing an error. */

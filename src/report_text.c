@@ -531,8 +531,9 @@ static void text_per_cpu_wide(const struct ctx *x)
 	for (size_t i = 0; i < n; i++) {
 		char cpus[24];
 
-		if (!shown[i]) {
-			more += (size_t)(u[i].last - u[i].first + 1);
+		if (!shown[i]) {	/* a range has the same figures on each CPU */
+			if (ipt_report_cpu(x->r, u[i].first)->ipis)
+				more += (size_t)(u[i].last - u[i].first + 1);
 			continue;
 		}
 		if (u[i].last > u[i].first)
@@ -943,48 +944,174 @@ static void text_isolated_unsent(const struct ctx *x, const char *list)
 	}
 }
 
-static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso)
+/* The listing of the IPIs to isolated CPUs, unless --all: the first ones
+ * and the slowest of the rest. */
+#define ISO_FIRST 20
+#define ISO_SLOWEST 20
+
+static const struct ipt_report_isolated *iso_v;	/* for the comparisons below */
+
+/* cmp_stack - by the frames of the entries' stacks, then by index */
+static int cmp_stack(const void *a, const void *b)
 {
-	size_t niso;
-	const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
-	char list[256], a[160], b[160];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ipt_report_isolated *p = &iso_v[i], *q = &iso_v[j];
 
-	ipt_cpuset_format_list(iso, list, sizeof(list));
-	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
-	if (!niso) {
-		text_isolated_unsent(x, list);
-		return;
-	}
-	printf("  %-16s %4s %4s %-22s %-36s %-28s %-10s %9s %9s\n", "time", "from", "to", "task",
-	       "call site", "function", "kind", "lat_us", "hdl_us");
-	for (size_t i = 0; i < niso; i++) {
-		const struct ipt_report_isolated *e = &v[i];
-		char task[64], ts[32], lat[24], hdl[24];
-		struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	if (p->nstack != q->nstack)
+		return p->nstack < q->nstack ? -1 : 1;
+	for (uint32_t k = 0; k < p->nstack; k++)
+		if (p->stack[k] != q->stack[k])
+			return p->stack[k] < q->stack[k] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
 
-		ipt_render_ts(x->t, e->ts, &sb);
-		snprintf(ts, sizeof(ts), "%s", ipt_strbuf_str(&sb));
-		ipt_strbuf_free(&sb);
-		snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
-		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
-		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
-		if (e->latency >= 0 && x->ns)
-			snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
-		else if (e->matched && !x->ns)
-			snprintf(lat, sizeof(lat), "-");
-		else
-			snprintf(lat, sizeof(lat), e->matched ? "n/a" : "unmatched");
-		if (e->handler >= 0 && x->ns)
-			snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)e->handler));
-		else
-			snprintf(hdl, sizeof(hdl), "-");
-		printf("  %-16s %4d %4d %-22s %-36s %-28s %-10s %9s %9s\n", ts, e->src_cpu, e->target_cpu,
-		       task, a, b, ipt_kind_name(e->kind), lat, hdl);
-		for (uint32_t k = 0; k < e->nstack; k++) {
-			ipt_trace_format_symbol(x->t, e->stack[k], true, a, sizeof(a));
-			printf("      => %s\n", a);
+/* cmp_slow - the largest latency first, then by index */
+static int cmp_slow(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (iso_v[i].latency != iso_v[j].latency)
+		return iso_v[i].latency < iso_v[j].latency ? 1 : -1;
+	return i < j ? -1 : i > j;
+}
+
+/* iso_listed - which entries the listing shows: all, or the first ones and
+ * the slowest of the rest; returns how many */
+static size_t iso_listed(const struct ipt_report_isolated *v, size_t n, bool all, bool *shown)
+{
+	size_t *idx, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		shown[i] = all || n <= ISO_FIRST + ISO_SLOWEST || i < ISO_FIRST;
+	if (all || n <= ISO_FIRST + ISO_SLOWEST)
+		return n;
+	if (!(idx = malloc((n - ISO_FIRST) * sizeof(*idx))))
+		return ISO_FIRST;
+	for (size_t i = ISO_FIRST; i < n; i++)
+		if (v[i].latency >= 0)
+			idx[k++] = i;
+	iso_v = v;
+	qsort(idx, k, sizeof(*idx), cmp_slow);
+	for (size_t i = 0; i < k && i < ISO_SLOWEST; i++)
+		shown[idx[i]] = true;
+	free(idx);
+	return ISO_FIRST + (k < ISO_SLOWEST ? k : ISO_SLOWEST);
+}
+
+/* same_stack - whether entries i and j have the same frames */
+static bool same_stack(const struct ipt_report_isolated *v, size_t i, size_t j)
+{
+	return v[i].nstack == v[j].nstack && !memcmp(v[i].stack, v[j].stack, v[i].nstack * sizeof(uint64_t));
+}
+
+/* iso_stack_ids - sid[i]: the number of entry i's stack among the distinct
+ * stacks of the entries shown, in order of first appearance (0: none);
+ * first[g] is the first entry with stack g + 1.  Returns how many. */
+static size_t iso_stack_ids(const struct ipt_report_isolated *v, size_t n, const bool *shown, size_t *sid,
+			    size_t *first)
+{
+	size_t *idx = malloc((n + 1) * sizeof(*idx)), *lead = malloc((n + 1) * sizeof(*lead)), k = 0, ng = 0;
+
+	memset(sid, 0, n * sizeof(*sid));
+	if (!idx || !lead)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (shown[i] && v[i].stack)
+			idx[k++] = i;
+	iso_v = v;
+	qsort(idx, k, sizeof(*idx), cmp_stack);
+	/* equal stacks are together, the first entry of each run leads it */
+	for (size_t i = 0; i < k; i++)
+		lead[idx[i]] = i && same_stack(v, idx[i - 1], idx[i]) ? lead[idx[i - 1]] : idx[i];
+	for (size_t i = 0; i < n; i++) {
+		if (!shown[i] || !v[i].stack)
+			continue;
+		if (lead[i] == i) {
+			first[ng] = i;
+			sid[i] = ++ng;
+		} else {
+			sid[i] = sid[lead[i]];	/* its leader comes earlier */
 		}
 	}
+out:
+	free(idx);
+	free(lead);
+	return ng;
+}
+
+/* text_isolated_row - one IPI of the listing */
+static void text_isolated_row(const struct ctx *x, const struct ipt_report_isolated *e, size_t sid)
+{
+	char task[64], ts[32], lat[24], hdl[24], st[24], a[160], b[160];
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+
+	ipt_render_ts(x->t, e->ts, &sb);
+	snprintf(ts, sizeof(ts), "%s", ipt_strbuf_str(&sb));
+	ipt_strbuf_free(&sb);
+	snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
+	ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
+	ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+	if (e->latency >= 0 && x->ns)
+		snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
+	else if (e->matched && !x->ns)
+		snprintf(lat, sizeof(lat), "-");
+	else
+		snprintf(lat, sizeof(lat), e->matched ? "n/a" : "unmatched");
+	if (e->handler >= 0 && x->ns)
+		snprintf(hdl, sizeof(hdl), "%.1f", us((uint64_t)e->handler));
+	else
+		snprintf(hdl, sizeof(hdl), "-");
+	if (sid)
+		snprintf(st, sizeof(st), "%zu", sid);
+	else
+		snprintf(st, sizeof(st), "-");
+	printf("  %-16s %4d %4d %-22.22s %-34.34s %-26.26s %-10s %9s %9s %5s\n", ts, e->src_cpu, e->target_cpu, task,
+	       a, b, ipt_kind_name(e->kind), lat, hdl, st);
+}
+
+static void text_isolated(struct ctx *x, const struct ipt_cpuset *iso, bool all)
+{
+	size_t niso, nshown, nst;
+	bool slow_said = false;
+	const struct ipt_report_isolated *v = ipt_report_isolated(x->r, &niso);
+	char list[96];
+	bool *shown = calloc(niso + 1, sizeof(*shown));
+	size_t *sid = calloc(niso + 1, sizeof(*sid)), *first = calloc(niso + 1, sizeof(*first));
+
+	cpu_list_short(iso, list, sizeof(list), 60);
+	printf("\nIPIs that reached isolated CPUs %s: %zu\n", list, niso);
+	if (!niso || !shown || !sid || !first)
+		goto out;
+	nshown = iso_listed(v, niso, all, shown);
+	nst = iso_stack_ids(v, niso, shown, sid, first);
+	if (nshown < niso)
+		printf("  (the first %d in time order, then the %zu slowest of the other %zu;"
+		       " --all lists every one)\n", ISO_FIRST, nshown - ISO_FIRST, niso - ISO_FIRST);
+	printf("  %-16s %4s %4s %-22s %-34s %-26s %-10s %9s %9s %5s\n", "time", "from", "to", "task",
+	       "call site", "function", "kind", "lat_us", "hdl_us", "stack");
+	for (size_t i = 0; i < niso; i++) {
+		if (!shown[i])
+			continue;
+		if (i >= ISO_FIRST && nshown < niso && !slow_said) {
+			printf("  ... the %zu slowest of the other %zu, in time order:\n", nshown - ISO_FIRST,
+			       niso - ISO_FIRST);
+			slow_said = true;
+		}
+		text_isolated_row(x, &v[i], sid[i]);
+	}
+	if (nst)
+		printf("  their stacks (tracing frames trimmed), by the number above:\n");
+	for (size_t g = 0; g < nst; g++) {
+		const struct ipt_report_isolated *e = &v[first[g]];
+		struct ipt_report_stack st = { e->stack, e->nstack, 0 };
+
+		printf("    stack %zu\n", g + 1);
+		text_stack(x, &st, "      => ");
+	}
+out:
+	free(shown);
+	free(sid);
+	free(first);
 	text_isolated_unsent(x, list);
 }
 
@@ -1012,7 +1139,7 @@ int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 	text_matching(&x);
 	text_kernel(&x);
 	if (v->isolated)
-		text_isolated(&x, v->isolated);
+		text_isolated(&x, v->isolated, v->all_isolated);
 	ret = 0;
 	goto out;
 nomem:

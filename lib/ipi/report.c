@@ -419,13 +419,16 @@ static int c_stack(struct rpt *r, const struct item *it)
 		if (cr->res >= 0 && ipt_rowres_set_stack(&r->res, cr->res, sid))
 			return -1;
 		if (cr->iso >= 0 && !r->iso[cr->iso].stack) {
-			uint64_t *stack = ipt_malloc((n ? n : 1) * sizeof(*stack));
+			/* trimmed of the tracing frames on top, as in the
+			 * groups and the rows */
+			uint32_t trim = stk_trim_count(r->t, addr, n);
+			uint64_t *stack = ipt_malloc((n - trim ? n - trim : 1) * sizeof(*stack));
 
 			if (!stack)
 				return -1;
-			memcpy(stack, addr, n * sizeof(*stack));
+			memcpy(stack, addr + trim, (n - trim) * sizeof(*stack));
 			r->iso[cr->iso].stack = stack;
-			r->iso[cr->iso].nstack = n;
+			r->iso[cr->iso].nstack = n - trim;
 		}
 	}
 	s->ncur = 0;	/* one stack per send */
