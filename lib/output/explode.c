@@ -132,6 +132,21 @@ static int explode_raise(struct exploder *x, struct ipt_page_writer *pw, const s
 	return ret;
 }
 
+/* pages handed to the writer at a time: the memory explode needs does not
+ * grow with the output (a mask of 8192 CPUs makes 8192 events) */
+#define HAND_OVER (1u << 20)
+
+/* hand_over - the finished pages of pw to the writer, for CPU cpu */
+static int hand_over(struct ipt_page_writer *pw, struct ipt_tdw *w, int cpu)
+{
+	if (!pw->out.len)
+		return 0;
+	if (ipt_tdw_add_cpu_pages(w, cpu, pw->out.buf, pw->out.len))
+		return -1;
+	pw->out.len = 0;
+	return 0;
+}
+
 /* explode_cpu - rewrite one CPU's stream into pages */
 static int explode_cpu(struct exploder *x, const struct ipt_cpu_stream *s, struct ipt_tdw *w)
 {
@@ -154,14 +169,16 @@ static int explode_cpu(struct exploder *x, const struct ipt_cpu_stream *s, struc
 			ret = ipt_page_writer_add(&pw, r.ts, r.data, r.size);
 			x->st.events_out++;
 		}
+		if (!ret && pw.out.len >= HAND_OVER)
+			ret = hand_over(&pw, w, s->cpu);
 		if (ret)
 			break;
 	}
 	ipt_page_reader_release(&pr);
 	if (!ret)
 		ret = ipt_page_writer_finish(&pw);
-	if (!ret)
-		ret = ipt_tdw_set_cpu_data(w, s->cpu, pw.out.buf, pw.out.len);
+	if (!ret)	/* a CPU without a page still has its (empty) data */
+		ret = pw.out.len ? hand_over(&pw, w, s->cpu) : ipt_tdw_add_cpu_pages(w, s->cpu, NULL, 0);
 	ipt_page_writer_free(&pw);
 	return ret;
 }

@@ -88,6 +88,10 @@ struct tdw_cpu {
 	size_t len;
 	int fd;			/* or from this descriptor (-1: memory) */
 	bool pipe;		/* fd cannot be read with pread() */
+	/* or appended (ipt_tdw_add_cpu_pages): as written to the file, chunks
+	 * compressed, in the spool from spool_off */
+	bool spooled;
+	uint64_t spool_off, spool_len, spool_raw, spool_chunks;
 	/* filled at commit */
 	uint64_t offset, size;	/* where and how many bytes in the file */
 	uint64_t raw;		/* bytes of pages (uncompressed) */
@@ -133,6 +137,13 @@ struct ipt_tdw {
 	struct ipt_strbuf strings;	/* v7 string section */
 	ZSTD_CCtx *zctx;
 	uint8_t *cbuf;		/* compression output */
+	/* ipt_tdw_add_cpu_pages: the CPU being appended, its pages not yet a
+	 * whole chunk, and the scratch file the chunks go to */
+	int spool_fd;
+	int spool_cpu;
+	uint64_t spool_end;
+	uint8_t *pend;
+	size_t npend;
 	size_t ccap;
 };
 
@@ -365,31 +376,39 @@ static int compress_block(struct ipt_tdw *w, const void *in, size_t len, size_t 
 /* public: building                                                    */
 /* ------------------------------------------------------------------ */
 
+/* scratch_file - a file without a name in $TMPDIR (or /tmp); -1 on error */
+static int scratch_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmpl;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	if (asprintf(&tmpl, "%s/ipitrace-XXXXXX", dir) < 0)
+		return ipt_err("out of memory");
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(tmpl);
+		return ipt_err("%s: cannot create a temporary file: %s", dir, strerror(e));
+	}
+	unlink(tmpl);
+	free(tmpl);
+	return fd;
+}
+
 static int open_temp(struct ipt_tdw *w)
 {
 	if (w->to_stdout) {
-		const char *dir = getenv("TMPDIR");
-		char *tmpl;
-
-		if (!dir || !*dir)
-			dir = "/tmp";
-#ifdef O_TMPFILE
-		w->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (w->fd >= 0)
-			return 0;
-#endif
-		if (asprintf(&tmpl, "%s/ipitrace-XXXXXX", dir) < 0)
-			return ipt_err("out of memory");
-		w->fd = mkostemp(tmpl, O_CLOEXEC);
-		if (w->fd < 0) {
-			int e = errno;
-
-			free(tmpl);
-			return ipt_err("%s: cannot create a temporary file: %s", dir, strerror(e));
-		}
-		unlink(tmpl);
-		free(tmpl);
-		return 0;
+		w->fd = scratch_file();
+		return w->fd < 0 ? -1 : 0;
 	}
 	if (ipt_afile_open(&w->af, w->path, 0600))
 		return -1;
@@ -405,6 +424,9 @@ static void tdw_free(struct ipt_tdw *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->spool_fd >= 0)
+		close(w->spool_fd);
+	free(w->pend);
 	ipt_afile_discard(&w->af);
 	free(w->path);
 	free(w->header_page.text);
@@ -456,6 +478,8 @@ struct ipt_tdw *ipt_tdw_open(const char *path, const struct ipt_tdw_opts *opts)
 	if (!w)
 		return NULL;
 	w->fd = -1;
+	w->spool_fd = -1;
+	w->spool_cpu = -1;
 	w->version = opts && opts->version ? opts->version : 7;
 	w->be = opts ? opts->big_endian : false;
 	w->long_size = opts && opts->long_size ? opts->long_size : 8;
@@ -698,6 +722,7 @@ static struct tdw_cpu *get_cpu(struct ipt_tdw *w, int cpu)
 	free(c->data);
 	c->data = NULL;
 	c->len = 0;
+	c->spooled = false;
 	c->fd = -1;
 	c->given = true;
 	return c;
@@ -733,6 +758,98 @@ int ipt_tdw_set_cpu_fd(struct ipt_tdw *w, int cpu, int fd)
 	if (!c)
 		return -1;
 	c->fd = fd;
+	return 0;
+}
+
+/* spool_chunk - the pending pages as one chunk of the file, into the spool */
+static int spool_chunk(struct ipt_tdw *w)
+{
+	struct tdw_cpu *c = &w->cpus[w->spool_cpu];
+	uint8_t hdr[8];
+	size_t clen = w->npend;
+	const void *p = w->pend;
+
+	if (!w->npend)
+		return 0;
+	if (w->version >= 7 && w->comp != COMP_NONE) {
+		if (compress_block(w, w->pend, w->npend, &clen))
+			return -1;
+		ipt_put_uint(hdr, 4, w->be, clen);
+		ipt_put_uint(hdr + 4, 4, w->be, w->npend);
+		if (pwrite_all(w->spool_fd, hdr, 8, w->spool_end))
+			return werr(w, "write a temporary file", errno);
+		w->spool_end += 8;
+		c->spool_len += 8;
+		c->spool_chunks++;
+		p = w->cbuf;
+	}
+	if (pwrite_all(w->spool_fd, p, clen, w->spool_end))
+		return werr(w, "write a temporary file", errno);
+	w->spool_end += clen;
+	c->spool_len += clen;
+	c->spool_raw += w->npend;
+	w->npend = 0;
+	return 0;
+}
+
+int ipt_tdw_add_cpu_pages(struct ipt_tdw *w, int cpu, const void *data, size_t len)
+{
+	size_t chunk_size = (size_t)PAGES_IN_CHUNK * w->page_size;
+	const uint8_t *p = data;
+	struct tdw_cpu *c;
+
+	if (len % w->page_size)
+		return ipt_err("%s: CPU %d data (%zu bytes) is not whole %u-byte pages",
+			       w->path, cpu, len, w->page_size);
+	if (cpu != w->spool_cpu) {
+		if (cpu >= 0 && cpu < w->ncpus && w->cpus[cpu].spooled)
+			return ipt_err("%s: CPU %d's pages after another CPU's", w->path, cpu);
+		if (w->spool_cpu >= 0 && spool_chunk(w))
+			return -1;
+		if (w->spool_fd < 0 && (w->spool_fd = scratch_file()) < 0)
+			return -1;
+		if (!w->pend && !(w->pend = ipt_malloc(chunk_size)))
+			return -1;
+		if (!(c = get_cpu(w, cpu)))
+			return -1;
+		c->spooled = true;
+		c->spool_off = w->spool_end;
+		w->spool_cpu = cpu;
+	}
+	while (len) {
+		size_t n = chunk_size - w->npend < len ? chunk_size - w->npend : len;
+
+		memcpy(w->pend + w->npend, p, n);
+		w->npend += n;
+		p += n;
+		len -= n;
+		if (w->npend == chunk_size && spool_chunk(w))
+			return -1;
+	}
+	return 0;
+}
+
+/* write_spooled - a CPU's chunks from the spool, as they are */
+static int write_spooled(struct ipt_tdw *w, struct tdw_cpu *c, uint8_t *buf, size_t size)
+{
+	uint64_t start = w->pos;
+
+	if (w->version >= 7 && w->comp != COMP_NONE && out_num(w, 4, c->spool_chunks))
+		return -1;
+	for (uint64_t rd = 0; rd < c->spool_len;) {
+		size_t n = c->spool_len - rd < size ? (size_t)(c->spool_len - rd) : size;
+		ssize_t r = pread(w->spool_fd, buf, n, (off_t)(c->spool_off + rd));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return werr(w, "read a temporary file", r < 0 ? errno : EIO);
+		if (out_write(w, buf, (size_t)r))
+			return -1;
+		rd += (uint64_t)r;
+	}
+	c->size = w->pos - start;
+	c->raw = c->spool_raw;
 	return 0;
 }
 
@@ -961,8 +1078,10 @@ static int write_all_cpus(struct ipt_tdw *w)
 	uint8_t *chunk = ipt_malloc(chunk_size);
 	int i, ret = 0;
 
-	if (!chunk)
+	if (!chunk || (w->spool_cpu >= 0 && spool_chunk(w))) {
+		free(chunk);
 		return -1;
+	}
 	for (i = 0; i < w->ncpus && !ret; i++) {
 		struct tdw_cpu *c = &w->cpus[i];
 
@@ -975,7 +1094,7 @@ static int write_all_cpus(struct ipt_tdw *w)
 		c->raw = 0;
 		if (!c->given)
 			continue;
-		ret = write_cpu_data(w, i, c, chunk, chunk_size);
+		ret = c->spooled ? write_spooled(w, c, chunk, chunk_size) : write_cpu_data(w, i, c, chunk, chunk_size);
 	}
 	free(chunk);
 	return ret;

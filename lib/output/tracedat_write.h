@@ -55,6 +55,13 @@ int ipt_tdw_add_option(struct ipt_tdw *w, uint16_t id, const void *data, uint32_
  */
 int ipt_tdw_set_cpu_data(struct ipt_tdw *w, int cpu, const void *data, size_t len);
 int ipt_tdw_set_cpu_fd(struct ipt_tdw *w, int cpu, int fd);
+/*
+ * Or appended a piece at a time, whole pages, one CPU after another (a CPU
+ * cannot come back once another began): each chunk is compressed as it
+ * fills and kept in a scratch file in $TMPDIR until the commit, so that
+ * memory stays one chunk however large the data.
+ */
+int ipt_tdw_add_cpu_pages(struct ipt_tdw *w, int cpu, const void *data, size_t len);
 
 /* Write everything, fsync, rename.  The writer is freed either way. */
 int ipt_tdw_commit(struct ipt_tdw *w);
