@@ -155,6 +155,11 @@ fi
 # 0 before its first record); lost_events when one meets [entry - the largest
 # latency matched, entry], else before_trace_start when a CPU whose first
 # record follows no drop mark starts after the entry, else untraced_path
+# (docs/matching.md).  The largest latency: entry - send of every matched
+# send, across CPUs too whatever the clock (the rows' lat_ns leave out
+# those a per-CPU clock cannot compare: the tracefs text's local clock
+# leaves none).  A text's microsecond stamps: lines with the same one get
+# +1, +2, ... ns in file order, as ipitrace reads them.
 cat > "$TMP/causes.py" <<'PY'
 import csv, json, re, sys
 kind, path, rep_json, rows_csv = sys.argv[1:5]
@@ -162,11 +167,12 @@ d = json.load(open(rep_json))
 unsent = d["isolated"]["unsent"]
 maxlat = 0
 for r in csv.DictReader(open(rows_csv)):
-    if r["lat_ns"]:
-        maxlat = max(maxlat, int(r["lat_ns"]))
+    if r["handler_ts_ns"]:
+        maxlat = max(maxlat, int(r["handler_ts_ns"]) - int(r["ts_ns"]))
 windows, first, lost_first, last, pending = [], {}, set(), {}, set()
 rec = re.compile(r"\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+):")
 header_loss = False
+prev_ts, same = None, 0
 for line in open(sys.argv[5]):
     if kind == "text" and "entries-in-buffer/entries-written:" in line:
         a, b = map(int, re.search(r"(\d+)/(\d+)", line).groups())
@@ -179,6 +185,12 @@ for line in open(sys.argv[5]):
     if not m or line.startswith("=>"):
         continue
     cpu, ts = int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")[:9])
+    if kind == "text":
+        if ts == prev_ts and ts % 1000 == 0:
+            same = min(same + 1, 999)
+            ts += same
+        else:
+            prev_ts, same = ts, 0
     if cpu not in first:
         first[cpu] = ts
         if header_loss:
