@@ -46,11 +46,11 @@ class Matcher:
         self.gave_up = []	# sends dropped from a full queue (no_handler)
 
     # -- the rule's pieces --
-    def too_late(self, s, ts):
-        """rule 1: traced so shortly before the entry at ts (less than half
-        the quickest delivery, once SOLE_MIN were seen) that its write came
-        after the interrupt was taken"""
-        return self.nquick >= SOLE_MIN and ts - s["ts"] < self.quickest // 2
+    def late_bound(self):
+        """rule 1: a send traced less than this before an entry came too
+        late for it: half the quickest delivery seen so far, once SOLE_MIN
+        were seen"""
+        return self.quickest // 2 if self.nquick >= SOLE_MIN else 0
 
     def serve(self, s, intr, coalesced, count=True):
         s["intr"] = intr
@@ -85,7 +85,9 @@ class Matcher:
         return s
 
     def entry(self, cpu, cls, ts):
-        intr = {"cpu": cpu, "cls": cls, "ts": ts, "exit": None, "served": 0, "unsent": False}
+        # late: rule 1's bound for this interrupt, as it stood at its entry
+        intr = {"cpu": cpu, "cls": cls, "ts": ts, "exit": None, "served": 0, "unsent": False,
+                "late": self.late_bound()}
         self.intrs.append(intr)
         key = (cpu, cls)
         if cls in CALLS and not self.queue.get(key) and self.queue.get((cpu, "call_any")):
@@ -96,7 +98,7 @@ class Matcher:
         self.open[(cpu, cls)] = intr
         q = self.queue.get(key, [])
         n = 0				# rule 1: the sends not too late for it
-        while n < len(q) and not self.too_late(q[n], ts):
+        while n < len(q) and ts - q[n]["ts"] >= intr["late"]:
             n += 1
         found, self.queue[key] = q[:n], q[n:]
         chain = self.chain.pop((cpu, cls), None)
@@ -149,14 +151,15 @@ class Matcher:
     def end(self, reason):
         """the end of the trace: held sends stay with their interrupts; a
         send still waiting that the last interrupt of its class could have
-        served (traced before its entry, not too late for it by the quickest
-        delivery known now) coalesced into it; the rest: reason(send)"""
+        served (traced before its entry and not too late for it, by the
+        quickest delivery seen up to that interrupt, as rule 1 judged then)
+        coalesced into it; the rest: reason(send)"""
         for key in list(self.chain):
             self.keep(self.chain.pop(key))
         for key, q in self.queue.items():
             last = self.last.get(key)
             for s in q:
-                if last is not None and s["ts"] <= last["ts"] and not self.too_late(s, last["ts"]):
+                if last is not None and s["ts"] <= last["ts"] and last["ts"] - s["ts"] >= last["late"]:
                     self.serve(s, last, True, count=False)
                 else:
                     s["reason"] = reason(s)
