@@ -373,7 +373,9 @@ fi
 # Too late (rule 1): 64 sends alone in raising an interrupt 1000 ns after
 # them, then a send 300 ns before an entry: it waits for the next
 # interrupt; a send 400 ns before CPU 2's last interrupt waits for none
-# (no_handler, that interrupt has no send).
+# (no_handler, that interrupt has no send).  "quicker": a delivery of 700
+# ns comes after it, which does not make it served by that interrupt: it
+# was too late by the quickest delivery seen up to there.
 cat > "$TMP/late.py" <<'PY'
 import sys
 print("cpus=4")
@@ -402,7 +404,9 @@ if sys.argv[1:] == ["quicker"]:
     irq(t + 700, 3)                    # the send to CPU 2 was still too late for its interrupt
 PY
 "$PY" "$TMP/late.py" > "$TMP/synth-late.txt"
+"$PY" "$TMP/late.py" quicker > "$TMP/synth-late-quicker.txt"
 compare "synth-late (sends too late for an interrupt)" "$TMP/synth-late.txt" all --assume-synced-clock
+compare "synth-late-quicker (a quicker delivery after)" "$TMP/synth-late-quicker.txt" all --assume-synced-clock
 
 fi	# offline_part
 
