@@ -407,6 +407,41 @@ PY
 "$PY" "$TMP/late.py" quicker > "$TMP/synth-late-quicker.txt"
 compare "synth-late (sends too late for an interrupt)" "$TMP/synth-late.txt" all --assume-synced-clock
 compare "synth-late-quicker (a quicker delivery after)" "$TMP/synth-late-quicker.txt" all --assume-synced-clock
+# A tracefs text whose header says 28 entries were overwritten: each CPU's
+# first record follows a loss (docs/matching.md), from 0.  CPU 0's and CPU
+# 2's sends from CPU 1 wait there and are set aside (lost_events); their
+# interrupts, at their CPU's first record, have no send and lie in CPU 2's
+# window (lost_events); CPU 1's last is far from any (untraced_path: no CPU
+# starts late, as every first record follows the loss).
+cat > "$TMP/synth-tracefs-loss.txt" <<'EOF'
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 12/40   #P:3
+#
+#                                _-----=> irqs-off/BH-disabled
+#                               / _----=> need-resched
+#                              | / _---=> hardirq/softirq
+#                              || / _--=> preempt-depth
+#                              ||| / _-=> migrate-disable
+#                              |||| /     delay
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |   |||||     |         |
+    ipi-workload-700     [001] d..4.   700.000010: ipi_send_cpu: cpu=0 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+    ipi-workload-700     [001] d..4.   700.000012: ipi_send_cpu: cpu=2 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [000] d.h1.   700.000020: reschedule_entry: vector=253
+          <idle>-0       [000] d.h1.   700.000021: reschedule_exit: vector=253
+    ipi-workload-701     [000] d..4.   700.000030: ipi_send_cpu: cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [001] d.h1.   700.000035: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.000035: reschedule_exit: vector=253
+    ipi-workload-701     [000] d..4.   700.000040: ipi_send_cpu: cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [001] d.h1.   700.000045: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.000046: reschedule_exit: vector=253
+          <idle>-0       [002] d.h1.   700.000050: reschedule_entry: vector=253
+          <idle>-0       [002] d.h1.   700.000052: reschedule_exit: vector=253
+          <idle>-0       [001] d.h1.   700.900000: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.900001: reschedule_exit: vector=253
+EOF
+compare "synth-tracefs-loss (a header saying entries were lost)" "$TMP/synth-tracefs-loss.txt"
 
 fi	# offline_part
 
