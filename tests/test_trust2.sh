@@ -69,28 +69,55 @@ esac
 # 1. coalescing on a real, loss-free recording: where the kernel counted
 # fewer reschedule interrupts than there were sends, and every interrupt it
 # counted is in the trace, sends - interrupts coalesced, and no interrupt
-# lacks a send (perf bench sched messaging: dense reschedules)
+# lacks a send (perf bench sched messaging: dense reschedules).  Except the
+# reschedule interrupts no traced send can have raised, found in `trace-cmd
+# report -t` text: none to their CPU since its previous one, nor in the
+# millisecond before (a write to the APIC that late after its tracepoint:
+# no machine here; on a busy VM a few in a run): those, and no other, lack
+# a send, and each makes one more send coalesced.
 if command -v perf > /dev/null 2>&1; then
 	"$IPT" record -o "$TMP/msg.dat" -- perf bench sched messaging -l 200 > "$TMP/rec.out" 2>&1
 	if grep -q "events lost" "$TMP/rec.out"; then
 		skip "coalescing on perf bench sched messaging" "events were lost"
 	else
 		"$IPT" report -f json "$TMP/msg.dat" > "$TMP/msg.json"
-		res=$($PY - "$TMP/msg.json" <<'PY'
-import json, sys
+		trace-cmd report -t "$TMP/msg.dat" > "$TMP/msg.txt" 2> /dev/null
+		res=$($PY - "$TMP/msg.json" "$TMP/msg.txt" <<'PY'
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 res = [k for k in d["kernel_counters"] if k["row"] == "RES" and k["kernel"] is not None]
+# reschedule interrupts no traced send can have raised, per CPU
+line = re.compile(r"\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+):\s+(\w+):\s*(.*)$")
+last_send, prev, none = {}, {}, {}
+for l in open(sys.argv[2], errors="replace"):
+    m = line.search(l)
+    if not m:
+        continue
+    cpu, ev, rest = int(m.group(1)), m.group(4), m.group(5)
+    ts = int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")[:9])
+    if ev == "ipi_send_cpu" and re.search(r"callback=(0x0|\(nil\))(\s|$)", rest):
+        last_send[int(re.search(r"\bcpu=(\d+)", rest).group(1))] = ts
+    elif ev == "reschedule_entry":
+        s = last_send.get(cpu)
+        if s is None or s < min(prev.get(cpu, 0), ts - 10**6):
+            none[cpu] = none.get(cpu, 0) + 1
+        prev[cpu] = ts
 if not res or any(k["kernel"] != k["traced"] for k in res):
     print("skip the trace lacks some interrupts the kernel counted: %s" % [(k["cpu"], k["kernel"], k["traced"]) for k in res])
-elif any(k["sends"] < k["kernel"] for k in res):
+elif any(k["sends"] < k["kernel"] - none.get(k["cpu"], 0) for k in res):
     print("skip more interrupts than sends (untraced sends): %s" % [(k["cpu"], k["sends"], k["kernel"]) for k in res])
 else:
-    want = sum(k["sends"] - k["kernel"] for k in res)
+    want = sum(k["sends"] - k["kernel"] + none.get(k["cpu"], 0) for k in res)
     got = sum(c["coalesced"] for c in d["per_cpu"])
-    unsent = sum(u["count"] for u in d["unsent"])
-    print("%s coalesced %d, kernel says %d (sends - interrupts %s); interrupts with no send %d" %
-          ("ok" if got == want and unsent == 0 else "bad", got, want,
-           ", ".join("%d-%d" % (k["sends"], k["kernel"]) for k in res), unsent))
+    unsent = {}
+    for u in d["unsent"]:
+        key = u["cpu"] if u["vector"] == "reschedule" else (u["cpu"], u["vector"])
+        unsent[key] = unsent.get(key, 0) + u["count"]
+    print("%s coalesced %d, kernel says %d (sends - interrupts %s, + %d no traced send can have raised); "
+          "interrupts with no send %s, the trace says %s" %
+          ("ok" if got == want and unsent == none else "bad", got, want,
+           ", ".join("%d-%d" % (k["sends"], k["kernel"]) for k in res), sum(none.values()),
+           unsent or 0, none or 0))
 PY
 )
 		case $res in
