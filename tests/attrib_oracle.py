@@ -46,16 +46,19 @@
 #     with start the function map's entry at or below addr; text: the name
 #     as printed plus its "+0x.." if the text has one, else "+0x0" (the
 #     text shows no offset);  a frame without a name is "0x<hex>";
-#   - matching: tests/oracle.py's rules (the interrupt of a vector serves
-#     the oldest waiting send of that vector on its CPU, ...), extended to
-#     keep, for each row, the interrupt that served it: handler_ts_ns is
-#     its entry, handler_ns its exit - entry (null if no exit was seen:
-#     a drop mark closes open handlers; handler_ts_ns null too if the
-#     timestamps are not ns), lat_ns entry - send (null when
-#     unmatched, or src != target on a clock that is not cross-CPU, or
-#     timestamps not ns); coalesced: served by an interrupt that had
-#     already served an earlier send (coalesced at the interrupt or at the
-#     end of the trace); unmatched_reason for the rest.
+#   - matching: docs/matching.md's rule (tests/match_rule.py, shared with
+#     tests/oracle.py: the sends waiting for an interrupt's class that are
+#     not too late for it are served, the newest of several held for the
+#     next interrupt of the class, ...), keeping, for each row, the
+#     interrupt that served it: handler_ts_ns is its entry, handler_ns its
+#     exit - entry (null if no exit was seen: a drop mark closes open
+#     handlers; handler_ts_ns null too if the timestamps are not ns),
+#     lat_ns entry - send (null when unmatched, or src != target on a
+#     clock that is not cross-CPU, or timestamps not ns); coalesced: the
+#     send did not raise its interrupt (another one served by it did;
+#     coalesced at the interrupt, a held send the next interrupt did not
+#     take, or coalesced at the end of the trace); unmatched_reason for the
+#     rest.
 import json
 import os
 import re
@@ -65,6 +68,7 @@ from collections import defaultdict, Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle as base  # noqa: E402  (tests/oracle.py: parsing helpers and kind rules)
+import match_rule  # noqa: E402  (tests/match_rule.py: the rule of docs/matching.md)
 
 GENERIC_SINGLE = "generic_smp_call_function_single_interrupt"
 TRACING_PREFIXES = ("trace_event_raw_event_", "__traceiter_", "perf_trace_", "__bpf_trace_",
@@ -171,17 +175,19 @@ def run(args):
         fmap = FuncMap(subprocess.run(["trace-cmd", "report", "-f", f], capture_output=True,
                                       text=True, errors="replace").stdout)
     clock, stat_lost = base.parse_options(opts)
+    header_loss = False
+    for l in text[:20]:
+        hm = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", l)
+        if hm:
+            header_loss = is_text and int(hm.group(2)) > int(hm.group(1))
     synced = synced or clock in base.CROSS_CPU_CLOCKS
     ns = clock != "x86-tsc" and clock != "counter"
 
     rows = []
     send_no = 0
-    # matching state (tests/oracle.py), with interrupt objects
-    waiting = defaultdict(list)	# (cpu, cls) -> [row]
-    prev_entry = {}		# (cpu, cls) -> ts of the previous interrupt
-    last_intr = {}		# (cpu, cls) -> the last interrupt {"ts", "exit", "n"}
+    # matching state: tests/match_rule.py
+    M = match_rule.Matcher(synced)
     have_recv = set()
-    open_h = {}			# (cpu, cls) -> interrupt
     csd_func = {}		# (sending cpu, target) -> func name
     marked = set()
     marks_lost = defaultdict(int)
@@ -190,57 +196,19 @@ def run(args):
     stack_wait = {}		# cpu -> rows of the send just traced there
     prev_line_ts, same_ts, events = None, 0, 0
 
-    def drop(cpu):
-        for key in [k for k in waiting if k[0] == cpu]:
-            for r in waiting[key]:
-                r["unmatched_reason"] = "lost_events"
-            del waiting[key]
-        for key in [k for k in prev_entry if k[0] == cpu]:
-            del prev_entry[key]
-        for key in [k for k in open_h if k[0] == cpu]:
-            del open_h[key]
+    def drop(cpu, prev, ts):
+        M.drop(cpu, prev, ts)
         for key in [k for k in csd_func if k[0] == cpu]:
             del csd_func[key]
 
-    def serve(r, intr, is_coal):
-        r["matched"] = True
-        r["coalesced"] = is_coal
-        r["_intr"] = intr
-        intr["n"] += 1
-
     def entry(cpu, cls, ts):
         have_recv.add(cls)
-        key = (cpu, cls)
-        intr = {"ts": ts, "exit": None, "n": 0}
-        prev_any = None
-        if cls in ("call", "call_single"):
+        if cls in match_rule.CALLS:
             have_recv.add("call_any")
-            anykey = (cpu, "call_any")
-            if not waiting.get(key) and waiting.get(anykey):
-                key = anykey
-            prev_any = prev_entry.get(anykey)
-            prev_entry[anykey] = ts
-            last_intr[anykey] = intr
-        w = waiting.get(key, [])
-        p = prev_entry.get(key) if key[1] != "call_any" else prev_any
-        old = [r for r in w if p is not None and r["ts_ns"] <= p] if w else []
-        if old:
-            serve(old[0], intr, False)
-            for r in old[1:]:
-                serve(r, intr, True)
-            waiting[key] = w[len(old):]
-        elif w:
-            serve(w[0], intr, False)
-            waiting[key] = w[1:]
-        vkey = (cpu, cls)
-        prev_entry[vkey] = ts
-        last_intr[vkey] = intr
-        open_h[vkey] = intr
+        M.entry(cpu, cls, ts)
 
     def exit_(cpu, cls, ts):
-        intr = open_h.pop((cpu, cls), None)
-        if intr is not None:
-            intr["exit"] = ts
+        M.exit(cpu, cls, ts)
 
     def frame_str(name, addr):
         """a stack frame as "sym+0xoff" (or "0x<hex>"), and its function name"""
@@ -310,13 +278,10 @@ def run(args):
                  "callsite_func": cs_sym if cs and cs[1] is not None else None,
                  "func": f_hex, "func_name": fname, "stack": None, "stack_funcs": None,
                  "matched": False, "coalesced": None, "unmatched_reason": None,
-                 "_cls": cls, "_intr": None}
+                 "_send": None}
             rows.append(r)
             out.append(r)
-            w = waiting[(t, cls)]
-            w.append(r)
-            if len(w) > base.QUEUE_MAX:
-                w.pop(0)["unmatched_reason"] = "no_handler"
+            r["_send"] = M.send(t, cls, ts, src, r)
         stack_wait[src] = out
 
     i = 0
@@ -337,9 +302,6 @@ def run(args):
             continue
         events += 1
         cpu = int(m.group("cpu"))
-        if cpu in drop_pending:
-            drop_pending.discard(cpu)
-            drop(cpu)
         frac = m.group("frac") or ""
         ts = int(m.group("sec")) * 10 ** 9 + int((frac + "0" * 9)[:9]) if frac else int(m.group("sec"))
         if is_text:
@@ -348,6 +310,14 @@ def run(args):
                 ts += same_ts
             else:
                 prev_line_ts, same_ts = ts, 0
+        if cpu not in last_ts and header_loss:
+            # a tracefs text whose header says entries were overwritten:
+            # each CPU's first event may follow a loss (tests/oracle.py)
+            marked.add(cpu)
+            drop_pending.add(cpu)
+        if cpu in drop_pending:
+            drop_pending.discard(cpu)
+            drop(cpu, last_ts.get(cpu, 0), ts)
         last_ts[cpu] = ts
         ev = m.group("ev")
         rest = m.group("rest").strip()
@@ -388,24 +358,25 @@ def run(args):
         elif ev == "csd_queue_cpu":
             csd_func[(cpu, int(fl["cpu"]))] = base.sym(fl.get("func"))
 
-    # end of the trace: coalesce into the last interrupt, else a reason
-    for (cpu, cls), w in waiting.items():
-        li = last_intr.get((cpu, cls))
-        for r in w:
-            if li is not None and r["ts_ns"] <= li["ts"]:
-                serve(r, li, True)
-            elif cls not in have_recv or cpu not in last_ts:
-                r["unmatched_reason"] = "no_receive_events"
-            elif stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
-                r["unmatched_reason"] = "lost_events"
-            elif r["ts_ns"] >= last_ts.get(cpu, -1):
-                r["unmatched_reason"] = "trace_ended"
-            else:
-                r["unmatched_reason"] = "no_handler"
+    # end of the trace: held sends stay, sends the last interrupt of their
+    # class could have served coalesce into it, else a reason
+    def reason(x):
+        cpu, cls = x["target"], x["cls"]
+        if cls not in have_recv or cpu not in last_ts:
+            return "no_receive_events"
+        if stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
+            return "lost_events"
+        if x["ts"] >= last_ts.get(cpu, -1):
+            return "trace_ended"
+        return "no_handler"
+    M.end(reason)
 
     for r in rows:
-        intr = r.pop("_intr")
-        r.pop("_cls")
+        x = r.pop("_send")
+        intr = x["intr"]
+        r["matched"] = intr is not None
+        r["coalesced"] = x["coalesced"]
+        r["unmatched_reason"] = x["reason"]
         if intr is not None:
             r["handler_ts_ns"] = intr["ts"] if ns else None
             r["handler_ns"] = intr["exit"] - intr["ts"] if intr["exit"] is not None else None

@@ -24,22 +24,28 @@
 # csd_runs, lost, lost_unknown, by_kind, latency, handler, csd_run,
 # csd_queue_to_run}].  Standard library only.
 #
-# The rules (README, "Matching"): an IPI vector is pending at most once per
-# CPU and the send is traced before the interrupt-controller write, so an
-# interrupt serves the oldest waiting send of its vector on its CPU; sends
-# traced at or before the previous interrupt of that vector cannot wait for
-# a later one: the oldest of those is served, the rest coalesced into this
-# interrupt.  At the end, sends traced at or before the last interrupt of
-# their vector coalesce into it; the rest are unmatched (no receive events
-# of the vector in the trace / target lost events / sent at or after the
-# target's last event / no handler).  A drop mark on a CPU sets the sends
-# waiting there aside (lost_events), forgets its previous-interrupt times,
-# closes its open handlers and forgets the csd calls queued for it.
+# The rules: docs/matching.md, implemented in tests/match_rule.py (shared
+# with tests/attrib_oracle.py): at an interrupt, the sends waiting for its
+# class on its CPU that are not too late for it are served (the oldest
+# raised it, the others coalesced), the newest of several is held for the
+# next interrupt of the class, which decides (chains of such guesses); at
+# the end, held sends stay, sends traced before the last interrupt of their
+# class (not too late for it) coalesce into it, the rest are unmatched (no
+# receive events of the vector in the trace / target lost events / sent at
+# or after the target's last event / no handler).  A drop mark on a CPU
+# sets the sends waiting there aside (lost_events), keeps its held sends
+# with their interrupts, closes its open handlers, forgets its last
+# interrupts and the csd calls queued for it.  Interrupts with no send get
+# their cause at the end (lost_events / before_trace_start / untraced_path
+# / unknown past 2 M of them), from the loss windows and the largest
+# latency matched.
 #
 # Definitions taken from ipitrace's documentation and output where the rules
 # above leave them open (each checked against its JSON):
 #   - sent: IPIs sent by a CPU, one per target (the row of the matrix);
-#   - handler: one time (exit - entry) per interrupt that served a send;
+#   - handler: one time (exit - entry) per interrupt that served a send
+#     (as decided during the trace: a send coalesced into the last
+#     interrupt at the end does not make it one);
 #   - latency: entry - send for every matched send (coalesced too), on any
 #     clock for a send to its own CPU, across CPUs only on a cross-CPU
 #     clock (or --assume-synced-clock); quantiles are nearest-rank;
@@ -55,17 +61,23 @@
 #   - at most 1024 sends wait on one CPU for one vector: the oldest beyond
 #     are given up on (no_handler); a target with no event at all in the
 #     trace counts as no_receive_events;
+#   - a tracefs text whose header says entries-written > entries-in-buffer
+#     lost events before each CPU's first record (a drop mark there);
 #   - text with microsecond stamps: consecutive lines with the same whole
 #     microsecond get +1, +2, ... ns, keeping the file's order.
 import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import match_rule  # noqa: E402  (tests/match_rule.py: the rule of docs/matching.md)
+
 KINDS = ["resched", "wakeup", "call", "tlb", "irq_work", "membarrier", "timer", "stop", "other"]
-QUEUE_MAX = 1024	# sends waiting on one CPU for one vector (as lib/ipi/report.c)
+QUEUE_MAX = match_rule.QUEUE_MAX	# sends waiting on one CPU for one vector
 CROSS_CPU_CLOCKS = {"global", "mono", "mono_raw", "boot", "tai", "counter", "x86-tsc"}
 
 # x86 receive events -> vector class
@@ -289,26 +301,25 @@ def main():
         m = re.match(r"^cpus=(\d+)", l) or re.search(r"#P:(\d+)", l)
         if m:
             ncpus = int(m.group(1))
+    # a tracefs text's header: entries-in-buffer/entries-written A/B; B > A:
+    # the oldest B - A were overwritten
+    tracefs_complete = None
+    header_loss = False
+    for l in text[:20]:
+        hm = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", l)
+        if hm:
+            tracefs_complete = int(hm.group(2)) <= int(hm.group(1))
+            header_loss = is_text and not tracefs_complete
 
     # --- per-CPU counters
     ipis = defaultdict(int)
     sent = defaultdict(int)
     remote = defaultdict(int)
-    matched = defaultdict(int)
-    remote_matched = defaultdict(int)
-    coalesced = defaultdict(int)
     handlers = defaultdict(int)
-    unattributed = defaultdict(int)
-    # interrupts that served no send: (cpu, cls, ts, previous interrupt of the
-    # vector here or None, the last drop mark anywhere so far or None); the
-    # cause is decided at the end, once every CPU's first event is known
-    unsent = []
     first_ts = {}		# first event of each CPU
-    last_drop = None		# time of the last drop mark taking effect
+    lost_first = set()		# CPUs whose first event follows lost events
     csd_runs = defaultdict(int)
     by_kind = defaultdict(lambda: defaultdict(int))
-    lat = defaultdict(list)
-    hnd = defaultdict(list)
     csd_run_t = defaultdict(list)
     csd_q2r = defaultdict(list)
     marks_lost = defaultdict(int)
@@ -324,12 +335,9 @@ def main():
     csd_set_aside = 0
     rows = []			# one per IPI, for --rows
 
-    # --- matching state
-    waiting = defaultdict(list)	# (cpu, cls) -> [(ts, src)]
-    prev_entry = {}		# (cpu, cls) -> ts of the previous interrupt (forgotten on drop)
-    last_entry = {}		# (cpu, cls) -> ts of the last interrupt
+    # --- matching state: tests/match_rule.py
+    M = match_rule.Matcher(synced)
     have_recv = set()		# classes with a receive event anywhere in the trace
-    open_h = {}			# (cpu, cls) -> [entry ts, sends it served]
     # the function a function-call send runs: the csd_queue_cpu traced just
     # before it in the sender's program order, i.e. the last one on that CPU
     # for that target (events in between come from interrupts); forgotten
@@ -340,16 +348,9 @@ def main():
     csd_stale = set()		# (target, csd) queued before a drop on the target
     csd_open = {}		# (cpu, csd) -> entry ts, for a counted csd run
 
-    def drop(cpu, ts):
-        nonlocal csd_set_aside, last_drop
-        last_drop = ts
-        for key in [k for k in waiting if k[0] == cpu]:
-            unmatched["lost_events"] += len(waiting[key])
-            del waiting[key]
-        for key in [k for k in prev_entry if k[0] == cpu]:
-            del prev_entry[key]
-        for key in [k for k in open_h if k[0] == cpu]:
-            del open_h[key]
+    def drop(cpu, prev, ts):
+        nonlocal csd_set_aside
+        M.drop(cpu, prev, ts)
         for key in [k for k in csd_open if k[0] == cpu]:
             del csd_open[key]
         for key in [k for k in csd_pending if k[0] == cpu]:
@@ -359,64 +360,15 @@ def main():
             del csd_func[key]
         caller.pop(cpu, None)
 
-    def serve(cpu, s, ts, is_coal):
-        sts, src, row = s
-        row["matched"] = True
-        row["latency_ns"] = ts - sts
-        matched[cpu] += 1
-        if src != cpu:
-            remote_matched[cpu] += 1
-        if is_coal:
-            coalesced[cpu] += 1
-        if synced or src == cpu:	# same CPU: any clock compares
-            lat[cpu].append(ts - sts)
-
     def entry(cpu, cls, ts):
         have_recv.add(cls)
+        if cls in match_rule.CALLS:
+            have_recv.add("call_any")	# either function-call vector serves those
         handlers[cpu] += 1
-        key = (cpu, cls)
-        if cls in ("call", "call_single"):
-            # a function-call vector serves its own sends, else those of
-            # either vector ("call_any"), whose previous interrupt is the
-            # last of either
-            have_recv.add("call_any")
-            anykey = (cpu, "call_any")
-            if not waiting.get(key) and waiting.get(anykey):
-                key = anykey
-            prev_any = prev_entry.get(anykey)
-            prev_entry[anykey] = ts
-            last_entry[anykey] = ts
-        w = waiting.get(key, [])
-        p = prev_entry.get(key) if key[1] != "call_any" else prev_any
-        old = [s for s in w if p is not None and s[0] <= p] if w else []
-        if old:
-            serve(cpu, old[0], ts, False)
-            for s in old[1:]:
-                serve(cpu, s, ts, True)
-            waiting[key] = w[len(old):]
-            n = len(old)
-        elif w:
-            serve(cpu, w[0], ts, False)
-            waiting[key] = w[1:]
-            n = 1
-        else:
-            unattributed[cpu] += 1
-            n = 0
-            if not w:
-                unsent.append((cpu, cls, ts, prev_entry.get((cpu, cls)), last_drop))
-        vkey = (cpu, cls)		# the interrupt's own vector
-        prev_entry[vkey] = ts
-        last_entry[vkey] = ts
-        open_h[vkey] = [ts, n]
+        M.entry(cpu, cls, ts)
 
     def exit_(cpu, cls, ts):
-        key = (cpu, cls)
-        if key in open_h:
-            # handler time: one value per interrupt that served a send (an
-            # unattributed interrupt is no IPI's handler)
-            e, n = open_h.pop(key)
-            if n:
-                hnd[cpu].append(ts - e)
+        M.exit(cpu, cls, ts)
 
     def send(src, ts, targets, ev, callback, callsite, reason=None, joined=None):
         nonlocal send_events, csd_with_ipi
@@ -459,14 +411,9 @@ def main():
             row = {"ts_ns": ts, "src_cpu": src, "target_cpu": t, "kind": k,
                    "function": func, "class": cls, "matched": False}
             rows.append(row)
-            w = waiting[(t, cls)]
-            w.append((ts, src, row))
-            if len(w) > QUEUE_MAX:
-                # ipitrace keeps at most QUEUE_MAX sends waiting on one CPU
-                # for one vector and gives up on the oldest (no handler):
-                # a real handler serves them within microseconds
-                w.pop(0)
-                unmatched["no_handler"] += 1
+            # at most QUEUE_MAX sends wait on one CPU for one vector: the
+            # oldest beyond are given up on (no_handler)
+            M.send(t, cls, ts, src, row)
 
     for l in text:
         m = LINE.match(l)
@@ -498,11 +445,20 @@ def main():
                 ts += same_ts
             else:
                 prev_line_ts, same_ts = ts, 0
+        prev = last_ts.get(cpu, 0)	# the loss window: from its event before (0: none)
         last_ts[cpu] = ts
-        first_ts.setdefault(cpu, ts)
+        if cpu not in first_ts:
+            first_ts[cpu] = ts
+            if header_loss:
+                # the oldest events were overwritten, on CPUs the header
+                # does not say: each CPU's first event may follow a loss
+                marked.add(cpu)
+                drop_pending.add(cpu)
+            if cpu in drop_pending:
+                lost_first.add(cpu)
         if cpu in drop_pending:
             drop_pending.discard(cpu)
-            drop(cpu, ts)
+            drop(cpu, prev, ts)
         ev = m.group("ev")
         rest = m.group("rest").strip()
         f = dict(FIELD.findall(rest))
@@ -577,22 +533,47 @@ def main():
                 csd_run_t[cpu].append(ts - e)
 
     # --- end of trace
-    for (cpu, cls), w in waiting.items():
-        le = last_entry.get((cpu, cls))
-        for s in w:
-            s[2]["end"] = True
-            if le is not None and s[0] <= le:
-                serve(cpu, s, le, True)
-            elif cls not in have_recv or cpu not in last_ts:
-                # no receive event of that vector, or nothing at all
-                # recorded on the target CPU
-                unmatched["no_receive_events"] += 1
-            elif stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
-                unmatched["lost_events"] += 1
-            elif s[0] >= last_ts.get(cpu, -1):
-                unmatched["trace_ended"] += 1
-            else:
-                unmatched["no_handler"] += 1
+    def reason(s):
+        cpu, cls = s["target"], s["cls"]
+        if cls not in have_recv or cpu not in last_ts:
+            # no receive event of that vector, or nothing at all
+            # recorded on the target CPU
+            return "no_receive_events"
+        if stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
+            return "lost_events"
+        if s["ts"] >= last_ts.get(cpu, -1):
+            return "trace_ended"
+        return "no_handler"
+    M.end(reason)
+    # what each send and interrupt came to
+    matched = defaultdict(int)
+    remote_matched = defaultdict(int)
+    coalesced = defaultdict(int)
+    unattributed = defaultdict(int)
+    lat = defaultdict(list)
+    hnd = defaultdict(list)
+    for s in M.sends:
+        row, intr = s["obj"], s["intr"]
+        if intr is None:
+            unmatched[s["reason"]] += 1
+            continue
+        cpu, src, d = s["target"], s["src"], max(0, intr["ts"] - s["ts"])
+        row["matched"] = True
+        row["latency_ns"] = d
+        matched[cpu] += 1
+        if src != cpu:
+            remote_matched[cpu] += 1
+        if s["coalesced"]:
+            coalesced[cpu] += 1
+        if synced or src == cpu:	# same CPU: any clock compares
+            lat[cpu].append(d)
+    for intr in M.intrs:
+        # handler time: one value per interrupt that served a send (an
+        # unattributed interrupt is no IPI's handler)
+        if not intr["served"]:
+            unattributed[intr["cpu"]] += 1
+        elif intr["exit"] is not None:
+            hnd[intr["cpu"]].append(intr["exit"] - intr["ts"])
 
     cpus = range(max([ncpus] + [c + 1 for c in list(ipis) + list(sent) + list(last_ts)]))
     # lost events: the file's per-CPU stats where it has them, else the
@@ -600,26 +581,14 @@ def main():
     # nor marks, unknown (tracefs text: known if its header says every
     # entry written is in the buffer)
     has_marks = any(marks_lost.values()) or bool(marks_unknown)
-    tracefs_complete = None
-    for l in text[:20]:
-        hm = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", l)
-        if hm:
-            tracefs_complete = int(hm.group(2)) <= int(hm.group(1))
-    # the causes of the interrupts without a send: another CPU not recording
-    # yet; else a drop mark since the previous interrupt of the vector here
-    # (or ever, with none); else a path the send events do not cover
+    # the causes of the interrupts without a send (docs/matching.md)
     vector_names = {"resched": "reschedule", "call": "call_function",
                     "call_single": "call_function_single", "irq_work": "irq_work"}
     unsent_by = defaultdict(lambda: defaultdict(int))
-    for cpu, cls, ts, prev, drop_ts in unsent:
-        if any(c != cpu and t0 > ts for c, t0 in first_ts.items()):
-            cause = "before_trace_start"
-        elif drop_ts is not None and (prev is None or drop_ts >= prev):
-            cause = "lost_events"
-        else:
-            cause = "untraced_path"
+    for intr, cause in M.causes(first_ts, lost_first):
+        cls = intr["cls"]
         vec = vector_names.get(cls, cls[4:] if cls.startswith("arm:") else cls)
-        unsent_by[(cpu, vec)][cause] += 1
+        unsent_by[(intr["cpu"], vec)][cause] += 1
     per_cpu = []
     for c in cpus:
         if c in stat_lost:
@@ -657,7 +626,8 @@ def main():
         "per_cpu": per_cpu,
         "unsent": [{"cpu": c, "vector": v, "count": sum(by.values()),
                     "by_cause": {k: by.get(k, 0) for k in
-                                 ("before_trace_start", "lost_events", "filtered", "untraced_path")}}
+                                 ("before_trace_start", "lost_events", "filtered", "untraced_path",
+                                  "unknown")}}
                    for (c, v), by in sorted(unsent_by.items())],
     }
     if rows_file:

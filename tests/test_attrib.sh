@@ -96,7 +96,9 @@ compare "busy-stacks text (trace-cmd report -t)" "$TMP/busy-stacks.txt" text
 # __traceiter_* trimmed, a trailing tracing-named frame kept, an address
 # without a symbol); CPU 3's first stack follows another CPU-3 event (no
 # stack), its second follows only other CPUs' events (its stack); three
-# resched sends to CPU 1 before two interrupts (the last coalesced); a
+# resched sends to CPU 1 before two interrupts (the second coalesced into
+# the first, the third, held as the newest of several, raised the second:
+# docs/matching.md); a
 # call_function_single send nobody receives (no_receive_events); a send
 # to CPU 3 after its last event (trace_ended); an irq_work self-IPI (a
 # latency without a cross-CPU clock); CPU 0's last interrupt has no exit;

@@ -301,6 +301,147 @@ t += 1000
 print(line % ("<idle>-0", 1, t // 10**9, t % 10**9, "csd_function_exit:    func=flush_tlb_func, csd=(nil)"))
 PY
 compare "synth-cap (1024 waiting sends at most)" "$TMP/synth-cap.txt"
+# The rule of docs/matching.md where it guesses (tests/match_rule.py):
+# the newest of several sends held, and the next interrupt taking it (no
+# send since), leaving it (several), or going on as a chain (one send); a
+# chain moved by an interrupt with no send, left by one with several, left
+# at its 16th link, left by lost events on the target and at the end; the
+# causes of interrupts with no send (a CPU starting later, a loss window,
+# neither).  Expected on CPU 1, by hand: 1010 and 2010 coalesced into the
+# interrupts at 1100 and 2100, 1210 raised 1500 and 1400 1600, 2200 raised
+# 2300, 2410 coalesced into 2500; interrupts at 500 (before_trace_start)
+# and 3000 (lost_events) with no send.
+"$PY" - > "$TMP/synth-rule.txt" <<'PY'
+print("cpus=4")
+line = "%16s [%03d]   500.%09d: %s"
+R = "ipi_send_cpu:         cpu=%d callsite=wakeup_preempt+0x92 callback=0x0"
+def send(t, src, dst): print(line % ("task-%d" % (10 + src), src, t, R % dst))
+def irq(t, cpu, d=10):
+    print(line % ("<idle>-0", cpu, t, "reschedule_entry:     vector=253"))
+    print(line % ("<idle>-0", cpu, t + d, "reschedule_exit:      vector=253"))
+irq(500, 1, 20)                        # no send: CPU 2 starts later (before_trace_start)
+send(1000, 0, 1); send(1010, 3, 1)     # A: 1000 raised 1100, 1010 held
+irq(1100, 1)
+send(1200, 0, 1); send(1210, 3, 1)     #    two sends: 1010 coalesced into 1100; 1200 raised 1300, 1210 held
+irq(1300, 1)
+send(1400, 0, 1)                       # B: one send: the chain goes on
+irq(1500, 1, 20)
+irq(1600, 1, 50)                       #    no send: 1210 raised 1500, 1400 raised 1600
+send(2000, 0, 1); send(2010, 3, 1)     # C: 2000 raised 2100, 2010 held
+irq(2100, 1)
+send(2200, 0, 1)                       #    the chain goes on
+irq(2300, 1, 30)
+send(2400, 0, 1); send(2410, 3, 1)     #    two sends: 2010 coalesced into 2100, 2200 raised 2300;
+irq(2500, 1, 40)                       #    2400 raised 2500, 2410 held
+print("CPU:1 [LOST 3 EVENTS]")         # D: lost on the target: 2410 stays with 2500 (coalesced)
+irq(3000, 1)                           #    no send, in CPU 1's loss window: lost_events
+send(4000, 0, 2); send(4010, 3, 2)     # E: 4000 raised 4100, 4010 held to the end: coalesced
+irq(4100, 2, 20)
+t = 10000                              # G: a chain of 16 on CPU 3: 10010 held, 15 single sends
+send(t, 0, 3); send(t + 10, 0, 3)      #    go on; the 16th ends it (full): each stays with
+irq(t + 100, 3)                        #    its interrupt, 10010 coalesced into 10100
+for i in range(16):
+    t += 1000
+    send(t, 0, 3)
+    irq(t + 100 + i, 3)
+irq(100000, 3)                         #    then no send, no chain, no loss: untraced_path
+PY
+compare "synth-rule (held sends, chains)" "$TMP/synth-rule.txt" all --assume-synced-clock
+# and the rows of CPUs 1 and 2 as worked out by hand: send -> the entry
+# of the interrupt that served it, coalesced (ns after 500 s)
+if "$IPT" convert --format jsonl --output "$TMP/rule.jsonl" "$TMP/synth-rule.txt" 2> "$TMP/err"; then
+	msg=$("$PY" - "$TMP/rule.jsonl" <<'PY'
+import json, sys
+want = {1000: (1100, False), 1010: (1100, True), 1200: (1300, False), 1210: (1500, False),
+        1400: (1600, False), 2000: (2100, False), 2010: (2100, True), 2200: (2300, False),
+        2400: (2500, False), 2410: (2500, True), 4000: (4100, False), 4010: (4100, True)}
+got = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    t = r["ts_ns"] - 500 * 10**9
+    if t in want:
+        h = r["handler_ts_ns"]
+        got[t] = (h - 500 * 10**9 if h is not None else None, r["coalesced"])
+bad = ["%d: %s, by hand %s" % (t, got.get(t), w) for t, w in sorted(want.items()) if got.get(t) != w]
+print(" | ".join(bad[:4]) or "ok")
+PY
+)
+	[ "$msg" = ok ] && pass "synth-rule rows as worked out by hand (12 sends)" || fail "synth-rule rows by hand" "$msg"
+else
+	fail "synth-rule convert" "$(head -c 200 "$TMP/err")"
+fi
+# Too late (rule 1): 64 sends alone in raising an interrupt 1000 ns after
+# them, then a send 300 ns before an entry: it waits for the next
+# interrupt; a send 400 ns before CPU 2's last interrupt waits for none
+# (no_handler, that interrupt has no send).  "quicker": a delivery of 700
+# ns comes after it, which does not make it served by that interrupt: it
+# was too late by the quickest delivery seen up to there.
+cat > "$TMP/late.py" <<'PY'
+import sys
+print("cpus=4")
+line = "%16s [%03d]   600.%09d: %s"
+R = "ipi_send_cpu:         cpu=%d callsite=wakeup_preempt+0x92 callback=0x0"
+def send(t, src, dst): print(line % ("task-%d" % (10 + src), src, t, R % dst))
+def irq(t, cpu, d=50):
+    print(line % ("<idle>-0", cpu, t, "reschedule_entry:     vector=253"))
+    print(line % ("<idle>-0", cpu, t + d, "reschedule_exit:      vector=253"))
+print(line % ("task-12", 2, 100, "csd_function_entry:   func=flush_tlb_func, csd=(nil)"))
+print(line % ("task-13", 3, 100, "csd_function_entry:   func=flush_tlb_func, csd=(nil)"))
+t = 1000
+for i in range(64):                    # 64 sends alone in raising an interrupt, 1000 ns
+    send(t, 0, 1)                      # each at the quickest: too late below 500
+    irq(t + 1000 + 7 * i, 1)
+    t += 10000
+send(t, 0, 1); send(t + 700, 3, 1)     # the second is 300 ns before the entry: too late,
+irq(t + 1000, 1)                       # it waits (not held); the first raised it alone
+irq(t + 3000, 1)                       # the second raised this one
+t += 10000
+send(t, 0, 2)                          # 400 ns before CPU 2's last interrupt: too late; that
+irq(t + 400, 2)                        # interrupt has no send (untraced_path); nothing after:
+t += 10000                             # no_handler
+if sys.argv[1:] == ["quicker"]:
+    send(t, 0, 3)                      # then a quicker delivery (700: too late below 350):
+    irq(t + 700, 3)                    # the send to CPU 2 was still too late for its interrupt
+PY
+"$PY" "$TMP/late.py" > "$TMP/synth-late.txt"
+"$PY" "$TMP/late.py" quicker > "$TMP/synth-late-quicker.txt"
+compare "synth-late (sends too late for an interrupt)" "$TMP/synth-late.txt" all --assume-synced-clock
+compare "synth-late-quicker (a quicker delivery after)" "$TMP/synth-late-quicker.txt" all --assume-synced-clock
+# A tracefs text whose header says 28 entries were overwritten: each CPU's
+# first record follows a loss (docs/matching.md), from 0.  CPU 0's and CPU
+# 2's sends from CPU 1 wait there and are set aside (lost_events); their
+# interrupts, at their CPU's first record, have no send and lie in CPU 2's
+# window (lost_events); CPU 1's last is far from any (untraced_path: no CPU
+# starts late, as every first record follows the loss).
+cat > "$TMP/synth-tracefs-loss.txt" <<'EOF'
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 12/40   #P:3
+#
+#                                _-----=> irqs-off/BH-disabled
+#                               / _----=> need-resched
+#                              | / _---=> hardirq/softirq
+#                              || / _--=> preempt-depth
+#                              ||| / _-=> migrate-disable
+#                              |||| /     delay
+#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
+#              | |         |   |||||     |         |
+    ipi-workload-700     [001] d..4.   700.000010: ipi_send_cpu: cpu=0 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+    ipi-workload-700     [001] d..4.   700.000012: ipi_send_cpu: cpu=2 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [000] d.h1.   700.000020: reschedule_entry: vector=253
+          <idle>-0       [000] d.h1.   700.000021: reschedule_exit: vector=253
+    ipi-workload-701     [000] d..4.   700.000030: ipi_send_cpu: cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [001] d.h1.   700.000035: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.000035: reschedule_exit: vector=253
+    ipi-workload-701     [000] d..4.   700.000040: ipi_send_cpu: cpu=1 callsite=wakeup_preempt+0x92/0xa0 callback=0x0
+          <idle>-0       [001] d.h1.   700.000045: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.000046: reschedule_exit: vector=253
+          <idle>-0       [002] d.h1.   700.000050: reschedule_entry: vector=253
+          <idle>-0       [002] d.h1.   700.000052: reschedule_exit: vector=253
+          <idle>-0       [001] d.h1.   700.900000: reschedule_entry: vector=253
+          <idle>-0       [001] d.h1.   700.900001: reschedule_exit: vector=253
+EOF
+compare "synth-tracefs-loss (a header saying entries were lost)" "$TMP/synth-tracefs-loss.txt"
 
 fi	# offline_part
 

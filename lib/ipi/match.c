@@ -66,6 +66,7 @@ struct cpu_state {
 	uint32_t drops;			/* losses seen on this CPU so far */
 	uint64_t last_entry_ts[RPT_NCLASS];	/* the last interrupt of each vector */
 	uint64_t last_dur[RPT_NCLASS];	/* ... its entry -> exit (UINT64_MAX: no exit yet) */
+	uint64_t last_late[RPT_NCLASS];	/* ... the too-late bound at its entry (late_bound) */
 	bool had_entry[RPT_NCLASS];
 	struct chain *chain;		/* per vector: the sends whose interrupt is a
 					 * guess; RPT_NCLASS of them, made at the
@@ -430,12 +431,20 @@ static int chain_right(struct ipt_match *m, int cpu, struct chain *ch, uint64_t 
  * is taken as known (a minimum of a few is too high) */
 #define SOLE_MIN 64
 
-/* too_late - send e was traced so shortly before the entry at ts that its
- * write cannot have come before that interrupt was taken: less than half
- * the quickest delivery seen (a send that alone raised an interrupt) */
-static bool too_late(const struct ipt_match *m, const struct ipt_match_send *e, uint64_t ts)
+/* late_bound - a send traced less than this before an entry now was written
+ * after that interrupt was taken: half the quickest delivery seen so far (a
+ * send that alone raised an interrupt), 0 before SOLE_MIN were seen */
+static uint64_t late_bound(const struct ipt_match *m)
 {
-	return m->nsole >= SOLE_MIN && ts - e->ts < m->min_sole / 2;
+	return m->nsole >= SOLE_MIN ? m->min_sole / 2 : 0;
+}
+
+/* too_late - send e was traced so shortly before the entry at ts that its
+ * write cannot have come before that interrupt was taken (bound: late_bound
+ * at that entry) */
+static bool too_late(const struct ipt_match_send *e, uint64_t ts, uint64_t bound)
+{
+	return ts - e->ts < bound;
 }
 
 /*
@@ -467,6 +476,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	struct queue *q = &s->q[qc];
 	struct chain *ch = chain_at(s, cls);
 	bool any = false, counted = false;
+	uint64_t bound = late_bound(m);
 	size_t n = 0;
 
 	m->class_seen[cls] = true;
@@ -476,6 +486,7 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 		s->had_entry[CLS_CALL_ANY] = true;
 		s->last_entry_ts[CLS_CALL_ANY] = ts;
 		s->last_dur[CLS_CALL_ANY] = UINT64_MAX;
+		s->last_late[CLS_CALL_ANY] = bound;
 	}
 	c->handlers++;
 	s->open_class = cls;
@@ -487,8 +498,9 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	s->had_entry[cls] = true;
 	s->last_entry_ts[cls] = ts;
 	s->last_dur[cls] = UINT64_MAX;
+	s->last_late[cls] = bound;
 	/* the sends this interrupt can serve: those not too late for it */
-	while (n < q->n && !too_late(m, &q->v[(q->head + n) & (q->cap - 1)], ts))
+	while (n < q->n && !too_late(&q->v[(q->head + n) & (q->cap - 1)], ts, bound))
 		n++;
 	if (ch->n) {
 		if (!n) {		/* nothing else sent since: it raised this one */
@@ -717,8 +729,11 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 			while ((e = q_pop(&s->q[k]))) {
 				if (!e->counted)
 					continue;
+				/* too late for the last interrupt by the bound at its
+				 * entry: that interrupt found it too late (it may have
+				 * counted as one with no send), and none came after */
 				if (s->had_entry[k] && e->ts <= s->last_entry_ts[k] &&
-				    !too_late(m, e, s->last_entry_ts[k])) {
+				    !too_late(e, s->last_entry_ts[k], s->last_late[k])) {
 					/* coalesced into the last interrupt of the vector */
 					if (serve(m, c, e, s->last_entry_ts[k], false, true))
 						return -1;
