@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#define MAX_SPIN 64
+#define MAX_SPIN 256
 
 struct workload {
 	long n;			/* operations */
