@@ -1,7 +1,10 @@
 # test_qemu.sh - ipitrace on Debian's own kernels under qemu (TCG, 8 CPUs):
 # x86_64 6.1 (no ipi send events: kprobes stand for them), arm64 6.1
 # (ipi_raise masks, ipi_entry/exit), and x86_64 with isolcpus=2,3
-# nohz_full=2,3.  tests/qemu/prepare.sh fetches the kernels and busybox with
+# nohz_full=2,3; then one guest of each with many CPUs (64 x86_64, 64
+# arm64; QEMU_WIDE_X86_CPUS, QEMU_WIDE_ARM_CPUS) and CPUs 4 and up
+# isolated, with a workload whose masks span every CPU (ipitest=wide in
+# init.sh), checked on the isolated CPUs one by one.  tests/qemu/prepare.sh fetches the kernels and busybox with
 # apt-get (cached in build/qemu, never committed), builds a static ipitrace
 # and ipi-workload for each architecture and an initramfs; tests/qemu/boot.sh
 # boots it; tests/qemu/init.sh records inside and takes its own
@@ -55,6 +58,7 @@ guest() {
 	# a guest that hangs or whose qemu dies anyway is booted once more in
 	# the other mode.  Its console is kept beside the results.
 	first=${QEMU_TCG_THREAD:-single}
+	export QEMU_CPUS=${guest_cpus:-8}
 	if ! QEMU_TCG_THREAD=$first sh "$TOP/tests/qemu/boot.sh" $arch "$kernel" "$initrd" "$out" "$@" 2> "$TMP/boot.err"; then
 		why=$(grep -o -E 'timed out|died of signal [0-9]+' "$TMP/boot.err" | head -n 1)
 		if [ -n "$why" ]; then
@@ -180,6 +184,23 @@ PYEOF
 		fail qemu-iso-readers "$(grep 'readers on' "$out/record.err")"
 	fi
 fi
+
+# ---- many CPUs, most of them isolated: masks across all of them ----
+# check.py checks each isolated CPU: ipitrace's receive counts against its
+# /proc/interrupts deltas, ipitrace's sends to it against the oracle over
+# trace-cmd's text and, short by at most the kprobe misses, the deltas; the
+# isolated set in the file against the guest's sysfs
+wide() {	# wide ARCH NAME CPUS
+	guest_cpus=$3
+	last=$(($3 - 1))
+	if guest $1 $2 ipitest=wide isolcpus=domain,managed_irq,4-$last nohz_full=4-$last; then
+		check_guest $1 "$Q/out/$2" "$IPT"
+		echo "FIGURE $2-isolated-sysfs $(cat "$Q/out/$2/isolated") nohz_full $(cat "$Q/out/$2/nohz_full") online $(cat "$Q/out/$2/online") possible $(cat "$Q/out/$2/possible")"
+	fi
+	guest_cpus=
+}
+wide x86_64 x86_64-wide "${QEMU_WIDE_X86_CPUS:-64}"
+wide arm64 arm64-wide "${QEMU_WIDE_ARM_CPUS:-64}"
 
 echo "FIGURE qemu-total-s $(($(date +%s) - t_start))"
 finish
