@@ -92,6 +92,26 @@ for l in tc.stdout.splitlines():
     if m:
         ts = int(m.group(4)) * 10**9 + int(m.group(5).ljust(9, "0")[:9])
         recs.append((int(m.group(3)), ts, m.group(6), m.group(7)))
+# trace-cmd 3.1's text shows a kprobe's x64 array (the mask of a guest with
+# more than 64 CPUs, x64[2]) as {0x0,0x0}; its raw output (-R) shows the
+# bytes, ARRAY[fe, ff, ...]: the masks of those lines are taken from there,
+# the same records in the same order
+if arch == "x86_64" and any(r[2] == "call_mask" and "cpumask={" in r[3] for r in recs):
+    rawtc = subprocess.run(["trace-cmd", "report", "-t", "-R", out + "/trace.dat"], capture_output=True, text=True)
+    arrays = []
+    for l in rawtc.stdout.splitlines():
+        m = LINE.match(l)
+        if m and m.group(6) == "call_mask":
+            ts = int(m.group(4)) * 10**9 + int(m.group(5).ljust(9, "0")[:9])
+            arrays.append((int(m.group(3)), ts, re.search(r"cpumask=(ARRAY\[[^]]*\])", m.group(7)).group(1)))
+    k = 0
+    for i, r in enumerate(recs):
+        if r[2] == "call_mask":
+            assert arrays[k][:2] == r[:2], "trace-cmd -R: call_mask %r, not %r" % (arrays[k], r)
+            recs[i] = (r[0], r[1], r[2], re.sub(r"cpumask=\{[^}]*\}", "cpumask=" + arrays[k][2].replace(" ", ""), r[3]))
+            k += 1
+    assert k == len(arrays), "trace-cmd -R: %d call_mask lines, -t %d" % (len(arrays), k)
+
 # the same events, as many of each, as ipitrace reads
 cnt = subprocess.run([ipt, "count", out + "/trace.dat"], capture_output=True, text=True)
 mine = {}
@@ -119,7 +139,11 @@ def field(rest, name):
 
 def mask_cpus(text):
     """CPUs of a kprobe x64 mask (0x...) or an array {0x..,0x..} (word 0 first),
-    or of a %*pb bitmask text (comma-separated 32-bit words, highest first)"""
+    of trace-cmd -R's bytes ARRAY[fe,ff,...] (byte 0 first), or of a %*pb
+    bitmask text (comma-separated 32-bit words, highest first)"""
+    if text.startswith("ARRAY["):
+        octets = [int(b, 16) for b in text[6:-1].split(",")]
+        return [i * 8 + bit for i, b in enumerate(octets) for bit in range(8) if b >> bit & 1]
     if text.startswith("0x") or text.startswith("{"):
         words = [int(w, 16) for w in text.strip("{}").split(",")]
         return [i * 64 + bit for i, w in enumerate(words) for bit in range(64) if w >> bit & 1]
