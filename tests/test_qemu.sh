@@ -98,7 +98,12 @@ guest() {
 # check ARCH NAME [REPORT-ARGS...]: check.py's PASS/FAIL lines counted here
 check_guest() {
 	$PY "$TOP/tests/qemu/check.py" "$@" > "$TMP/check.out" 2>&1
+	rc=$?
 	cat "$TMP/check.out" | grep -v '^PASS\|^FAIL'
+	# a check.py that stopped on an exception has printed no FAIL for it
+	if [ $rc != 0 ] && ! grep -q '^FAIL' "$TMP/check.out"; then
+		fail "qemu-$(basename "$2")-check" "check.py exit $rc: $(tail -n 1 "$TMP/check.out")"
+	fi
 	while read -r word rest; do
 		case $word in
 		PASS) pass "$rest" ;;
