@@ -8,7 +8,8 @@
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
 #   make check-fast the inner loop: unit tests and offline scripts, plain build
 #   make check-qemu the qemu guests' test (tests/test_qemu.sh: Debian's
-#                   x86_64 and arm64 kernels, 8 CPUs); CI runs it after make check
+#                   x86_64 and arm64 kernels, 8 CPUs, then 96 and 64 with
+#                   CPUs 4 and up isolated); CI runs it after make check
 #   make bench      benchmarks against trace-cmd and perf
 #   make fuzz       run every fuzz target for FUZZ_SECONDS (default 180) each
 #   make deps       install the Debian packages the build and tests need

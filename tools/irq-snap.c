@@ -4,10 +4,10 @@
  *
  *   irq-snap start|end OUT MARKER TEXT
  *
- * Reads /proc/interrupts (one read() each), writes TEXT to MARKER (a
- * tracefs trace_marker), reads /proc/interrupts again: start writes the
- * second reading to OUT and the first to OUT.pre, end the first to OUT and
- * the second to OUT.post.  The qemu guests' test (tests/qemu/init.sh,
+ * Reads /proc/interrupts (read() to its end, no fork between), writes TEXT
+ * to MARKER (a tracefs trace_marker), reads /proc/interrupts again: start
+ * writes the second reading to OUT and the first to OUT.pre, end the first
+ * to OUT and the second to OUT.post.  The qemu guests' test (tests/qemu/init.sh,
  * check.py) counts the events between a start and an end marker: at least
  * OUT(end) - OUT(start), at most OUT.post - OUT.pre; the same when no
  * interrupt came while a marker was written.  A shell would read the file
@@ -22,17 +22,24 @@
 
 static char buf[2][4 << 20];
 
-/* snap - /proc/interrupts in one read into buf[i]; its length, -1 on error */
+/*
+ * snap - /proc/interrupts into buf[i], read to its end; its length, -1 on
+ * error.  The kernel hands a seq_file over one page at a time: with 8 CPUs
+ * the whole table fits in one read(), with 32 it takes several (back to
+ * back, no fork between).
+ */
 static ssize_t snap(int i)
 {
 	int fd = open("/proc/interrupts", O_RDONLY);
-	ssize_t n;
+	size_t len = 0;
+	ssize_t n = 0;
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf[i], sizeof(buf[i]));
+	while (len < sizeof(buf[i]) && (n = read(fd, buf[i] + len, sizeof(buf[i]) - len)) > 0)
+		len += (size_t)n;
 	close(fd);
-	return n > 0 && (size_t)n < sizeof(buf[i]) ? n : -1;
+	return n == 0 && len > 0 ? (ssize_t)len : -1;
 }
 
 static int save(const char *path, const char *suffix, int i, ssize_t n)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # boot.sh ARCH KERNEL INITRD OUTDIR [APPEND...] - boot one guest under qemu
-# (TCG, 8 CPUs, 1 GiB, niced), its console into OUTDIR/console.log, and
-# unpack the tar the guest wrote onto its second disk into OUTDIR.  Extra
-# kernel command-line words after OUTDIR (e.g. isolcpus=2,3).  Gives up after
+# (TCG, QEMU_CPUS CPUs, default 8; 1 GiB, niced), its console into
+# OUTDIR/console.log, and unpack the tar the guest wrote onto its second
+# disk into OUTDIR.  Extra kernel command-line words after OUTDIR (e.g.
+# isolcpus=2,3).  Gives up after
 # QEMU_TIMEOUT seconds (default 240).  QEMU_TCG_THREAD: single (default) runs
 # every vCPU on one host thread, multi one host thread per vCPU (qemu 7.2's
 # multi-threaded TCG died of SIGSEGV in memory_region_dispatch_write, and its
@@ -21,7 +22,10 @@ x86_64)
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=virtio ;;
 arm64)
-	set -- qemu-system-aarch64 -accel tcg,thread=${QEMU_TCG_THREAD:-single} -M virt -cpu cortex-a57 -smp "$cpus" -m 1024 -nographic -no-reboot \
+	# the virt board's default GICv2 takes at most 8 CPUs; GICv3 more
+	machine=virt
+	[ "$cpus" -gt 8 ] && machine=virt,gic-version=3
+	set -- qemu-system-aarch64 -accel tcg,thread=${QEMU_TCG_THREAD:-single} -M $machine -cpu cortex-a57 -smp "$cpus" -m 1024 -nographic -no-reboot \
 		-kernel "$kernel" -initrd "$initrd" -append "console=ttyAMA0 panic=-1 quiet ${QEMU_APPEND:-} $*" \
 		-drive file="$img",format=raw,if=none,id=out -device virtio-blk-device,drive=out ;;
 esac

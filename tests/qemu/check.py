@@ -92,6 +92,26 @@ for l in tc.stdout.splitlines():
     if m:
         ts = int(m.group(4)) * 10**9 + int(m.group(5).ljust(9, "0")[:9])
         recs.append((int(m.group(3)), ts, m.group(6), m.group(7)))
+# trace-cmd 3.1's text shows a kprobe's x64 array (the mask of a guest with
+# more than 64 CPUs, x64[2]) as {0x0,0x0}; its raw output (-R) shows the
+# bytes, ARRAY[fe, ff, ...]: the masks of those lines are taken from there,
+# the same records in the same order
+if arch == "x86_64" and any(r[2] == "call_mask" and "cpumask={" in r[3] for r in recs):
+    rawtc = subprocess.run(["trace-cmd", "report", "-t", "-R", out + "/trace.dat"], capture_output=True, text=True)
+    arrays = []
+    for l in rawtc.stdout.splitlines():
+        m = LINE.match(l)
+        if m and m.group(6) == "call_mask":
+            ts = int(m.group(4)) * 10**9 + int(m.group(5).ljust(9, "0")[:9])
+            arrays.append((int(m.group(3)), ts, re.search(r"cpumask=(ARRAY\[[^]]*\])", m.group(7)).group(1)))
+    k = 0
+    for i, r in enumerate(recs):
+        if r[2] == "call_mask":
+            assert arrays[k][:2] == r[:2], "trace-cmd -R: call_mask %r, not %r" % (arrays[k], r)
+            recs[i] = (r[0], r[1], r[2], re.sub(r"cpumask=\{[^}]*\}", "cpumask=" + arrays[k][2].replace(" ", ""), r[3]))
+            k += 1
+    assert k == len(arrays), "trace-cmd -R: %d call_mask lines, -t %d" % (len(arrays), k)
+
 # the same events, as many of each, as ipitrace reads
 cnt = subprocess.run([ipt, "count", out + "/trace.dat"], capture_output=True, text=True)
 mine = {}
@@ -119,7 +139,11 @@ def field(rest, name):
 
 def mask_cpus(text):
     """CPUs of a kprobe x64 mask (0x...) or an array {0x..,0x..} (word 0 first),
-    or of a %*pb bitmask text (comma-separated 32-bit words, highest first)"""
+    of trace-cmd -R's bytes ARRAY[fe,ff,...] (byte 0 first), or of a %*pb
+    bitmask text (comma-separated 32-bit words, highest first)"""
+    if text.startswith("ARRAY["):
+        octets = [int(b, 16) for b in text[6:-1].split(",")]
+        return [i * 8 + bit for i, b in enumerate(octets) for bit in range(8) if b >> bit & 1]
     if text.startswith("0x") or text.startswith("{"):
         words = [int(w, 16) for w in text.strip("{}").split(",")]
         return [i * 64 + bit for i, w in enumerate(words) for bit in range(64) if w >> bit & 1]
@@ -213,6 +237,9 @@ if arch == "x86_64":
     figure("mask-sends-3plus", wide)
     per_target = [res[c] + cal[c] for c in range(ncpu)]
     per_rows, slack = ["RES", "CAL"], m_res + m_cal
+    oracle_sends = [send_res[c] + send_cal[c] for c in range(ncpu)]
+    # the events counted into each row: ipitrace dump's, trace-cmd's
+    recv_rows = {"RES": ("reschedule_entry",), "CAL": ("call_function_entry", "call_function_single_entry")}
 else:
     ipis = sorted((k for k in delta if re.match(r"^IPI\d+$", k)), key=lambda k: int(k[3:]))
     tot = [sum(delta[k][c] for k in ipis) for c in range(ncpu)]
@@ -238,6 +265,8 @@ else:
     ok("raise-equal-ipis", within(adj_raise, ipis),
        "ipi_raise mask weights %s, IPI deltas %s" % (adj_raise, tot))
     per_rows, slack = ipis, 0
+    oracle_sends = raise_weight
+    recv_rows = {k: ("ipi_entry", desc[k]) for k in ipis}
     figure("IPI-delta", sum(tot))
     figure("raise-mask-weight", sum(raise_weight))
     figure("mask-sends-3plus", wide)
@@ -253,6 +282,7 @@ try:
         got[pc["cpu"]] = pc["ipis"]
 except (ValueError, KeyError, IndexError) as e:
     d, got = None, "unreadable: %s %s" % (e, rep.stderr.strip()[-200:])
+rep_sends = list(got) if isinstance(got, list) else None	# as the report counts them
 if isinstance(got, list):
     got, flying = adjusted(got)	# the report counts sends: moved as above
     figure("unpaired-at-the-edges-or-missed", flying)
@@ -268,4 +298,146 @@ if d is not None:
         pm = d.get("probes_missed")
         ok("probes-missed-stored", pm is not None and pm >= sum(missed.values()),
            "report probes_missed %r, kprobe_profile at the window's end %d" % (pm, sum(missed.values())))
+
+# ---- the isolated CPUs (a guest booted with isolcpus= and nohz_full=) ----
+# Independent of ipitrace: the guest's sysfs and command line, its
+# /proc/interrupts deltas, trace-cmd's text, and the trace.dat's bytes.
+# ipitrace's side: `ipitrace dump` (the receive events), `ipitrace report`
+# (the sends per target, its list of the IPIs to the isolated CPUs, the
+# isolated set it read from the file), record's "readers on CPU" line.
+
+
+def cpulist(text):
+    """the CPUs of a sysfs list "0-3,8" (sorted)"""
+    cpus = set()
+    for part in text.strip().split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(cpus)
+
+
+def sysfs(name):
+    try:
+        return open(out + "/" + name).read().strip()
+    except OSError:
+        return None
+
+
+def on_set(got, rows, cpus, slack=0):
+    """got (per CPU) equals the rows' deltas on cpus, or lies in their
+    bracket and below them by at most slack in all"""
+    lo = {c: sum(delta[r][c] for r in rows) for c in cpus}
+    hi = {c: sum(delta_hi[r][c] for r in rows) for c in cpus}
+    if all(got[c] == lo[c] for c in cpus):
+        return True
+    short = sum(max(0, lo[c] - got[c]) for c in cpus)
+    return short <= slack and all(got[c] <= hi[c] for c in cpus)
+
+
+iso_text = sysfs("isolated")
+if iso_text:
+    iso, nohz = cpulist(iso_text), cpulist(sysfs("nohz_full") or "")
+    online, possible = cpulist(sysfs("online") or ""), cpulist(sysfs("possible") or "")
+    want_iso = want_nohz = None
+    for w in open(out + "/cmdline").read().split():
+        if w.startswith("isolcpus="):	# flags first: domain,managed_irq,4-31
+            want_iso = cpulist(",".join(x for x in w[9:].split(",") if x[:1].isdigit()))
+        elif w.startswith("nohz_full="):
+            want_nohz = cpulist(w[10:])
+    ok("sysfs-cpus", iso == want_iso and nohz == want_nohz and online == possible == list(range(ncpu)),
+       "isolated %s nohz_full %s online %s possible %s; command line isolcpus %s nohz_full %s, "
+       "/proc/interrupts %d CPUs" % (iso_text, sysfs("nohz_full"), sysfs("online"), sysfs("possible"),
+                                     want_iso, want_nohz, ncpu))
+    iso_set = iso	# the set report lists by default (nohz_full too here: the same CPUs)
+    figure("isolated-cpus", len(iso_set))
+
+    # the file's own option (id 64, "isolated=LIST\nnohz_full=LIST\n" and
+    # its NUL; a u16 id and a u32 size before it), read from its bytes
+    raw = open(out + "/trace.dat", "rb").read()
+    m = re.search(rb"\x40\x00(....)(isolated=([0-9,-]*)\nnohz_full=([0-9,-]*)\n)\x00", raw, re.S)
+    opt = None
+    if m and int.from_bytes(m.group(1), "little") == len(m.group(2)) + 1:
+        opt = (cpulist(m.group(3).decode()), cpulist(m.group(4).decode()))
+    ok("file-isolation-option", opt == (iso, nohz),
+       "option 64 of the file %r, the guest's sysfs %s / %s" % (m and m.group(2), iso_text, sysfs("nohz_full")))
+
+    # record's readers: on the housekeeping CPUs only
+    err = open(out + "/record.err").read()
+    m = re.search(r"readers on CPU ([0-9,-]+)\)", err)
+    hk = sorted(set(range(ncpu)) - set(iso) - set(nohz))
+    ok("readers-housekeeping", m is not None and cpulist(m.group(1)) == hk,
+       "record says %r, housekeeping CPUs %s" % (m and m.group(0), hk))
+
+    # ipitrace report without a filter: the isolated set it found in the
+    # file, its list of IPIs to them (those in the window, per target)
+    full = subprocess.run([ipt, "report", "-f", "json", out + "/trace.dat"], capture_output=True, text=True)
+    try:
+        fd = json.loads(full.stdout)
+        riso = fd["isolated"]
+        listed = [0] * ncpu
+        for e in riso["ipis"]:
+            if t0 < e["ts_ns"] < t1:
+                listed[e["target_cpu"]] += 1
+        rcpus = cpulist(riso["cpus"])
+    except (ValueError, KeyError, TypeError) as e:
+        fd, listed, rcpus = None, None, "unreadable: %s %s" % (e, full.stderr.strip()[-200:])
+    ok("report-isolated-set", rcpus == iso_set, "report's isolated CPUs %s, sysfs %s" % (rcpus, iso_set))
+
+    # receive: the interrupts ipitrace decodes on each isolated CPU between
+    # the markers, per /proc/interrupts row, equal that row's delta
+    # exactly (and trace-cmd's count)
+    dump = subprocess.run([ipt, "dump", "--no-header", out + "/trace.dat"], capture_output=True, text=True)
+    drecs = []
+    for l in dump.stdout.splitlines():
+        mm = LINE.match(l)
+        if mm:
+            drecs.append((int(mm.group(3)), mm.group(6), mm.group(7)))
+    pos = {r[2].split()[-1]: i for i, r in enumerate(drecs) if r[1] == "print" and "ipitest-" in r[2]}
+    dwin = drecs[pos.get("ipitest-start", 0) + 1:pos.get("ipitest-end", 0)]
+    ok("dump-markers", dump.returncode == 0 and len(pos) == 2, "markers in ipitrace dump: %s" % pos)
+    mine_recv = {row: [0] * ncpu for row in recv_rows}
+    tc_recv = {row: [0] * ncpu for row in recv_rows}
+    for src, dst in ((dwin, mine_recv), ([(r[0], r[2], r[3]) for r in win], tc_recv)):
+        for cpu, ev, rest in src:
+            for row, spec in recv_rows.items():
+                if arch == "x86_64" and ev in spec:
+                    dst[row][cpu] += 1
+                elif arch != "x86_64" and ev == "ipi_entry" and rest.strip().strip("()") == spec[1]:
+                    dst[row][cpu] += 1
+    checked = ["RES", "CAL"] if arch == "x86_64" else sorted(recv_rows)
+    for row in checked:
+        bad = ["cpu%d: ipitrace %d, trace-cmd %d, delta %d..%d" % (c, mine_recv[row][c], tc_recv[row][c],
+                                                                 delta[row][c], delta_hi[row][c])
+               for c in iso_set if not mine_recv[row][c] == tc_recv[row][c] == delta[row][c]]
+        ok("iso-recv-%s" % row, not bad, "%d of %d isolated CPUs differ: %s" % (len(bad), len(iso_set), "; ".join(bad[:6])))
+        figure("iso-recv-%s" % row, sum(mine_recv[row][c] for c in iso_set))
+        figure("iso-delta-%s" % row, sum(delta[row][c] for c in iso_set))
+
+    # send: ipitrace report's sends to each isolated CPU in the window, and
+    # its list of them, equal the oracle's count over trace-cmd's text
+    # exactly; with the IPIs in flight at the window's edges moved, that
+    # count equals the deltas, short by at most the kprobe misses
+    bad = ["cpu%d: report %s, listed %s, trace-cmd %d" % (c, rep_sends and rep_sends[c], listed and listed[c],
+                                                        oracle_sends[c])
+           for c in iso_set if not (rep_sends and listed and rep_sends[c] == listed[c] == oracle_sends[c])]
+    ok("iso-sends-equal-oracle", not bad, "%d of %d isolated CPUs differ: %s" % (len(bad), len(iso_set), "; ".join(bad[:6])))
+    adj, _ = adjusted(oracle_sends)
+    lo = sum(sum(delta[r][c] for r in per_rows) for c in iso_set)
+    ok("iso-sends-equal-deltas", on_set(adj, per_rows, iso_set, slack),
+       "sends to the isolated CPUs %d (edges moved), deltas %d, %d kprobe misses; per CPU: %s" %
+       (sum(adj[c] for c in iso_set), lo, slack,
+        "; ".join("cpu%d %d/%d" % (c, adj[c], sum(delta[r][c] for r in per_rows)) for c in iso_set
+                  if adj[c] != sum(delta[r][c] for r in per_rows))[:400]))
+    figure("iso-sends", sum(oracle_sends[c] for c in iso_set))
+    figure("iso-sends-minus-deltas", sum(adj[c] for c in iso_set) - lo)
+    # mask sends whose targets take in every isolated CPU
+    figure("iso-masks-covering-all", sum(1 for r in win if r[2] in ("call_mask", "ipi_raise") and
+                                         set(iso_set) <= set(mask_cpus(field(r[3], "cpumask") or field(r[3], "target_mask")))))
+    # ipitrace's own reconciliation (its /proc/interrupts snapshots at
+    # tracing on and off, against the whole file): counted, not asserted
+    if fd is not None:
+        kc = [k for k in fd.get("kernel_counters") or [] if k["cpu"] in iso_set and not k["within"]]
+        figure("iso-kernel-counters-explained", "%d/%d" % (sum(k["note"] == "explained" for k in kc), len(kc)))
+
 sys.exit(1 if fails else 0)

@@ -38,8 +38,13 @@ all=""; for c in $(seq 0 $last); do all="$all${all:+,}$c"; done
 # the workload CPUs other than 0: "1,2,...,last"
 rest=${all#0,}
 
-cat /sys/devices/system/cpu/isolated > /out/isolated 2>/dev/null
-cat /sys/devices/system/cpu/nohz_full > /out/nohz_full 2>/dev/null
+for f in isolated nohz_full online possible; do
+	cat /sys/devices/system/cpu/$f > /out/$f 2>/dev/null
+done
+# ipitest=wide on the command line (the many-CPU guests): the wide-mask
+# workload below, no fixture recording
+wide=0
+grep -q 'ipitest=wide' /proc/cmdline && wide=1
 cat /proc/cmdline > /out/cmdline
 ls $T/events/ipi > /out/ipi-events 2>/dev/null
 echo "record-start $(uptime_s)" >> /out/times
@@ -56,6 +61,22 @@ cat $T/kprobe_events > /out/kprobe_events 2> /dev/null
 if [ -n "$INST" ]; then
 	settle
 	irq-snap start /out/irq-a.txt "$INST/trace_marker" ipitest-start
+	if [ $wide = 1 ]; then
+		# masks across every CPU: a process with a thread running on
+		# each CPU (spinning with PAUSE/YIELD) unmaps and write-protects
+		# pages from CPU 0 (x86: TLB shootdowns to all the others; arm64
+		# broadcasts TLB invalidation in hardware and sends none) and
+		# calls membarrier (function-call IPIs to all the others); the
+		# same from the last CPU (isolated); remote wakeups and
+		# reschedules into the isolated CPUs and between two of them
+		others=""; for c in $(seq 0 $((last - 1))); do others="$others${others:+,}$c"; done
+		[ "$(uname -m)" = x86_64 ] && $WL --cpus $all tlb 100 > /out/wl.txt
+		$WL --cpus $all membarrier 100 >> /out/wl.txt
+		$WL --cpus $last,$others membarrier 30 >> /out/wl.txt
+		[ "$(uname -m)" = x86_64 ] && $WL --cpus $last,$others tlb 30 >> /out/wl.txt
+		$WL --cpus 1,$((last - 1)) pingpong 200 >> /out/wl.txt
+		$WL --cpus $((last / 2)),$last pingpong 200 >> /out/wl.txt
+	else
 	# the workload: remote wakeups and reschedules between pinned pairs,
 	# function calls to several CPUs at once (membarrier with a spinner on
 	# each; few rounds to all 7 others: every IPI waits for 7 vCPUs on 2
@@ -66,6 +87,7 @@ if [ -n "$INST" ]; then
 	$WL --cpus 1,3,4,6 membarrier 150 >> /out/wl.txt
 	$WL --cpus 2,0,7,5 tlb 60 >> /out/wl.txt
 	$WL --cpus 3,2 membarrier 100 >> /out/wl.txt
+	fi
 	settle
 	irq-snap end /out/irq-b.txt "$INST/trace_marker" ipitest-end
 	# the kernel's hit and miss counts of the probes (a kprobe hit while
@@ -78,6 +100,7 @@ kill -INT $RP
 wait $RP
 echo "rc $?" > /out/record.rc
 echo "record-end $(uptime_s)" >> /out/times
+[ $wide = 1 ] ||
 # a short recording for the committed fixtures (tests/data/qemu, made
 # small on the host with tools/trim-syms): masks to several CPUs, wakeups
 ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /out/fixture.kprobe_events; $WL --cpus 0,$rest membarrier 4 > /dev/null;
