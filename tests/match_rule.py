@@ -100,6 +100,8 @@ class Matcher:
         n = 0				# rule 1: the sends not too late for it
         while n < len(q) and ts - q[n]["ts"] >= intr["late"]:
             n += 1
+        if not n and not self.chain.get((cpu, cls)):
+            n = len(q)			# rule 1's exception: nothing else raised it
         found, self.queue[key] = q[:n], q[n:]
         chain = self.chain.pop((cpu, cls), None)
         if chain:

@@ -502,6 +502,10 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 	/* the sends this interrupt can serve: those not too late for it */
 	while (n < q->n && !too_late(&q->v[(q->head + n) & (q->cap - 1)], ts, bound))
 		n++;
+	/* nothing else can have raised it (no send in time, no guess held):
+	 * the sends found too late did, quicker than the quickest seen */
+	if (!n && !ch->n)
+		n = q->n;
 	if (ch->n) {
 		if (!n) {		/* nothing else sent since: it raised this one */
 			counted = ch->l[ch->n - 1].e.counted;
