@@ -204,6 +204,17 @@ const char *ipt_trace_time_unit(const struct ipt_trace *t);
  */
 bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,
 			     struct ipt_cpuset *nohz_full);
+/*
+ * One role of the recording machine's CPUs, as `ipitrace record` stores
+ * them: "isolated" and "nohz_full" (sysfs), "isolcpus" and "rcu_nocbs" (the
+ * kernel command line), "online" and "possible" (sysfs).  set is cleared
+ * first; false when the trace does not say (older files have only the
+ * first two), or for another name.
+ */
+bool ipt_trace_cpu_role(const struct ipt_trace *t, const char *role, struct ipt_cpuset *set);
+/* The flags of isolcpus= ("domain,managed_irq"; "" for none) copied into
+ * buf, or NULL when the trace does not say. */
+const char *ipt_trace_isolcpus_flags(const struct ipt_trace *t, char *buf, size_t size);
 
 /*
  * How `ipitrace record` recorded the trace (its provenance): the value of

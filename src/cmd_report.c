@@ -127,10 +127,17 @@ static int folded_report(struct ctx *x)
 	return 0;
 }
 
-/* stored_isolated - the isolated CPUs `ipitrace record` stored in the file */
+/* stored_isolated - the isolated and nohz_full CPUs `ipitrace record`
+ * stored in the file, as one set (as record and top keep off them) */
 static bool stored_isolated(struct ipt_trace *t, struct ipt_cpuset *set)
 {
-	return ipt_trace_cpu_isolation(t, set, NULL) && !ipt_cpuset_empty(set);
+	struct ipt_cpuset nohz = IPT_CPUSET_INIT;
+	bool ok;
+
+	ipt_cpuset_init(&nohz);
+	ok = ipt_trace_cpu_isolation(t, set, &nohz) && !ipt_cpuset_or(set, &nohz) && !ipt_cpuset_empty(set);
+	ipt_cpuset_free(&nohz);
+	return ok;
 }
 
 int cmd_report(int argc, char **argv)

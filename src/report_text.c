@@ -429,6 +429,36 @@ static int text_role(struct ctx *x, const char *role, const struct ipt_cpuset *s
 	return 0;
 }
 
+/* text_recorded_roles - what the recording machine said of its CPUs */
+static void text_recorded_roles(const struct ctx *x)
+{
+	static const char *const roles[][2] = {
+		{ "isolated", "sysfs isolated (isolcpus=, cpusets)" }, { "nohz_full", "sysfs nohz_full" },
+		{ "isolcpus", "isolcpus= on the kernel command line" },
+		{ "rcu_nocbs", "rcu_nocbs= on the kernel command line" }, { "online", "online" },
+		{ "possible", "possible" },
+	};
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	char list[96], flags[64];
+	bool said = false;
+
+	ipt_cpuset_init(&set);
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (!ipt_trace_cpu_role(x->t, roles[i][0], &set))
+			continue;
+		if (!said)
+			printf("  the recording machine's CPUs:\n");
+		said = true;
+		printf("    %-40s %s", roles[i][1], ipt_cpuset_empty(&set) ? "none" :
+		       cpu_list_short(&set, list, sizeof(list), 60));
+		if (!strcmp(roles[i][0], "isolcpus") && ipt_trace_isolcpus_flags(x->t, flags, sizeof(flags)) &&
+		    *flags)
+			printf(" (flags %s)", flags);
+		printf("\n");
+	}
+	ipt_cpuset_free(&set);
+}
+
 /* text_roles - the isolated CPUs as one unit, then the housekeeping ones
  * (with no isolated CPU known: all of them, when there are many) */
 static int text_roles(struct ctx *x)
@@ -444,6 +474,8 @@ static int text_roles(struct ctx *x)
 		       cpu_list_short(&x->hk, l2, sizeof(l2), 60), ipt_cpuset_weight(&x->hk));
 	else
 		printf("\nCPU roles: no isolated CPU known (none recorded; --isolated LIST names them)\n");
+	if (iso)
+		text_recorded_roles(x);
 	if (iso && text_role(x, "isolated ", x->iso))
 		return -1;
 	return text_role(x, iso ? "housekeeping " : "", &x->hk);

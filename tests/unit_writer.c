@@ -874,7 +874,21 @@ static struct ipt_tdw *fill_writer(const char *path, int version, const char *co
 			ipt_tdw_set_cpu_data(w, cpu, "", 0);	/* a CPU without data */
 			continue;
 		}
-		if (use_fd) {
+		if (use_fd == 2) {	/* appended in pieces of 1, 3 and 7 pages */
+			static const size_t piece[] = { 1, 3, 7 };
+
+			if (!pages[cpu].len)
+				ipt_tdw_add_cpu_pages(w, cpu, NULL, 0);
+			for (size_t off = 0, k = 0; off < pages[cpu].len; k++) {
+				size_t n = piece[k % 3] * 4096;
+
+				if (n > pages[cpu].len - off)
+					n = pages[cpu].len - off;
+				CHECK(ipt_tdw_add_cpu_pages(w, cpu, pages[cpu].buf + off, n) == 0, "pieces: %s",
+				      ipt_errmsg());
+				off += n;
+			}
+		} else if (use_fd) {
 			char p[300];
 
 			snprintf(p, sizeof(p), "%s/cpu%d.raw", tmpdir, cpu);
@@ -948,6 +962,12 @@ static void test_file(int version, const char *comp, bool be, int ls)
 	for (cpu = 0; cpu < 4; cpu++)
 		if (fds[cpu] >= 0)
 			close(fds[cpu]);
+	/* ... and appended in pieces, chunks compressed as they fill */
+	unlink(path2);
+	w = fill_writer(path2, version, comp, be, ls, pages, 2, fds);
+	CHECK(w && ipt_tdw_add_cpu_pages(w, 0, pages[0].buf, 4096) != 0, "CPU 0's pages again after CPU 3's");
+	CHECK(w && ipt_tdw_commit(w) == 0, "commit (pieces) %s: %s", path2, ipt_errmsg());
+	CHECK(same_file(path, path2), "memory and appended inputs differ (%s)", path);
 
 	CHECK(parse_file(path, &p) == 0, "parse %s", path);
 	CHECK(p.version == version && p.be == be && p.long_size == ls && p.page_size == 4096,
@@ -1039,6 +1059,60 @@ static void user_symbols_file(const char *path, const char *text, struct ipt_str
 
 	CHECK(w && ipt_tdw_add_option(w, IPT_OPTION_USER_SYMBOLS, text, (uint32_t)strlen(text) + 1) == 0 &&
 	      ipt_tdw_commit(w) == 0, "commit: %s", ipt_errmsg());
+}
+
+/* the roles of the CPUs as record stores them, read back by role; an
+ * older file's option (two lines) says only those two */
+static void test_cpu_roles(void)
+{
+	struct ipt_strbuf pages[4] = { IPT_STRBUF_INIT, IPT_STRBUF_INIT, IPT_STRBUF_INIT,
+				       IPT_STRBUF_INIT };
+	static const char *const texts[] = {
+		"isolated=3-5\nnohz_full=4-5\nisolcpus_flags=domain,managed_irq\nisolcpus=3-5\n"
+		"rcu_nocbs=\nonline=0-7\npossible=0-15\n",
+		"isolated=2\nnohz_full=\n",
+	};
+	static const char *const want[][6] = {	/* isolated .. possible; "?" not said */
+		{ "3-5", "4-5", "3-5", "", "0-7", "0-15" },
+		{ "2", "", "?", "?", "?", "?" },
+	};
+	static const char *const roles[] = { "isolated", "nohz_full", "isolcpus", "rcu_nocbs", "online", "possible" };
+	char path[300], list[64], flags[64];
+
+	for (int cpu = 0; cpu < 4; cpu++)
+		make_pages(&pages[cpu], cpu, 5, false, 8);
+	for (int k = 0; k < 2; k++) {
+		int fds[4] = { -1, -1, -1, -1 };
+		struct ipt_tdw *w;
+		struct ipt_trace *t;
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+
+		snprintf(path, sizeof(path), "%s/roles%d.dat", tmpdir, k);
+		w = fill_writer(path, 7, "none", false, 8, pages, 0, fds);
+		CHECK(w && ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, texts[k], (uint32_t)strlen(texts[k]) + 1) == 0 &&
+		      ipt_tdw_commit(w) == 0, "commit: %s", ipt_errmsg());
+		t = ipt_trace_open(path);
+		CHECK(t != NULL, "open: %s", ipt_errmsg());
+		for (int r = 0; t && r < 6; r++) {
+			bool said = ipt_trace_cpu_role(t, roles[r], &set);
+
+			ipt_cpuset_format_list(&set, list, sizeof(list));
+			CHECK(said ? !strcmp(list, want[k][r]) : !strcmp(want[k][r], "?"), "file %d role %s: %s %s, want %s",
+			      k, roles[r], said ? "said" : "not said", list, want[k][r]);
+		}
+		if (t) {
+			const char *f = ipt_trace_isolcpus_flags(t, flags, sizeof(flags));
+
+			CHECK(k ? f == NULL : f && !strcmp(f, "domain,managed_irq"), "file %d isolcpus flags %s", k,
+			      f ? f : "(not said)");
+			CHECK(!ipt_trace_cpu_role(t, "housekeeping", &set), "a role that is not one");
+		}
+		ipt_cpuset_free(&set);
+		ipt_trace_close(t);
+		unlink(path);
+	}
+	for (int cpu = 0; cpu < 4; cpu++)
+		ipt_strbuf_free(&pages[cpu]);
 }
 
 static void test_user_symbols(void)
@@ -1234,6 +1308,7 @@ int main(void)
 	test_pipe();
 	test_write_errors();
 	test_user_symbols();
+	test_cpu_roles();
 	rmdir(tmpdir);
 	TEST_MAIN_END();
 }

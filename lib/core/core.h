@@ -331,7 +331,7 @@ struct ipt_trace {
 	uint32_t tsc_mult, tsc_shift;	/* TSC2NSEC: ns = (cycles * mult) >> shift; mult 0: none */
 	uint64_t lines_skipped;	/* text: lines that were no event, header or known mark */
 	long long first_skipped;	/* ... the offset of the first, -1 none */
-	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n" */
+	char *isolated_text;	/* private option: "isolated=LIST\nnohz_full=LIST\n..." (the roles) */
 	char *provenance_text;	/* private option: "key=value\n" lines (how it was recorded) */
 	char *interrupts_text;	/* private option: /proc/interrupts at four points */
 	char *probes_text;	/* private option: the dynamic probes and what they stand for */
@@ -415,7 +415,8 @@ static inline uint64_t ipt_tsc_to_ns(const struct ipt_trace *t, uint64_t ts)
 /*
  * ipitrace's private trace.dat options (trace-cmd skips ids it does not
  * know), NUL-terminated texts:
- *   CPU_ISOLATION  the machine's isolated CPUs: "isolated=LIST\nnohz_full=LIST\n"
+ *   CPU_ISOLATION  the roles of the machine's CPUs: "isolated=LIST\nnohz_full=LIST\n"
+ *                  then isolcpus_flags=, isolcpus=, rcu_nocbs=, online=, possible=
  *   PROVENANCE     how it was recorded: "key=value\n" lines (no newline in a value)
  *   INTERRUPTS     /proc/interrupts at each ipt_irq_point: "@NAME\n" then the
  *                  file's text, for each point stored
@@ -482,5 +483,7 @@ void ipt_irq_table_free(struct ipt_irq_table *tab);
 /* Its text, as ipt_trace_cpu_isolation() reads it. */
 int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt_cpuset *nohz_full,
 			     struct ipt_strbuf *out);
+/* One more "key=LIST\n" line of it (the roles of ipt_trace_cpu_role). */
+int ipt_cpu_role_format(const char *key, const struct ipt_cpuset *set, struct ipt_strbuf *out);
 
 #endif /* IPT_CORE_H */

@@ -559,25 +559,22 @@ const char *ipt_trace_printk_string(const struct ipt_trace *t, uint64_t addr)
  * The private option IPT_OPTION_CPU_ISOLATION: "isolated=LIST\nnohz_full=LIST\n"
  * (CPU lists as in sysfs, empty for none).  Written and read here only.
  */
+int ipt_cpu_role_format(const char *key, const struct ipt_cpuset *set, struct ipt_strbuf *out)
+{
+	size_t n = ipt_cpuset_format_list(set, NULL, 0);
+
+	if (ipt_strbuf_adds(out, key) || ipt_strbuf_addc(out, '=') || ipt_strbuf_grow(out, n + 1))
+		return -1;
+	ipt_cpuset_format_list(set, out->buf + out->len, n + 1);
+	out->len += n;
+	return ipt_strbuf_addc(out, '\n');
+}
+
 int ipt_cpu_isolation_format(const struct ipt_cpuset *isolated, const struct ipt_cpuset *nohz_full,
 			     struct ipt_strbuf *out)
 {
-	size_t n;
-
-	for (int k = 0; k < 2; k++) {
-		const struct ipt_cpuset *set = k ? nohz_full : isolated;
-
-		if (ipt_strbuf_adds(out, k ? "nohz_full=" : "isolated="))
-			return -1;
-		n = ipt_cpuset_format_list(set, NULL, 0);
-		if (ipt_strbuf_grow(out, n + 1))
-			return -1;
-		ipt_cpuset_format_list(set, out->buf + out->len, n + 1);
-		out->len += n;
-		if (ipt_strbuf_addc(out, '\n'))
-			return -1;
-	}
-	return 0;
+	return ipt_cpu_role_format("isolated", isolated, out) || ipt_cpu_role_format("nohz_full", nohz_full, out) ?
+	       -1 : 0;
 }
 
 const char *ipt_kv_find(const char *text, const char *key, size_t *len)
@@ -615,6 +612,33 @@ const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, cha
 {
 	size_t n;
 	const char *v = t->provenance_text ? ipt_kv_find(t->provenance_text, key, &n) : NULL;
+
+	if (!v || !size)
+		return NULL;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, v, n);
+	buf[n] = 0;
+	return buf;
+}
+
+bool ipt_trace_cpu_role(const struct ipt_trace *t, const char *role, struct ipt_cpuset *set)
+{
+	static const char *const roles[] = { "isolated", "nohz_full", "isolcpus", "rcu_nocbs", "online",
+					     "possible" };
+	bool known = false;
+
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]) && role; i++)
+		known = known || !strcmp(role, roles[i]);
+	if (!known || !t->isolated_text || !*t->isolated_text)
+		return false;
+	return isolation_line(t->isolated_text, role, set);
+}
+
+const char *ipt_trace_isolcpus_flags(const struct ipt_trace *t, char *buf, size_t size)
+{
+	size_t n;
+	const char *v = t->isolated_text ? ipt_kv_find(t->isolated_text, "isolcpus_flags", &n) : NULL;
 
 	if (!v || !size)
 		return NULL;

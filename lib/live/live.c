@@ -242,6 +242,95 @@ int ipt_live_cpu_isolation(struct ipt_cpuset *isolated, struct ipt_cpuset *nohz_
 	       -1 : 0;
 }
 
+/* cmdline_param - the value of name= on the kernel command line into buf
+ * ("" for a bare name); false when absent */
+static bool cmdline_param(const char *cmdline, const char *name, char *buf, size_t size)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = cmdline; *p;) {
+		size_t len = strcspn(p, " \t\n");
+
+		if (len >= n && !strncmp(p, name, n) && (len == n || p[n] == '=')) {
+			size_t v = len > n ? len - n - 1 : 0;
+
+			if (v >= size)
+				v = size - 1;
+			memcpy(buf, p + n + (len > n), v);
+			buf[v] = 0;
+			return true;
+		}
+		p += len;
+		p += strspn(p, " \t\n");
+	}
+	return false;
+}
+
+/* isolcpus_split - "domain,managed_irq,4-31" into its flags and its CPUs */
+static int isolcpus_split(char *v, struct ipt_strbuf *flags, struct ipt_cpuset *cpus)
+{
+	char *list = v;
+
+	while (*list && ((*list >= 'a' && *list <= 'z') || *list == '_')) {	/* a flag */
+		size_t k = strcspn(list, ",");
+
+		if ((flags->len && ipt_strbuf_addc(flags, ',')) || ipt_strbuf_add(flags, list, k))
+			return -1;
+		list += k;
+		if (*list == ',')
+			list++;
+	}
+	if (ipt_cpuset_parse_list(cpus, list, strlen(list)))
+		ipt_cpuset_clear(cpus);	/* unreadable: no CPU said */
+	return 0;
+}
+
+/*
+ * ipt_live_cpu_roles_text - the private option's text for this machine:
+ * isolated and nohz_full (sysfs), isolcpus and its flags, rcu_nocbs (the
+ * kernel command line), online and possible (sysfs)
+ */
+int ipt_live_cpu_roles_text(struct ipt_strbuf *out)
+{
+	struct ipt_cpuset set[4];
+	struct ipt_strbuf flags = IPT_STRBUF_INIT;
+	char *cmdline = NULL, v[4096];
+	size_t len;
+	int ret = -1;
+
+	for (int i = 0; i < 4; i++)
+		ipt_cpuset_init(&set[i]);
+	if (ipt_live_cpu_isolation(&set[0], &set[1]) || ipt_cpu_isolation_format(&set[0], &set[1], out))
+		goto out;
+	if (!ipt_file_read("/proc/cmdline", &cmdline, &len)) {
+		ipt_cpuset_clear(&set[0]);
+		ipt_cpuset_clear(&set[1]);
+		if (cmdline_param(cmdline, "isolcpus", v, sizeof(v)) && isolcpus_split(v, &flags, &set[0]))
+			goto out;
+		if (cmdline_param(cmdline, "rcu_nocbs", v, sizeof(v))) {
+			if (*v)
+				ipt_cpuset_parse_list(&set[1], v, strlen(v));
+			else if (ipt_sysfs_cpulist("possible", &set[1]))	/* bare: every CPU */
+				goto out;
+		}
+		if (ipt_strbuf_adds(out, "isolcpus_flags=") || ipt_strbuf_add(out, flags.buf ? flags.buf : "",
+										 flags.len) ||
+		    ipt_strbuf_addc(out, '\n') || ipt_cpu_role_format("isolcpus", &set[0], out) ||
+		    ipt_cpu_role_format("rcu_nocbs", &set[1], out))
+			goto out;
+	}
+	if (ipt_sysfs_cpulist("online", &set[2]) || ipt_sysfs_cpulist("possible", &set[3]) ||
+	    ipt_cpu_role_format("online", &set[2], out) || ipt_cpu_role_format("possible", &set[3], out))
+		goto out;
+	ret = 0;
+out:
+	free(cmdline);
+	ipt_strbuf_free(&flags);
+	for (int i = 0; i < 4; i++)
+		ipt_cpuset_free(&set[i]);
+	return ret;
+}
+
 /* ipt_isolated_cpus - the isolated and nohz_full CPUs, as one set */
 int ipt_isolated_cpus(struct ipt_cpuset *set)
 {

@@ -47,6 +47,9 @@ int ipt_tracefs_find(char *path, size_t size, bool mount_it, bool *mounted);
 int ipt_sysfs_cpulist(const char *name, struct ipt_cpuset *set);
 /* This machine's isolated and nohz_full CPUs (sysfs; either may be empty). */
 int ipt_live_cpu_isolation(struct ipt_cpuset *isolated, struct ipt_cpuset *nohz_full);
+/* The text of the private option IPT_OPTION_CPU_ISOLATION for this machine
+ * (every role ipt_trace_cpu_role reads), appended to out. */
+int ipt_live_cpu_roles_text(struct ipt_strbuf *out);
 
 /*
  * The CPUs the recorder's own threads may run on: online CPUs that are

@@ -890,24 +890,15 @@ static int add_metadata(struct ipt_recorder *r)
 	return add_global_file(r->w, path, ipt_tdw_set_cmdlines);
 }
 
-/* add_isolation - the private option with the isolated and nohz_full CPUs */
+/* add_isolation - the private option with the roles of the CPUs */
 static int add_isolation(struct ipt_tdw *w)
 {
-	struct ipt_cpuset iso = IPT_CPUSET_INIT, nohz = IPT_CPUSET_INIT;
 	struct ipt_strbuf text = IPT_STRBUF_INIT;
 	int ret = -1;
 
-	ipt_cpuset_init(&iso);
-	ipt_cpuset_init(&nohz);
-	if (ipt_live_cpu_isolation(&iso, &nohz))
-		goto out;
-	if (ipt_cpu_isolation_format(&iso, &nohz, &text))
-		goto out;
-	ret = ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, text.buf, (uint32_t)text.len + 1);
-out:
+	if (!ipt_live_cpu_roles_text(&text))
+		ret = ipt_tdw_add_option(w, IPT_OPTION_CPU_ISOLATION, text.buf, (uint32_t)text.len + 1);
 	ipt_strbuf_free(&text);
-	ipt_cpuset_free(&iso);
-	ipt_cpuset_free(&nohz);
 	return ret;
 }
 

@@ -352,15 +352,31 @@ if iso_text:
     iso_set = iso	# the set report lists by default (nohz_full too here: the same CPUs)
     figure("isolated-cpus", len(iso_set))
 
-    # the file's own option (id 64, "isolated=LIST\nnohz_full=LIST\n" and
+    # the file's own option (id 64, "isolated=LIST\nnohz_full=LIST\n..." and
     # its NUL; a u16 id and a u32 size before it), read from its bytes
     raw = open(out + "/trace.dat", "rb").read()
-    m = re.search(rb"\x40\x00(....)(isolated=([0-9,-]*)\nnohz_full=([0-9,-]*)\n)\x00", raw, re.S)
+    m = re.search(rb"\x40\x00(....)(isolated=[0-9,-]*\nnohz_full=[0-9,-]*\n[a-z_=0-9,\n-]*)\x00", raw, re.S)
     opt = None
     if m and int.from_bytes(m.group(1), "little") == len(m.group(2)) + 1:
-        opt = (cpulist(m.group(3).decode()), cpulist(m.group(4).decode()))
-    ok("file-isolation-option", opt == (iso, nohz),
+        opt = dict(l.split("=", 1) for l in m.group(2).decode().splitlines())
+    ok("file-isolation-option", opt is not None and (cpulist(opt["isolated"]), cpulist(opt["nohz_full"])) == (iso, nohz),
        "option 64 of the file %r, the guest's sysfs %s / %s" % (m and m.group(2), iso_text, sysfs("nohz_full")))
+    # the other roles it stores: the command line's isolcpus= (CPUs and
+    # flags) and rcu_nocbs=, sysfs online and possible
+    want = {"isolcpus": [], "isolcpus_flags": "", "rcu_nocbs": []}
+    for w in open(out + "/cmdline").read().split():
+        if w.startswith("isolcpus="):
+            parts = w[9:].split(",")
+            want["isolcpus_flags"] = ",".join(x for x in parts if x[:1].isalpha())
+            want["isolcpus"] = cpulist(",".join(x for x in parts if x[:1].isdigit()))
+        elif w.startswith("rcu_nocbs="):
+            want["rcu_nocbs"] = cpulist(w[10:])
+    def stored(k):
+        return cpulist(opt[k]) if opt and k in opt else None
+    got = opt and {"isolcpus": stored("isolcpus"), "isolcpus_flags": opt.get("isolcpus_flags"),
+                   "rcu_nocbs": stored("rcu_nocbs"), "online": stored("online"), "possible": stored("possible")}
+    want.update(online=online, possible=possible)
+    ok("file-cpu-roles", got == want, "stored %r, the guest's command line and sysfs %r" % (got, want))
 
     # record's readers: on the housekeeping CPUs only
     err = open(out + "/record.err").read()
