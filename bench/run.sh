@@ -480,6 +480,29 @@ if [ -n "$prev_n" ]; then
 fi
 [ -n "$report_threads" ] || note "report threads: n/a (single-threaded): no --threads in 'ipitrace report --help', no IPITRACE_THREADS"
 
+# ---------------------------------------------------------------- many CPUs
+# Wide masks: gen-synth's masks reach every CPU, so one send event is up to
+# N IPIs, and the per-target work shows (report, convert) as does the
+# output's size (explode: its memory must stay bounded).
+for spec in "256 2000000" "1024 500000"; do
+	set -- $spec
+	c=$1 n=$2
+	[ "$scale" = small ] && n=$((n / 10))
+	f=$out/cpus$c.dat
+	c_stamp="$(cksum <"$gensynth") --events $n --nr-cpus $c --seed 5"
+	if [ "$(cat "$f.stamp" 2>/dev/null)" != "$c_stamp" ]; then
+		log "generating synth $(human "$n") on $c CPUs"
+		"$gensynth" --events "$n" --nr-cpus "$c" --seed 5 -o "$f.tmp" && mv "$f.tmp" "$f" &&
+			printf '%s\n' "$c_stamp" >"$f.stamp" || { note "gen-synth failed for $c CPUs"; continue; }
+	fi
+	t="$(human "$n") ${c}cpu"
+	row cpus "$t" "$n" "v7 none" tc "trace-cmd report" trace-cmd report "$f"
+	row cpus "$t" "$n" "v7 none" report "ipitrace report" "$ipitrace" report "$f"
+	row cpus "$t" "$n" "v7 none" convert "ipitrace convert (csv)" "$ipitrace" convert --format csv -o - "$f"
+	row cpus "$t" "$n" "v7 none" explode "ipitrace explode" "$ipitrace" explode "$f" -o "$out/cpus$c.exploded.dat"
+	rm -f "$out/cpus$c.exploded.dat"
+done
+
 # ---------------------------------------------------------------- output
 load_end=$(cut -d ' ' -f 1 /proc/loadavg)
 awk -v a="$load_start" -v b="$load_end" -v c="$(nproc)" 'BEGIN { exit !(a > c / 2 || b > c / 2) }' &&
@@ -571,6 +594,10 @@ END {
 	verdict("report >= 100x trace-cmd report events/s (v7 none)", x == "" ? "" : x >= 100, x == "" ? "no data" : sprintf("x%.1f", x))
 	x = ratio_evs(ref, "v7 zstd", "report", "tc")
 	verdict("report >= 30x trace-cmd report events/s (v7 zstd)", x == "" ? "" : x >= 30, x == "" ? "no data" : sprintf("x%.1f", x))
+	wc = ""; for (i = 1; i <= nr; i++) if (G[i] == "cpus" && T[i] ~ / 256cpu$/) wc = T[i]
+	x = ratio_evs(wc, "v7 none", "report", "tc")
+	verdict("report >= 20x trace-cmd report at 256 CPUs, wide masks (" (wc == "" ? "-" : wc) ")",
+		x == "" ? "" : x >= 20, x == "" ? "no data" : sprintf("x%.1f, peak %.0f MiB", x, rss[wc, "v7 none", "report"] / 1024))
 	a = get(big, "v7 none", "decode"); b = get(big, "v7 none", "floor_read")
 	x = (a != "" && b != "" && b > 0) ? a / b : ""
 	verdict("decode-only within 3x the memory-speed floor (v7 none, " big ")", x == "" ? "" : x <= 3,
