@@ -607,11 +607,12 @@ static bool isolation_line(const char *s, const char *key, struct ipt_cpuset *se
 	return !ipt_cpuset_parse_list(set, v, n);
 }
 
-/* ipt_trace_provenance - a value of the provenance option, copied into buf */
-const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, char *buf, size_t size)
+/* kv_copy - the value of key in "key=value" text, copied NUL-terminated
+ * into buf (cut to size); NULL when absent */
+static const char *kv_copy(const char *text, const char *key, char *buf, size_t size)
 {
 	size_t n;
-	const char *v = t->provenance_text ? ipt_kv_find(t->provenance_text, key, &n) : NULL;
+	const char *v = text ? ipt_kv_find(text, key, &n) : NULL;
 
 	if (!v || !size)
 		return NULL;
@@ -620,6 +621,12 @@ const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, cha
 	memcpy(buf, v, n);
 	buf[n] = 0;
 	return buf;
+}
+
+/* ipt_trace_provenance - a value of the provenance option, copied into buf */
+const char *ipt_trace_provenance(const struct ipt_trace *t, const char *key, char *buf, size_t size)
+{
+	return kv_copy(t->provenance_text, key, buf, size);
 }
 
 bool ipt_trace_cpu_role(const struct ipt_trace *t, const char *role, struct ipt_cpuset *set)
@@ -637,16 +644,7 @@ bool ipt_trace_cpu_role(const struct ipt_trace *t, const char *role, struct ipt_
 
 const char *ipt_trace_isolcpus_flags(const struct ipt_trace *t, char *buf, size_t size)
 {
-	size_t n;
-	const char *v = t->isolated_text ? ipt_kv_find(t->isolated_text, "isolcpus_flags", &n) : NULL;
-
-	if (!v || !size)
-		return NULL;
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, v, n);
-	buf[n] = 0;
-	return buf;
+	return kv_copy(t->isolated_text, "isolcpus_flags", buf, size);
 }
 
 bool ipt_trace_cpu_isolation(const struct ipt_trace *t, struct ipt_cpuset *isolated,

@@ -375,6 +375,23 @@ static size_t merge_groups(enum ipt_group_by by, struct ipt_report_group *v, siz
 	return k;
 }
 
+/* sorted_groups - the groups to cpu (or to the CPUs of set), merged by
+ * key and in order; the caller frees.  NULL without memory. */
+static struct ipt_report_group *sorted_groups(struct ipt_report *rep, enum ipt_group_by by, int cpu,
+					      const struct ipt_cpuset *set, enum ipt_group_sort sort, size_t *k)
+{
+	struct ipt_report_group *v = group_rows(rep, by, cpu, set, k);
+
+	if (!v)
+		return NULL;
+	sort_by = by;
+	qsort(v, *k, sizeof(*v), cmp_group_key);
+	*k = merge_groups(by, v, *k);
+	if (sort == IPT_SORT_COUNT)
+		qsort(v, *k, sizeof(*v), cmp_group_count);
+	return v;
+}
+
 const struct ipt_report_group *ipt_report_groups(struct ipt_report *rep, enum ipt_group_by by, int cpu,
 						 enum ipt_group_sort sort, size_t *n)
 {
@@ -395,17 +412,12 @@ const struct ipt_report_group *ipt_report_groups(struct ipt_report *rep, enum ip
 			return gc->g;
 		}
 	gc = ipt_calloc(1, sizeof(*gc));
-	v = group_rows(rep, by, cpu, NULL, &k);
+	v = gc ? sorted_groups(rep, by, cpu, NULL, sort, &k) : NULL;
 	if (!gc || !v) {
 		free(gc);
 		free(v);
 		return NULL;
 	}
-	sort_by = by;
-	qsort(v, k, sizeof(*v), cmp_group_key);
-	k = merge_groups(by, v, k);
-	if (sort == IPT_SORT_COUNT)
-		qsort(v, k, sizeof(*v), cmp_group_count);
 	*gc = (struct group_cache){ rep->groups, by, cpu, sort, v, k };
 	rep->groups = gc;
 	*n = k;
@@ -424,15 +436,9 @@ struct ipt_report_group *ipt_report_groups_on(struct ipt_report *rep, enum ipt_g
 			     (int)sort);
 		return NULL;
 	}
-	v = group_rows(rep, by, -1, cpus, &k);
-	if (!v)
-		return NULL;
-	sort_by = by;
-	qsort(v, k, sizeof(*v), cmp_group_key);
-	k = merge_groups(by, v, k);
-	if (sort == IPT_SORT_COUNT)
-		qsort(v, k, sizeof(*v), cmp_group_count);
-	*n = k;
+	v = sorted_groups(rep, by, -1, cpus, sort, &k);
+	if (v)
+		*n = k;
 	return v;
 }
 
