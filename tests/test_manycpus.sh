@@ -8,8 +8,9 @@
 # roles, the busiest pairs).  Synthetic traces made here by gen-synth: 2
 # CPUs, 256, 1024 with masks of every width, 8192 x86_64 and arm64; each
 # report by default and with --isolated a range (2 CPUs: --isolated 1);
-# -t 0 at 256 CPUs: every CPU its own row.  The listing of every IPI that
-# reached the isolated CPUs, at the end, is not bounded yet: cut off.
+# -t 0 at 256 CPUs: every CPU its own row.  The listing of the IPIs that
+# reached the isolated CPUs, at the end, is bounded on its own (the first
+# 20 and the 20 slowest) and not counted in the 200 lines: cut off.
 # ASan pass: the 2- and 256-CPU traces only (the ASan ipitrace takes long
 # on 8192 CPUs; the plain pass runs them all).
 # seconds: 50
