@@ -79,7 +79,7 @@ trace() {
 trace x86-2 "-n 2 -e 5000" ":" "1:"
 trace x86-256 "-n 256 -e 200000" ":" "3-200:" ":0"
 if [ "$ASAN" = 1 ]; then
-	skip "1024 and 8192 CPUs" "the ASan ipitrace is slow there; the plain pass checks them"
+	echo "ASan pass: the 2- and 256-CPU traces (the plain pass reads 1024 and 8192 CPUs too)"
 else
 	trace x86-1024 "-n 1024 -e 100000 -s 3" ":" "100-900:"
 	trace x86-8192 "-n 8192 -e 12000" ":" "1000-7000:"
