@@ -360,16 +360,9 @@ def run(args):
 
     # end of the trace: held sends stay, sends the last interrupt of their
     # class could have served coalesce into it, else a reason
-    def reason(x):
-        cpu, cls = x["target"], x["cls"]
-        if cls not in have_recv or cpu not in last_ts:
-            return "no_receive_events"
-        if stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
-            return "lost_events"
-        if x["ts"] >= last_ts.get(cpu, -1):
-            return "trace_ended"
-        return "no_handler"
-    M.end(reason)
+    lost_cpus = {c for c in set(stat_lost) | set(marks_lost) | marked
+                 if stat_lost.get(c, marks_lost.get(c, 0)) or c in marked}
+    M.end(lambda x: M.unmatched_reason(x, have_recv, last_ts, lost_cpus))
 
     for r in rows:
         x = r.pop("_send")

@@ -150,6 +150,22 @@ class Matcher:
             for key in [k for k in d if k[0] == cpu]:
                 del d[key]
 
+    @staticmethod
+    def unmatched_reason(s, have_recv, last_ts, lost_cpus):
+        """why send s, still waiting at the end, found no interrupt:
+        no receive event of its vector (or nothing recorded on the target),
+        events lost on the target, sent after the target's last record, or
+        none came (have_recv: the classes with receive events; last_ts: each
+        CPU's last record; lost_cpus: the CPUs that lost events)"""
+        cpu, cls = s["target"], s["cls"]
+        if cls not in have_recv or cpu not in last_ts:
+            return "no_receive_events"
+        if cpu in lost_cpus:
+            return "lost_events"
+        if s["ts"] >= last_ts.get(cpu, -1):
+            return "trace_ended"
+        return "no_handler"
+
     def end(self, reason):
         """the end of the trace: held sends stay with their interrupts; a
         send still waiting that the last interrupt of its class could have

@@ -533,18 +533,9 @@ def main():
                 csd_run_t[cpu].append(ts - e)
 
     # --- end of trace
-    def reason(s):
-        cpu, cls = s["target"], s["cls"]
-        if cls not in have_recv or cpu not in last_ts:
-            # no receive event of that vector, or nothing at all
-            # recorded on the target CPU
-            return "no_receive_events"
-        if stat_lost.get(cpu, marks_lost.get(cpu, 0)) or cpu in marked:
-            return "lost_events"
-        if s["ts"] >= last_ts.get(cpu, -1):
-            return "trace_ended"
-        return "no_handler"
-    M.end(reason)
+    lost_cpus = {c for c in set(stat_lost) | set(marks_lost) | marked
+                 if stat_lost.get(c, marks_lost.get(c, 0)) or c in marked}
+    M.end(lambda x: M.unmatched_reason(x, have_recv, last_ts, lost_cpus))
     # what each send and interrupt came to
     matched = defaultdict(int)
     remote_matched = defaultdict(int)
