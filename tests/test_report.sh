@@ -129,6 +129,88 @@ done
 check "--threads 1 and $(echo $AGREE_THREADS | tr ' ' ,) give the same text report on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
 fi	# offline_part
 
+# The listing of the IPIs to isolated CPUs, bounded: on busy-stacks.dat
+# with --isolated 1, the first 20 sends to CPU 1 and the 20 slowest of the
+# rest, each distinct stack numbered once in order of first appearance.
+# The sends, their order and their stacks from trace-cmd's text beside the
+# trace; the latencies that pick the slowest from the JSON (checked against
+# the oracle in test_oracle.sh); --all lists every one.
+BS=$TRACES/recorded/busy-stacks.dat
+if [ -f "$BS" ] && [ -f "${BS%.dat}.report.txt" ]; then
+	"$IPT" report --isolated 1 "$BS" > "$TMP/iso.txt" && "$IPT" report --isolated 1 --all "$BS" > "$TMP/isoall.txt" &&
+	"$IPT" report --isolated 1 -f json "$BS" > "$TMP/iso.json"
+	"$PY" - "${BS%.dat}.report.txt" "$TMP/iso.txt" "$TMP/isoall.txt" "$TMP/iso.json" > "$TMP/out" <<'PY'
+import json, re, sys
+sends, cur = [], None		# (time text, stack addresses) of each send to CPU 1
+last = {}			# per CPU: its last record, if a send to CPU 1
+for l in open(sys.argv[1]):
+    if l.startswith("=> "):
+        if cur is not None:
+            cur[1].append((l.split("(")[-1].rstrip(")\n"), l[3:].split(" ")[0]))
+        continue
+    m = re.match(r"\s*\S.*?\[(\d+)\]\s+(\d+\.\d+): (\w+): +(\S*)", l)
+    if not m:
+        continue
+    cpu = int(m[1])
+    if m[3] == "kernel_stack":	# the stack of the record just before on its CPU
+        cur = last.pop(cpu, None)
+        continue
+    cur, last[cpu] = None, None
+    if m[3] in ("ipi_send_cpu", "ipi_send_cpumask"):
+        tg = set()
+        for part in m[4].split("=", 1)[1].split(","):
+            x, _, y = part.partition("-")
+            tg.update(range(int(x), int(y or x) + 1))
+        if 1 in tg:
+            last[cpu] = (m[2], [])
+            sends.append(last[cpu])
+def trimmed(st):	# the tracing frames on top cut, as everywhere
+    k = 0
+    while k < len(st) and re.match(r"(trace_event_raw_event_|__traceiter_|perf_trace_)", st[k][1]):
+        k += 1
+    return tuple(a for a, _ in st[k:])
+def listing(path):
+    txt = open(path).read().split("\nIPIs that reached isolated CPUs", 1)[1]
+    head = int(re.match(r" 1: (\d+)", txt)[1])
+    rows = re.findall(r"^  +(\d+\.\d+) +0 +1 .* (\d+|-)$", txt, re.M)
+    nstacks = len(re.findall(r"^    stack \d+$", txt, re.M))
+    return head, rows, nstacks
+def check_ids(rows):	# stack numbers in order of first appearance, equal stacks equal numbers
+    seen, bad = {}, 0
+    for ts, sid in rows:
+        st = trimmed(by_ts[ts])
+        want = seen.setdefault(st, len(seen) + 1) if st else None
+        bad += str(want) != sid if want else sid != "-"
+    return bad, len(seen)
+by_ts = {}
+for ts, st in sends:
+    by_ts.setdefault(ts, st)
+lat = [i["lat_ns"] for i in json.load(open(sys.argv[4]))["isolated"]["ipis"]]
+bad = []
+head, rows, nst = listing(sys.argv[2])
+n = len(sends)
+if head != n:
+    bad.append(f"header {head}, trace-cmd {n} sends to CPU 1")
+times = [ts for ts, _ in rows]
+if times[:20] != [ts for ts, _ in sends[:20]]:
+    bad.append("the first 20 rows are not the first 20 sends")
+rest = sorted(range(20, n), key=lambda k: (-(lat[k] if lat[k] is not None else -1), k))[:20]
+if sorted(times[20:]) != sorted(sends[k][0] for k in rest) or len(rows) != 40:
+    bad.append(f"{len(rows)} rows; the last 20 are not the 20 slowest of the rest")
+b, distinct = check_ids(rows)
+if b or nst != distinct:
+    bad.append(f"{b} rows with the wrong stack number; {nst} stacks printed, {distinct} distinct")
+head_all, rows_all, nst_all = listing(sys.argv[3])
+b, distinct = check_ids(rows_all)
+if len(rows_all) != n or [ts for ts, _ in rows_all] != [ts for ts, _ in sends] or b or nst_all != distinct:
+    bad.append(f"--all: {len(rows_all)} rows of {n}, {b} wrong stack numbers, {nst_all} stacks of {distinct}")
+print("; ".join(bad) if bad else f"{n} sends: 40 rows, {nst} distinct stacks; --all {len(rows_all)} rows, {nst_all} stacks")
+sys.exit(1 if bad else 0)
+PY
+	[ $? -eq 0 ] && pass "--isolated listing, bounded and --all, against trace-cmd's sends and stacks ($(cat "$TMP/out"))" ||
+		fail "--isolated listing" "$(tail -n 3 "$TMP/out" | tr '\n' ';')"
+fi
+
 live_part || finish
 # --isolated on a live recording of the generator, with --stacks
 W="$TOP/$B/tools/ipi-workload"
