@@ -194,14 +194,15 @@ while read -r seq class b kind path; do
 	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s, cpu ${2}s)"
 	echo "$secs $name $class $2" >> "$work/times"
 done < "$plan"
-if [ -s "$fails" ]; then
-	echo "failed:"
-	cut -c1-400 "$fails"
-fi
 # the times, longest first, for the next run's order and for the reader
 sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
 echo "times (wall seconds, and CPU seconds used; live scripts one at a time, the rest $JOBS at a time):"
 sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : ""}'
 echo "total wall time: $(( $(date +%s) - start ))s, CPU time of the tests: $(awk '{ s += $4 } END { print s + 0 }' "$work/times")s"
+# the failures last, just above the summary, where a log's tail shows them
+if [ -s "$fails" ]; then
+	echo "failed:"
+	cut -c1-400 "$fails"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
