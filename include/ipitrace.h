@@ -1069,6 +1069,97 @@ struct ipt_report_group *ipt_report_groups_on(struct ipt_report *r, enum ipt_gro
 int ipt_report_folded(struct ipt_report *r, int cpu, struct ipt_strbuf *sb, uint64_t *total);
 
 /*
+ * Before and after: two recordings compared key by key (`ipitrace diff`).
+ *
+ *   struct ipt_diff_side *a = ipt_diff_read(ta, NULL), *b = ipt_diff_read(tb, NULL);
+ *   struct ipt_diff_row *v = ipt_diff_table(a, b, IPT_BY_FUNCTION, &n);
+ *   ... v[i].key, v[i].count[0], v[i].count[1], v[i].p, v[i].status ...
+ *   free(v); ipt_diff_side_free(a); ipt_diff_side_free(b);
+ *
+ * A side is one pass over a recording: its counted rows (the report's,
+ * the recorder's own sends left out) tallied under every key and the role
+ * of their target CPU, isolated or housekeeping, in windows of time.  A
+ * table row is a key and a role, with the counts and rates of both sides
+ * and a two-sided test of the change of rate per CPU of the role, widened
+ * by the dispersion the rows' counts in the windows show (IPIs come in
+ * bursts): docs/diff.md.  Keys are text (symbol names, not addresses, so
+ * that kernels built apart compare).
+ */
+struct ipt_diff_opts {
+	size_t sz;			/* sizeof(struct ipt_diff_opts) */
+	const char *filter;		/* count only the rows matching this (NULL: all) */
+	const struct ipt_cpuset *isolated;	/* the isolated role (NULL: the recording's
+						 * isolated and nohz_full CPUs) */
+	bool with_recorder;		/* keep the recorder's own sends */
+	int threads;			/* as in struct ipt_report_opts */
+};
+struct ipt_diff_side;
+/* One recording read; NULL on error (ipt_errmsg). */
+struct ipt_diff_side *ipt_diff_read(struct ipt_trace *t, const struct ipt_diff_opts *opts);
+void ipt_diff_side_free(struct ipt_diff_side *s);
+
+struct ipt_diff_info {			/* read-only; fields may be added at the end */
+	bool ts_in_ns;			/* else no rates or test: cycles, not ns */
+	double duration_s;		/* first to last event (NAN without a ns clock) */
+	int ncpus, ncpus_isolated;	/* the recording's CPUs; of those, isolated */
+	const struct ipt_cpuset *isolated;
+	uint64_t ipis;			/* counted rows tallied */
+	uint64_t recorder_ipis;		/* the recorder's own, left out */
+	uint32_t windows;		/* complete windows of time, for the dispersion */
+	double window_s;		/* their length */
+	bool lost_events;		/* the kernel dropped events: counts are low by them */
+};
+const struct ipt_diff_info *ipt_diff_info(const struct ipt_diff_side *s);
+
+enum ipt_cpu_role { IPT_ROLE_HOUSEKEEPING, IPT_ROLE_ISOLATED };
+/* "housekeeping", "isolated" */
+const char *ipt_role_name(enum ipt_cpu_role role);
+
+enum ipt_diff_status {
+	IPT_DIFF_SAME,			/* no change at the IPT_DIFF_ALPHA level */
+	IPT_DIFF_MORE, IPT_DIFF_FEWER,	/* a significant change of rate */
+	IPT_DIFF_GONE, IPT_DIFF_NEW,	/* none in after (before), significantly */
+	IPT_DIFF_UNTESTED,		/* no test possible: untested_because */
+};
+/* "same", "more", "fewer", "gone", "new", "untested" */
+const char *ipt_diff_status_name(enum ipt_diff_status st);
+#define IPT_DIFF_ALPHA 0.05
+/* the role totals: ipt_diff_table(a, b, IPT_DIFF_BY_ROLE, &n) (key "") */
+#define IPT_DIFF_BY_ROLE (-2)
+
+struct ipt_diff_row {
+	const char *key;		/* comm, pid, sending cpu, call site or function
+					 * name ("0x..." unknown, "(none)"), kind name */
+	enum ipt_cpu_role role;		/* of the target CPUs */
+	uint64_t count[2];		/* before (a), after (b) */
+	double per_s[2];		/* rows per second of the recording */
+	double per_cpu_hour[2];		/* per hour and CPU of the role (NAN: no CPU) */
+	double diff_per_s;		/* per_s[1] - per_s[0] */
+	double ratio;			/* of the rates per CPU: INFINITY new, 0 gone */
+	double dispersion;		/* variance / mean of the window counts (1: Poisson) */
+	double p;			/* two-sided p of no change (NAN: untested) */
+	enum ipt_diff_status status;
+	const char *untested_because;	/* NULL, or why there is no test */
+};
+/*
+ * The table of a and b by key (IPT_BY_COMM, _PID, _CPU, _CALLSITE,
+ * _FUNCTION, _KIND, or IPT_DIFF_BY_ROLE), ordered by the size of the
+ * change (|diff_per_s|), largest first; the caller frees it, the strings
+ * belong to the sides.  NULL on error (IPT_ERR_INVALID for another key).
+ */
+struct ipt_diff_row *ipt_diff_table(const struct ipt_diff_side *a, const struct ipt_diff_side *b, int by,
+				    size_t *n);
+/*
+ * The test alone: the two-sided p that counts count_a and count_b, seen
+ * over exposures exposure_a and exposure_b (CPU-seconds), come from one
+ * rate, with the counts' variance dispersion times their mean (values
+ * below 1 count as 1): the binomial test of count_a among the two, both
+ * counts divided by the dispersion.  NAN for no counts or exposure.
+ */
+double ipt_diff_pvalue(uint64_t count_a, double exposure_a, uint64_t count_b, double exposure_b,
+		       double dispersion);
+
+/*
  * What matching found for a row (with opts.row_results).  Rows are asked
  * for in the order an ipt_ipi_iter with the report's filter gives them; a
  * row the report did not count (another filter, a CPU out of range) gets

@@ -18,6 +18,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_explode(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 /*

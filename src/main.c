@@ -15,6 +15,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "capture IPIs from the live kernel into a trace.dat" },
 	{ "report", cmd_report, "who sends which IPIs to whom, how often, how long" },
+	{ "diff", cmd_diff, "before and after: two recordings compared, with significance" },
 	{ "dump", cmd_dump, "print the events of a trace, masks as CPU lists" },
 	{ "count", cmd_count, "decode every event and count them per CPU and type" },
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },

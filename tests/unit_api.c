@@ -29,6 +29,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -1855,6 +1856,81 @@ static void test_groups_on(void)
 	ipt_trace_close(t);
 }
 
+/* diff: the test by hand, and a recording against itself */
+static void test_diff(void)
+{
+	static const int keys[] = { IPT_DIFF_BY_ROLE, IPT_BY_FUNCTION, IPT_BY_CALLSITE, IPT_BY_COMM, IPT_BY_KIND,
+				    IPT_BY_PID, IPT_BY_CPU };
+	char path[PATH_MAX + 64];
+	struct ipt_trace *t;
+	struct ipt_diff_side *a, *b;
+	struct ipt_report *r;
+	double p;
+
+	/* 10 against 0 over equal exposures: 2 * 0.5^10; dispersion 2 halves
+	 * the counts: 2 * 0.5^5; 5 against 5: 1; 0 against 3 over 1:3 */
+	p = ipt_diff_pvalue(10, 1, 0, 1, 1);
+	CHECK(fabs(p - 2 * pow(0.5, 10)) < 1e-12, "p(10, 0) = %g", p);
+	p = ipt_diff_pvalue(10, 1, 0, 1, 2);
+	CHECK(fabs(p - 2 * pow(0.5, 5)) < 1e-12, "p(10, 0; dispersion 2) = %g", p);
+	p = ipt_diff_pvalue(10, 5, 0, 5, 0.5);
+	CHECK(fabs(p - 2 * pow(0.5, 10)) < 1e-12, "a dispersion below 1 counts as 1: %g", p);
+	p = ipt_diff_pvalue(5, 1, 5, 1, 1);
+	CHECK(p == 1, "p(5, 5) = %g", p);
+	p = ipt_diff_pvalue(0, 1, 3, 3, 1);
+	CHECK(fabs(p - 2 * pow(0.75, 3)) < 1e-12, "p(0, 3 over 1:3) = %g", p);
+	/* 3 against 1, equal exposures: P(X >= 3) = 5/16, two-sided 5/8 */
+	p = ipt_diff_pvalue(3, 1, 1, 1, 1);
+	CHECK(fabs(p - 0.625) < 1e-12, "p(3, 1) = %g", p);
+	CHECK(isnan(ipt_diff_pvalue(0, 1, 0, 1, 1)) && isnan(ipt_diff_pvalue(1, 0, 1, 1, 1)), "no counts, no test");
+	CHECK_STR(ipt_diff_status_name(IPT_DIFF_GONE), "gone");
+	CHECK_STR(ipt_role_name(IPT_ROLE_ISOLATED), "isolated");
+
+	snprintf(path, sizeof(path), "%s/recorded/busy-stacks.dat", traces);
+	if (!is_file(path)) {
+		skip("diff", "no busy-stacks.dat");
+		return;
+	}
+	t = ipt_trace_open(path);
+	a = t ? ipt_diff_read(t, NULL) : NULL;
+	b = t ? ipt_diff_read(t, NULL) : NULL;
+	r = t ? ipt_report_run(t, NULL) : NULL;
+	CHECK(a && b && r, "%s: %s", path, ipt_errmsg());
+	if (a && b && r) {
+		const struct ipt_diff_info *in = ipt_diff_info(a);
+		uint64_t counted = ipt_report_summary(r)->ipis_counted;
+
+		CHECK(in->ipis + in->recorder_ipis == counted && in->ipis > 0, "diff tallied %llu + %llu, report %llu",
+		      (unsigned long long)in->ipis, (unsigned long long)in->recorder_ipis,
+		      (unsigned long long)counted);
+		CHECK(in->windows >= 32 && in->windows <= 64, "%u windows", in->windows);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t n;
+			struct ipt_diff_row *v = ipt_diff_table(a, b, keys[k], &n);
+			uint64_t sum = 0;
+			bool same = v != NULL;
+
+			for (size_t i = 0; v && i < n; i++) {
+				sum += v[i].count[0];
+				same = same && v[i].count[0] == v[i].count[1] && v[i].status == IPT_DIFF_SAME &&
+				       v[i].p > 0.999 && v[i].ratio == 1;
+			}
+			CHECK(v && sum == in->ipis && same, "by %d: %zu rows, %llu of %llu, all same: %d", keys[k],
+			      n, (unsigned long long)sum, (unsigned long long)in->ipis, same);
+			free(v);
+		}
+		{
+			size_t n;
+
+			CHECK(ipt_diff_table(a, b, IPT_BY_STACK, &n) == NULL && n == 0, "no diff by stack");
+		}
+	}
+	ipt_report_free(r);
+	ipt_diff_side_free(a);
+	ipt_diff_side_free(b);
+	ipt_trace_close(t);
+}
+
 int main(void)
 {
 	const char *base = getenv("TMPDIR");
@@ -1877,6 +1953,7 @@ int main(void)
 	test_ipi_iter();
 	test_frames();
 	test_groups_on();
+	test_diff();
 	test_rows();
 	test_parquet();
 	rmdir(tmpdir);

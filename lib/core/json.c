@@ -9,6 +9,8 @@
  */
 #include "core/core.h"
 
+#include <math.h>
+
 /* utf8_len - the length of the valid UTF-8 sequence of 2 to 4 bytes at
  * s[0..n) (s[0] >= 0x80), or 0: a stray continuation byte, a lead byte
  * that no sequence has (C0, C1, F5-FF), a sequence cut short, an overlong
@@ -238,6 +240,17 @@ void ipt_jw_fixed(struct ipt_jw *j, double v, int decimals)
 {
 	item(j);
 	if (ipt_strbuf_addf(j->sb, "%.*f", decimals, v))
+		err(j);
+}
+
+void ipt_jw_double(struct ipt_jw *j, double v)
+{
+	if (!isfinite(v)) {
+		ipt_jw_null(j);
+		return;
+	}
+	item(j);
+	if (ipt_strbuf_addf(j->sb, "%.6g", v))
 		err(j);
 }
 

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * cmd_diff.c - `ipitrace diff BEFORE AFTER`: two recordings compared key
+ * by key (ipt_diff_read, ipt_diff_table), as text, JSON or CSV
+ */
+#include "commands.h"
+#include "cpu_ranges.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void diff_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ipitrace diff [OPTIONS] BEFORE AFTER\n"
+		"\n"
+		"Compare two recordings (trace.dat or text, any mix): did a change remove the\n"
+		"IPIs to the isolated CPUs?  One table per key, a row per key and role of the\n"
+		"target CPUs (isolated, housekeeping), first the roles' totals: the counts\n"
+		"before and after, the rates per second and per CPU-hour of the role (the\n"
+		"recordings may differ in length and CPU count), their ratio, the dispersion,\n"
+		"a significance and a status: gone, new, more, fewer (a change at p < 0.05),\n"
+		"same (none shown), untested (and why).  Rows come by the size of the change.\n"
+		"\n"
+		"  -b, --by KEYS        the tables, comma-separated, in order: function (the\n"
+		"                       function run, csd, else the callback), callsite, comm,\n"
+		"                       pid, cpu (the sending CPU), kind (default:\n"
+		"                       function,callsite,comm,kind).  Keys are names, not\n"
+		"                       addresses: kernels built apart compare\n"
+		"  -F, --filter EXPR    count only the rows matching EXPR, on both sides (the\n"
+		"                       row columns of `ipitrace convert`)\n"
+		"  -c, --cpus LIST      only the IPIs to these CPUs, on both sides\n"
+		"  -i, --isolated LIST  the isolated role on both sides (default: each\n"
+		"                       recording's stored isolated and nohz_full CPUs; none:\n"
+		"                       every CPU is housekeeping)\n"
+		"      --with-recorder  keep the IPIs `ipitrace record` itself sent (default:\n"
+		"                       left out, and counted)\n"
+		"  -t, --top N          rows per table in text (default 10; 0: all)\n"
+		"  -f, --format FMT     text (default), json (docs/schema/diff.json) or csv\n"
+		"                       (one line per row of every table)\n"
+		"  -j, --threads N      decoding threads, as in report\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"SIGNIFICANCE\n"
+		"  IPIs come in bursts, so a plain Poisson test calls noise significant.  Each\n"
+		"  recording is cut into windows of time (32 to 64 of equal length); a row's\n"
+		"  dispersion is the variance of its counts in the windows over their mean\n"
+		"  (Pearson's estimate over both recordings, at least 1).  The test is the\n"
+		"  binomial test of the before count among both, under one rate per CPU of the\n"
+		"  role, with both counts divided by the dispersion; two-sided.  A recording\n"
+		"  with fewer than 10 windows (shorter than about 10 ms) or a clock in cycles\n"
+		"  is too short or unclear to tell: its rows are 'untested'.  docs/diff.md has\n"
+		"  the method and its checks.\n");
+}
+
+#define DIFF_MAX_KEYS 8
+
+struct dctx {
+	const char *path[2];
+	struct ipt_trace *t[2];
+	struct ipt_diff_side *s[2];
+	int by[DIFF_MAX_KEYS + 1];	/* IPT_DIFF_BY_ROLE first */
+	int nby;
+	int top;
+};
+
+static const char *const side_name[2] = { "before", "after" };
+
+static const char *by_name(int by)
+{
+	return by == IPT_DIFF_BY_ROLE ? "role" : ipt_group_by_name((enum ipt_group_by)by);
+}
+
+/* parse_by - "function,comm" into x->by after the role table */
+static int parse_by(struct dctx *x, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *w;
+
+	if (!copy)
+		return usage_err("diff", "out of memory");
+	x->by[0] = IPT_DIFF_BY_ROLE;
+	x->nby = 1;
+	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int by = ipt_group_by_from_name(w);
+
+		if (by < 0 || by == IPT_BY_TASK || by == IPT_BY_STACK || x->nby > DIFF_MAX_KEYS) {
+			usage_err("diff", "--by: function, callsite, comm, pid, cpu or kind, not '%s'", w);
+			free(copy);
+			return 2;
+		}
+		x->by[x->nby++] = by;
+	}
+	free(copy);
+	return x->nby > 1 ? 0 : usage_err("diff", "--by: no key given");
+}
+
+/* fmt_num - a rate or ratio in 4 significant digits, "-" for none */
+static const char *fmt_num(double v, char *buf, size_t size)
+{
+	if (isnan(v))
+		return "-";
+	if (isinf(v))
+		return "inf";
+	snprintf(buf, size, v != 0 && fabs(v) < 0.01 ? "%.2e" : "%.4g", v);
+	return buf;
+}
+
+static const char *fmt_p(double p, char *buf, size_t size)
+{
+	if (isnan(p))
+		return "-";
+	snprintf(buf, size, p < 1e-4 ? "%.1e" : "%.4f", p);
+	return buf;
+}
+
+static void side_line(const struct dctx *x, int i, FILE *f)
+{
+	const struct ipt_diff_info *in = ipt_diff_info(x->s[i]);
+	char iso[64];
+
+	fprintf(f, "%-7s %s: ", side_name[i], x->path[i]);
+	if (in->ts_in_ns)
+		fprintf(f, "%.3f s, ", in->duration_s);
+	else
+		fprintf(f, "duration unknown (cycles, not ns), ");
+	fprintf(f, "%d CPUs (isolated: %s), %llu IPIs", in->ncpus,
+		in->ncpus_isolated ? cpu_list_short(in->isolated, iso, sizeof(iso), 40) : "none",
+		(unsigned long long)in->ipis);
+	if (in->recorder_ipis)
+		fprintf(f, ", %llu sent by the recorder left out", (unsigned long long)in->recorder_ipis);
+	if (in->lost_events)
+		fprintf(f, "; events were lost: its counts are low by them");
+	fputc('\n', f);
+}
+
+static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *v, size_t n, FILE *f)
+{
+	size_t shown = x->top && (size_t)x->top < n ? (size_t)x->top : n, kw = strlen(by_name(by));
+	char b[6][32];
+
+	if (by == IPT_DIFF_BY_ROLE)
+		fprintf(f, "\nby role of the target CPUs:\n");
+	else if (shown < n)
+		fprintf(f, "\nby %s: the %zu largest changes of %zu rows (-t 0: all):\n", by_name(by), shown, n);
+	else
+		fprintf(f, "\nby %s: %zu rows:\n", by_name(by), n);
+	if (!n) {
+		fprintf(f, "  (none)\n");
+		return;
+	}
+	for (size_t i = 0; i < shown; i++)
+		if (strlen(v[i].key) > kw)
+			kw = strlen(v[i].key);
+	if (kw > 48)
+		kw = 48;
+	fprintf(f, "  %-12s ", "role");
+	if (by != IPT_DIFF_BY_ROLE)
+		fprintf(f, "%-*s ", (int)kw, by_name(by));
+	fprintf(f, "%10s %10s %10s %10s %12s %12s %8s %6s %9s  %s\n", "before", "after", "/s before", "/s after",
+		"/CPU-h before", "/CPU-h after", "ratio", "disp", "p", "status");
+	for (size_t i = 0; i < shown; i++) {
+		const struct ipt_diff_row *d = &v[i];
+
+		fprintf(f, "  %-12s ", ipt_role_name(d->role));
+		if (by != IPT_DIFF_BY_ROLE)
+			fprintf(f, "%-*s ", (int)kw, d->key);
+		fprintf(f, "%10llu %10llu %10s %10s %12s %12s %8s %6.1f %9s  %s%s%s\n",
+			(unsigned long long)d->count[0], (unsigned long long)d->count[1],
+			fmt_num(d->per_s[0], b[0], sizeof(b[0])), fmt_num(d->per_s[1], b[1], sizeof(b[1])),
+			fmt_num(d->per_cpu_hour[0], b[2], sizeof(b[2])), fmt_num(d->per_cpu_hour[1], b[3], sizeof(b[3])),
+			fmt_num(d->ratio, b[4], sizeof(b[4])), d->dispersion, fmt_p(d->p, b[5], sizeof(b[5])),
+			ipt_diff_status_name(d->status), d->untested_because ? ": " : "",
+			d->untested_because ? d->untested_because : "");
+	}
+}
+
+static void json_side(struct ipt_jw *j, const struct dctx *x, int i)
+{
+	const struct ipt_diff_info *in = ipt_diff_info(x->s[i]);
+	char iso[4096];
+
+	ipt_jw_key(j, side_name[i]);
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "file", x->path[i]);
+	ipt_jw_key(j, "duration_s");
+	ipt_jw_double(j, in->duration_s);
+	ipt_jw_ki64(j, "ncpus", in->ncpus);
+	ipt_cpuset_format_list(in->isolated, iso, sizeof(iso));
+	ipt_jw_kstr(j, "isolated", iso);
+	ipt_jw_ki64(j, "ncpus_isolated", in->ncpus_isolated);
+	ipt_jw_ku64(j, "ipis", in->ipis);
+	ipt_jw_ku64(j, "recorder_ipis", in->recorder_ipis);
+	ipt_jw_ku64(j, "windows", in->windows);
+	ipt_jw_key(j, "window_s");
+	ipt_jw_double(j, in->window_s);
+	ipt_jw_key(j, "lost_events");
+	ipt_jw_bool(j, in->lost_events);
+	ipt_jw_end(j);
+}
+
+static void json_pair(struct ipt_jw *j, const char *k, const double v[2])
+{
+	for (int i = 0; i < 2; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_%s", k, side_name[i]);
+		ipt_jw_key(j, key);
+		ipt_jw_double(j, v[i]);
+	}
+}
+
+static void json_row(struct ipt_jw *j, const struct ipt_diff_row *d)
+{
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "key", d->key);
+	ipt_jw_kstr(j, "role", ipt_role_name(d->role));
+	ipt_jw_ku64(j, "count_before", d->count[0]);
+	ipt_jw_ku64(j, "count_after", d->count[1]);
+	json_pair(j, "per_s", d->per_s);
+	json_pair(j, "per_cpu_hour", d->per_cpu_hour);
+	ipt_jw_key(j, "diff_per_s");
+	ipt_jw_double(j, d->diff_per_s);
+	ipt_jw_key(j, "ratio");
+	ipt_jw_double(j, d->ratio);
+	ipt_jw_key(j, "dispersion");
+	ipt_jw_double(j, d->dispersion);
+	ipt_jw_key(j, "p");
+	ipt_jw_double(j, d->p);
+	ipt_jw_kstr(j, "status", ipt_diff_status_name(d->status));
+	ipt_jw_kstr(j, "untested_because", d->untested_because);
+	ipt_jw_end(j);
+}
+
+/* csv_field - s quoted as RFC 4180 wants when it needs to be */
+static void csv_field(const char *s, FILE *f)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(double v, FILE *f)
+{
+	fputc(',', f);
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+}
+
+static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
+{
+	fprintf(f, "%s,", by_name(by));
+	csv_field(d->key, f);
+	fprintf(f, ",%s,%llu,%llu", ipt_role_name(d->role), (unsigned long long)d->count[0],
+		(unsigned long long)d->count[1]);
+	csv_num(d->per_s[0], f);
+	csv_num(d->per_s[1], f);
+	csv_num(d->per_cpu_hour[0], f);
+	csv_num(d->per_cpu_hour[1], f);
+	csv_num(d->diff_per_s, f);
+	csv_num(d->ratio, f);
+	csv_num(d->dispersion, f);
+	csv_num(d->p, f);
+	fprintf(f, ",%s,", ipt_diff_status_name(d->status));
+	if (d->untested_because)
+		csv_field(d->untested_because, f);
+	fputc('\n', f);
+}
+
+enum dfmt { F_TEXT, F_JSON, F_CSV };
+
+static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	struct ipt_jw j;
+	int ret = 0;
+
+	if (fmt == F_TEXT) {
+		const struct ipt_diff_info *a = ipt_diff_info(x->s[0]), *b = ipt_diff_info(x->s[1]);
+		char w[2][32];
+
+		side_line(x, 0, f);
+		side_line(x, 1, f);
+		fprintf(f, "test: each row's change of rate per CPU of its role, two-sided, significant at p < %g;\n"
+			   "      counts widened by their dispersion over %u windows of %s s (before) and %u of %s s"
+			   " (after)\n",
+			IPT_DIFF_ALPHA, a->windows, fmt_num(a->window_s, w[0], sizeof(w[0])), b->windows,
+			fmt_num(b->window_s, w[1], sizeof(w[1])));
+	} else if (fmt == F_JSON) {
+		ipt_jw_init(&j, &sb, f);
+		ipt_jw_obj(&j);
+		json_side(&j, x, 0);
+		json_side(&j, x, 1);
+		ipt_jw_key(&j, "alpha");
+		ipt_jw_double(&j, IPT_DIFF_ALPHA);
+		ipt_jw_key(&j, "tables");
+		ipt_jw_arr(&j);
+	} else {
+		fprintf(f, "table,key,role,count_before,count_after,per_s_before,per_s_after,per_cpu_hour_before,"
+			   "per_cpu_hour_after,diff_per_s,ratio,dispersion,p,status,untested_because\n");
+	}
+	for (int k = 0; k < x->nby && !ret; k++) {
+		size_t n;
+		struct ipt_diff_row *v = ipt_diff_table(x->s[0], x->s[1], x->by[k], &n);
+
+		if (!v) {
+			err_msg("%s", ipt_errmsg());
+			ret = -1;
+			break;
+		}
+		if (fmt == F_TEXT) {
+			text_table(x, x->by[k], v, n, f);
+		} else if (fmt == F_CSV) {
+			for (size_t i = 0; i < n; i++)
+				csv_row(x->by[k], &v[i], f);
+		} else {
+			ipt_jw_obj(&j);
+			ipt_jw_kstr(&j, "by", by_name(x->by[k]));
+			ipt_jw_key(&j, "rows");
+			ipt_jw_arr(&j);
+			for (size_t i = 0; i < n; i++)
+				json_row(&j, &v[i]);
+			ipt_jw_end(&j);
+			ipt_jw_end(&j);
+		}
+		free(v);
+	}
+	if (fmt == F_JSON) {
+		ipt_jw_end(&j);
+		ipt_jw_end(&j);
+		ipt_jw_raw(&j, "\n");
+		if (ipt_jw_finish(&j) && !ret) {
+			err_msg("write error on standard output");
+			ret = -1;
+		}
+		ipt_strbuf_free(&sb);
+	}
+	return ret;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "isolated", required_argument, NULL, 'i' },
+		{ "with-recorder", no_argument, NULL, 'R' },
+		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dctx x = { .top = 10 };
+	struct ipt_diff_opts o = { .sz = sizeof(o) };
+	struct ipt_cpuset iso = IPT_CPUSET_INIT;
+	const char *cpus_arg = NULL, *iso_arg = NULL, *filter = NULL;
+	enum dfmt fmt = F_TEXT;
+	int c, ret = 1;
+	char *end;
+
+	if (parse_by(&x, "function,callsite,comm,kind"))
+		return 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:F:c:i:t:f:j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case '?':
+		case ':':
+			return opt_err("diff", c, argv);
+		case 'b':
+			if (parse_by(&x, optarg))
+				return 2;
+			break;
+		case 'F': filter = optarg; break;
+		case 'c': cpus_arg = optarg; break;
+		case 'i': iso_arg = optarg; break;
+		case 'R': o.with_recorder = true; break;
+		case 't':
+			x.top = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || x.top < 0)
+				return usage_err("diff", "--top: a count, not '%s'", optarg);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = F_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = F_JSON;
+			else if (!strcmp(optarg, "csv"))
+				fmt = F_CSV;
+			else
+				return usage_err("diff", "--format: text, json or csv, not '%s'", optarg);
+			break;
+		case 'j':
+			o.threads = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || o.threads < 1 || o.threads > 8)
+				return usage_err("diff", "--threads: 1 to 8, not '%s'", optarg);
+			break;
+		case 'h': diff_usage(stdout); return 0;
+		default: return 2;
+		}
+	}
+	if (argc - optind != 2)
+		return usage_err("diff", argc - optind < 2 ? "give two recordings: BEFORE AFTER" :
+							      "two recordings only: BEFORE AFTER");
+	ipt_cpuset_init(&iso);
+	if (iso_arg && (ipt_cpuset_parse_list(&iso, iso_arg, strlen(iso_arg)))) {
+		ipt_cpuset_free(&iso);
+		return usage_err("diff", "--isolated: bad CPU list '%s'", iso_arg);
+	}
+	for (int i = 0; i < 2; i++) {
+		char *expr = NULL;
+
+		x.path[i] = argv[optind + i];
+		x.t[i] = open_trace(x.path[i], NULL, true, &ret);
+		if (!x.t[i])
+			goto out;
+		if (cpus_arg && !(expr = cpus_filter("diff", cpus_arg, filter, x.t[i]))) {
+			ret = 2;
+			goto out;
+		}
+		o.filter = expr ? expr : filter;
+		o.isolated = iso_arg ? &iso : NULL;
+		x.s[i] = ipt_diff_read(x.t[i], &o);
+		free(expr);
+		if (!x.s[i]) {
+			err_msg("%s: %s", x.path[i], ipt_errmsg());
+			ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+			goto out;
+		}
+	}
+	if (!ipt_diff_info(x.s[0])->ipis && !ipt_diff_info(x.s[1])->ipis) {
+		err_msg("%s, %s: no IPI %sin either recording", x.path[0], x.path[1],
+			filter || cpus_arg ? "matches the filter " : "");
+		ret = 1;
+		goto out;
+	}
+	ret = 1;
+	if (write_diff(&x, fmt, stdout))
+		goto out;
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("write error on standard output");
+		goto out;
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		ipt_diff_side_free(x.s[i]);
+		if (x.t[i])
+			ipt_trace_close(x.t[i]);
+	}
+	ipt_cpuset_free(&iso);
+	return ret;
+}
