@@ -306,5 +306,6 @@ PyObject *py_targets(PyObject *self, PyObject *args);
 
 PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_events(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_diff(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

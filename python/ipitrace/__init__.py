@@ -28,7 +28,7 @@ import pandas as _pd
 from . import _ext
 from ._ext import Error
 
-__all__ = ["rows", "iter_rows", "report", "events", "info", "explode_mask",
+__all__ = ["rows", "iter_rows", "report", "diff", "events", "info", "explode_mask",
            "ts_datetime", "Error", "ROW_COLUMNS", "ROW_DTYPES"]
 
 ROW_COLUMNS = ["ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event",
@@ -195,6 +195,30 @@ def report(path, filter=None, by="comm", threads=None, assume_synced_clock=False
     out["latency"] = _pd.DataFrame(lat, columns=["cpu", "what", "count", "min_ns", "p50_ns",
                                                  "p99_ns", "max_ns", "sum_ns"])
     return out
+
+
+def diff(before, after, by="function", filter=None, isolated=None, threads=None):
+    """The table of `ipitrace diff BEFORE AFTER --by BY` as a DataFrame: a
+    row per key and role of the target CPUs ("isolated", "housekeeping"),
+    with count_before, count_after, per_s_*, per_cpu_hour_* (NaN: the role
+    has no CPU), diff_per_s, ratio, dispersion, p (NaN: untested) and
+    status ("same", "more", "fewer", "gone", "new", "untested"), ordered by
+    the size of the change.  by: function, callsite, comm, pid, cpu, kind
+    or role (the roles' totals).  filter: a row filter for both sides;
+    isolated: a CPU list, the isolated role on both (None: each
+    recording's own).  The method: docs/diff.md."""
+    d = _ext.diff(before, after, by, filter, isolated, int(threads or 0))
+    cols = ["key", "role", "count_before", "count_after", "per_s_before", "per_s_after",
+            "per_cpu_hour_before", "per_cpu_hour_after", "diff_per_s", "ratio", "dispersion",
+            "p", "status", "untested_because"]
+    df = _pd.DataFrame({c: d.get(c, []) for c in cols}, columns=cols)
+    for c in ("count_before", "count_after"):
+        df[c] = df[c].astype("uint64")
+    for c in cols[4:12]:
+        df[c] = df[c].astype("float64")
+    for c in ("role", "status"):
+        df[c] = df[c].astype("category")
+    return df
 
 
 def events(path, name, filter=None):
