@@ -187,7 +187,8 @@ static int table_print(struct table *tb, int n, const char *what, const char *ev
 			v[k++] = e;
 	}
 	keys = ipt_strbuf_str(&tb->keys);
-	qsort_r(v, k, sizeof(*v), uent_cmp, (void *)keys);
+	if (k)	/* (v is NULL for an empty table) */
+		qsort_r(v, k, sizeof(*v), uent_cmp, (void *)keys);
 	for (size_t i = 0; i < k; i++)
 		fprintf(out, "%7llu %.*s\n", (unsigned long long)v[i]->count, (int)v[i]->len,
 			keys + v[i]->off);
