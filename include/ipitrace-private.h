@@ -73,6 +73,37 @@ int ipt_dump_next(struct ipt_dump *d, const char **text, size_t *len);
 void ipt_dump_free(struct ipt_dump *d);
 
 /* ------------------------------------------------------------------ */
+/* The IPI rows of each record                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * For a caller that walks the records itself (report --format uniq counts
+ * trace-cmd's lines, one per record): fed every record of t in the order
+ * of ipt_iter_new(t, NULL), it says which are IPI sends and which are csd
+ * calls queued for a CPU (csd_queue_cpu), and how many of their rows the
+ * row filter (ipt_ipi_iter_new's columns; NULL or "": all) keeps.  A send
+ * has the IPI iterator's rows, one per target CPU, with the same columns;
+ * a queued call stands for one row to its cpu from the CPU that recorded
+ * it (event "csd_queue_cpu", its callsite and func, no callback, id 0).
+ */
+struct ipt_rec_rows;
+enum ipt_rec_role {
+	IPT_REC_OTHER,			/* neither: rows and kept are 0 */
+	IPT_REC_SEND,			/* an IPI send event */
+	IPT_REC_QUEUE,			/* a csd call queued for a CPU */
+};
+struct ipt_rec_rows_out {
+	enum ipt_rec_role role;
+	uint32_t rows;			/* its rows */
+	uint32_t kept;			/* of those, the ones the filter keeps */
+};
+/* NULL on error (IPT_ERR_INVALID: a bad filter, with its message). */
+struct ipt_rec_rows *ipt_rec_rows_new(struct ipt_trace *t, const char *filter);
+/* The next record: 0 and *out filled, -1 on a decode error (ipt_errmsg). */
+int ipt_rec_rows_feed(struct ipt_rec_rows *rr, const struct ipt_record *rec, struct ipt_rec_rows_out *out);
+void ipt_rec_rows_free(struct ipt_rec_rows *rr);
+
+/* ------------------------------------------------------------------ */
 /* Output files, Parquet datasets, trace.dat rewriting, counting       */
 /* ------------------------------------------------------------------ */
 

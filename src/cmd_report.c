@@ -52,7 +52,15 @@ static void report_usage(FILE *f)
 		"  -f, --format FMT     text (default), json, or folded: the senders' stacks as\n"
 		"                       folded lines 'comm;root;...;leaf COUNT' for\n"
 		"                       flamegraph.pl, inferno or speedscope (all target\n"
-		"                       CPUs; restrict with -F 'target_cpu==N')\n"
+		"                       CPUs; restrict with -F 'target_cpu==N'), or uniq: the\n"
+		"                       two tables of the trace-cmd recipe `trace-cmd report |\n"
+		"                       grep callback | awk '{ print $(NF) }' | sort | uniq -c |\n"
+		"                       sort -nr` (the send events by callback) and the same\n"
+		"                       with grep csd_queue and $(NF-1) (the queued csd calls by\n"
+		"                       func), byte for byte, each after a '# ' line saying\n"
+		"                       what it counts and the stack lines the recipe's grep\n"
+		"                       would count too; -F and -c keep an event if they keep\n"
+		"                       any of its rows (a queued call: one to its cpu)\n"
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead, and say\n"
 		"                       where; not with --format\n"
@@ -166,7 +174,7 @@ int cmd_report(int argc, char **argv)
 	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
 	const char *cpus_arg = NULL;
 	char *cpus_expr = NULL;
-	bool have_iso = false, folded = false, all_isolated = false;
+	bool have_iso = false, folded = false, uniq = false, all_isolated = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
 
@@ -207,9 +215,10 @@ int cmd_report(int argc, char **argv)
 			fmt_arg = optarg;
 			x.json = !strcmp(optarg, "json");
 			folded = !strcmp(optarg, "folded");
-			if (!x.json && !folded && strcmp(optarg, "text")) {
+			uniq = !strcmp(optarg, "uniq");
+			if (!x.json && !folded && !uniq && strcmp(optarg, "text")) {
 				ipt_cpuset_free(&iso);
-				return usage_err("report", "--format: text, json or folded, not '%s'", optarg);
+				return usage_err("report", "--format: text, json, folded or uniq, not '%s'", optarg);
 			}
 			break;
 		case 'g': {
@@ -294,6 +303,14 @@ int cmd_report(int argc, char **argv)
 	if (html) {	/* what only the charts show */
 		ro.time_bins = REPORT_HTML_TIME_BINS;
 		ro.kind_distributions = true;
+	}
+	if (uniq) {	/* the recipe's tables: no report to run */
+		ret = report_uniq(x.t, ro.filter, stdout);
+		if (!ret && (fflush(stdout) || ferror(stdout))) {
+			err_msg("write error on standard output");
+			ret = 1;
+		}
+		goto out;
 	}
 	r = ipt_report_run(x.t, &ro);
 	if (!r) {

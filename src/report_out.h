@@ -25,4 +25,12 @@ struct report_view {
 int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_view *v, FILE *f);
 int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_view *v, FILE *f);
 
+/*
+ * report --format uniq (report_uniq.c): the two tables of the kernel
+ * developers' trace-cmd recipe, for the send events and the queued csd
+ * calls whose rows filter (NULL: all) keeps.  0, or the exit code after
+ * printing an error (1; 2 for a bad filter).
+ */
+int report_uniq(struct ipt_trace *t, const char *filter, FILE *f);
+
 #endif
