@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""diff_check.py - a second count of `ipitrace diff`'s rows, from
+`trace-cmd report` text (tests/test_diff.sh).
+
+    diff_check.py counts BEFORE.txt AFTER.txt ISOLATED DIFF.json
+        the rows of every table of DIFF.json (ipitrace diff -f json
+        --with-recorder -i ISOLATED -b callsite,comm,cpu) against this
+        parser's counts of the IPI rows of the two texts: one per target
+        CPU of each ipi_send_cpu / ipi_send_cpumask line, keyed by the call
+        site's function name, the sender's comm, the sending CPU, and the
+        role of the target (isolated: in the CPU list ISOLATED)
+    diff_check.py live DIFF.json
+        the membarrier part made in AFTER only: the function ipi_mb and
+        the call site membarrier_private_expedited are 'new' (p < 0.05)
+        in the housekeeping role; the pingpong's rows (function
+        sched_ttwu_pending) are not 'gone'/'new'
+Prints "P name: figures" / "F name: why" lines.
+"""
+import collections
+import json
+import re
+import sys
+
+LINE = re.compile(r'^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?([\d.]+):\s+(ipi_send_cpu|ipi_send_cpumask):\s+(.*)$')
+
+
+def cpulist(text):
+    out = set()
+    for part in text.split(','):
+        if not part:
+            continue
+        if '-' in part:
+            a, b = part.split('-')
+            out.update(range(int(a), int(b) + 1))
+        else:
+            out.add(int(part))
+    return out
+
+
+def targets(event, fields):
+    """the target CPUs of a send: cpu=N, or cpumask=LIST / hex words"""
+    if event == 'ipi_send_cpu':
+        return [int(fields['cpu'])]
+    m = fields['cpumask']
+    if m.startswith('0x') or re.fullmatch(r'[0-9a-f,]+', m) and ',' in m and len(m.split(',')[0]) == 8:
+        bits = int(m.replace(',', '').replace('0x', ''), 16)
+        return [i for i in range(bits.bit_length()) if bits >> i & 1]
+    return sorted(cpulist(m))
+
+
+def func_name(v):
+    return v.split('+')[0] if not v.startswith('0x') else v
+
+
+def count(path, isolated):
+    c = collections.Counter()
+    for line in open(path, errors='replace'):
+        m = LINE.match(line)
+        if not m:
+            continue
+        comm, pid, cpu, ts, event, rest = m.groups()
+        fields = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
+        for t in targets(event, fields):
+            role = 'isolated' if t in isolated else 'housekeeping'
+            c[('role', '', role)] += 1
+            c[('callsite', func_name(fields.get('callsite', '0')), role)] += 1
+            c[('comm', comm.strip(), role)] += 1
+            c[('cpu', str(int(cpu)), role)] += 1
+    return c
+
+
+def cmd_counts(a, b, iso, js):
+    isolated = cpulist(iso)
+    want = [count(a, isolated), count(b, isolated)]
+    d = json.load(open(js))
+    got = [collections.Counter(), collections.Counter()]
+    for t in d['tables']:
+        for r in t['rows']:
+            got[0][(t['by'], r['key'], r['role'])] += r['count_before']
+            got[1][(t['by'], r['key'], r['role'])] += r['count_after']
+    for i, side in enumerate(('before', 'after')):
+        g = +got[i]
+        w = +want[i]
+        tables = sorted({k[0] for k in w})
+        if g == w:
+            print("P diff-counts-%s: %d rows in %d keys of %s agree with the text's (%s)" %
+                  (side, w[('role', '', 'housekeeping')] + w[('role', '', 'isolated')], len(w),
+                   '/'.join(tables), a if i == 0 else b))
+        else:
+            bad = sorted(set(g) ^ set(w) | {k for k in g if g[k] != w.get(k)})
+            print("F diff-counts-%s: %d keys differ, e.g. %s" %
+                  (side, len(bad), '; '.join('%s: ipitrace %d, text %d' % (k, g.get(k, 0), w.get(k, 0))
+                                             for k in bad[:4])))
+
+
+def cmd_live(js):
+    d = json.load(open(js))
+    rows = {(t['by'], r['key'], r['role']): r for t in d['tables'] for r in t['rows']}
+    for by, key in (('function', 'ipi_mb'), ('callsite', 'membarrier_private_expedited')):
+        r = rows.get((by, key, 'housekeeping'))
+        if r and r['status'] == 'new' and r['count_before'] == 0 and r['count_after'] > 0:
+            print("P diff-live-%s: %s 0 -> %d, new (p %.2g)" % (by, key, r['count_after'], r['p']))
+        else:
+            print("F diff-live-%s: %s is %s" % (by, key, r and '%d -> %d, %s (p %s)' %
+                                                (r['count_before'], r['count_after'], r['status'], r['p'])))
+    # the pingpong's own IPIs: reschedule IPIs (function "(none)") and, where
+    # the wakelist is used, sched_ttwu_pending: those with 100 or more rows
+    # in both must be 'same'
+    for fn in ('(none)', 'sched_ttwu_pending'):
+        r = rows.get(('function', fn, 'housekeeping'))
+        if not r or min(r['count_before'], r['count_after']) < 100:
+            continue
+        if r['status'] == 'same':
+            print("P diff-live-untouched: %s %d -> %d, same (p %.2g, dispersion %.1f)" %
+                  (fn, r['count_before'], r['count_after'], r['p'], r['dispersion']))
+        else:
+            print("F diff-live-untouched: %s %d -> %d, %s (p %.2g, dispersion %.1f)" %
+                  (fn, r['count_before'], r['count_after'], r['status'], r['p'], r['dispersion']))
+        break
+    else:
+        print("F diff-live-untouched: the pingpong made no row of 100 IPIs on both sides")
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == 'counts':
+        cmd_counts(*sys.argv[2:6])
+    elif sys.argv[1] == 'live':
+        cmd_live(sys.argv[2])

@@ -1,0 +1,93 @@
+#!/bin/sh
+# test_diff.sh - `ipitrace diff` (docs/diff.md) against sources independent
+# of it:
+#  1 counts: pairs of the shared recordings, every row of the tables by
+#    role, call site, comm and sending CPU (roles split at CPU 1) against
+#    tests/diff_check.py's count of the `trace-cmd report` texts beside them
+#  2 a recording against itself: every row 'same', p = 1; the usage errors
+#  3 live, twice: the same paced pingpong recorded twice, the second time
+#    with a membarrier part (ipi_mb from membarrier_private_expedited, to
+#    CPU 1): diff must call that part 'new' and the pingpong's own rows
+#    (reschedule IPIs, or sched_ttwu_pending where the wakelist is used)
+#    'same'
+# (The significance itself is checked against scipy in test_diff_stats.sh.)
+# run: split
+# seconds: 30
+. "$(dirname "$0")/lib.sh"
+DC="$PY $TOP/tests/diff_check.py"
+R=$TRACES/recorded
+
+# verdicts FILE: diff_check.py's lines into pass/fail
+verdicts() {
+	while IFS= read -r l; do
+		case $l in
+		"P "*) pass "${l#P }" ;;
+		"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
+		*) echo "$l" ;;
+		esac
+	done < "$1"
+}
+
+if offline_part; then
+	if [ ! -f "$R/idle.dat" ]; then
+		skip diff-counts "no shared recordings at $R"
+	else
+		for p in idle:forkexec pingpong:busy-stacks stacks:pingpong; do
+			a=${p%%:*} b=${p#*:}
+			if "$IPT" diff --with-recorder -i 1 -b callsite,comm,cpu -f json "$R/$a.dat" "$R/$b.dat" \
+				> "$TMP/d.json" 2> "$TMP/d.err"; then
+				$DC counts "$R/$a.report.txt" "$R/$b.report.txt" 1 "$TMP/d.json" > "$TMP/v.txt"
+				verdicts "$TMP/v.txt"
+			else
+				fail "diff-counts-$a" "$(head -n 2 "$TMP/d.err" | tr '\n' ' ')"
+			fi
+		done
+		# the text of one and the trace.dat of the other: the same recording
+		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
+		n=$(tail -n +2 "$TMP/self.csv" | wc -l)
+		odd=$(tail -n +2 "$TMP/self.csv" | awk -F, '$4 != $5 || $14 != "same" || $13 < 0.999' | head -n 3)
+		if [ "$n" -gt 10 ] && [ -z "$odd" ]; then
+			pass "diff-self: pingpong.dat against its trace-cmd text: $n rows, all same, p = 1"
+		else
+			fail diff-self "$n rows; not same: $odd $(head -n 1 "$TMP/self.err")"
+		fi
+		# usage errors: exit 2 and one line naming diff
+		for args in "$R/idle.dat" "-b stack $R/idle.dat $R/idle.dat" "-f yaml $R/idle.dat $R/idle.dat"; do
+			# shellcheck disable=SC2086
+			"$IPT" diff $args > /dev/null 2> "$TMP/u.err"
+			rc=$?
+			if [ $rc = 2 ] && [ "$(wc -l < "$TMP/u.err")" = 1 ] && grep -q "ipitrace diff" "$TMP/u.err"; then
+				pass "diff-usage: '$args' -> 2: $(cat "$TMP/u.err")"
+			else
+				fail diff-usage "'$args' -> $rc: $(cat "$TMP/u.err")"
+			fi
+		done
+		"$IPT" diff /nonexistent "$R/idle.dat" > /dev/null 2> "$TMP/u.err"
+		rc=$?
+		if [ $rc = 1 ] && grep -q "/nonexistent" "$TMP/u.err"; then
+			pass "diff-missing: exit 1, names the file"
+		else
+			fail diff-missing "exit $rc: $(cat "$TMP/u.err")"
+		fi
+	fi
+fi
+
+if live_part; then
+	LIVE_NAME=diff-live
+	. "$(dirname "$0")/live.sh"
+	for run in 1 2; do
+		"$IPT" record -o "$TMP/a$run.dat" -- "$WL" --rate 1000 pingpong 2000 > /dev/null 2> "$TMP/a.err" &&
+		"$IPT" record -o "$TMP/b$run.dat" -- sh -c "\"$WL\" --rate 1000 pingpong 2000 > /dev/null &
+			\"$WL\" --cpus 0,1 --rate 300 membarrier 450 > /dev/null; wait" > /dev/null 2> "$TMP/b.err"
+		if [ $? != 0 ]; then
+			fail "diff-live-record-$run" "$(tail -n 1 "$TMP/a.err" "$TMP/b.err" | tr '\n' ' ')"
+			continue
+		fi
+		"$IPT" diff -f json -b function,callsite "$TMP/a$run.dat" "$TMP/b$run.dat" > "$TMP/l.json" 2> "$TMP/l.err" ||
+			fail "diff-live-$run" "$(head -n 1 "$TMP/l.err")"
+		$DC live "$TMP/l.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
+		[ $run = 1 ] && "$IPT" diff -b function -t 5 "$TMP/a$run.dat" "$TMP/b$run.dat" 2>&1 | sed 's/^/  /'
+	done
+fi
+finish
