@@ -834,7 +834,7 @@ void ipt_jw_strn(struct ipt_jw *j, const char *s, size_t n);
 void ipt_jw_u64(struct ipt_jw *j, uint64_t v);
 void ipt_jw_i64(struct ipt_jw *j, int64_t v);
 void ipt_jw_fixed(struct ipt_jw *j, double v, int decimals);	/* printf %.*f */
-void ipt_jw_double(struct ipt_jw *j, double v);	/* %.6g; NAN, infinities: null */
+void ipt_jw_double(struct ipt_jw *j, double v);	/* %.12g; NAN, infinities: null */
 void ipt_jw_bool(struct ipt_jw *j, bool v);
 void ipt_jw_null(struct ipt_jw *j);
 void ipt_jw_addr(struct ipt_jw *j, uint64_t a);	/* "0x..."; 0: null */

@@ -1092,6 +1092,8 @@ struct ipt_diff_opts {
 						 * isolated and nohz_full CPUs) */
 	bool with_recorder;		/* keep the recorder's own sends */
 	int threads;			/* as in struct ipt_report_opts */
+	bool latency;			/* also the latency and handler time per row
+					 * (ipt_diff_row; 80 bytes a row while reading) */
 };
 struct ipt_diff_side;
 /* One recording read; NULL on error (ipt_errmsg). */
@@ -1108,6 +1110,11 @@ struct ipt_diff_info {			/* read-only; fields may be added at the end */
 	uint32_t windows;		/* complete windows of time, for the dispersion */
 	double window_s;		/* their length */
 	bool lost_events;		/* the kernel dropped events: counts are low by them */
+	/* per role (enum ipt_cpu_role): the IPI interrupts on its CPUs, those
+	 * with their exit seen, and the time in their handlers (ns) */
+	uint64_t handlers[2], handler_timed[2], handler_ns[2];
+	const char *cross_cpu_latency_missing_because;	/* NULL, or why latencies
+							 * between CPUs are not known */
 };
 const struct ipt_diff_info *ipt_diff_info(const struct ipt_diff_side *s);
 
@@ -1140,6 +1147,9 @@ struct ipt_diff_row {
 	double p;			/* two-sided p of no change (NAN: untested) */
 	enum ipt_diff_status status;
 	const char *untested_because;	/* NULL, or why there is no test */
+	/* with opts.latency, of the rows matched: send -> handler entry, and
+	 * the handler's time (ns); NULL for a side without the row */
+	const struct ipt_dist *latency[2], *handler[2];
 };
 /*
  * The table of a and b by key (IPT_BY_COMM, _PID, _CPU, _CALLSITE,
@@ -1195,7 +1205,8 @@ int ipt_report_row_match(struct ipt_report *r, const struct ipt_ipi_row *row, st
  * The same for the i-th counted row (from 0, in opts.on_row's order), with
  * no cursor: the report is only read, so threads may ask at once.  A row
  * that is not the i-th counted one (its id or target CPU differ), or an i
- * past the last, gets known = false.  0, or -1 on error (no row_results).
+ * past the last, gets known = false.  The latency is taken from the row's
+ * ts and src_cpu: give the row as it came.  0, or -1 on error (no row_results).
  */
 int ipt_report_row_match_nth(const struct ipt_report *r, size_t i, const struct ipt_ipi_row *row,
 			     struct ipt_row_match *m);

@@ -16,6 +16,14 @@ static PyObject *num(double v)
 	return PyFloat_FromDouble(v);
 }
 
+/* a quantile in ns, or None */
+static PyObject *quant(const struct ipt_dist *d, double q)
+{
+	if (!d || !ipt_dist_count(d))
+		Py_RETURN_NONE;
+	return U64(ipt_dist_quantile(d, q));
+}
+
 /* the rows as columns */
 static int diff_columns(const struct ipt_diff_row *v, size_t n, PyObject *out)
 {
@@ -33,7 +41,15 @@ static int diff_columns(const struct ipt_diff_row *v, size_t n, PyObject *out)
 		    col_append(out, "diff_per_s", num(d->diff_per_s)) || col_append(out, "ratio", num(d->ratio)) ||
 		    col_append(out, "dispersion", num(d->dispersion)) || col_append(out, "p", num(d->p)) ||
 		    col_append(out, "status", PyUnicode_FromString(ipt_diff_status_name(d->status))) ||
-		    col_append(out, "untested_because", str_or_none(d->untested_because)))
+		    col_append(out, "untested_because", str_or_none(d->untested_because)) ||
+		    col_append(out, "latency_p50_ns_before", quant(d->latency[0], 0.5)) ||
+		    col_append(out, "latency_p50_ns_after", quant(d->latency[1], 0.5)) ||
+		    col_append(out, "latency_p99_ns_before", quant(d->latency[0], 0.99)) ||
+		    col_append(out, "latency_p99_ns_after", quant(d->latency[1], 0.99)) ||
+		    col_append(out, "handler_p50_ns_before", quant(d->handler[0], 0.5)) ||
+		    col_append(out, "handler_p50_ns_after", quant(d->handler[1], 0.5)) ||
+		    col_append(out, "handler_p99_ns_before", quant(d->handler[0], 0.99)) ||
+		    col_append(out, "handler_p99_ns_after", quant(d->handler[1], 0.99)))
 			return -1;
 	}
 	return 0;
@@ -72,7 +88,7 @@ PyObject *py_diff(PyObject *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS
 	{
 		struct ipt_diff_opts o = { .sz = sizeof(o), .filter = filter, .isolated = iso_list ? &iso : NULL,
-					   .threads = threads > 0 ? threads : 0 };
+					   .threads = threads > 0 ? threads : 0, .latency = true };
 
 		for (int i = 0; i < 2 && !err[0]; i++)
 			if (!(s[i] = ipt_diff_read(t[i], &o)))

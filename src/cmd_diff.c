@@ -38,6 +38,9 @@ static void diff_usage(FILE *f)
 		"      --with-recorder  keep the IPIs `ipitrace record` itself sent (default:\n"
 		"                       left out, and counted)\n"
 		"  -t, --top N          rows per table in text (default 10; 0: all)\n"
+		"  -L, --latency        in text, each row's latency (send to handler entry) and\n"
+		"                       handler time, p50 and p99 before and after, instead of\n"
+		"                       the rates per second (JSON and CSV always have them)\n"
 		"  -f, --format FMT     text (default), json (docs/schema/diff.json) or csv\n"
 		"                       (one line per row of every table)\n"
 		"  -j, --threads N      decoding threads, as in report\n"
@@ -45,7 +48,8 @@ static void diff_usage(FILE *f)
 		"\n"
 		"SIGNIFICANCE\n"
 		"  IPIs come in bursts, so a plain Poisson test calls noise significant.  Each\n"
-		"  recording is cut into windows of time (32 to 64 of equal length); a row's\n"
+		"  recording is cut into windows of time (32 to 64 of equal length, fewer in a\n"
+		"  recording shorter than 64 ms); a row's\n"
 		"  dispersion is the variance of its counts in the windows over their mean\n"
 		"  (Pearson's estimate over both recordings, at least 1).  The test is the\n"
 		"  binomial test of the before count among both, under one rate per CPU of the\n"
@@ -64,6 +68,7 @@ struct dctx {
 	int by[DIFF_MAX_KEYS + 1];	/* IPT_DIFF_BY_ROLE first */
 	int nby;
 	int top;
+	bool latency;		/* text: the latency columns */
 };
 
 static const char *const side_name[2] = { "before", "after" };
@@ -133,12 +138,46 @@ static void side_line(const struct dctx *x, int i, FILE *f)
 	if (in->lost_events)
 		fprintf(f, "; events were lost: its counts are low by them");
 	fputc('\n', f);
+	if (x->latency && in->cross_cpu_latency_missing_because)
+		fprintf(f, "        no latency between CPUs: %s\n", in->cross_cpu_latency_missing_because);
+}
+
+/* fmt_us - a distribution's quantile in us, "-" when empty */
+static const char *fmt_us(const struct ipt_dist *d, double q, char *buf, size_t size)
+{
+	if (!d || !ipt_dist_count(d))
+		return "-";
+	snprintf(buf, size, "%.1f", (double)ipt_dist_quantile(d, q) / 1e3);
+	return buf;
+}
+
+/* handler_line - the role's IPI handler time, before and after */
+static void handler_line(const struct dctx *x, int role, FILE *f)
+{
+	const struct ipt_diff_info *in[2] = { ipt_diff_info(x->s[0]), ipt_diff_info(x->s[1]) };
+
+	if (!in[0]->handlers[role] && !in[1]->handlers[role])
+		return;
+	fprintf(f, "  IPI handlers on the %s CPUs:", ipt_role_name((enum ipt_cpu_role)role));
+	for (int i = 0; i < 2; i++) {
+		int n = role == IPT_ROLE_ISOLATED ? in[i]->ncpus_isolated : in[i]->ncpus - in[i]->ncpus_isolated;
+		double ms = (double)in[i]->handler_ns[role] / 1e6;
+
+		fprintf(f, "%s %llu interrupts, %.3f ms in handlers", i ? "; after" : " before",
+			(unsigned long long)in[i]->handlers[role], ms);
+		if (in[i]->handler_timed[role] < in[i]->handlers[role])
+			fprintf(f, " (%llu without their exit: not timed)",
+				(unsigned long long)(in[i]->handlers[role] - in[i]->handler_timed[role]));
+		if (in[i]->ts_in_ns && in[i]->duration_s > 0 && n > 0)
+			fprintf(f, " = %.4g%% of their time", ms / 1e3 / (in[i]->duration_s * n) * 100);
+	}
+	fputc('\n', f);
 }
 
 static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *v, size_t n, FILE *f)
 {
 	size_t shown = x->top && (size_t)x->top < n ? (size_t)x->top : n, kw = strlen(by_name(by));
-	char b[6][32];
+	char b[8][32];
 
 	if (by == IPT_DIFF_BY_ROLE)
 		fprintf(f, "\nby role of the target CPUs:\n");
@@ -158,21 +197,40 @@ static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *
 	fprintf(f, "  %-12s ", "role");
 	if (by != IPT_DIFF_BY_ROLE)
 		fprintf(f, "%-*s ", (int)kw, by_name(by));
-	fprintf(f, "%10s %10s %10s %10s %12s %12s %8s %6s %9s  %s\n", "before", "after", "/s before", "/s after",
-		"/CPU-h before", "/CPU-h after", "ratio", "disp", "p", "status");
+	if (x->latency)
+		fprintf(f, "%10s %10s %8s %8s %8s %8s %8s %8s %8s %8s %9s  %s\n", "before", "after", "lat50 b",
+			"lat50 a", "lat99 b", "lat99 a", "hdl50 b", "hdl50 a", "hdl99 b", "hdl99 a", "p", "status");
+	else
+		fprintf(f, "%10s %10s %10s %10s %12s %12s %8s %6s %9s  %s\n", "before", "after", "/s before",
+			"/s after", "/CPU-h before", "/CPU-h after", "ratio", "disp", "p", "status");
 	for (size_t i = 0; i < shown; i++) {
 		const struct ipt_diff_row *d = &v[i];
 
 		fprintf(f, "  %-12s ", ipt_role_name(d->role));
 		if (by != IPT_DIFF_BY_ROLE)
 			fprintf(f, "%-*s ", (int)kw, d->key);
-		fprintf(f, "%10llu %10llu %10s %10s %12s %12s %8s %6.1f %9s  %s%s%s\n",
-			(unsigned long long)d->count[0], (unsigned long long)d->count[1],
-			fmt_num(d->per_s[0], b[0], sizeof(b[0])), fmt_num(d->per_s[1], b[1], sizeof(b[1])),
-			fmt_num(d->per_cpu_hour[0], b[2], sizeof(b[2])), fmt_num(d->per_cpu_hour[1], b[3], sizeof(b[3])),
-			fmt_num(d->ratio, b[4], sizeof(b[4])), d->dispersion, fmt_p(d->p, b[5], sizeof(b[5])),
-			ipt_diff_status_name(d->status), d->untested_because ? ": " : "",
-			d->untested_because ? d->untested_because : "");
+		fprintf(f, "%10llu %10llu ", (unsigned long long)d->count[0], (unsigned long long)d->count[1]);
+		if (x->latency)
+			fprintf(f, "%8s %8s %8s %8s %8s %8s %8s %8s ", fmt_us(d->latency[0], 0.5, b[0], sizeof(b[0])),
+				fmt_us(d->latency[1], 0.5, b[1], sizeof(b[1])),
+				fmt_us(d->latency[0], 0.99, b[2], sizeof(b[2])),
+				fmt_us(d->latency[1], 0.99, b[3], sizeof(b[3])),
+				fmt_us(d->handler[0], 0.5, b[4], sizeof(b[4])),
+				fmt_us(d->handler[1], 0.5, b[5], sizeof(b[5])),
+				fmt_us(d->handler[0], 0.99, b[6], sizeof(b[6])),
+				fmt_us(d->handler[1], 0.99, b[7], sizeof(b[7])));
+		else
+			fprintf(f, "%10s %10s %12s %12s %8s %6.1f ", fmt_num(d->per_s[0], b[0], sizeof(b[0])),
+				fmt_num(d->per_s[1], b[1], sizeof(b[1])),
+				fmt_num(d->per_cpu_hour[0], b[2], sizeof(b[2])),
+				fmt_num(d->per_cpu_hour[1], b[3], sizeof(b[3])), fmt_num(d->ratio, b[4], sizeof(b[4])),
+				d->dispersion);
+		fprintf(f, "%9s  %s%s%s\n", fmt_p(d->p, b[5], sizeof(b[5])), ipt_diff_status_name(d->status),
+			d->untested_because ? ": " : "", d->untested_because ? d->untested_because : "");
+	}
+	if (by == IPT_DIFF_BY_ROLE) {
+		handler_line(x, IPT_ROLE_ISOLATED, f);
+		handler_line(x, IPT_ROLE_HOUSEKEEPING, f);
 	}
 }
 
@@ -197,6 +255,18 @@ static void json_side(struct ipt_jw *j, const struct dctx *x, int i)
 	ipt_jw_double(j, in->window_s);
 	ipt_jw_key(j, "lost_events");
 	ipt_jw_bool(j, in->lost_events);
+	ipt_jw_kstr(j, "cross_cpu_latency_missing_because", in->cross_cpu_latency_missing_because);
+	ipt_jw_key(j, "handlers");
+	ipt_jw_obj(j);
+	for (int role = 0; role < 2; role++) {
+		ipt_jw_key(j, ipt_role_name((enum ipt_cpu_role)role));
+		ipt_jw_obj(j);
+		ipt_jw_ku64(j, "interrupts", in->handlers[role]);
+		ipt_jw_ku64(j, "timed", in->handler_timed[role]);
+		ipt_jw_ku64(j, "ns", in->handler_ns[role]);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
 	ipt_jw_end(j);
 }
 
@@ -208,6 +278,28 @@ static void json_pair(struct ipt_jw *j, const char *k, const double v[2])
 		snprintf(key, sizeof(key), "%s_%s", k, side_name[i]);
 		ipt_jw_key(j, key);
 		ipt_jw_double(j, v[i]);
+	}
+}
+
+/* json_dist - "NAME_before"/"NAME_after": {count, p50_ns, p99_ns, max_ns}
+ * of the rows matched, or null */
+static void json_dist(struct ipt_jw *j, const char *name, const struct ipt_dist *const d[2])
+{
+	for (int i = 0; i < 2; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_%s", name, side_name[i]);
+		ipt_jw_key(j, key);
+		if (!d[i] || !ipt_dist_count(d[i])) {
+			ipt_jw_null(j);
+			continue;
+		}
+		ipt_jw_obj(j);
+		ipt_jw_ku64(j, "count", ipt_dist_count(d[i]));
+		ipt_jw_ku64(j, "p50_ns", ipt_dist_quantile(d[i], 0.5));
+		ipt_jw_ku64(j, "p99_ns", ipt_dist_quantile(d[i], 0.99));
+		ipt_jw_ku64(j, "max_ns", ipt_dist_max(d[i]));
+		ipt_jw_end(j);
 	}
 }
 
@@ -230,6 +322,8 @@ static void json_row(struct ipt_jw *j, const struct ipt_diff_row *d)
 	ipt_jw_double(j, d->p);
 	ipt_jw_kstr(j, "status", ipt_diff_status_name(d->status));
 	ipt_jw_kstr(j, "untested_because", d->untested_because);
+	json_dist(j, "latency", d->latency);
+	json_dist(j, "handler", d->handler);
 	ipt_jw_end(j);
 }
 
@@ -273,6 +367,16 @@ static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
 	fprintf(f, ",%s,", ipt_diff_status_name(d->status));
 	if (d->untested_because)
 		csv_field(d->untested_because, f);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 2; i++) {
+			const struct ipt_dist *h = k ? d->handler[i] : d->latency[i];
+
+			if (h && ipt_dist_count(h))
+				fprintf(f, ",%llu,%llu", (unsigned long long)ipt_dist_quantile(h, 0.5),
+					(unsigned long long)ipt_dist_quantile(h, 0.99));
+			else
+				fputs(",,", f);
+		}
 	fputc('\n', f);
 }
 
@@ -306,7 +410,9 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 		ipt_jw_arr(&j);
 	} else {
 		fprintf(f, "table,key,role,count_before,count_after,per_s_before,per_s_after,per_cpu_hour_before,"
-			   "per_cpu_hour_after,diff_per_s,ratio,dispersion,p,status,untested_because\n");
+			   "per_cpu_hour_after,diff_per_s,ratio,dispersion,p,status,untested_because,"
+			   "latency_p50_ns_before,latency_p99_ns_before,latency_p50_ns_after,latency_p99_ns_after,"
+			   "handler_p50_ns_before,handler_p99_ns_before,handler_p50_ns_after,handler_p99_ns_after\n");
 	}
 	for (int k = 0; k < x->nby && !ret; k++) {
 		size_t n;
@@ -356,13 +462,14 @@ int cmd_diff(int argc, char **argv)
 		{ "isolated", required_argument, NULL, 'i' },
 		{ "with-recorder", no_argument, NULL, 'R' },
 		{ "top", required_argument, NULL, 't' },
+		{ "latency", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dctx x = { .top = 10 };
-	struct ipt_diff_opts o = { .sz = sizeof(o) };
+	struct ipt_diff_opts o = { .sz = sizeof(o), .latency = true };
 	struct ipt_cpuset iso = IPT_CPUSET_INIT;
 	const char *cpus_arg = NULL, *iso_arg = NULL, *filter = NULL;
 	enum dfmt fmt = F_TEXT;
@@ -372,7 +479,7 @@ int cmd_diff(int argc, char **argv)
 	if (parse_by(&x, "function,callsite,comm,kind"))
 		return 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:F:c:i:t:f:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":b:F:c:i:t:Lf:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case '?':
 		case ':':
@@ -385,6 +492,7 @@ int cmd_diff(int argc, char **argv)
 		case 'c': cpus_arg = optarg; break;
 		case 'i': iso_arg = optarg; break;
 		case 'R': o.with_recorder = true; break;
+		case 'L': x.latency = true; break;
 		case 't':
 			x.top = (int)strtol(optarg, &end, 10);
 			if (*end || end == optarg || x.top < 0)

@@ -14,6 +14,10 @@
         the call site membarrier_private_expedited are 'new' (p < 0.05)
         in the housekeeping role; the pingpong's rows (function
         sched_ttwu_pending) are not 'gone'/'new'
+    diff_check.py latency ROWS.jsonl ISOLATED DIFF.json before|after ORACLE.json
+        the latency count, p50, p99 and max of every (function, role)
+        row of one side against tests/oracle.py --rows of that recording
+        (its own matching of trace-cmd text, tests/match_rule.py)
 Prints "P name: figures" / "F name: why" lines.
 """
 import collections
@@ -121,8 +125,52 @@ def cmd_live(js):
         print("F diff-live-untouched: the pingpong made no row of 100 IPIs on both sides")
 
 
+def nearest_rank(vals, q):
+    v = sorted(vals)
+    k = max(1, -(-int(q * len(v) * 1000000) // 1000000))	# ceil(q n)
+    return v[min(k, len(v)) - 1]
+
+
+def cmd_latency(rows_file, iso, js, side, oracle_json):
+    """the latency quantiles per (function, role) of one side of DIFF.json
+    against tests/oracle.py's rows (its own matching of trace-cmd text)"""
+    isolated = cpulist(iso)
+    cross = json.load(open(oracle_json))['cross_cpu_latency']
+    lat = collections.defaultdict(list)
+    for line in open(rows_file):
+        r = json.loads(line)
+        if not cross and r['src_cpu'] != r['target_cpu']:
+            continue	# the clock does not compare CPUs
+        role = 'isolated' if r['target_cpu'] in isolated else 'housekeeping'
+        if r.get('matched') and r.get('latency_ns') is not None:
+            lat[(r['function'] or '(none)', role)].append(r['latency_ns'])
+    d = json.load(open(js))
+    got = {}
+    for t in d['tables']:
+        if t['by'] != 'function':
+            continue
+        for r in t['rows']:
+            h = r['latency_' + side]
+            if h:
+                got[(r['key'], r['role'])] = (h['count'], h['p50_ns'], h['p99_ns'], h['max_ns'])
+    want = {k: (len(v), nearest_rank(v, 0.5), nearest_rank(v, 0.99), max(v)) for k, v in lat.items()}
+    if got == want and (want or not cross):
+        print("P diff-latency-%s: %d rows by function and role, count/p50/p99/max as the oracle's "
+              "matching (%d latencies%s)" % (side, len(want), sum(v[0] for v in want.values()),
+                                             '' if cross else '; a per-CPU clock: same-CPU sends only'))
+    else:
+        bad = sorted(set(got) | set(want))
+        bad = [k for k in bad if got.get(k) != want.get(k)]
+        print("F diff-latency-%s: %d rows differ, e.g. %s" %
+              (side, len(bad), '; '.join('%s: ipitrace %s, oracle %s' % (k, got.get(k), want.get(k))
+                                         for k in bad[:3])))
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'counts':
         cmd_counts(*sys.argv[2:6])
     elif sys.argv[1] == 'live':
         cmd_live(sys.argv[2])
+    elif sys.argv[1] == 'latency':
+        cmd_latency(*sys.argv[2:7])
+

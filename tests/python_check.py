@@ -354,6 +354,17 @@ def check_by_hand(path):
     # 3951 sends, all to one CPU (the report's summary says as much)
     check("by-hand:pingpong-counts", len(df) == 3951 and (df.ntargets == 1).all() and
           df.groupby("target_cpu").size().to_dict() == {0: 1972, 1: 1979})
+    # diff of the recording with itself, CPU 1 isolated: the role totals
+    # are the counts per target CPU above, every row 'same' with p = 1,
+    # and by kind the rows' own kinds
+    d = ipitrace.diff(path, path, by="role", isolated="1")
+    check("diff:roles", dict(zip(d.role.astype(str), d.count_before)) == {"housekeeping": 1972, "isolated": 1979}
+          and (d.count_before == d.count_after).all() and (d.status == "same").all() and (d.p > 0.999).all(),
+          d.to_string())
+    d = ipitrace.diff(path, path, by="kind")
+    want = df.groupby(df.kind.astype(str)).size().to_dict()
+    check("diff:kinds", dict(zip(d.key, d.count_after)) == want and str(d.latency_p50_ns_before.dtype) == "Int64",
+          "%s, rows say %s" % (dict(zip(d.key, d.count_after)), want))
 
 
 def bad_inputs(files):

@@ -4,6 +4,9 @@
 #  1 counts: pairs of the shared recordings, every row of the tables by
 #    role, call site, comm and sending CPU (roles split at CPU 1) against
 #    tests/diff_check.py's count of the `trace-cmd report` texts beside them
+#    and the latency quantiles per function and role against
+#    tests/oracle.py's own matching of `trace-cmd report` text
+#    and the JSON against docs/schema/diff.json (tests/schema_check.py)
 #  2 a recording against itself: every row 'same', p = 1; the usage errors
 #  3 live, twice: the same paced pingpong recorded twice, the second time
 #    with a membarrier part (ipi_mb from membarrier_private_expedited, to
@@ -42,6 +45,28 @@ if offline_part; then
 				fail "diff-counts-$a" "$(head -n 2 "$TMP/d.err" | tr '\n' ' ')"
 			fi
 		done
+		# latencies per function and role against the oracle's own matching
+		if command -v trace-cmd > /dev/null 2>&1; then
+			"$IPT" diff --with-recorder -i 1 -b function -f json "$R/busy-stacks.dat" "$R/forkexec.dat" \
+				> "$TMP/lat.json" 2> "$TMP/lat.err" || fail diff-latency "$(head -n 1 "$TMP/lat.err")"
+			for side in before:busy-stacks after:forkexec; do
+				if $PY "$TOP/tests/oracle.py" --rows "$TMP/rows.jsonl" "$R/${side#*:}.dat" > "$TMP/or.json" 2> "$TMP/or.err"; then
+					$DC latency "$TMP/rows.jsonl" 1 "$TMP/lat.json" "${side%%:*}" "$TMP/or.json" > "$TMP/v.txt"
+					verdicts "$TMP/v.txt"
+				else
+					fail diff-latency "oracle.py: $(tail -n 1 "$TMP/or.err")"
+				fi
+			done
+		else
+			skip diff-latency "no trace-cmd (the oracle reads its text)"
+		fi
+		# the JSON against its schema (docs/schema/diff.json)
+		cp "$TMP/lat.json" "$TMP/diff-lat.json" 2> /dev/null
+		"$IPT" diff -f json -i 1 -b function,callsite,comm,pid,cpu,kind "$R/pingpong.dat" "$R/idle.dat" \
+			> "$TMP/diff-all.json" 2> /dev/null
+		$PY "$TOP/tests/schema_check.py" "$TOP/docs/schema/diff.json" "$TMP/diff-all.json" \
+			$( [ -s "$TMP/diff-lat.json" ] && echo "$TMP/diff-lat.json") | sed 's/^\([PF]\) schema [^:]*:/\1 diff-schema:/' > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
 		n=$(tail -n +2 "$TMP/self.csv" | wc -l)

@@ -250,7 +250,7 @@ void ipt_jw_double(struct ipt_jw *j, double v)
 		return;
 	}
 	item(j);
-	if (ipt_strbuf_addf(j->sb, "%.6g", v))
+	if (ipt_strbuf_addf(j->sb, "%.12g", v))
 		err(j);
 }
 

@@ -42,6 +42,17 @@ struct dentry {				/* one key of one kind and role (an ipt_hmap entry) */
 	const char *key;		/* in the side's strings */
 	uint64_t count;
 	uint32_t *bins;			/* DIFF_BINS */
+	uint32_t idx;			/* its stats (struct ipt_diff_side.stats) */
+};
+
+struct dstat {				/* the matching's figures of an entry's rows */
+	struct ipt_dist latency, handler;
+};
+
+struct drow {				/* a tallied row, for its matching results */
+	uint64_t id, nth, ts;		/* its send; its place among the counted rows */
+	int32_t src, target;
+	uint32_t e[7];			/* its entries' idx, one per key (DK__COUNT) */
 };
 
 struct dkey {				/* what a lookup compares */
@@ -61,6 +72,12 @@ struct ipt_diff_side {
 	unsigned int shift;
 	int32_t *rec_pids;		/* the recorder's own, sorted */
 	size_t nrec;
+	bool latency;			/* opts.latency: keep rows, then stats */
+	struct dstat *stats;		/* per entry (idx) */
+	size_t nstats, capstats;
+	struct drow *rows;
+	size_t nrows, caprows;
+	uint64_t nth;			/* counted rows seen by on_row */
 	struct ipt_diff_info info;
 };
 
@@ -87,8 +104,9 @@ static void coarsen(struct ipt_diff_side *s)
 	}
 }
 
-/* tally - one row under key (len bytes) of kind dk, in window w */
-static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, size_t len, uint64_t w)
+/* tally - one row under key (len bytes) of kind dk, in window w; *idx
+ * gets the entry's stats index */
+static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, size_t len, uint64_t w, uint32_t *idx)
 {
 	struct dkey k = { (uint8_t)dk, (uint8_t)role, key, len };
 	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_bytes(key, len), (uint64_t)(dk * 2 + role)));
@@ -102,7 +120,8 @@ static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, siz
 		char *str = ipt_strndup(key, len);
 		uint32_t *bins = ipt_calloc(DIFF_BINS, sizeof(*bins));
 
-		if (!str || !bins || IPT_GROW(s->strs, s->capstrs, s->nstrs + 1)) {
+		if (!str || !bins || IPT_GROW(s->strs, s->capstrs, s->nstrs + 1) ||
+		    (s->latency && IPT_GROW_ZERO(s->stats, s->capstats, s->nstats + 1))) {
 			free(str);
 			free(bins);
 			ipt_hmap_remove(&s->map, sizeof(*e), e);
@@ -113,9 +132,13 @@ static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, siz
 		e->role = (uint8_t)role;
 		e->key = str;
 		e->bins = bins;
+		e->idx = (uint32_t)s->nstats;
+		if (s->latency)
+			s->nstats++;
 	}
 	e->count++;
 	e->bins[w]++;
+	*idx = e->idx;
 	return 0;
 }
 
@@ -144,6 +167,7 @@ static int on_row(void *ctx, const struct ipt_ipi_row *row)
 										   IPT_ROLE_HOUSEKEEPING;
 	char buf[3][32];
 	const char *key[DK__COUNT];
+	struct drow d = { row->id, s->nth++, row->ts, row->src_cpu, row->target_cpu, { 0 } };
 	uint64_t w;
 
 	if (s->nrec && bsearch(&row->pid, s->rec_pids, s->nrec, sizeof(row->pid), cmp_i32)) {
@@ -173,10 +197,15 @@ static int on_row(void *ctx, const struct ipt_ipi_row *row)
 		if (dk == DK_FUNCTION)
 			key[dk] = row->func ? sym_key(row->func_sym, row->func, fbuf, sizeof(fbuf)) :
 					      sym_key(row->callback_sym, row->callback, fbuf, sizeof(fbuf));
-		if (tally(s, dk, role, key[dk], strlen(key[dk]), w))
+		if (tally(s, dk, role, key[dk], strlen(key[dk]), w, &d.e[dk]))
 			return -1;
 	}
 	s->info.ipis++;
+	if (s->latency) {
+		if (IPT_GROW(s->rows, s->caprows, s->nrows + 1))
+			return -1;
+		s->rows[s->nrows++] = d;
+	}
 	return 0;
 }
 
@@ -213,6 +242,54 @@ static void windows(struct ipt_diff_side *s)
 
 	s->info.windows = (uint32_t)(k > DIFF_BINS ? DIFF_BINS : k);
 	s->info.window_s = s->info.ts_in_ns ? (double)width / 1e9 : NAN;
+}
+
+/* add_matching - every tallied row's latency and handler time into the
+ * stats of its entries; the rows are let go */
+static int add_matching(struct ipt_diff_side *s, struct ipt_report *r)
+{
+	_Static_assert(DK__COUNT == sizeof(((struct drow *)0)->e) / sizeof(uint32_t), "one entry per key");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct drow *d = &s->rows[i];
+		struct ipt_ipi_row row = { .id = d->id, .ts = d->ts, .src_cpu = d->src, .target_cpu = d->target };
+		struct ipt_row_match m;
+
+		if (ipt_report_row_match_nth(r, d->nth, &row, &m))
+			return -1;
+		for (int k = 0; k < DK__COUNT && m.known; k++) {
+			struct dstat *st = &s->stats[d->e[k]];
+
+			if ((m.has_latency && hist_add(&st->latency, m.latency_ns)) ||
+			    (m.has_handler && hist_add(&st->handler, m.handler_ns)))
+				return -1;
+		}
+	}
+	for (size_t i = 0; i < s->nstats; i++) {
+		hist_finish(&s->stats[i].latency);
+		hist_finish(&s->stats[i].handler);
+	}
+	free(s->rows);
+	s->rows = NULL;
+	s->nrows = s->caprows = 0;
+	return 0;
+}
+
+/* handler_totals - the IPI interrupts of each role's CPUs and the time
+ * spent in their handlers */
+static void handler_totals(struct ipt_diff_side *s, struct ipt_report *r)
+{
+	const struct ipt_report_summary *sum = ipt_report_summary(r);
+
+	for (int c = 0; c < sum->ncpus; c++) {
+		const struct ipt_report_cpu *rc = ipt_report_cpu(r, c);
+		int role = ipt_cpuset_has(&s->isolated, (unsigned int)c) ? IPT_ROLE_ISOLATED : IPT_ROLE_HOUSEKEEPING;
+
+		if (!rc)
+			continue;
+		s->info.handlers[role] += rc->handlers;
+		s->info.handler_timed[role] += ipt_dist_count(rc->handler);
+		s->info.handler_ns[role] += ipt_dist_sum(rc->handler);
+	}
 }
 
 struct ipt_diff_side *ipt_diff_read(struct ipt_trace *t, const struct ipt_diff_opts *opts)
@@ -252,12 +329,20 @@ struct ipt_diff_side *ipt_diff_read(struct ipt_trace *t, const struct ipt_diff_o
 	ro.filter = o.filter;
 	ro.threads = o.threads;
 	ro.no_tables = true;
+	ro.row_results = o.latency;
+	s->latency = o.latency;
 	ro.on_row = on_row;
 	ro.on_row_ctx = s;
 	r = ipt_report_run(t, &ro);
 	if (!r)
 		goto fail;
 	sum = ipt_report_summary(r);
+	if (s->latency && add_matching(s, r)) {
+		ipt_report_free(r);
+		goto fail;
+	}
+	handler_totals(s, r);
+	s->info.cross_cpu_latency_missing_because = sum->cross_cpu_latency ? NULL : sum->cross_cpu_missing_because;
 	s->last_ts = sum->last_ts;
 	s->info.ts_in_ns = ipt_trace_ts_in_ns(t);
 	s->info.duration_s = s->info.ts_in_ns ? sum->duration_s : NAN;
@@ -295,6 +380,12 @@ void ipt_diff_side_free(struct ipt_diff_side *s)
 			free(e->bins);
 	}
 	ipt_hmap_free(&s->map);
+	for (size_t i = 0; i < s->nstats; i++) {
+		hist_free(&s->stats[i].latency);
+		hist_free(&s->stats[i].handler);
+	}
+	free(s->stats);
+	free(s->rows);
 	for (size_t i = 0; i < s->nstrs; i++)
 		free(s->strs[i]);
 	free(s->strs);
@@ -439,7 +530,13 @@ static void fill_row(struct ipt_diff_row *d, const struct dentry *e[2], const st
 		why = untestable(s[1]);
 	for (int i = 0; i < 2; i++) {
 		int n = role_cpus(s[i], d->role);
+
+		if (e[i] && s[i]->latency) {
+			d->latency[i] = &s[i]->stats[e[i]->idx].latency;
+			d->handler[i] = &s[i]->stats[e[i]->idx].handler;
+		}
 		double dur = s[i]->info.duration_s;
+
 
 		d->count[i] = e[i] ? e[i]->count : 0;
 		d->per_s[i] = dur > 0 ? (double)d->count[i] / dur : NAN;

@@ -202,8 +202,10 @@ def diff(before, after, by="function", filter=None, isolated=None, threads=None)
     row per key and role of the target CPUs ("isolated", "housekeeping"),
     with count_before, count_after, per_s_*, per_cpu_hour_* (NaN: the role
     has no CPU), diff_per_s, ratio, dispersion, p (NaN: untested) and
-    status ("same", "more", "fewer", "gone", "new", "untested"), ordered by
-    the size of the change.  by: function, callsite, comm, pid, cpu, kind
+    status ("same", "more", "fewer", "gone", "new", "untested"), then
+    latency (send to handler entry) and handler time, p50 and p99 in ns
+    before and after (pandas Int64, null where not known), ordered by the
+    size of the change.  by: function, callsite, comm, pid, cpu, kind
     or role (the roles' totals).  filter: a row filter for both sides;
     isolated: a CPU list, the isolated role on both (None: each
     recording's own).  The method: docs/diff.md."""
@@ -211,7 +213,12 @@ def diff(before, after, by="function", filter=None, isolated=None, threads=None)
     cols = ["key", "role", "count_before", "count_after", "per_s_before", "per_s_after",
             "per_cpu_hour_before", "per_cpu_hour_after", "diff_per_s", "ratio", "dispersion",
             "p", "status", "untested_because"]
+    lat = [w + "_" + q + "_ns_" + side for w in ("latency", "handler") for q in ("p50", "p99")
+           for side in ("before", "after")]
+    cols += lat
     df = _pd.DataFrame({c: d.get(c, []) for c in cols}, columns=cols)
+    for c in lat:
+        df[c] = df[c].astype("Int64")
     for c in ("count_before", "count_after"):
         df[c] = df[c].astype("uint64")
     for c in cols[4:12]:
