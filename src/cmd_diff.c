@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 #include "cpu_ranges.h"
+#include "report_out.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -41,8 +42,11 @@ static void diff_usage(FILE *f)
 		"  -L, --latency        in text, each row's latency (send to handler entry) and\n"
 		"                       handler time, p50 and p99 before and after, instead of\n"
 		"                       the rates per second (JSON and CSV always have them)\n"
-		"  -f, --format FMT     text (default), json (docs/schema/diff.json) or csv\n"
-		"                       (one line per row of every table)\n"
+		"  -f, --format FMT     text (default), json (docs/schema/diff.json), csv (one\n"
+		"                       line per row of every table), or uniq: the two tables\n"
+		"                       of the kernel developers' trace-cmd recipe (report\n"
+		"                       --format uniq, docs/recipe.md), before and after side\n"
+		"                       by side (-F and -c apply; no test)\n"
 		"  -j, --threads N      decoding threads, as in report\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -380,7 +384,121 @@ static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
 	fputc('\n', f);
 }
 
-enum dfmt { F_TEXT, F_JSON, F_CSV };
+enum dfmt { F_TEXT, F_JSON, F_CSV, F_UNIQ };
+
+/* uniq_text - report --format uniq of t into a string (the caller frees);
+ * NULL after the error was said */
+static char *uniq_text(struct ipt_trace *t, const char *filter, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		err_msg("out of memory");
+		*rc = 1;
+		return NULL;
+	}
+	*rc = report_uniq(t, filter, f);
+	if (fclose(f) || *rc) {
+		free(buf);
+		if (!*rc) {
+			err_msg("out of memory");
+			*rc = 1;
+		}
+		return NULL;
+	}
+	return buf;
+}
+
+/* struct lines - a text cut into lines, and where its second table starts */
+struct lines {
+	const char **s;
+	int *len;
+	int n, cap, second;
+};
+
+static int cut_lines(char *text, struct lines *L)
+{
+	*L = (struct lines){ 0 };
+	for (char *p = text; *p;) {
+		char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		if (L->n == L->cap) {
+			int cap = L->cap ? 2 * L->cap : 64;
+			const char **s = realloc(L->s, (size_t)cap * sizeof(*s));
+			int *len = s ? realloc(L->len, (size_t)cap * sizeof(*len)) : NULL;
+
+			if (s)
+				L->s = s;
+			if (!len)
+				return -1;
+			L->len = len;
+			L->cap = cap;
+		}
+		if (L->n && !strncmp(p, "# table 2", 9))
+			L->second = L->n;
+		L->s[L->n] = p;
+		L->len[L->n++] = n;
+		p += n + (nl ? 1 : 0);
+	}
+	if (!L->second)
+		L->second = L->n;
+	return 0;
+}
+
+/* uniq_side_by_side - the recipe's two tables of both recordings: their
+ * header lines, then each before line left and after line right (as
+ * `paste` pairs them, padded) */
+static int uniq_side_by_side(struct dctx *x, const char *const filter[2], FILE *f)
+{
+	char *text[2] = { NULL, NULL };
+	struct lines L[2] = { { 0 }, { 0 } };
+	int rc = 0, width = (int)strlen(x->path[0]);
+
+	for (int i = 0; i < 2 && !rc; i++)
+		if (!(text[i] = uniq_text(x->t[i], filter[i], &rc)))
+			break;
+	for (int i = 0; i < 2 && !rc; i++)
+		if (cut_lines(text[i], &L[i])) {
+			err_msg("out of memory");
+			rc = 1;
+		}
+	for (int k = 0; !rc && k < L[0].n; k++)
+		if (L[0].len[k] > width && L[0].s[k][0] != '#')
+			width = L[0].len[k];
+	if (width > 100)
+		width = 100;
+	if (!rc)
+		fprintf(f, "%-*s | %s\n", width, x->path[0], x->path[1]);
+	for (int table = 0; !rc && table < 2; table++) {
+		int from[2], to[2];
+
+		for (int i = 0; i < 2; i++) {
+			from[i] = table ? L[i].second : 0;
+			to[i] = table ? L[i].n : L[i].second;
+		}
+		for (int k = 0; from[0] + k < to[0] || from[1] + k < to[1]; k++) {
+			int a = from[0] + k, b = from[1] + k;
+
+			if (!k) {	/* the headers, one a line */
+				for (int i = 0; i < 2; i++)
+					if (from[i] < to[i])
+						fprintf(f, "%-6s %.*s\n", side_name[i], L[i].len[from[i]], L[i].s[from[i]]);
+				continue;
+			}
+			fprintf(f, "%-*.*s | %.*s\n", width, a < to[0] ? L[0].len[a] : 0, a < to[0] ? L[0].s[a] : "",
+				b < to[1] ? L[1].len[b] : 0, b < to[1] ? L[1].s[b] : "");
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		free(L[i].s);
+		free(L[i].len);
+		free(text[i]);
+	}
+	return rc;
+}
 
 static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 {
@@ -471,7 +589,8 @@ int cmd_diff(int argc, char **argv)
 	struct dctx x = { .top = 10 };
 	struct ipt_diff_opts o = { .sz = sizeof(o), .latency = true };
 	struct ipt_cpuset iso = IPT_CPUSET_INIT;
-	const char *cpus_arg = NULL, *iso_arg = NULL, *filter = NULL;
+	const char *cpus_arg = NULL, *iso_arg = NULL, *filter = NULL, *side_filter[2] = { NULL, NULL };
+	char *exprs[2] = { NULL, NULL };
 	enum dfmt fmt = F_TEXT;
 	int c, ret = 1;
 	char *end;
@@ -505,8 +624,10 @@ int cmd_diff(int argc, char **argv)
 				fmt = F_JSON;
 			else if (!strcmp(optarg, "csv"))
 				fmt = F_CSV;
+			else if (!strcmp(optarg, "uniq"))
+				fmt = F_UNIQ;
 			else
-				return usage_err("diff", "--format: text, json or csv, not '%s'", optarg);
+				return usage_err("diff", "--format: text, json, csv or uniq, not '%s'", optarg);
 			break;
 		case 'j':
 			o.threads = (int)strtol(optarg, &end, 10);
@@ -526,20 +647,28 @@ int cmd_diff(int argc, char **argv)
 		return usage_err("diff", "--isolated: bad CPU list '%s'", iso_arg);
 	}
 	for (int i = 0; i < 2; i++) {
-		char *expr = NULL;
-
 		x.path[i] = argv[optind + i];
 		x.t[i] = open_trace(x.path[i], NULL, true, &ret);
 		if (!x.t[i])
 			goto out;
-		if (cpus_arg && !(expr = cpus_filter("diff", cpus_arg, filter, x.t[i]))) {
+		if (cpus_arg && !(exprs[i] = cpus_filter("diff", cpus_arg, filter, x.t[i]))) {
 			ret = 2;
 			goto out;
 		}
-		o.filter = expr ? expr : filter;
+		side_filter[i] = exprs[i] ? exprs[i] : filter;
+	}
+	if (fmt == F_UNIQ) {	/* the recipe's tables: no tallies, no test */
+		ret = uniq_side_by_side(&x, side_filter, stdout);
+		if (!ret && (fflush(stdout) || ferror(stdout))) {
+			err_msg("write error on standard output");
+			ret = 1;
+		}
+		goto out;
+	}
+	for (int i = 0; i < 2; i++) {
+		o.filter = side_filter[i];
 		o.isolated = iso_arg ? &iso : NULL;
 		x.s[i] = ipt_diff_read(x.t[i], &o);
-		free(expr);
 		if (!x.s[i]) {
 			err_msg("%s: %s", x.path[i], ipt_errmsg());
 			ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
@@ -567,5 +696,7 @@ out:
 			ipt_trace_close(x.t[i]);
 	}
 	ipt_cpuset_free(&iso);
+	free(exprs[0]);
+	free(exprs[1]);
 	return ret;
 }

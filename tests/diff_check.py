@@ -18,6 +18,8 @@
         the latency count, p50, p99 and max of every (function, role)
         row of one side against tests/oracle.py --rows of that recording
         (its own matching of trace-cmd text, tests/match_rule.py)
+    diff_check.py uniq SIDE_BY_SIDE.txt A.uniq B.uniq
+        diff -f uniq's columns against each recording's report -f uniq
 Prints "P name: figures" / "F name: why" lines.
 """
 import collections
@@ -166,11 +168,42 @@ def cmd_latency(rows_file, iso, js, side, oracle_json):
                                          for k in bad[:3])))
 
 
+
+
+def cmd_uniq(side_by_side, report_a, report_b):
+    """diff -f uniq's two columns put back together equal each recording's
+    report --format uniq (itself checked against the recipe's pipeline in
+    test_uniq.sh)"""
+    lines = open(side_by_side).read().split('\n')[1:]
+    cols = [[], []]
+    for l in lines:
+        if not l:
+            continue
+        if l.startswith('before '):
+            cols[0].append(l[7:])
+        elif l.startswith('after  '):
+            cols[1].append(l[7:])
+        else:
+            a, b = l.split(' | ', 1)
+            if a.strip():
+                cols[0].append(a.rstrip())
+            if b:
+                cols[1].append(b)
+    for i, path in enumerate((report_a, report_b)):
+        want = [l.rstrip() for l in open(path).read().split('\n') if l]
+        side = ('before', 'after')[i]
+        if cols[i] == want:
+            print("P diff-uniq-%s: the %s column is report --format uniq (%d lines)" % (side, side, len(want)))
+        else:
+            print("F diff-uniq-%s: %s against %s" % (side, cols[i][:3], want[:3]))
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'counts':
         cmd_counts(*sys.argv[2:6])
     elif sys.argv[1] == 'live':
         cmd_live(sys.argv[2])
+    elif sys.argv[1] == 'uniq':
+        cmd_uniq(*sys.argv[2:5])
     elif sys.argv[1] == 'latency':
         cmd_latency(*sys.argv[2:7])
-

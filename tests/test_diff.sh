@@ -7,6 +7,7 @@
 #    and the latency quantiles per function and role against
 #    tests/oracle.py's own matching of `trace-cmd report` text
 #    and the JSON against docs/schema/diff.json (tests/schema_check.py)
+#    and -f uniq's columns against each recording's report -f uniq
 #  2 a recording against itself: every row 'same', p = 1; the usage errors
 #  3 live, twice: the same paced pingpong recorded twice, the second time
 #    with a membarrier part (ipi_mb from membarrier_private_expedited, to
@@ -66,6 +67,13 @@ if offline_part; then
 			> "$TMP/diff-all.json" 2> /dev/null
 		$PY "$TOP/tests/schema_check.py" "$TOP/docs/schema/diff.json" "$TMP/diff-all.json" \
 			$( [ -s "$TMP/diff-lat.json" ] && echo "$TMP/diff-lat.json") | sed 's/^\([PF]\) schema [^:]*:/\1 diff-schema:/' > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
+		# the recipe's tables side by side (-c 1: as recorded with the kernel filter on CPU 1)
+		"$IPT" diff -f uniq -c 1 "$R/busy-stacks.dat" "$R/stacks.report.txt" > "$TMP/sbs.txt" 2> "$TMP/sbs.err" &&
+		"$IPT" report -f uniq -c 1 "$R/busy-stacks.dat" > "$TMP/a.uniq" 2>> "$TMP/sbs.err" &&
+		"$IPT" report -f uniq -c 1 "$R/stacks.report.txt" > "$TMP/b.uniq" 2>> "$TMP/sbs.err" ||
+			fail diff-uniq "$(head -n 1 "$TMP/sbs.err")"
+		$DC uniq "$TMP/sbs.txt" "$TMP/a.uniq" "$TMP/b.uniq" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"

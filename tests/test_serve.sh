@@ -294,8 +294,14 @@ cmd_ipis() {	# cmd_ipis NAME ARGS: IPIs to CPU 1 sent by `ipitrace ARGS` from ta
 	make_counter "common_pid == $TP"
 	echo 1 > "$CNT/tracing_on"
 	echo go > "$TMP/go"
-	sleep 0.5
+	# the most programs loaded while it runs (sampled: a busy machine may
+	# attach late, or be done early)
 	during=$(nprogs)
+	while kill -0 $TP 2> /dev/null; do
+		p=$(nprogs)
+		[ "$p" -gt "$during" ] && during=$p
+		sleep 0.1
+	done
 	wait $TP
 	echo 0 > "$CNT/tracing_on"
 	# from task context only: a softirq or an interrupt that came while the
