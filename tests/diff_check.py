@@ -9,10 +9,11 @@
         CPU of each ipi_send_cpu / ipi_send_cpumask line, keyed by the call
         site's function name, the sender's comm, the sending CPU, and the
         role of the target (isolated: in the CPU list ISOLATED)
-    diff_check.py live DIFF.json
-        the membarrier part made in AFTER only: the function ipi_mb and
-        the call site membarrier_private_expedited are 'new' (p < 0.05)
-        in the housekeeping role; the pingpong's rows (function
+    diff_check.py live DIFF.json SAME.json
+        the membarrier calls made in AFTER (BEFORE has a few, for the same
+        spinning thread on CPU 1): the function ipi_mb and the call site
+        membarrier_private_expedited are 'more' (or 'new'; p < 0.05) in
+        the housekeeping role, ten times as many or more; the pingpong's rows (function
         sched_ttwu_pending) are not 'gone'/'new'
     diff_check.py latency ROWS.jsonl ISOLATED DIFF.json before|after ORACLE.json
         the latency count, p50, p99 and max of every (function, role)
@@ -99,32 +100,38 @@ def cmd_counts(a, b, iso, js):
                                              for k in bad[:4])))
 
 
-def cmd_live(js):
+def cmd_live(js, same_js):
     d = json.load(open(js))
     rows = {(t['by'], r['key'], r['role']): r for t in d['tables'] for r in t['rows']}
+    # the part added in AFTER: membarrier calls on CPU 0, IPIs to CPU 1 (isolated)
     for by, key in (('function', 'ipi_mb'), ('callsite', 'membarrier_private_expedited')):
-        r = rows.get((by, key, 'housekeeping'))
-        if r and r['status'] == 'new' and r['count_before'] == 0 and r['count_after'] > 0:
-            print("P diff-live-%s: %s 0 -> %d, new (p %.2g)" % (by, key, r['count_after'], r['p']))
+        r = rows.get((by, key, 'isolated'))
+        if r and r['status'] in ('new', 'more') and r['count_after'] > 10 * r['count_before']:
+            print("P diff-live-%s: to the isolated CPU %s %d -> %d, %s (p %.2g)" %
+                  (by, key, r['count_before'], r['count_after'], r['status'], r['p']))
         else:
-            print("F diff-live-%s: %s is %s" % (by, key, r and '%d -> %d, %s (p %s)' %
-                                                (r['count_before'], r['count_after'], r['status'], r['p'])))
-    # the pingpong's own IPIs: reschedule IPIs (function "(none)") and, where
-    # the wakelist is used, sched_ttwu_pending: those with 100 or more rows
-    # in both must be 'same'
-    for fn in ('(none)', 'sched_ttwu_pending'):
-        r = rows.get(('function', fn, 'housekeeping'))
-        if not r or min(r['count_before'], r['count_after']) < 100:
-            continue
-        if r['status'] == 'same':
-            print("P diff-live-untouched: %s %d -> %d, same (p %.2g, dispersion %.1f)" %
-                  (fn, r['count_before'], r['count_after'], r['p'], r['dispersion']))
-        else:
-            print("F diff-live-untouched: %s %d -> %d, %s (p %.2g, dispersion %.1f)" %
-                  (fn, r['count_before'], r['count_after'], r['status'], r['p'], r['dispersion']))
-        break
+            print("F diff-live-%s: to the isolated CPU %s is %s" % (by, key, r and '%d -> %d, %s (p %s)' % (
+                r['count_before'], r['count_after'], r['status'], r['p'])))
+    # the part in both: membarrier calls on CPU 1, IPIs to CPU 0
+    r = rows.get(('function', 'ipi_mb', 'housekeeping'))
+    if r and r['status'] == 'same' and min(r['count_before'], r['count_after']) >= 100:
+        print("P diff-live-kept: to the housekeeping CPU ipi_mb %d -> %d, same (p %.2g)" %
+              (r['count_before'], r['count_after'], r['p']))
     else:
-        print("F diff-live-untouched: the pingpong made no row of 100 IPIs on both sides")
+        print("F diff-live-kept: to the housekeeping CPU ipi_mb is %s" % (r and '%d -> %d, %s (p %s)' % (
+            r['count_before'], r['count_after'], r['status'], r['p'])))
+    # the same load recorded twice: its rows of 100 IPIs or more are 'same'
+    d = json.load(open(same_js))
+    big = [(t['by'], r) for t in d['tables'] for r in t['rows'] if min(r['count_before'], r['count_after']) >= 100]
+    bad = [(by, r) for by, r in big if r['status'] != 'same']
+    if big and not bad:
+        print("P diff-live-untouched: the same load twice: %d rows of 100 or more, all same (%s)" %
+              (len(big), '; '.join('%s %s %d -> %d p %.2g' % (r['role'], r['key'], r['count_before'],
+                                                              r['count_after'], r['p']) for by, r in big)))
+    else:
+        print("F diff-live-untouched: %s" % ('no row of 100 IPIs' if not big else '; '.join(
+            '%s %s %d -> %d %s p %.2g' % (by, r['key'], r['count_before'], r['count_after'], r['status'], r['p'])
+            for by, r in bad)))
 
 
 def nearest_rank(vals, q):
@@ -202,7 +209,7 @@ if __name__ == '__main__':
     if sys.argv[1] == 'counts':
         cmd_counts(*sys.argv[2:6])
     elif sys.argv[1] == 'live':
-        cmd_live(sys.argv[2])
+        cmd_live(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == 'uniq':
         cmd_uniq(*sys.argv[2:5])
     elif sys.argv[1] == 'latency':

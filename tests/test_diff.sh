@@ -9,11 +9,11 @@
 #    and the JSON against docs/schema/diff.json (tests/schema_check.py)
 #    and -f uniq's columns against each recording's report -f uniq
 #  2 a recording against itself: every row 'same', p = 1; the usage errors
-#  3 live, twice: the same paced pingpong recorded twice, the second time
-#    with a membarrier part (ipi_mb from membarrier_private_expedited, to
-#    CPU 1): diff must call that part 'new' and the pingpong's own rows
-#    (reschedule IPIs, or sched_ttwu_pending where the wakelist is used)
-#    'same'
+#  3 live, twice: membarrier calls on CPU 1 (IPIs to CPU 0) recorded, the
+#    same again, then with calls on CPU 0 (IPIs to CPU 1, "isolated" by
+#    -i 1) added: diff must call the added part 'new' (or 'more') and the
+#    kept part 'same', and between the two recordings of one load every
+#    row of 100 IPIs or more 'same'
 # (The significance itself is checked against scipy in test_diff_stats.sh.)
 # run: split
 # seconds: 30
@@ -109,18 +109,25 @@ if live_part; then
 	LIVE_NAME=diff-live
 	. "$(dirname "$0")/live.sh"
 	for run in 1 2; do
-		"$IPT" record -o "$TMP/a$run.dat" -- "$WL" --rate 1000 pingpong 2000 > /dev/null 2> "$TMP/a.err" &&
-		"$IPT" record -o "$TMP/b$run.dat" -- sh -c "\"$WL\" --rate 1000 pingpong 2000 > /dev/null &
-			\"$WL\" --cpus 0,1 --rate 300 membarrier 450 > /dev/null; wait" > /dev/null 2> "$TMP/b.err"
-		if [ $? != 0 ]; then
+		# membarrier calls on CPU 1 (IPIs to CPU 0, its spinner there) in
+		# every recording (a, then the same again: a2); in b, calls on CPU
+		# 0 (IPIs to CPU 1) too.  (A pingpong beside them would not do:
+		# on 2 CPUs their IPIs change each other's, and the scheduler's
+		# choice of wake-up path changes between runs.)
+		load() { echo "\"$WL\" --cpus 1,0 --rate 300 membarrier 450 > /dev/null & $1 wait"; }
+		added="\"$WL\" --cpus 0,1 --rate 300 membarrier 450 > /dev/null &"
+		if ! "$IPT" record -o "$TMP/a.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
+		   ! "$IPT" record -o "$TMP/a2.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
+		   ! "$IPT" record -o "$TMP/b.dat" -- sh -c "$(load "$added")" > /dev/null 2> "$TMP/b.err"; then
 			fail "diff-live-record-$run" "$(tail -n 1 "$TMP/a.err" "$TMP/b.err" | tr '\n' ' ')"
 			continue
 		fi
-		"$IPT" diff -f json -b function,callsite "$TMP/a$run.dat" "$TMP/b$run.dat" > "$TMP/l.json" 2> "$TMP/l.err" ||
+		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/b.dat" > "$TMP/l.json" 2> "$TMP/l.err" &&
+		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/a2.dat" > "$TMP/s.json" 2>> "$TMP/l.err" ||
 			fail "diff-live-$run" "$(head -n 1 "$TMP/l.err")"
-		$DC live "$TMP/l.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
+		$DC live "$TMP/l.json" "$TMP/s.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
-		[ $run = 1 ] && "$IPT" diff -b function -t 5 "$TMP/a$run.dat" "$TMP/b$run.dat" 2>&1 | sed 's/^/  /'
+		[ $run = 1 ] && "$IPT" diff -i 1 -b function -t 5 "$TMP/a.dat" "$TMP/b.dat" 2>&1 | sed 's/^/  /'
 	done
 fi
 finish
