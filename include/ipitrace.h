@@ -1092,8 +1092,10 @@ struct ipt_diff_opts {
 						 * isolated and nohz_full CPUs) */
 	bool with_recorder;		/* keep the recorder's own sends */
 	int threads;			/* as in struct ipt_report_opts */
-	bool latency;			/* also the latency and handler time per row
-					 * (ipt_diff_row; 80 bytes a row while reading) */
+	bool latency;			/* also what matching found: the latency and
+					 * handler time per row (ipt_diff_row), and
+					 * the stacks (IPT_BY_STACK); 80 bytes a row
+					 * while reading */
 };
 struct ipt_diff_side;
 /* One recording read; NULL on error (ipt_errmsg). */
@@ -1153,7 +1155,9 @@ struct ipt_diff_row {
 };
 /*
  * The table of a and b by key (IPT_BY_COMM, _PID, _CPU, _CALLSITE,
- * _FUNCTION, _KIND, or IPT_DIFF_BY_ROLE), ordered by the size of the
+ * _FUNCTION, _KIND, _STACK (sides read with opts.latency; the key is the
+ * folded stack, "comm;root;...;leaf", or "(no stack)"), or
+ * IPT_DIFF_BY_ROLE), ordered by the size of the
  * change (|diff_per_s|), largest first; the caller frees it, the strings
  * belong to the sides.  NULL on error (IPT_ERR_INVALID for another key).
  */

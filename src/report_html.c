@@ -14,6 +14,7 @@
  * time bins and per-kind distributions): this file only lays them out.
  */
 #include "commands.h"
+#include "flame.h"
 #include "outfile.h"
 #include "report_html.h"
 
@@ -31,9 +32,6 @@ enum {
 	HB_N = IPT_DIST_LOG_NBINS,	/* < 10 ns, 10 ns .. 10 s, >= 10 s */
 	ISO_MAX = 1000,		/* rows of the isolated-CPU table */
 	TARGETS_MAX = 64,	/* target CPUs with their own senders and flame graph */
-	FLAME_W = 1200,		/* flame graph width (px) */
-	FLAME_ROW = 17,		/* height of one frame */
-	FLAME_DEPTH = 48,	/* frames drawn at most */
 	CPU_ROWS_MAX = 512,	/* rows of the per-CPU table */
 };
 
@@ -124,23 +122,6 @@ static void axis_label(const struct axis *a, int i, char *buf, size_t n)
 }
 
 /* ---- output helpers ---- */
-
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc('?', f);
-			else
-				fputc(*s, f);
-		}
-	}
-}
 
 /* a count with thousands separators */
 static const char *num(uint64_t v, char *buf)
@@ -264,10 +245,10 @@ static void head(struct hx *x)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"ipitrace " IPT_VERSION "\">\n<title>ipitrace report: ", f);
-	esc(f, ipt_trace_path(t));
+	html_esc(f, ipt_trace_path(t));
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 	fputs("<h1>Who interrupts my CPUs?</h1>\n<p class=\"meta\">", f);
-	esc(f, ipt_trace_path(t));
+	html_esc(f, ipt_trace_path(t));
 	if (x->ns)
 		fprintf(f, " &middot; %.6f s", r->duration_s);
 	else
@@ -275,14 +256,14 @@ static void head(struct hx *x)
 			ipt_trace_time_unit(t), ipt_trace_time_unit(t));
 	fprintf(f, " &middot; %d CPUs &middot; clock %s &middot; kernel ", r->ncpus,
 		*ipt_trace_clock(t) ? ipt_trace_clock(t) : "unknown");
-	esc(f, *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
+	html_esc(f, *ipt_trace_uname(t) ? ipt_trace_uname(t) : "unknown");
 	fprintf(f, "</p>\n<p class=\"meta\">%s events &middot; %s IPI send events &middot; %s IPIs "
 		"(one per target CPU)", num(r->events, a), num(r->send_events, b), num(r->ipis, c));
 	if (r->filtered) {
 		fputs(" &middot; ", f);
 		fputs(num(r->ipis_counted, a), f);
 		fputs(" matching the filter <code>", f);
-		esc(f, x->filter);
+		html_esc(f, x->filter);
 		fputs("</code>", f);
 	}
 	fputs("</p>\n", f);
@@ -291,11 +272,11 @@ static void head(struct hx *x)
 
 		if (ipt_trace_provenance(t, "command_line", v, sizeof(v))) {
 			fputs("<p class=\"meta\">Recorded with: <code>", f);
-			esc(f, v);
+			html_esc(f, v);
 			fputs("</code>", f);
 			if (ipt_trace_provenance(t, "start_utc", v, sizeof(v))) {
 				fputs(" &middot; started ", f);
-				esc(f, v);
+				html_esc(f, v);
 			}
 			fputs("</p>\n", f);
 		}
@@ -722,7 +703,7 @@ static void tops(struct hx *x, int top)
 		int pid = s[i].pid;
 
 		fputs("<tr><td class=\"l\">", f);
-		esc(f, ipt_trace_comm(x->t, pid));
+		html_esc(f, ipt_trace_comm(x->t, pid));
 		fprintf(f, "</td><td>%d</td><td>%s</td><td>%.1f%%</td></tr>\n", pid, num(s[i].count, c),
 			r->ipis_counted ? 100.0 * (double)s[i].count / (double)r->ipis_counted : 0.0);
 	}
@@ -732,9 +713,9 @@ static void tops(struct hx *x, int top)
 		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
 		ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
 		fputs("<tr><td class=\"l\">", f);
-		esc(f, a);
+		html_esc(f, a);
 		fputs("</td><td class=\"l\">", f);
-		esc(f, b);
+		html_esc(f, b);
 		fprintf(f, "</td><td>%s</td><td>%.1f%%</td></tr>\n", num(p[i].count, c),
 			r->ipis_counted ? 100.0 * (double)p[i].count / (double)r->ipis_counted : 0.0);
 	}
@@ -784,155 +765,24 @@ static void group_label(const struct hx *x, const struct ipt_report_group *g, ch
 	}
 }
 
-struct fnode {			/* a frame of the flame graph: a call path's prefix */
-	char *name;
-	uint64_t count;
-	struct fnode *kid;	/* children, in order of first sight */
-	size_t nkid, capkid;
-};
-
-static void fnode_free(struct fnode *n)
-{
-	for (size_t i = 0; i < n->nkid; i++)
-		fnode_free(&n->kid[i]);
-	free(n->kid);
-	free(n->name);
-}
-
-/* fnode_child - the child of n named name[0..len), added if new */
-static struct fnode *fnode_child(struct fnode *n, const char *name, size_t len)
-{
-	for (size_t i = 0; i < n->nkid; i++)
-		if (strlen(n->kid[i].name) == len && !memcmp(n->kid[i].name, name, len))
-			return &n->kid[i];
-	if (IPT_GROW(n->kid, n->capkid, n->nkid + 1))
-		return NULL;
-	memset(&n->kid[n->nkid], 0, sizeof(n->kid[0]));
-	if (!(n->kid[n->nkid].name = strndup(name, len)))
-		return NULL;
-	return &n->kid[n->nkid++];
-}
-
-/* flame_add - one folded line ("a;b;c COUNT") into the tree */
-static int flame_add(struct fnode *root, const char *line, size_t len)
-{
-	const char *sp = memrchr(line, ' ', len), *p = line;
-	unsigned long long count;
-	struct fnode *n = root;
-
-	if (!sp || sscanf(sp + 1, "%llu", &count) != 1)
-		return 0;
-	root->count += count;
-	while (p < sp) {
-		const char *e = memchr(p, ';', (size_t)(sp - p));
-
-		if (!e)
-			e = sp;
-		if (!(n = fnode_child(n, p, (size_t)(e - p))))
-			return -1;
-		n->count += count;
-		p = e + 1;
-	}
-	return 0;
-}
-
-/* flame_color - a warm color from the name, so a frame keeps its color */
-static void flame_color(const char *name, char *out)
-{
-	unsigned int h = 2166136261u;
-
-	for (const char *c = name; *c; c++)
-		h = (h ^ (unsigned char)*c) * 16777619u;
-	snprintf(out, 8, "#%02x%02x%02x", 205 + (int)(h % 50), 80 + (int)((h >> 8) % 130),
-		 40 + (int)((h >> 16) % 50));
-}
-
-static int flame_depth(const struct fnode *n, int d)
-{
-	int m = d;
-
-	for (size_t i = 0; i < n->nkid && d < FLAME_DEPTH; i++) {
-		int k = flame_depth(&n->kid[i], d + 1);
-
-		if (k > m)
-			m = k;
-	}
-	return m;
-}
-
-/* flame_draw - n and its children from x0 (px) at depth d, icicle: root on top */
-static void flame_draw(FILE *f, const struct fnode *n, double x0, int d, double scale, uint64_t total)
-{
-	double w = (double)n->count * scale, x = x0;
-	char col[8];
-
-	if (w < 0.5 || d > FLAME_DEPTH)
-		return;
-	flame_color(n->name, col);
-	fputs("<g><title>", f);
-	esc(f, n->name);
-	fprintf(f, ": %llu IPIs (%.1f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"%s\" data-count=\"%llu\" data-depth=\"%d\"/>", (unsigned long long)n->count,
-		total ? 100.0 * (double)n->count / (double)total : 0.0, x0, d * FLAME_ROW, w > 1 ? w - 0.5 : w,
-		FLAME_ROW - 1, col, (unsigned long long)n->count, d);
-	if (w > 30) {
-		int chars = (int)(w / 6.6) - 1;
-		int len = (int)strlen(n->name);
-
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, d * FLAME_ROW + 12);
-		if (len <= chars) {
-			esc(f, n->name);
-		} else if (chars > 2) {
-			char *cut = strndup(n->name, (size_t)chars - 2);
-
-			esc(f, cut);
-			fputs("..", f);
-			free(cut);
-		}
-		fputs("</text>", f);
-	}
-	fputs("</g>\n", f);
-	for (size_t i = 0; i < n->nkid; i++) {
-		flame_draw(f, &n->kid[i], x, d + 1, scale, total);
-		x += (double)n->kid[i].count * scale;
-	}
-}
-
 /* flame - the icicle graph of the folded stacks to cpu; -1 out of memory */
 static int flame(struct hx *x, int cpu)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
-	struct fnode root = { 0 };
 	uint64_t total = 0;
-	const char *p, *end;
-	int ret = -1, depth;
+	char attrs[96];
+	int ret = -1;
 
 	if (ipt_report_folded(x->r, cpu, &sb, &total))
 		goto out;
-	if (!(root.name = strdup("all")))
-		goto out;
-	for (p = ipt_strbuf_str(&sb), end = p + sb.len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		if (!nl)
-			nl = end;
-		if (flame_add(&root, p, (size_t)(nl - p)))
-			goto out;
-		p = nl + 1;
-	}
 	ret = 0;
 	if (!total)
 		goto out;
-	depth = flame_depth(&root, 0) + 1;
 	fprintf(x->f, "<h3>Call paths of the senders (%s IPIs with a kernel stack; icicle: the command"
 		" on top, then the stack from its root to the send)</h3>\n", num(total, (char[32]){ 0 }));
-	fprintf(x->f, "<svg class=\"flame\" data-cpu=\"%d\" data-stacks=\"%llu\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\">\n", cpu, (unsigned long long)total, FLAME_W, depth * FLAME_ROW,
-		FLAME_W, depth * FLAME_ROW);
-	flame_draw(x->f, &root, 0, 0, (double)FLAME_W / (double)total, total);
-	fputs("</svg>\n", x->f);
+	snprintf(attrs, sizeof(attrs), "data-cpu=\"%d\" data-stacks=\"%llu\"", cpu, (unsigned long long)total);
+	ret = flame_svg(x->f, ipt_strbuf_str(&sb), sb.len, false, attrs, &total);
 out:
-	fnode_free(&root);
 	ipt_strbuf_free(&sb);
 	return ret;
 }
@@ -989,7 +839,7 @@ static int targets(struct hx *x)
 		for (size_t k = 0; k < n && k < (size_t)x->top; k++) {
 			group_label(x, &g[k], a, sizeof(a));
 			fprintf(f, "<tr data-count=\"%llu\"><td class=\"l\">", (unsigned long long)g[k].count);
-			esc(f, a);
+			html_esc(f, a);
 			fputs("</td>", f);
 			if (x->by == IPT_BY_COMM)
 				fprintf(f, "<td>%u</td>", g[k].npids);
@@ -1029,7 +879,7 @@ static void kernel_counters(struct hx *x)
 		int64_t v[] = { k[i].kernel, k[i].traced, k[i].sends, 0, k[i].setup, k[i].teardown };
 
 		fprintf(f, "<tr><td>%d</td><td class=\"l\">", k[i].cpu);
-		esc(f, k[i].row);
+		html_esc(f, k[i].row);
 		fputs("</td>", f);
 		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
 			if (j == 3 && k[i].note == IPT_KIRQ_WITHIN)
@@ -1044,7 +894,7 @@ static void kernel_counters(struct hx *x)
 				fprintf(f, "<td>%s</td>", num((uint64_t)v[j], a));
 		}
 		fputs("<td class=\"l\">", f);
-		esc(f, k[i].desc);
+		html_esc(f, k[i].desc);
 		fputs(k[i].note == IPT_KIRQ_NOT_COVERED ? " (no trace event covers it)" :
 		      k[i].note == IPT_KIRQ_NOT_RECORDED ? " (not recorded: outside the recording's --cpus)" : "", f);
 		fputs("</td></tr>\n", f);
@@ -1090,7 +940,7 @@ static void matching(struct hx *x)
 			fputs("</tr>\n", f);
 			for (size_t i = 0; i < n && i < CPU_ROWS_MAX; i++) {
 				fprintf(f, "<tr><td>%d</td><td class=\"l\">", u[i].cpu);
-				esc(f, u[i].vector);
+				html_esc(f, u[i].vector);
 				fprintf(f, "</td><td>%s</td>", num(u[i].count, a));
 				for (int w = 0; w < IPT_UNSENT__COUNT; w++)
 					fprintf(f, "<td>%s</td>", num(u[i].by_cause[w], a));
@@ -1135,16 +985,16 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 
 		ipt_render_ts(x->t, e->ts, &sb);
 		fputs("<tr><td class=\"l\">", f);
-		esc(f, ipt_strbuf_str(&sb));
+		html_esc(f, ipt_strbuf_str(&sb));
 		ipt_strbuf_free(&sb);
 		fprintf(f, "</td><td>%d</td><td>%d</td><td class=\"l\">", e->src_cpu, e->target_cpu);
-		esc(f, ipt_trace_comm(x->t, e->pid));
+		html_esc(f, ipt_trace_comm(x->t, e->pid));
 		fprintf(f, "-%d</td><td class=\"l\">", e->pid);
 		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
-		esc(f, a);
+		html_esc(f, a);
 		fputs("</td><td class=\"l\">", f);
 		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
-		esc(f, b);
+		html_esc(f, b);
 		fprintf(f, "</td><td class=\"l\">%s</td>", ipt_kind_name(e->kind));
 		if (e->latency >= 0)
 			fprintf(f, "<td>%.1f</td>", (double)e->latency / 1e3);
@@ -1159,7 +1009,7 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 			fprintf(f, "<details><summary>%u frames</summary>", e->nstack);
 			for (uint32_t k = 0; k < e->nstack; k++) {
 				ipt_trace_format_symbol(x->t, e->stack[k], true, a, sizeof(a));
-				esc(f, a);
+				html_esc(f, a);
 				fputs("<br>", f);
 			}
 			fputs("</details>", f);

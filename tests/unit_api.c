@@ -1922,7 +1922,29 @@ static void test_diff(void)
 		{
 			size_t n;
 
-			CHECK(ipt_diff_table(a, b, IPT_BY_STACK, &n) == NULL && n == 0, "no diff by stack");
+			CHECK(ipt_diff_table(a, b, IPT_BY_STACK, &n) == NULL && n == 0,
+			      "no diff by stack without opts.latency");
+			CHECK(ipt_diff_table(a, b, IPT_BY_TASK, &n) == NULL && n == 0, "no diff by task");
+		}
+		{	/* with the matching: stacks, latencies */
+			struct ipt_diff_opts o = { .sz = sizeof(o), .latency = true };
+			struct ipt_diff_side *la = ipt_diff_read(t, &o);
+			size_t n;
+			struct ipt_diff_row *v = la ? ipt_diff_table(la, la, IPT_BY_STACK, &n) : NULL;
+			uint64_t sum = 0, with = 0, lat = 0;
+
+			for (size_t i = 0; v && i < n; i++) {
+				sum += v[i].count[0];
+				if (strcmp(v[i].key, "(no stack)"))
+					with += v[i].count[0];
+				lat += v[i].latency[0] ? ipt_dist_count(v[i].latency[0]) : 0;
+			}
+			CHECK(v && sum == in->ipis && with > 0 && lat > 0,
+			      "by stack: %llu rows (%llu with a stack, %llu latencies) of %llu: %s",
+			      (unsigned long long)sum, (unsigned long long)with, (unsigned long long)lat,
+			      (unsigned long long)in->ipis, v ? "" : ipt_errmsg());
+			free(v);
+			ipt_diff_side_free(la);
 		}
 	}
 	ipt_report_free(r);

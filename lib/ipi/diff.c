@@ -16,7 +16,10 @@
 #include <string.h>
 
 /* the keys a side tallies: the group keys diff knows, and the role total */
-enum { DK_COMM, DK_PID, DK_CPU, DK_CALLSITE, DK_FUNCTION, DK_KIND, DK_ROLE, DK__COUNT };
+/* the keys a side tallies: those of each row as it comes (DK_ROW_KEYS),
+ * then the stack, known once matching is done (with opts.latency) */
+enum { DK_COMM, DK_PID, DK_CPU, DK_CALLSITE, DK_FUNCTION, DK_KIND, DK_ROLE, DK_ROW_KEYS, DK_STACK = DK_ROW_KEYS,
+       DK__COUNT };
 
 static int dk_of(int by)
 {
@@ -28,6 +31,7 @@ static int dk_of(int by)
 	case IPT_BY_FUNCTION: return DK_FUNCTION;
 	case IPT_BY_KIND: return DK_KIND;
 	case IPT_DIFF_BY_ROLE: return DK_ROLE;
+	case IPT_BY_STACK: return DK_STACK;
 	default: return -1;
 	}
 }
@@ -51,8 +55,8 @@ struct dstat {				/* the matching's figures of an entry's rows */
 
 struct drow {				/* a tallied row, for its matching results */
 	uint64_t id, nth, ts;		/* its send; its place among the counted rows */
-	int32_t src, target;
-	uint32_t e[7];			/* its entries' idx, one per key (DK__COUNT) */
+	int32_t src, target, pid;
+	uint32_t e[DK_ROW_KEYS];	/* its entries' idx, one per key */
 };
 
 struct dkey {				/* what a lookup compares */
@@ -166,8 +170,8 @@ static int on_row(void *ctx, const struct ipt_ipi_row *row)
 	int role = ipt_cpuset_has(&s->isolated, (unsigned int)row->target_cpu) ? IPT_ROLE_ISOLATED :
 										   IPT_ROLE_HOUSEKEEPING;
 	char buf[3][32];
-	const char *key[DK__COUNT];
-	struct drow d = { row->id, s->nth++, row->ts, row->src_cpu, row->target_cpu, { 0 } };
+	const char *key[DK_ROW_KEYS];
+	struct drow d = { row->id, s->nth++, row->ts, row->src_cpu, row->target_cpu, row->pid, { 0 } };
 	uint64_t w;
 
 	if (s->nrec && bsearch(&row->pid, s->rec_pids, s->nrec, sizeof(row->pid), cmp_i32)) {
@@ -191,7 +195,7 @@ static int on_row(void *ctx, const struct ipt_ipi_row *row)
 	key[DK_CALLSITE] = sym_key(row->callsite_sym, row->callsite, buf[2], sizeof(buf[2]));
 	key[DK_KIND] = ipt_kind_name(row->kind);
 	key[DK_ROLE] = "";
-	for (int dk = 0; dk < DK__COUNT; dk++) {
+	for (int dk = 0; dk < DK_ROW_KEYS; dk++) {
 		char fbuf[32];
 
 		if (dk == DK_FUNCTION)
@@ -244,25 +248,45 @@ static void windows(struct ipt_diff_side *s)
 	s->info.window_s = s->info.ts_in_ns ? (double)width / 1e9 : NAN;
 }
 
+/* add_stats - a row's matching results into the stats of entry idx */
+static int add_stats(struct ipt_diff_side *s, uint32_t idx, const struct ipt_row_match *m)
+{
+	struct dstat *st = &s->stats[idx];
+
+	return (m->has_latency && hist_add(&st->latency, m->latency_ns)) ||
+	       (m->has_handler && hist_add(&st->handler, m->handler_ns));
+}
+
 /* add_matching - every tallied row's latency and handler time into the
- * stats of its entries; the rows are let go */
+ * stats of its entries, and the row under its stack (folded, as
+ * ipt_report_folded writes it; "(no stack)" for none); the rows are let go */
 static int add_matching(struct ipt_diff_side *s, struct ipt_report *r)
 {
-	_Static_assert(DK__COUNT == sizeof(((struct drow *)0)->e) / sizeof(uint32_t), "one entry per key");
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct drow *d = &s->rows[i];
 		struct ipt_ipi_row row = { .id = d->id, .ts = d->ts, .src_cpu = d->src, .target_cpu = d->target };
+		int role = ipt_cpuset_has(&s->isolated, (unsigned int)d->target) ? IPT_ROLE_ISOLATED :
+										  IPT_ROLE_HOUSEKEEPING;
+		uint64_t w = d->ts > s->origin ? (d->ts - s->origin) >> s->shift : 0;
 		struct ipt_row_match m;
+		char *folded = NULL;
+		uint32_t idx;
+		int bad;
 
 		if (ipt_report_row_match_nth(r, d->nth, &row, &m))
 			return -1;
-		for (int k = 0; k < DK__COUNT && m.known; k++) {
-			struct dstat *st = &s->stats[d->e[k]];
-
-			if ((m.has_latency && hist_add(&st->latency, m.latency_ns)) ||
-			    (m.has_handler && hist_add(&st->handler, m.handler_ns)))
+		if (!m.known)
+			continue;
+		for (int k = 0; k < DK_ROW_KEYS; k++)
+			if (add_stats(s, d->e[k], &m))
 				return -1;
-		}
+		if (m.stack && !(folded = ipt_rpt_folded_line(r, d->pid, m.stack)))
+			return -1;
+		bad = tally(s, DK_STACK, role, folded ? folded : "(no stack)", strlen(folded ? folded : "(no stack)"),
+			    w < DIFF_BINS ? w : DIFF_BINS - 1, &idx) || add_stats(s, idx, &m);
+		free(folded);
+		if (bad)
+			return -1;
 	}
 	for (size_t i = 0; i < s->nstats; i++) {
 		hist_finish(&s->stats[i].latency);
@@ -593,9 +617,13 @@ struct ipt_diff_row *ipt_diff_table(const struct ipt_diff_side *a, const struct 
 
 	*n = 0;
 	if (dk < 0 || !a || !b) {
-		ipt_err_code(IPT_ERR_INVALID, "diff: no table by %s (comm, pid, cpu, callsite, function, kind, role)",
+		ipt_err_code(IPT_ERR_INVALID, "diff: no table by %s (comm, pid, cpu, callsite, function, kind, stack, role)",
 			     ipt_group_by_name((enum ipt_group_by)by) ? ipt_group_by_name((enum ipt_group_by)by) :
 									  "that key");
+		return NULL;
+	}
+	if (dk == DK_STACK && !(a->latency && b->latency)) {
+		ipt_err_code(IPT_ERR_INVALID, "diff: a table by stack needs sides read with opts.latency");
 		return NULL;
 	}
 	cap = a->map.n + b->map.n + 1;

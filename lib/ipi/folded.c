@@ -28,8 +28,7 @@ static int cmp_fline_count(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-/* folded_line - "comm;root;...;leaf" of a stack sent by pid */
-static char *folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_report_stack *st)
+char *ipt_rpt_folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_report_stack *st)
 {
 	struct ipt_strbuf sb = { 0 };
 	const char *comm = ipt_trace_comm(rep->r.t, pid);
@@ -74,7 +73,7 @@ int ipt_report_folded(struct ipt_report *rep, int cpu, struct ipt_strbuf *out, u
 		if (!sl || !sl->val || (cpu >= 0 && sl->key.c != (uint32_t)cpu))
 			continue;
 		v[k].count = sl->val;
-		if (!(v[k++].text = folded_line(rep, (int32_t)(uint32_t)sl->key.b,
+		if (!(v[k++].text = ipt_rpt_folded_line(rep, (int32_t)(uint32_t)sl->key.b,
 						&rep->tstk[rep->tmap[sl->key.a]])))
 			goto out;
 	}

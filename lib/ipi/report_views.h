@@ -53,6 +53,9 @@ struct ipt_report {
 /* The sorted tables (senders, tasks, pairs, matrix), the recorder's own
  * pids and their share of each CPU's rows (report_tables.c). */
 int ipt_rpt_tables(struct ipt_report *rep);
+/* "comm;root;...;leaf" of stack st sent by pid, as ipt_report_folded
+ * writes its lines (folded.c); the caller frees; NULL without memory */
+char *ipt_rpt_folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_report_stack *st);
 int ipt_rpt_recorder_share(struct ipt_report *rep);
 /* What ipt_rpt_tables, ipt_rpt_recorder_share and ipt_report_groups made. */
 void ipt_rpt_tables_free(struct ipt_report *rep);
