@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 #include "cpu_ranges.h"
+#include "diff_out.h"
 #include "report_out.h"
 
 #include <getopt.h>
@@ -27,7 +28,8 @@ static void diff_usage(FILE *f)
 		"\n"
 		"  -b, --by KEYS        the tables, comma-separated, in order: function (the\n"
 		"                       function run, csd, else the callback), callsite, comm,\n"
-		"                       pid, cpu (the sending CPU), kind (default:\n"
+		"                       pid, cpu (the sending CPU), kind, stack (the sender's\n"
+		"                       kernel stack, folded; recorded with --stacks) (default:\n"
 		"                       function,callsite,comm,kind).  Keys are names, not\n"
 		"                       addresses: kernels built apart compare\n"
 		"  -F, --filter EXPR    count only the rows matching EXPR, on both sides (the\n"
@@ -46,7 +48,12 @@ static void diff_usage(FILE *f)
 		"                       line per row of every table), or uniq: the two tables\n"
 		"                       of the kernel developers' trace-cmd recipe (report\n"
 		"                       --format uniq, docs/recipe.md), before and after side\n"
-		"                       by side (-F and -c apply; no test)\n"
+		"                       by side (-F and -c apply; no test); or folded: the\n"
+		"                       senders' stacks as 'comm;root;...;leaf BEFORE AFTER'\n"
+		"                       lines, as difffolded.pl writes them for flamegraph.pl\n"
+		"      --html OUT       write the tables and a differential flame graph (red:\n"
+		"                       more after, blue: fewer) as one self-contained HTML\n"
+		"                       file instead, and say where; not with --format\n"
 		"  -j, --threads N      decoding threads, as in report\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -94,8 +101,8 @@ static int parse_by(struct dctx *x, const char *arg)
 	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		int by = ipt_group_by_from_name(w);
 
-		if (by < 0 || by == IPT_BY_TASK || by == IPT_BY_STACK || x->nby > DIFF_MAX_KEYS) {
-			usage_err("diff", "--by: function, callsite, comm, pid, cpu or kind, not '%s'", w);
+		if (by < 0 || by == IPT_BY_TASK || x->nby > DIFF_MAX_KEYS) {
+			usage_err("diff", "--by: function, callsite, comm, pid, cpu, kind or stack, not '%s'", w);
 			free(copy);
 			return 2;
 		}
@@ -384,7 +391,62 @@ static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
 	fputc('\n', f);
 }
 
-enum dfmt { F_TEXT, F_JSON, F_CSV, F_UNIQ };
+enum dfmt { F_TEXT, F_JSON, F_CSV, F_UNIQ, F_FOLDED };
+
+static int cmp_row_key(const void *a, const void *b)
+{
+	return strcmp(((const struct ipt_diff_row *)a)->key, ((const struct ipt_diff_row *)b)->key);
+}
+
+int diff_folded_text(const struct ipt_diff_row *v, size_t n, struct ipt_strbuf *sb)
+{
+	struct ipt_diff_row *w = n ? malloc(n * sizeof(*w)) : NULL;
+
+	if (n && !w)
+		return -1;
+	if (n)
+		memcpy(w, v, n * sizeof(*w));
+	qsort(w, n, sizeof(*w), cmp_row_key);
+	for (size_t i = 0; i < n;) {
+		uint64_t c[2] = { 0, 0 };
+		size_t j = i;
+
+		for (; j < n && !strcmp(w[j].key, w[i].key); j++) {
+			c[0] += w[j].count[0];
+			c[1] += w[j].count[1];
+		}
+		if (strcmp(w[i].key, "(no stack)") &&
+		    ipt_strbuf_addf(sb, "%s %llu %llu\n", w[i].key, (unsigned long long)c[0], (unsigned long long)c[1])) {
+			free(w);
+			return -1;
+		}
+		i = j;
+	}
+	free(w);
+	return 0;
+}
+
+/* folded - the stacks with two counts on f; -1 after the error was said */
+static int folded(const struct dctx *x, FILE *f)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	size_t n;
+	struct ipt_diff_row *v = ipt_diff_table(x->s[0], x->s[1], IPT_BY_STACK, &n);
+	int ret = -1;
+
+	if (!v)
+		err_msg("%s", ipt_errmsg());
+	else if (diff_folded_text(v, n, &sb))
+		err_msg("out of memory");
+	else if (!sb.len)
+		err_msg("%s, %s: none of their IPIs has a kernel stack (record with --stacks, or trace-cmd record -T)",
+			x->path[0], x->path[1]);
+	else
+		ret = fwrite(ipt_strbuf_str(&sb), 1, sb.len, f) == sb.len ? 0 : -1;
+	free(v);
+	ipt_strbuf_free(&sb);
+	return ret;
+}
 
 /* uniq_text - report --format uniq of t into a string (the caller frees);
  * NULL after the error was said */
@@ -506,6 +568,8 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 	struct ipt_jw j;
 	int ret = 0;
 
+	if (fmt == F_FOLDED)
+		return folded(x, f);
 	if (fmt == F_TEXT) {
 		const struct ipt_diff_info *a = ipt_diff_info(x->s[0]), *b = ipt_diff_info(x->s[1]);
 		char w[2][32];
@@ -582,6 +646,7 @@ int cmd_diff(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -592,6 +657,8 @@ int cmd_diff(int argc, char **argv)
 	const char *cpus_arg = NULL, *iso_arg = NULL, *filter = NULL, *side_filter[2] = { NULL, NULL };
 	char *exprs[2] = { NULL, NULL };
 	enum dfmt fmt = F_TEXT;
+	bool fmt_given = false;
+	const char *html = NULL;
 	int c, ret = 1;
 	char *end;
 
@@ -617,7 +684,9 @@ int cmd_diff(int argc, char **argv)
 			if (*end || end == optarg || x.top < 0)
 				return usage_err("diff", "--top: a count, not '%s'", optarg);
 			break;
+		case 'H': html = optarg; break;
 		case 'f':
+			fmt_given = true;
 			if (!strcmp(optarg, "text"))
 				fmt = F_TEXT;
 			else if (!strcmp(optarg, "json"))
@@ -626,8 +695,10 @@ int cmd_diff(int argc, char **argv)
 				fmt = F_CSV;
 			else if (!strcmp(optarg, "uniq"))
 				fmt = F_UNIQ;
+			else if (!strcmp(optarg, "folded"))
+				fmt = F_FOLDED;
 			else
-				return usage_err("diff", "--format: text, json, csv or uniq, not '%s'", optarg);
+				return usage_err("diff", "--format: text, json, csv, uniq or folded, not '%s'", optarg);
 			break;
 		case 'j':
 			o.threads = (int)strtol(optarg, &end, 10);
@@ -638,6 +709,8 @@ int cmd_diff(int argc, char **argv)
 		default: return 2;
 		}
 	}
+	if (html && fmt_given)
+		return usage_err("diff", "--html writes HTML: it takes no --format");
 	if (argc - optind != 2)
 		return usage_err("diff", argc - optind < 2 ? "give two recordings: BEFORE AFTER" :
 							      "two recordings only: BEFORE AFTER");
@@ -682,6 +755,10 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
+	if (html) {
+		ret = diff_html(x.s, x.path, x.by, x.nby, x.top, html);
+		goto out;
+	}
 	if (write_diff(&x, fmt, stdout))
 		goto out;
 	if (fflush(stdout) || ferror(stdout)) {

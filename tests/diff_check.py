@@ -21,6 +21,11 @@
         (its own matching of trace-cmd text, tests/match_rule.py)
     diff_check.py uniq SIDE_BY_SIDE.txt A.uniq B.uniq
         diff -f uniq's columns against each recording's report -f uniq
+    diff_check.py folded DIFF.folded A.folded B.folded
+        diff -f folded's columns against each recording's report -f folded
+    diff_check.py html DIFF.html DIFF.json
+        diff --html's rows (status, counts) against diff -f json's, and its
+        flame graph's root against the stacks' totals
 Prints "P name: figures" / "F name: why" lines.
 """
 import collections
@@ -205,11 +210,96 @@ def cmd_uniq(side_by_side, report_a, report_b):
             print("F diff-uniq-%s: %s against %s" % (side, cols[i][:3], want[:3]))
 
 
+
+
+def cmd_folded(diff_folded, folded_a, folded_b):
+    """diff -f folded's two columns against each recording's report -f
+    folded (one count a line, the same stacks)"""
+    got = [collections.Counter(), collections.Counter()]
+    for l in open(diff_folded):
+        stack, a, b = l.rstrip('\n').rsplit(' ', 2)
+        got[0][stack] += int(a)
+        got[1][stack] += int(b)
+    for i, path in enumerate((folded_a, folded_b)):
+        want = collections.Counter()
+        for l in open(path):
+            stack, c = l.rstrip('\n').rsplit(' ', 1)
+            want[stack] += int(c)
+        side = ('before', 'after')[i]
+        if +got[i] == want:
+            print("P diff-folded-%s: %d stacks, %d IPIs: report -f folded's" % (side, len(want), sum(want.values())))
+        else:
+            bad = [k for k in set(got[i]) | set(want) if got[i][k] != want[k]]
+            print("F diff-folded-%s: %d stacks differ, e.g. %s" % (side, len(bad), bad[:2]))
+
+
+def cmd_html(page, js):
+    """diff --html's tables (their rows' status class and counts) against
+    diff -f json of the same recordings, and its flame graph's root
+    against the stacks' totals"""
+    import html.parser
+
+    class P(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tables, self.cur, self.row, self.cell, self.root = {}, None, None, None, None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == 'section' and 'data-by' in a:
+                self.cur = self.tables.setdefault(a['data-by'], [])
+            elif tag == 'tr' and self.cur is not None and 'class' in a:
+                self.row = [a['class']]
+                self.cur.append(self.row)
+            elif tag == 'td' and self.row is not None:
+                self.cell = ''
+            elif tag == 'rect' and self.root is None and 'data-after' in a:
+                self.root = (int(a['data-count']), int(a['data-after']))
+
+        def handle_data(self, d):
+            if self.cell is not None:
+                self.cell += d
+
+        def handle_endtag(self, tag):
+            if tag == 'td' and self.row is not None and self.cell is not None:
+                self.row.append(self.cell)
+                self.cell = None
+            elif tag == 'tr':
+                self.row = None
+            elif tag == 'section':
+                self.cur = None
+    p = P()
+    p.feed(open(page).read())
+    d = json.load(open(js))
+    bad, n = [], 0
+    for t in d['tables']:
+        rows = p.tables.get(t['by'], [])
+        for i, r in enumerate(t['rows'][:len(rows)]):
+            h = rows[i]
+            k = 2 if t['by'] == 'role' else 3
+            n += 1
+            if h[0] != r['status'] or int(h[k]) != r['count_before'] or int(h[k + 1]) != r['count_after']:
+                bad.append((t['by'], r['key'], h[:k + 2]))
+        if not rows and t['rows']:
+            bad.append((t['by'], 'no table'))
+    stacks = [r for t in d['tables'] if t['by'] == 'stack' for r in t['rows'] if r['key'] != '(no stack)']
+    want_root = (sum(r['count_before'] for r in stacks), sum(r['count_after'] for r in stacks))
+    if not bad and n and p.root == want_root:
+        print("P diff-html: %d rows of %d tables as the JSON's (status, counts); the flame graph's root "
+              "%d before, %d after = the stacks'" % (n, len(p.tables), p.root[0], p.root[1]))
+    else:
+        print("F diff-html: %s; root %s, stacks %s" % (bad[:3], p.root, want_root))
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'counts':
         cmd_counts(*sys.argv[2:6])
     elif sys.argv[1] == 'live':
         cmd_live(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == 'folded':
+        cmd_folded(*sys.argv[2:5])
+    elif sys.argv[1] == 'html':
+        cmd_html(*sys.argv[2:4])
     elif sys.argv[1] == 'uniq':
         cmd_uniq(*sys.argv[2:5])
     elif sys.argv[1] == 'latency':

@@ -7,7 +7,9 @@
 #    and the latency quantiles per function and role against
 #    tests/oracle.py's own matching of `trace-cmd report` text
 #    and the JSON against docs/schema/diff.json (tests/schema_check.py)
-#    and -f uniq's columns against each recording's report -f uniq
+#    and -f uniq's columns against each recording's report -f uniq, and
+#    -f folded's against each one's report -f folded; --html's rows and
+#    flame graph against -f json
 #  2 a recording against itself: every row 'same', p = 1; the usage errors
 #  3 live, twice: membarrier calls on CPU 1 (IPIs to CPU 0) recorded, the
 #    same again, then with calls on CPU 0 (IPIs to CPU 1, "isolated" by
@@ -18,7 +20,8 @@
 # run: split
 # seconds: 30
 . "$(dirname "$0")/lib.sh"
-DC="$PY $TOP/tests/diff_check.py"
+# DC WHAT ARGS: diff_check.py, a crash of it a failure too
+DC() { $PY "$TOP/tests/diff_check.py" "$@" || echo "F diff-check-$1: diff_check.py $1 failed"; }
 R=$TRACES/recorded
 
 # verdicts FILE: diff_check.py's lines into pass/fail
@@ -40,7 +43,7 @@ if offline_part; then
 			a=${p%%:*} b=${p#*:}
 			if "$IPT" diff --with-recorder -i 1 -b callsite,comm,cpu -f json "$R/$a.dat" "$R/$b.dat" \
 				> "$TMP/d.json" 2> "$TMP/d.err"; then
-				$DC counts "$R/$a.report.txt" "$R/$b.report.txt" 1 "$TMP/d.json" > "$TMP/v.txt"
+				DC counts "$R/$a.report.txt" "$R/$b.report.txt" 1 "$TMP/d.json" > "$TMP/v.txt"
 				verdicts "$TMP/v.txt"
 			else
 				fail "diff-counts-$a" "$(head -n 2 "$TMP/d.err" | tr '\n' ' ')"
@@ -52,7 +55,7 @@ if offline_part; then
 				> "$TMP/lat.json" 2> "$TMP/lat.err" || fail diff-latency "$(head -n 1 "$TMP/lat.err")"
 			for side in before:busy-stacks after:forkexec; do
 				if $PY "$TOP/tests/oracle.py" --rows "$TMP/rows.jsonl" "$R/${side#*:}.dat" > "$TMP/or.json" 2> "$TMP/or.err"; then
-					$DC latency "$TMP/rows.jsonl" 1 "$TMP/lat.json" "${side%%:*}" "$TMP/or.json" > "$TMP/v.txt"
+					DC latency "$TMP/rows.jsonl" 1 "$TMP/lat.json" "${side%%:*}" "$TMP/or.json" > "$TMP/v.txt"
 					verdicts "$TMP/v.txt"
 				else
 					fail diff-latency "oracle.py: $(tail -n 1 "$TMP/or.err")"
@@ -73,8 +76,25 @@ if offline_part; then
 		"$IPT" report -f uniq -c 1 "$R/busy-stacks.dat" > "$TMP/a.uniq" 2>> "$TMP/sbs.err" &&
 		"$IPT" report -f uniq -c 1 "$R/stacks.report.txt" > "$TMP/b.uniq" 2>> "$TMP/sbs.err" ||
 			fail diff-uniq "$(head -n 1 "$TMP/sbs.err")"
-		$DC uniq "$TMP/sbs.txt" "$TMP/a.uniq" "$TMP/b.uniq" > "$TMP/v.txt"
+		DC uniq "$TMP/sbs.txt" "$TMP/a.uniq" "$TMP/b.uniq" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
+		# stacks: folded with two counts, and the HTML page
+		"$IPT" diff -f folded "$R/busy-stacks.dat" "$R/stacks.dat" > "$TMP/d.folded" 2> "$TMP/f.err" &&
+		"$IPT" report -f folded "$R/busy-stacks.dat" > "$TMP/a.folded" 2>> "$TMP/f.err" &&
+		"$IPT" report -f folded "$R/stacks.dat" > "$TMP/b.folded" 2>> "$TMP/f.err" ||
+			fail diff-folded "$(head -n 1 "$TMP/f.err")"
+		DC folded "$TMP/d.folded" "$TMP/a.folded" "$TMP/b.folded" > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
+		"$IPT" diff --html "$TMP/d.html" -b function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
+			2> "$TMP/h.err" &&
+		"$IPT" diff -f json -b function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
+			> "$TMP/h.json" 2>> "$TMP/h.err" || fail diff-html "$(head -n 1 "$TMP/h.err")"
+		DC html "$TMP/d.html" "$TMP/h.json" > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
+		"$IPT" diff -f folded "$R/idle.dat" "$R/pingpong.dat" > /dev/null 2> "$TMP/f.err"
+		rc=$?
+		[ $rc = 1 ] && grep -q "kernel stack" "$TMP/f.err" && pass "diff-folded-none: no stacks: exit 1, says so" ||
+			fail diff-folded-none "exit $rc: $(cat "$TMP/f.err")"
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
 		n=$(tail -n +2 "$TMP/self.csv" | wc -l)
@@ -85,7 +105,7 @@ if offline_part; then
 			fail diff-self "$n rows; not same: $odd $(head -n 1 "$TMP/self.err")"
 		fi
 		# usage errors: exit 2 and one line naming diff
-		for args in "$R/idle.dat" "-b stack $R/idle.dat $R/idle.dat" "-f yaml $R/idle.dat $R/idle.dat"; do
+		for args in "$R/idle.dat" "-b task $R/idle.dat $R/idle.dat" "--html x.html -f json $R/idle.dat $R/idle.dat" "-f yaml $R/idle.dat $R/idle.dat"; do
 			# shellcheck disable=SC2086
 			"$IPT" diff $args > /dev/null 2> "$TMP/u.err"
 			rc=$?
@@ -125,7 +145,7 @@ if live_part; then
 		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/b.dat" > "$TMP/l.json" 2> "$TMP/l.err" &&
 		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/a2.dat" > "$TMP/s.json" 2>> "$TMP/l.err" ||
 			fail "diff-live-$run" "$(head -n 1 "$TMP/l.err")"
-		$DC live "$TMP/l.json" "$TMP/s.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
+		DC live "$TMP/l.json" "$TMP/s.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
 		[ $run = 1 ] && "$IPT" diff -i 1 -b function -t 5 "$TMP/a.dat" "$TMP/b.dat" 2>&1 | sed 's/^/  /'
 	done
