@@ -128,7 +128,10 @@ fi
 if live_part; then
 	LIVE_NAME=diff-live
 	. "$(dirname "$0")/live.sh"
-	for run in 1 2; do
+	# twice in the plain pass; once under ASan (the same code again)
+	runs="1 2"
+	[ "$ASAN" = 1 ] && runs=1
+	for run in $runs; do
 		# membarrier calls on CPU 1 (IPIs to CPU 0, its spinner there) in
 		# every recording (a, then the same again: a2); in b, calls on CPU
 		# 0 (IPIs to CPU 1) too.  (A pingpong beside them would not do:
