@@ -1096,6 +1096,8 @@ struct ipt_diff_opts {
 					 * handler time per row (ipt_diff_row), and
 					 * the stacks (IPT_BY_STACK); 80 bytes a row
 					 * while reading */
+	bool per_cpu;			/* rows per target CPU, not per role (both
+					 * sides alike) */
 };
 struct ipt_diff_side;
 /* One recording read; NULL on error (ipt_errmsg). */
@@ -1139,7 +1141,9 @@ const char *ipt_diff_status_name(enum ipt_diff_status st);
 struct ipt_diff_row {
 	const char *key;		/* comm, pid, sending cpu, call site or function
 					 * name ("0x..." unknown, "(none)"), kind name */
-	enum ipt_cpu_role role;		/* of the target CPUs */
+	enum ipt_cpu_role role;		/* of the target CPUs (per CPU: of that CPU
+					 * in the side that has the row, before first) */
+	int32_t target_cpu;		/* opts.per_cpu: the target CPU; else -1 */
 	uint64_t count[2];		/* before (a), after (b) */
 	double per_s[2];		/* rows per second of the recording */
 	double per_cpu_hour[2];		/* per hour and CPU of the role (NAN: no CPU) */

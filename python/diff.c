@@ -32,6 +32,7 @@ static int diff_columns(const struct ipt_diff_row *v, size_t n, PyObject *out)
 
 		if (col_append(out, "key", PyUnicode_DecodeUTF8(d->key, (Py_ssize_t)strlen(d->key), "replace")) ||
 		    col_append(out, "role", PyUnicode_FromString(ipt_role_name(d->role))) ||
+		    col_append(out, "target_cpu", I64(d->target_cpu)) ||
 		    col_append(out, "count_before", U64(d->count[0])) ||
 		    col_append(out, "count_after", U64(d->count[1])) ||
 		    col_append(out, "per_s_before", num(d->per_s[0])) ||
@@ -57,19 +58,20 @@ static int diff_columns(const struct ipt_diff_row *v, size_t n, PyObject *out)
 
 PyObject *py_diff(PyObject *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "before", "after", "by", "filter", "isolated", "threads", NULL };
+	static char *kwlist[] = { "before", "after", "by", "filter", "isolated", "threads", "per_cpu", NULL };
 	PyObject *paths[2] = { NULL, NULL }, *out = NULL;
 	const char *byname = "function", *filter = NULL, *iso_list = NULL;
 	struct ipt_trace *t[2] = { NULL, NULL };
 	struct ipt_diff_side *s[2] = { NULL, NULL };
 	struct ipt_cpuset iso = IPT_CPUSET_INIT;
 	struct ipt_diff_row *v = NULL;
-	int threads = 0, by;
+	int threads = 0, per_cpu = 0, by;
 	size_t n = 0;
 	char err[512] = "";
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|szzi", kwlist, PyUnicode_FSConverter, &paths[0],
-					 PyUnicode_FSConverter, &paths[1], &byname, &filter, &iso_list, &threads)) {
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&O&|szzip", kwlist, PyUnicode_FSConverter, &paths[0],
+					 PyUnicode_FSConverter, &paths[1], &byname, &filter, &iso_list, &threads,
+					 &per_cpu)) {
 		Py_XDECREF(paths[0]);
 		return NULL;
 	}
@@ -88,7 +90,8 @@ PyObject *py_diff(PyObject *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS
 	{
 		struct ipt_diff_opts o = { .sz = sizeof(o), .filter = filter, .isolated = iso_list ? &iso : NULL,
-					   .threads = threads > 0 ? threads : 0, .latency = true };
+					   .threads = threads > 0 ? threads : 0, .latency = true,
+					   .per_cpu = per_cpu };
 
 		for (int i = 0; i < 2 && !err[0]; i++)
 			if (!(s[i] = ipt_diff_read(t[i], &o)))

@@ -57,7 +57,7 @@ static PyMethodDef methods[] = {
 	{ "report", (PyCFunction)(void (*)(void))py_report, METH_VARARGS | METH_KEYWORDS,
 	  "report(path, filter=None, by='comm', threads=0, assume_synced_clock=False)" },
 	{ "diff", (PyCFunction)(void (*)(void))py_diff, METH_VARARGS | METH_KEYWORDS,
-	  "diff(before, after, by='function', filter=None, isolated=None, threads=0)" },
+	  "diff(before, after, by='function', filter=None, isolated=None, threads=0, per_cpu=False)" },
 	{ "events", (PyCFunction)(void (*)(void))py_events, METH_VARARGS | METH_KEYWORDS,
 	  "events(path, name, filter=None)" },
 	{ "info", py_info, METH_VARARGS, "info(path)" },

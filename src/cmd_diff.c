@@ -35,6 +35,8 @@ static void diff_usage(FILE *f)
 		"  -F, --filter EXPR    count only the rows matching EXPR, on both sides (the\n"
 		"                       row columns of `ipitrace convert`)\n"
 		"  -c, --cpus LIST      only the IPIs to these CPUs, on both sides\n"
+		"      --per-cpu        a row per key and target CPU instead of per role, rates\n"
+		"                       per CPU-hour of that CPU\n"
 		"  -i, --isolated LIST  the isolated role on both sides (default: each\n"
 		"                       recording's stored isolated and nohz_full CPUs; none:\n"
 		"                       every CPU is housekeeping)\n"
@@ -80,6 +82,7 @@ struct dctx {
 	int nby;
 	int top;
 	bool latency;		/* text: the latency columns */
+	bool per_cpu;		/* rows per target CPU: a cpu column */
 };
 
 static const char *const side_name[2] = { "before", "after" };
@@ -191,7 +194,7 @@ static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *
 	char b[8][32];
 
 	if (by == IPT_DIFF_BY_ROLE)
-		fprintf(f, "\nby role of the target CPUs:\n");
+		fprintf(f, x->per_cpu ? "\nby target CPU:\n" : "\nby role of the target CPUs:\n");
 	else if (shown < n)
 		fprintf(f, "\nby %s: the %zu largest changes of %zu rows (-t 0: all):\n", by_name(by), shown, n);
 	else
@@ -205,6 +208,8 @@ static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *
 			kw = strlen(v[i].key);
 	if (kw > 48)
 		kw = 48;
+	if (x->per_cpu)
+		fprintf(f, "  %5s", "cpu");
 	fprintf(f, "  %-12s ", "role");
 	if (by != IPT_DIFF_BY_ROLE)
 		fprintf(f, "%-*s ", (int)kw, by_name(by));
@@ -217,6 +222,8 @@ static void text_table(const struct dctx *x, int by, const struct ipt_diff_row *
 	for (size_t i = 0; i < shown; i++) {
 		const struct ipt_diff_row *d = &v[i];
 
+		if (x->per_cpu)
+			fprintf(f, "  %5d", d->target_cpu);
 		fprintf(f, "  %-12s ", ipt_role_name(d->role));
 		if (by != IPT_DIFF_BY_ROLE)
 			fprintf(f, "%-*s ", (int)kw, d->key);
@@ -315,10 +322,13 @@ static void json_dist(struct ipt_jw *j, const char *name, const struct ipt_dist 
 }
 
 static void json_row(struct ipt_jw *j, const struct ipt_diff_row *d)
+/* (target_cpu only with --per-cpu) */
 {
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "key", d->key);
 	ipt_jw_kstr(j, "role", ipt_role_name(d->role));
+	if (d->target_cpu >= 0)
+		ipt_jw_ki64(j, "target_cpu", d->target_cpu);
 	ipt_jw_ku64(j, "count_before", d->count[0]);
 	ipt_jw_ku64(j, "count_after", d->count[1]);
 	json_pair(j, "per_s", d->per_s);
@@ -365,7 +375,10 @@ static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
 {
 	fprintf(f, "%s,", by_name(by));
 	csv_field(d->key, f);
-	fprintf(f, ",%s,%llu,%llu", ipt_role_name(d->role), (unsigned long long)d->count[0],
+	fprintf(f, ",%s,", ipt_role_name(d->role));
+	if (d->target_cpu >= 0)
+		fprintf(f, "%d", d->target_cpu);
+	fprintf(f, ",%llu,%llu", (unsigned long long)d->count[0],
 		(unsigned long long)d->count[1]);
 	csv_num(d->per_s[0], f);
 	csv_num(d->per_s[1], f);
@@ -591,7 +604,7 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 		ipt_jw_key(&j, "tables");
 		ipt_jw_arr(&j);
 	} else {
-		fprintf(f, "table,key,role,count_before,count_after,per_s_before,per_s_after,per_cpu_hour_before,"
+		fprintf(f, "table,key,role,target_cpu,count_before,count_after,per_s_before,per_s_after,per_cpu_hour_before,"
 			   "per_cpu_hour_after,diff_per_s,ratio,dispersion,p,status,untested_because,"
 			   "latency_p50_ns_before,latency_p99_ns_before,latency_p50_ns_after,latency_p99_ns_after,"
 			   "handler_p50_ns_before,handler_p99_ns_before,handler_p50_ns_after,handler_p99_ns_after\n");
@@ -643,6 +656,7 @@ int cmd_diff(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "isolated", required_argument, NULL, 'i' },
 		{ "with-recorder", no_argument, NULL, 'R' },
+		{ "per-cpu", no_argument, NULL, 'P' },
 		{ "top", required_argument, NULL, 't' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'f' },
@@ -678,6 +692,7 @@ int cmd_diff(int argc, char **argv)
 		case 'c': cpus_arg = optarg; break;
 		case 'i': iso_arg = optarg; break;
 		case 'R': o.with_recorder = true; break;
+		case 'P': o.per_cpu = x.per_cpu = true; break;
 		case 'L': x.latency = true; break;
 		case 't':
 			x.top = (int)strtol(optarg, &end, 10);

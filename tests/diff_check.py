@@ -2,7 +2,7 @@
 """diff_check.py - a second count of `ipitrace diff`'s rows, from
 `trace-cmd report` text (tests/test_diff.sh).
 
-    diff_check.py counts BEFORE.txt AFTER.txt ISOLATED DIFF.json
+    diff_check.py counts BEFORE.txt AFTER.txt ISOLATED DIFF.json [per-cpu]
         the rows of every table of DIFF.json (ipitrace diff -f json
         --with-recorder -i ISOLATED -b callsite,comm,cpu) against this
         parser's counts of the IPI rows of the two texts: one per target
@@ -64,7 +64,7 @@ def func_name(v):
     return v.split('+')[0] if not v.startswith('0x') else v
 
 
-def count(path, isolated):
+def count(path, isolated, per_cpu=False):
     c = collections.Counter()
     for line in open(path, errors='replace'):
         m = LINE.match(line)
@@ -73,7 +73,7 @@ def count(path, isolated):
         comm, pid, cpu, ts, event, rest = m.groups()
         fields = dict(kv.split('=', 1) for kv in rest.split() if '=' in kv)
         for t in targets(event, fields):
-            role = 'isolated' if t in isolated else 'housekeeping'
+            role = 'cpu%d' % t if per_cpu else 'isolated' if t in isolated else 'housekeeping'
             c[('role', '', role)] += 1
             c[('callsite', func_name(fields.get('callsite', '0')), role)] += 1
             c[('comm', comm.strip(), role)] += 1
@@ -81,22 +81,26 @@ def count(path, isolated):
     return c
 
 
-def cmd_counts(a, b, iso, js):
+def cmd_counts(a, b, iso, js, per_cpu=''):
     isolated = cpulist(iso)
-    want = [count(a, isolated), count(b, isolated)]
+    per_cpu = per_cpu == 'per-cpu'
+    want = [count(a, isolated, per_cpu), count(b, isolated, per_cpu)]
     d = json.load(open(js))
+    tables = {t['by'] for t in d['tables']}
+    want = [collections.Counter({k: v for k, v in w.items() if k[0] in tables}) for w in want]
     got = [collections.Counter(), collections.Counter()]
     for t in d['tables']:
         for r in t['rows']:
-            got[0][(t['by'], r['key'], r['role'])] += r['count_before']
-            got[1][(t['by'], r['key'], r['role'])] += r['count_after']
+            part = 'cpu%d' % r['target_cpu'] if per_cpu else r['role']
+            got[0][(t['by'], r['key'], part)] += r['count_before']
+            got[1][(t['by'], r['key'], part)] += r['count_after']
     for i, side in enumerate(('before', 'after')):
         g = +got[i]
         w = +want[i]
         tables = sorted({k[0] for k in w})
         if g == w:
-            print("P diff-counts-%s: %d rows in %d keys of %s agree with the text's (%s)" %
-                  (side, w[('role', '', 'housekeeping')] + w[('role', '', 'isolated')], len(w),
+            print("P diff-counts-%s%s: %d rows in %d keys of %s agree with the text's (%s)" %
+                  (side, '-per-cpu' if per_cpu else '', sum(v for k, v in w.items() if k[0] == 'role'), len(w),
                    '/'.join(tables), a if i == 0 else b))
         else:
             bad = sorted(set(g) ^ set(w) | {k for k in g if g[k] != w.get(k)})
@@ -293,7 +297,7 @@ def cmd_html(page, js):
 
 if __name__ == '__main__':
     if sys.argv[1] == 'counts':
-        cmd_counts(*sys.argv[2:6])
+        cmd_counts(*sys.argv[2:7])
     elif sys.argv[1] == 'live':
         cmd_live(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == 'folded':

@@ -49,6 +49,11 @@ if offline_part; then
 				fail "diff-counts-$a" "$(head -n 2 "$TMP/d.err" | tr '\n' ' ')"
 			fi
 		done
+		# per target CPU
+		"$IPT" diff --per-cpu --with-recorder -b callsite,comm -f json "$R/idle.dat" "$R/busy-stacks.dat" \
+			> "$TMP/d.json" 2> "$TMP/d.err" || fail diff-counts-per-cpu "$(head -n 1 "$TMP/d.err")"
+		DC counts "$R/idle.report.txt" "$R/busy-stacks.report.txt" 1 "$TMP/d.json" per-cpu > "$TMP/v.txt"
+		verdicts "$TMP/v.txt"
 		# latencies per function and role against the oracle's own matching
 		if command -v trace-cmd > /dev/null 2>&1; then
 			"$IPT" diff --with-recorder -i 1 -b function -f json "$R/busy-stacks.dat" "$R/forkexec.dat" \
@@ -98,7 +103,7 @@ if offline_part; then
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
 		n=$(tail -n +2 "$TMP/self.csv" | wc -l)
-		odd=$(tail -n +2 "$TMP/self.csv" | awk -F, '$4 != $5 || $14 != "same" || $13 < 0.999' | head -n 3)
+		odd=$(tail -n +2 "$TMP/self.csv" | awk -F, '$5 != $6 || $15 != "same" || $14 < 0.999' | head -n 3)
 		if [ "$n" -gt 10 ] && [ -z "$odd" ]; then
 			pass "diff-self: pingpong.dat against its trace-cmd text: $n rows, all same, p = 1"
 		else

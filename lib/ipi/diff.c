@@ -40,9 +40,10 @@ static int dk_of(int by)
 #define DIFF_SHIFT0 20			/* their first width: 2^20 ns, about 1 ms */
 #define DIFF_MIN_WINDOWS 10		/* fewer complete windows: no test */
 
-struct dentry {				/* one key of one kind and role (an ipt_hmap entry) */
+struct dentry {				/* one key of one kind and part (an ipt_hmap entry) */
 	uint64_t tag;
-	uint8_t dk, role;
+	uint8_t dk;
+	int32_t part;			/* the role of the target CPUs, or (per_cpu) the CPU */
 	const char *key;		/* in the side's strings */
 	uint64_t count;
 	uint32_t *bins;			/* DIFF_BINS */
@@ -60,7 +61,8 @@ struct drow {				/* a tallied row, for its matching results */
 };
 
 struct dkey {				/* what a lookup compares */
-	uint8_t dk, role;
+	uint8_t dk;
+	int32_t part;
 	const char *key;
 	size_t len;
 };
@@ -77,6 +79,7 @@ struct ipt_diff_side {
 	int32_t *rec_pids;		/* the recorder's own, sorted */
 	size_t nrec;
 	bool latency;			/* opts.latency: keep rows, then stats */
+	bool per_cpu;			/* opts.per_cpu: parts are target CPUs */
 	struct dstat *stats;		/* per entry (idx) */
 	size_t nstats, capstats;
 	struct drow *rows;
@@ -90,7 +93,7 @@ static bool dentry_eq(const void *e, const void *k)
 	const struct dentry *x = e;
 	const struct dkey *y = k;
 
-	return x->dk == y->dk && x->role == y->role && !strncmp(x->key, y->key, y->len) && !x->key[y->len];
+	return x->dk == y->dk && x->part == y->part && !strncmp(x->key, y->key, y->len) && !x->key[y->len];
 }
 
 /* coarsen - every entry's windows twice as wide: pairs become one */
@@ -110,10 +113,11 @@ static void coarsen(struct ipt_diff_side *s)
 
 /* tally - one row under key (len bytes) of kind dk, in window w; *idx
  * gets the entry's stats index */
-static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, size_t len, uint64_t w, uint32_t *idx)
+static int tally(struct ipt_diff_side *s, int dk, int part, const char *key, size_t len, uint64_t w, uint32_t *idx)
 {
-	struct dkey k = { (uint8_t)dk, (uint8_t)role, key, len };
-	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_bytes(key, len), (uint64_t)(dk * 2 + role)));
+	struct dkey k = { (uint8_t)dk, part, key, len };
+	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_bytes(key, len),
+						     (uint64_t)dk << 32 | (uint32_t)part));
 	struct dentry *e;
 	bool added;
 
@@ -133,7 +137,7 @@ static int tally(struct ipt_diff_side *s, int dk, int role, const char *key, siz
 		}
 		s->strs[s->nstrs++] = str;
 		e->dk = (uint8_t)dk;
-		e->role = (uint8_t)role;
+		e->part = part;
 		e->key = str;
 		e->bins = bins;
 		e->idx = (uint32_t)s->nstats;
@@ -164,11 +168,19 @@ static const char *sym_key(const char *sym, uint64_t addr, char *buf, size_t siz
 	return buf;
 }
 
+/* part_of - what a row to target is tallied under besides its key: the
+ * role of the CPU, or the CPU itself (per_cpu) */
+static int part_of(const struct ipt_diff_side *s, int target)
+{
+	if (s->per_cpu)
+		return target;
+	return ipt_cpuset_has(&s->isolated, (unsigned int)target) ? IPT_ROLE_ISOLATED : IPT_ROLE_HOUSEKEEPING;
+}
+
 static int on_row(void *ctx, const struct ipt_ipi_row *row)
 {
 	struct ipt_diff_side *s = ctx;
-	int role = ipt_cpuset_has(&s->isolated, (unsigned int)row->target_cpu) ? IPT_ROLE_ISOLATED :
-										   IPT_ROLE_HOUSEKEEPING;
+	int part = part_of(s, row->target_cpu);
 	char buf[3][32];
 	const char *key[DK_ROW_KEYS];
 	struct drow d = { row->id, s->nth++, row->ts, row->src_cpu, row->target_cpu, row->pid, { 0 } };
@@ -201,7 +213,7 @@ static int on_row(void *ctx, const struct ipt_ipi_row *row)
 		if (dk == DK_FUNCTION)
 			key[dk] = row->func ? sym_key(row->func_sym, row->func, fbuf, sizeof(fbuf)) :
 					      sym_key(row->callback_sym, row->callback, fbuf, sizeof(fbuf));
-		if (tally(s, dk, role, key[dk], strlen(key[dk]), w, &d.e[dk]))
+		if (tally(s, dk, part, key[dk], strlen(key[dk]), w, &d.e[dk]))
 			return -1;
 	}
 	s->info.ipis++;
@@ -265,8 +277,7 @@ static int add_matching(struct ipt_diff_side *s, struct ipt_report *r)
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct drow *d = &s->rows[i];
 		struct ipt_ipi_row row = { .id = d->id, .ts = d->ts, .src_cpu = d->src, .target_cpu = d->target };
-		int role = ipt_cpuset_has(&s->isolated, (unsigned int)d->target) ? IPT_ROLE_ISOLATED :
-										  IPT_ROLE_HOUSEKEEPING;
+		int part = part_of(s, d->target);
 		uint64_t w = d->ts > s->origin ? (d->ts - s->origin) >> s->shift : 0;
 		struct ipt_row_match m;
 		char *folded = NULL;
@@ -282,7 +293,7 @@ static int add_matching(struct ipt_diff_side *s, struct ipt_report *r)
 				return -1;
 		if (m.stack && !(folded = ipt_rpt_folded_line(r, d->pid, m.stack)))
 			return -1;
-		bad = tally(s, DK_STACK, role, folded ? folded : "(no stack)", strlen(folded ? folded : "(no stack)"),
+		bad = tally(s, DK_STACK, part, folded ? folded : "(no stack)", strlen(folded ? folded : "(no stack)"),
 			    w < DIFF_BINS ? w : DIFF_BINS - 1, &idx) || add_stats(s, idx, &m);
 		free(folded);
 		if (bad)
@@ -355,6 +366,7 @@ struct ipt_diff_side *ipt_diff_read(struct ipt_trace *t, const struct ipt_diff_o
 	ro.no_tables = true;
 	ro.row_results = o.latency;
 	s->latency = o.latency;
+	s->per_cpu = o.per_cpu;
 	ro.on_row = on_row;
 	ro.on_row_ctx = s;
 	r = ipt_report_run(t, &ro);
@@ -529,10 +541,12 @@ const char *ipt_role_name(enum ipt_cpu_role role)
 	return role == IPT_ROLE_ISOLATED ? "isolated" : role == IPT_ROLE_HOUSEKEEPING ? "housekeeping" : NULL;
 }
 
-/* role_cpus - the CPUs of a role in a side */
-static int role_cpus(const struct ipt_diff_side *s, int role)
+/* part_cpus - the CPUs of a part (a role, or one CPU) in a side */
+static int part_cpus(const struct ipt_diff_side *s, int part)
 {
-	return role == IPT_ROLE_ISOLATED ? s->info.ncpus_isolated : s->info.ncpus - s->info.ncpus_isolated;
+	if (s->per_cpu)
+		return part >= 0 && part < s->info.ncpus;
+	return part == IPT_ROLE_ISOLATED ? s->info.ncpus_isolated : s->info.ncpus - s->info.ncpus_isolated;
 }
 
 /* untestable - why side s allows no test, or NULL */
@@ -553,7 +567,7 @@ static void fill_row(struct ipt_diff_row *d, const struct dentry *e[2], const st
 	if (!why)
 		why = untestable(s[1]);
 	for (int i = 0; i < 2; i++) {
-		int n = role_cpus(s[i], d->role);
+		int n = part_cpus(s[i], d->target_cpu >= 0 ? d->target_cpu : (int)d->role);
 
 		if (e[i] && s[i]->latency) {
 			d->latency[i] = &s[i]->stats[e[i]->idx].latency;
@@ -567,7 +581,8 @@ static void fill_row(struct ipt_diff_row *d, const struct dentry *e[2], const st
 		d->per_cpu_hour[i] = dur > 0 && n > 0 ? (double)d->count[i] / (dur / 3600 * n) : NAN;
 		expo[i] = dur > 0 && n > 0 ? dur * n : NAN;
 		if (!why && !(n > 0))
-			why = "the role has no CPU in one of the recordings";
+			why = d->target_cpu >= 0 ? "the CPU is not in one of the recordings" :
+						   "the role has no CPU in one of the recordings";
 	}
 	d->diff_per_s = d->per_s[1] - d->per_s[0];
 	d->ratio = !isnan(expo[0]) && !isnan(expo[1]) && d->count[0] ?
@@ -604,6 +619,8 @@ static int cmp_change(const void *a, const void *b)
 		return dx < dy ? 1 : -1;
 	if ((c = strcmp(x->key, y->key)))
 		return c;
+	if (x->target_cpu != y->target_cpu)
+		return x->target_cpu < y->target_cpu ? -1 : 1;
 	return x->role - y->role;
 }
 
@@ -620,6 +637,10 @@ struct ipt_diff_row *ipt_diff_table(const struct ipt_diff_side *a, const struct 
 		ipt_err_code(IPT_ERR_INVALID, "diff: no table by %s (comm, pid, cpu, callsite, function, kind, stack, role)",
 			     ipt_group_by_name((enum ipt_group_by)by) ? ipt_group_by_name((enum ipt_group_by)by) :
 									  "that key");
+		return NULL;
+	}
+	if (a->per_cpu != b->per_cpu) {
+		ipt_err_code(IPT_ERR_INVALID, "diff: one side read per CPU, the other per role");
 		return NULL;
 	}
 	if (dk == DK_STACK && !(a->latency && b->latency)) {
@@ -641,7 +662,7 @@ struct ipt_diff_row *ipt_diff_table(const struct ipt_diff_side *a, const struct 
 
 			if (!ipt_hmap_used(e) || e->dk != dk)
 				continue;
-			key = (struct dkey){ e->dk, e->role, e->key, strlen(e->key) };
+			key = (struct dkey){ e->dk, e->part, e->key, strlen(e->key) };
 			o = other->map.cap ? ipt_hmap_find(&other->map, sizeof(*o), ipt_hmap_tag_of(e), dentry_eq, &key) :
 					     NULL;
 			if (o && !ipt_hmap_used(o))
@@ -651,7 +672,14 @@ struct ipt_diff_row *ipt_diff_table(const struct ipt_diff_side *a, const struct 
 			pair[side] = e;
 			pair[!side] = o;
 			v[k].key = e->key;
-			v[k].role = e->role;
+			if (me->per_cpu) {
+				v[k].target_cpu = e->part;
+				v[k].role = ipt_cpuset_has(&me->isolated, (unsigned int)e->part) ? IPT_ROLE_ISOLATED :
+												  IPT_ROLE_HOUSEKEEPING;
+			} else {
+				v[k].target_cpu = -1;
+				v[k].role = (enum ipt_cpu_role)e->part;
+			}
 			fill_row(&v[k], pair, s);
 			k++;
 		}

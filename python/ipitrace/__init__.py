@@ -197,7 +197,7 @@ def report(path, filter=None, by="comm", threads=None, assume_synced_clock=False
     return out
 
 
-def diff(before, after, by="function", filter=None, isolated=None, threads=None):
+def diff(before, after, by="function", filter=None, isolated=None, threads=None, per_cpu=False):
     """The table of `ipitrace diff BEFORE AFTER --by BY` as a DataFrame: a
     row per key and role of the target CPUs ("isolated", "housekeeping"),
     with count_before, count_after, per_s_*, per_cpu_hour_* (NaN: the role
@@ -208,9 +208,10 @@ def diff(before, after, by="function", filter=None, isolated=None, threads=None)
     size of the change.  by: function, callsite, comm, pid, cpu, kind
     or role (the roles' totals).  filter: a row filter for both sides;
     isolated: a CPU list, the isolated role on both (None: each
-    recording's own).  The method: docs/diff.md."""
-    d = _ext.diff(before, after, by, filter, isolated, int(threads or 0))
-    cols = ["key", "role", "count_before", "count_after", "per_s_before", "per_s_after",
+    recording's own); per_cpu: a row per key and target CPU (target_cpu;
+    -1 without).  The method: docs/diff.md."""
+    d = _ext.diff(before, after, by, filter, isolated, int(threads or 0), bool(per_cpu))
+    cols = ["key", "role", "target_cpu", "count_before", "count_after", "per_s_before", "per_s_after",
             "per_cpu_hour_before", "per_cpu_hour_after", "diff_per_s", "ratio", "dispersion",
             "p", "status", "untested_because"]
     lat = [w + "_" + q + "_ns_" + side for w in ("latency", "handler") for q in ("p50", "p99")
@@ -221,7 +222,8 @@ def diff(before, after, by="function", filter=None, isolated=None, threads=None)
         df[c] = df[c].astype("Int64")
     for c in ("count_before", "count_after"):
         df[c] = df[c].astype("uint64")
-    for c in cols[4:12]:
+    df["target_cpu"] = df["target_cpu"].astype("int32")
+    for c in cols[5:13]:
         df[c] = df[c].astype("float64")
     for c in ("role", "status"):
         df[c] = df[c].astype("category")
