@@ -861,6 +861,11 @@ static inline void ipt_jw_ki64(struct ipt_jw *j, const char *k, int64_t v)
 	ipt_jw_key(j, k);
 	ipt_jw_i64(j, v);
 }
+static inline void ipt_jw_kdouble(struct ipt_jw *j, const char *k, double v)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_double(j, v);
+}
 static inline void ipt_jw_kbool(struct ipt_jw *j, const char *k, bool v)
 {
 	ipt_jw_key(j, k);

@@ -260,8 +260,7 @@ static void json_side(struct ipt_jw *j, const struct dctx *x, int i)
 	ipt_jw_key(j, side_name[i]);
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "file", x->path[i]);
-	ipt_jw_key(j, "duration_s");
-	ipt_jw_double(j, in->duration_s);
+	ipt_jw_kdouble(j, "duration_s", in->duration_s);
 	ipt_jw_ki64(j, "ncpus", in->ncpus);
 	ipt_cpuset_format_list(in->isolated, iso, sizeof(iso));
 	ipt_jw_kstr(j, "isolated", iso);
@@ -269,8 +268,7 @@ static void json_side(struct ipt_jw *j, const struct dctx *x, int i)
 	ipt_jw_ku64(j, "ipis", in->ipis);
 	ipt_jw_ku64(j, "recorder_ipis", in->recorder_ipis);
 	ipt_jw_ku64(j, "windows", in->windows);
-	ipt_jw_key(j, "window_s");
-	ipt_jw_double(j, in->window_s);
+	ipt_jw_kdouble(j, "window_s", in->window_s);
 	ipt_jw_key(j, "lost_events");
 	ipt_jw_bool(j, in->lost_events);
 	ipt_jw_kstr(j, "cross_cpu_latency_missing_because", in->cross_cpu_latency_missing_because);
@@ -333,14 +331,10 @@ static void json_row(struct ipt_jw *j, const struct ipt_diff_row *d)
 	ipt_jw_ku64(j, "count_after", d->count[1]);
 	json_pair(j, "per_s", d->per_s);
 	json_pair(j, "per_cpu_hour", d->per_cpu_hour);
-	ipt_jw_key(j, "diff_per_s");
-	ipt_jw_double(j, d->diff_per_s);
-	ipt_jw_key(j, "ratio");
-	ipt_jw_double(j, d->ratio);
-	ipt_jw_key(j, "dispersion");
-	ipt_jw_double(j, d->dispersion);
-	ipt_jw_key(j, "p");
-	ipt_jw_double(j, d->p);
+	ipt_jw_kdouble(j, "diff_per_s", d->diff_per_s);
+	ipt_jw_kdouble(j, "ratio", d->ratio);
+	ipt_jw_kdouble(j, "dispersion", d->dispersion);
+	ipt_jw_kdouble(j, "p", d->p);
 	ipt_jw_kstr(j, "status", ipt_diff_status_name(d->status));
 	ipt_jw_kstr(j, "untested_because", d->untested_because);
 	json_dist(j, "latency", d->latency);
@@ -406,39 +400,6 @@ static void csv_row(int by, const struct ipt_diff_row *d, FILE *f)
 
 enum dfmt { F_TEXT, F_JSON, F_CSV, F_UNIQ, F_FOLDED };
 
-static int cmp_row_key(const void *a, const void *b)
-{
-	return strcmp(((const struct ipt_diff_row *)a)->key, ((const struct ipt_diff_row *)b)->key);
-}
-
-int diff_folded_text(const struct ipt_diff_row *v, size_t n, struct ipt_strbuf *sb)
-{
-	struct ipt_diff_row *w = n ? malloc(n * sizeof(*w)) : NULL;
-
-	if (n && !w)
-		return -1;
-	if (n)
-		memcpy(w, v, n * sizeof(*w));
-	qsort(w, n, sizeof(*w), cmp_row_key);
-	for (size_t i = 0; i < n;) {
-		uint64_t c[2] = { 0, 0 };
-		size_t j = i;
-
-		for (; j < n && !strcmp(w[j].key, w[i].key); j++) {
-			c[0] += w[j].count[0];
-			c[1] += w[j].count[1];
-		}
-		if (strcmp(w[i].key, "(no stack)") &&
-		    ipt_strbuf_addf(sb, "%s %llu %llu\n", w[i].key, (unsigned long long)c[0], (unsigned long long)c[1])) {
-			free(w);
-			return -1;
-		}
-		i = j;
-	}
-	free(w);
-	return 0;
-}
-
 /* folded - the stacks with two counts on f; -1 after the error was said */
 static int folded(const struct dctx *x, FILE *f)
 {
@@ -490,28 +451,20 @@ static char *uniq_text(struct ipt_trace *t, const char *filter, int *rc)
 struct lines {
 	const char **s;
 	int *len;
-	int n, cap, second;
+	int n, second;
 };
 
 static int cut_lines(char *text, struct lines *L)
 {
+	int caps = 0, capl = 0;
+
 	*L = (struct lines){ 0 };
 	for (char *p = text; *p;) {
 		char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
 
-		if (L->n == L->cap) {
-			int cap = L->cap ? 2 * L->cap : 64;
-			const char **s = realloc(L->s, (size_t)cap * sizeof(*s));
-			int *len = s ? realloc(L->len, (size_t)cap * sizeof(*len)) : NULL;
-
-			if (s)
-				L->s = s;
-			if (!len)
-				return -1;
-			L->len = len;
-			L->cap = cap;
-		}
+		if (IPT_GROW(L->s, caps, L->n + 1) || IPT_GROW(L->len, capl, L->n + 1))
+			return -1;
 		if (L->n && !strncmp(p, "# table 2", 9))
 			L->second = L->n;
 		L->s[L->n] = p;
@@ -599,8 +552,7 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 		ipt_jw_obj(&j);
 		json_side(&j, x, 0);
 		json_side(&j, x, 1);
-		ipt_jw_key(&j, "alpha");
-		ipt_jw_double(&j, IPT_DIFF_ALPHA);
+		ipt_jw_kdouble(&j, "alpha", IPT_DIFF_ALPHA);
 		ipt_jw_key(&j, "tables");
 		ipt_jw_arr(&j);
 	} else {

@@ -56,6 +56,18 @@ check() {	# check NAME COND-COMMAND... : pass if the command succeeds
 	if "$@"; then pass "$n"; else fail "$n" "command failed: $*"; fi
 }
 finish() { echo "RESULT $T_PASS $T_FAIL"; exit 0; }
+# verdicts FILE: a checker's lines into the tallies: "P name: figures"
+# passes, "F name: why" fails, "S name: why" skips; others are echoed
+verdicts() {
+	while IFS= read -r _v_l; do
+		case $_v_l in
+		"P "*) pass "${_v_l#P }" ;;
+		"F "*) _v_l=${_v_l#F }; fail "${_v_l%%: *}" "${_v_l#*: }" ;;
+		"S "*) _v_l=${_v_l#S }; skip "${_v_l%%: *}" "${_v_l#*: }" ;;
+		*) echo "$_v_l" ;;
+		esac
+	done < "$1"
+}
 # squeeze: collapse runs of blanks (trace-cmd pads columns)
 squeeze() { tr -s ' \t' '  '; }
 # Debian's python3 (with python3-pandas), not another one earlier on PATH

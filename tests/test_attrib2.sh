@@ -37,17 +37,6 @@ A2="$PY $TOP/tests/attrib2.py"
 NCPU=$(nproc)
 CNT=$T/instances/attrib2-$$	# private instance toggled for irq_work (live.sh removes it)
 
-# verdicts FILE: turn attrib2.py's lines into pass/fail/skip (figures echoed)
-verdicts() {
-	while IFS= read -r l; do
-		case $l in
-		"P "*) pass "${l#P }" ;;
-		"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
-		"S "*) l=${l#S }; skip "${l%%: *}" "${l#*: }" ;;
-		*) echo "$l" ;;
-		esac
-	done < "$1"
-}
 # tc_text DAT OUT: trace-cmd's text of the IPI send and receive events
 tc_text() {
 	trace-cmd report -t -F 'ipi_send_cpu,ipi_send_cpumask,reschedule_entry,call_function_entry,call_function_single_entry,irq_work_entry,reschedule_exit,call_function_exit,call_function_single_exit,irq_work_exit' \

@@ -24,16 +24,6 @@
 DC() { $PY "$TOP/tests/diff_check.py" "$@" || echo "F diff-check-$1: diff_check.py $1 failed"; }
 R=$TRACES/recorded
 
-# verdicts FILE: diff_check.py's lines into pass/fail
-verdicts() {
-	while IFS= read -r l; do
-		case $l in
-		"P "*) pass "${l#P }" ;;
-		"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
-		*) echo "$l" ;;
-		esac
-	done < "$1"
-}
 
 if offline_part; then
 	if [ ! -f "$R/idle.dat" ]; then

@@ -54,13 +54,7 @@ if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass top-usage; else fail top
 
 # the live view's keys, through a pseudo-terminal (tests/top_keys.py)
 $PY "$TOP/tests/top_keys.py" "$IPT" "$(nproc)" > "$TMP/keys.v" 2>&1
-while IFS= read -r l; do
-	case $l in
-	"P "*) pass "${l#P }" ;;
-	"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
-	*) echo "$l" ;;
-	esac
-done < "$TMP/keys.v"
+verdicts "$TMP/keys.v"
 grep -q '^[PF] ' "$TMP/keys.v" || fail top-keys "$(tail -n 3 "$TMP/keys.v" | tr '\n' ';')"
 
 # wait_attached FILE: until top says it counts (10 s at most)

@@ -56,13 +56,7 @@ trace-cmd report -l "$D" > "$TMP/tc.txt" 2> "$TMP/tc.err" && pass "trace-cmd rea
 "$IPT" report -g stack -t 0 -f json "$D" > "$TMP/groups.json" 2> "$TMP/groups.err" ||
 	fail "report -g stack" "$(head -n 1 "$TMP/groups.err")"
 $PY "$TOP/tests/ustacks_check.py" "$TMP/tc.txt" "$TMP/rec.err" "$size" "$TMP/folded" "$TMP/groups.json" > "$TMP/v"
-while IFS= read -r l; do
-	case $l in
-	"P "*) pass "${l#P }" ;;
-	"F "*) l=${l#F }; fail "${l%%: *}" "${l#*: }" ;;
-	*) echo "$l" ;;
-	esac
-done < "$TMP/v"
+verdicts "$TMP/v"
 
 # the text report names the function, its file, and reaches main's caller
 "$IPT" report "$D" > "$TMP/rep.txt" 2>&1
