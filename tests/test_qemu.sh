@@ -1,7 +1,11 @@
 # test_qemu.sh - ipitrace on Debian's own kernels under qemu (TCG, 8 CPUs):
 # x86_64 6.1 (no ipi send events: kprobes stand for them), arm64 6.1
 # (ipi_raise masks, ipi_entry/exit), and x86_64 with isolcpus=2,3
-# nohz_full=2,3; then one guest of each with many CPUs, CPUs 4 and up
+# nohz_full=2,3, which also records two before/after pairs (ipitest=pair
+# in init.sh: ipi_mb IPIs to CPU 1, then the same with more to the isolated
+# CPU 2) that tests/qemu/pair_check.py puts through `ipitrace diff`: its
+# counts against trace-cmd's text, the added part new, the kept part same;
+# then one guest of each with many CPUs, CPUs 4 and up
 # isolated and nohz_full, and a workload whose masks span every CPU
 # (ipitest=wide in init.sh), checked on each isolated CPU: x86_64 with 96
 # (masks past 64 bits: the kprobes fetch x64[2]), arm64 with 64
@@ -13,6 +17,7 @@
 # snapshots; tests/qemu/check.py compares on the host with `trace-cmd
 # report` and those snapshots.  The guests' results stay in
 # build/qemu/out/.  make check-qemu runs it (CI: after make check).
+# QEMU_GUESTS="x86_64-iso ..." boots only the guests named.
 # run: live
 # suite: qemu
 # asan: no - the guests run static non-ASan builds; make check-qemu runs it
