@@ -1,7 +1,11 @@
 # test_qemu.sh - ipitrace on Debian's own kernels under qemu (TCG, 8 CPUs):
 # x86_64 6.1 (no ipi send events: kprobes stand for them), arm64 6.1
 # (ipi_raise masks, ipi_entry/exit), and x86_64 with isolcpus=2,3
-# nohz_full=2,3; then one guest of each with many CPUs, CPUs 4 and up
+# nohz_full=2,3, which also records two before/after pairs (ipitest=pair
+# in init.sh: ipi_mb IPIs to CPU 1, then the same with more to the isolated
+# CPU 2) that tests/qemu/pair_check.py puts through `ipitrace diff`: its
+# counts against trace-cmd's text, the added part new, the kept part same;
+# then one guest of each with many CPUs, CPUs 4 and up
 # isolated and nohz_full, and a workload whose masks span every CPU
 # (ipitest=wide in init.sh), checked on each isolated CPU: x86_64 with 96
 # (masks past 64 bits: the kprobes fetch x64[2]), arm64 with 64
@@ -13,6 +17,7 @@
 # snapshots; tests/qemu/check.py compares on the host with `trace-cmd
 # report` and those snapshots.  The guests' results stay in
 # build/qemu/out/.  make check-qemu runs it (CI: after make check).
+# QEMU_GUESTS="x86_64-iso ..." boots only the guests named.
 # run: live
 # suite: qemu
 # asan: no - the guests run static non-ASan builds; make check-qemu runs it
@@ -31,6 +36,10 @@ timeout_8=${QEMU_TIMEOUT:-240}	# seconds a guest may take (boot.sh)
 guest() {
 	arch=$1 name=$2
 	shift 2
+	case " ${QEMU_GUESTS:-$name} " in
+	*" $name "*) ;;
+	*) echo "(qemu-$name not in QEMU_GUESTS)"; return 1 ;;
+	esac
 	qemu=qemu-system-x86_64
 	[ $arch = arm64 ] && qemu=qemu-system-aarch64
 	if ! command -v $qemu > /dev/null 2>&1; then
@@ -95,14 +104,16 @@ guest() {
 	return 0
 }
 
-# check ARCH NAME [REPORT-ARGS...]: check.py's PASS/FAIL lines counted here
-check_guest() {
-	$PY "$TOP/tests/qemu/check.py" "$@" > "$TMP/check.out" 2>&1
+# check_py SCRIPT NAME ARGS...: the script's PASS/FAIL lines counted here
+check_py() {
+	script=$1 cname=$2
+	shift 2
+	$PY "$script" "$@" > "$TMP/check.out" 2>&1
 	rc=$?
 	cat "$TMP/check.out" | grep -v '^PASS\|^FAIL'
-	# a check.py that stopped on an exception has printed no FAIL for it
+	# a script that stopped on an exception has printed no FAIL for it
 	if [ $rc != 0 ] && ! grep -q '^FAIL' "$TMP/check.out"; then
-		fail "qemu-$(basename "$2")-check" "check.py exit $rc: $(tail -n 1 "$TMP/check.out")"
+		fail "qemu-$cname-check" "$(basename "$script") exit $rc: $(tail -n 1 "$TMP/check.out")"
 	fi
 	while read -r word rest; do
 		case $word in
@@ -111,6 +122,8 @@ check_guest() {
 		esac
 	done < "$TMP/check.out"
 }
+# check ARCH OUTDIR [REPORT-ARGS...]: check.py on one guest
+check_guest() { check_py "$TOP/tests/qemu/check.py" "$(basename "$2")" "$@"; }
 
 # ---- x86_64 6.1: kprobes for the send side ----
 if guest x86_64 x86_64; then
@@ -141,7 +154,7 @@ if guest arm64 arm64; then
 fi
 
 # ---- x86_64 with isolated CPUs ----
-if guest x86_64 x86_64-iso isolcpus=2,3 nohz_full=2,3; then
+if guest x86_64 x86_64-iso isolcpus=2,3 nohz_full=2,3 ipitest=pair; then
 	out=$Q/out/x86_64-iso
 	check_guest x86_64 "$out" "$IPT"
 	# the kernel's and the file's isolated CPUs; report's default list of
@@ -190,6 +203,17 @@ PYEOF
 		pass qemu-iso-readers
 	else
 		fail qemu-iso-readers "$(grep 'readers on' "$out/record.err")"
+	fi
+	# two before/after pairs (init.sh, ipitest=pair): ipi_mb IPIs to the
+	# housekeeping CPU 1 in both, and to the isolated CPU 2 added after;
+	# `ipitrace diff` against pair_check.py's count of trace-cmd's text
+	if [ -s "$out/pair1-after.dat" ] && [ -s "$out/pair2-after.dat" ]; then
+		check_py "$TOP/tests/qemu/pair_check.py" pair "$out" "$IPT" 1 2
+		echo "FIGURE qemu-pair-guest-s $(awk '/^fixture-end/ { f = $2 } /^pair-end/ { print $2 - f }' "$out/times")"
+		echo "FIGURE qemu-pair1-diff (ipitrace diff -b function,callsite -t 6 pair1-before.dat pair1-after.dat):"
+		"$IPT" diff -b function,callsite -t 6 "$out/pair1-before.dat" "$out/pair1-after.dat" 2>&1 | sed 's/^/  /'
+	else
+		fail qemu-pair-record "$(tail -n 3 "$out/pair.err" 2>/dev/null | tr '\n' ';')"
 	fi
 fi
 

@@ -77,7 +77,7 @@ struct ipt_diff_side {
 	bool started;
 	unsigned int shift;
 	int32_t *rec_pids;		/* the recorder's own, sorted */
-	size_t nrec;
+	size_t nrec, caprec;
 	bool latency;			/* opts.latency: keep rows, then stats */
 	bool per_cpu;			/* opts.per_cpu: parts are target CPUs */
 	struct dstat *stats;		/* per entry (idx) */
@@ -238,9 +238,9 @@ static int recorder_pids(struct ipt_diff_side *s, const struct ipt_trace *t)
 		if (end == v)
 			break;
 		if (pid > 0 && pid <= INT32_MAX) {
-			if (IPT_GROW(s->rec_pids, s->nrec, s->nrec + 1))
+			if (IPT_GROW(s->rec_pids, s->caprec, s->nrec + 1))
 				return -1;
-			s->rec_pids[s->nrec - 1] = (int32_t)pid;
+			s->rec_pids[s->nrec++] = (int32_t)pid;
 		}
 		v = *end == ',' ? end + 1 : end;
 	}

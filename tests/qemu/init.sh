@@ -107,6 +107,21 @@ ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /ou
 	$WL --cpus 1,2,3,4 membarrier 25 > /dev/null; $WL --cpus 0,1 pingpong 25 > /dev/null;
 	$WL --cpus 2,0,7,5 tlb 8 > /dev/null" 2> /out/fixture.err
 echo "fixture-end $(uptime_s)" >> /out/times
+# ipitest=pair on the command line (x86_64-iso): two before/after pairs for
+# `ipitrace diff` (test_qemu.sh), each recorded as the fixture is.  BEFORE:
+# membarrier calls on CPU 0 with a spinner on CPU 1 (ipi_mb IPIs to CPU 1,
+# housekeeping).  AFTER: the same, and beside it a second process calling
+# from CPU 4 with its spinner on the isolated CPU 2 (ipi_mb IPIs to CPU 2).
+# Paced (--rate), so that both last about as long.
+if grep -q 'ipitest=pair' /proc/cmdline; then
+	kept="$WL --cpus 0,1 --rate 300 membarrier 450"
+	added="$WL --cpus 4,2 --rate 300 membarrier 450"
+	for run in 1 2; do
+		ipitrace record -q -o /out/pair$run-before.dat -- /bin/sh -c "$kept" >> /out/pair.txt 2>> /out/pair.err
+		ipitrace record -q -o /out/pair$run-after.dat -- /bin/sh -c "$added & $kept; wait" >> /out/pair.txt 2>> /out/pair.err
+	done
+	echo "pair-end $(uptime_s)" >> /out/times
+fi
 ls $T/instances > /out/instances-after 2>/dev/null
 cat $T/kprobe_events > /out/kprobes-after 2>/dev/null
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
