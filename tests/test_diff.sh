@@ -90,6 +90,21 @@ if offline_part; then
 		rc=$?
 		[ $rc = 1 ] && grep -q "kernel stack" "$TMP/f.err" && pass "diff-folded-none: no stacks: exit 1, says so" ||
 			fail diff-folded-none "exit $rc: $(cat "$TMP/f.err")"
+		# the recorder's own IPIs left out, as many as report counts
+		# (recordings of the qemu guests, whose recorder sent some)
+		for f in "$TOP"/tests/data/qemu/*.dat; do
+			"$IPT" diff -f json -b kind "$f" "$f" > "$TMP/q.json" 2> "$TMP/q.err" &&
+			"$IPT" report -f json "$f" > "$TMP/qr.json" 2>> "$TMP/q.err" || { fail diff-recorder "$(head -n 1 "$TMP/q.err")"; continue; }
+			$PY - "$TMP/q.json" "$TMP/qr.json" "${f##*/}" > "$TMP/v.txt" <<'PYEOF'
+import json, sys
+d, r = json.load(open(sys.argv[1]))["before"], json.load(open(sys.argv[2]))
+rec = sum(c["ipis"] for c in r["recorder_ipis"])
+ok = rec > 0 and d["recorder_ipis"] == rec and d["ipis"] + d["recorder_ipis"] == r["ipis_counted"]
+print("%s diff-recorder: %s: %d IPIs of the recorder left out, report says %d; %d + %d = report's %d counted" %
+      ("P" if ok else "F", sys.argv[3], d["recorder_ipis"], rec, d["ipis"], d["recorder_ipis"], r["ipis_counted"]))
+PYEOF
+			verdicts "$TMP/v.txt"
+		done
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
 		n=$(tail -n +2 "$TMP/self.csv" | wc -l)
@@ -143,6 +158,17 @@ if live_part; then
 		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/b.dat" > "$TMP/l.json" 2> "$TMP/l.err" &&
 		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/a2.dat" > "$TMP/s.json" 2>> "$TMP/l.err" ||
 			fail "diff-live-$run" "$(head -n 1 "$TMP/l.err")"
+		# the recorder's own IPIs: left out, as many as report counts
+		"$IPT" report -f json "$TMP/b.dat" > "$TMP/r.json" 2>> "$TMP/l.err"
+		$PY - "$TMP/l.json" "$TMP/r.json" > "$TMP/rec.txt" <<'PYEOF'
+import json, sys
+d, r = json.load(open(sys.argv[1]))["after"], json.load(open(sys.argv[2]))
+rec = sum(c["ipis"] for c in r["recorder_ipis"])
+ok = d["recorder_ipis"] == rec and d["ipis"] + d["recorder_ipis"] == r["ipis_counted"]
+print("%s diff-live-recorder: %d IPIs of the recorder left out, report says %d; %d + %d = report's %d counted" %
+      ("P" if ok else "F", d["recorder_ipis"], rec, d["ipis"], d["recorder_ipis"], r["ipis_counted"]))
+PYEOF
+		verdicts "$TMP/rec.txt"
 		DC live "$TMP/l.json" "$TMP/s.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
 		[ $run = 1 ] && "$IPT" diff -i 1 -b function -t 5 "$TMP/a.dat" "$TMP/b.dat" 2>&1 | sed 's/^/  /'
