@@ -86,6 +86,22 @@ if offline_part; then
 			> "$TMP/h.json" 2>> "$TMP/h.err" || fail diff-html "$(head -n 1 "$TMP/h.err")"
 		DC html "$TMP/d.html" "$TMP/h.json" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
+		# the page as Chromium lays it out: tables and the flame graph with a size
+		if [ -s "$TMP/d.html" ] && find_chromium; then
+			sed 's|</body>|<script>var t = document.querySelectorAll("table"), g = document.querySelector("svg.flame"), r = g ? g.getBoundingClientRect() : {width: 0, height: 0}, p = document.createElement("pre"); p.textContent = "LAYOUT " + t.length + " " + Math.round(r.width) + " " + Math.round(r.height) + " " + document.querySelectorAll("tr").length; document.body.appendChild(p);</script></body>|' \
+				"$TMP/d.html" > "$TMP/dm.html"
+			timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+				--user-data-dir="$TMP/profile" --virtual-time-budget=3000 --dump-dom "file://$TMP/dm.html" \
+				> "$TMP/dm.dom" 2> /dev/null
+			set -- $(sed -n 's/.*LAYOUT \([0-9]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\).*/\1 \2 \3 \4/p' "$TMP/dm.dom") 0 0 0 0
+			if [ "$1" = 6 ] && [ "$2" -ge 1000 ] && [ "$3" -ge 50 ] && [ "$4" -gt 40 ]; then
+				pass "diff-html-chromium: $1 tables, $4 rows, the flame graph laid out at $2 x $3 px"
+			else
+				fail diff-html-chromium "tables $1, flame $2 x $3, rows $4"
+			fi
+		else
+			skip diff-html-chromium "no page or no chromium (apt-get install chromium)"
+		fi
 		"$IPT" diff -f folded "$R/idle.dat" "$R/pingpong.dat" > /dev/null 2> "$TMP/f.err"
 		rc=$?
 		[ $rc = 1 ] && grep -q "kernel stack" "$TMP/f.err" && pass "diff-folded-none: no stacks: exit 1, says so" ||
