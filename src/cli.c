@@ -51,6 +51,10 @@ int opt_err(const char *cmd, int c, char **argv)
 			return usage_err(cmd, "option -%c needs an argument", optopt);
 		return usage_err(cmd, "option %s needs an argument", arg);
 	}
+	/* dump's CPUs are those the events were recorded on, not the IPIs' targets */
+	if (optopt == 'c' && !strcmp(cmd, "dump"))
+		return usage_err(cmd, "unknown option -c: events recorded on CPUs are --on-cpus LIST (IPIs to CPUs:"
+				      " report -c LIST, or -F 'cpu == N')");
 	if (optopt)
 		return usage_err(cmd, "unknown option -%c", optopt);
 	return usage_err(cmd, "unknown option %s", arg);
@@ -367,4 +371,12 @@ void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size)
 				ipt_cpuset_add(&set, (unsigned int)(w * 64 + k));
 	ipt_cpuset_format_list(&set, buf, size);
 	ipt_cpuset_free(&set);
+}
+
+int lib_err(const char *cmd)
+{
+	if (ipt_errcode() == IPT_ERR_INVALID)
+		return usage_err(cmd, "%s", ipt_errmsg());
+	err_msg("%s", ipt_errmsg());
+	return 1;
 }

@@ -366,15 +366,13 @@ int cmd_convert(int argc, char **argv)
 
 		rep = ipt_report_run(t, &ro);
 		if (!rep) {
-			err_msg("%s", ipt_errmsg());
-			ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+			ret = lib_err("convert");
 			goto out;
 		}
 	}
 	it = ipt_ipi_iter_new(t, filter);
 	if (!it) {
-		err_msg("%s", ipt_errmsg());
-		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		ret = lib_err("convert");
 		goto out;
 	}
 	/* one row per target: the lanes' rows carry no target set, none needed */

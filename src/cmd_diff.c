@@ -26,7 +26,7 @@ static void diff_usage(FILE *f)
 		"a significance and a status: gone, new, more, fewer (a change at p < 0.05),\n"
 		"same (none shown), untested (and why).  Rows come by the size of the change.\n"
 		"\n"
-		"  -b, --by KEYS        the tables, comma-separated, in order: function (the\n"
+		"  -g, --by KEYS        the tables, comma-separated, in order: function (the\n"
 		"                       function run, csd, else the callback), callsite, comm,\n"
 		"                       pid, cpu (the sending CPU), kind, stack (the sender's\n"
 		"                       kernel stack, folded; recorded with --stacks) (default:\n"
@@ -603,7 +603,7 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "by", required_argument, NULL, 'b' },
+		{ "by", required_argument, NULL, 'g' },
 		{ "filter", required_argument, NULL, 'F' },
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "isolated", required_argument, NULL, 'i' },
@@ -631,12 +631,12 @@ int cmd_diff(int argc, char **argv)
 	if (parse_by(&x, "function,callsite,comm,kind"))
 		return 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":b:F:c:i:t:Lf:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":g:F:c:i:t:Lf:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case '?':
 		case ':':
 			return opt_err("diff", c, argv);
-		case 'b':
+		case 'g':
 			if (parse_by(&x, optarg))
 				return 2;
 			break;
@@ -710,8 +710,7 @@ int cmd_diff(int argc, char **argv)
 		o.isolated = iso_arg ? &iso : NULL;
 		x.s[i] = ipt_diff_read(x.t[i], &o);
 		if (!x.s[i]) {
-			err_msg("%s: %s", x.path[i], ipt_errmsg());
-			ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+			ret = lib_err("diff");
 			goto out;
 		}
 	}

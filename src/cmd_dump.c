@@ -249,8 +249,8 @@ int cmd_dump(int argc, char **argv)
 			char *end;
 
 			limit = strtoull(optarg, &end, 10);
-			if (*end || !*optarg) {
-				ret = usage_err("dump", "--count: not a number: '%s'", optarg);
+			if (*end || !*optarg || *optarg == '-' || *optarg == '+' || !limit) {
+				ret = usage_err("dump", "--count: a number of events from 1 up, not '%s'", optarg);
 				goto out;
 			}
 			break;
@@ -303,8 +303,7 @@ int cmd_dump(int argc, char **argv)
 	dop.max_records = limit;
 	d = ipt_dump_new(t, &dop);
 	if (!d) {
-		err_msg("%s", ipt_errmsg());
-		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		ret = lib_err("dump");
 		goto out;
 	}
 	if (header && ipt_strbuf_addf(&out, "cpus=%d\n", ipt_trace_ncpus(t)))

@@ -314,8 +314,7 @@ int cmd_report(int argc, char **argv)
 	}
 	r = ipt_report_run(x.t, &ro);
 	if (!r) {
-		err_msg("%s", ipt_errmsg());
-		ret = ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		ret = lib_err("report");
 		goto out;
 	}
 	x.r = r;

@@ -83,6 +83,13 @@ void buffers_read(struct ipt_trace *t, char *buf, size_t size);
  */
 int usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
+ * lib_err - the library's last error, said for command cmd: one that a
+ * user's argument caused (IPT_ERR_INVALID: a bad filter, CPU list or
+ * option) as a usage error (usage_err, returns 2), any other as
+ * "ipitrace: ..." (returns 1)
+ */
+int lib_err(const char *cmd);
+/*
  * opt_err - after getopt_long returned '?' or ':' (opterr = 0 and an
  * optstring starting with ':' or "+:"): the one-line usage error naming the
  * option; returns 2

@@ -220,8 +220,7 @@ int report_uniq(struct ipt_trace *t, const char *filter, FILE *out)
 		filter = NULL;
 	rr = ipt_rec_rows_new(t, filter);
 	if (!rr) {
-		err_msg("%s", ipt_errmsg());
-		return ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		return lib_err("report");
 	}
 	it = ipt_iter_new(t, NULL);
 	kept_last = calloc(ncpus > 0 ? (size_t)ncpus : 1, sizeof(*kept_last));

@@ -19,7 +19,7 @@ the 2x spread of sizes about 98%); every fourth pair has
 one more call site present on one side only (gone / new).  One short pair
 (4 ms: fewer than 10 windows) checks the 'untested' rows.
 
-`IPITRACE diff -f json -b callsite -i LIST BEFORE AFTER` is checked:
+`IPITRACE diff -f json -g callsite -i LIST BEFORE AFTER` is checked:
   counts       every (call site, role) and role total counted as generated,
                and the sides' ipis, ncpus, ncpus_isolated, duration_s;
   windows      window_s and windows as the method gives them (the window
@@ -314,7 +314,7 @@ def run_pair(ipt, seed, tmp, short=False):
     for p, ev in zip(paths, evs):
         write_side(p, plan, ev)
     iso = ",".join(str(c) for c in plan["isolated"])
-    cmd = [ipt, "diff", "-f", "json", "-b", "callsite", "-i", iso] + paths
+    cmd = [ipt, "diff", "-f", "json", "-g", "callsite", "-i", iso] + paths
     res = {"seed": seed, "short": short, "errors": {}, "rows": [], "lines": [len(e["ts"]) + 14 for e in evs]}
 
     def err(check, msg):

@@ -31,7 +31,7 @@ if offline_part; then
 	else
 		for p in idle:forkexec pingpong:busy-stacks stacks:pingpong; do
 			a=${p%%:*} b=${p#*:}
-			if "$IPT" diff --with-recorder -i 1 -b callsite,comm,cpu -f json "$R/$a.dat" "$R/$b.dat" \
+			if "$IPT" diff --with-recorder -i 1 -g callsite,comm,cpu -f json "$R/$a.dat" "$R/$b.dat" \
 				> "$TMP/d.json" 2> "$TMP/d.err"; then
 				DC counts "$R/$a.report.txt" "$R/$b.report.txt" 1 "$TMP/d.json" > "$TMP/v.txt"
 				verdicts "$TMP/v.txt"
@@ -40,13 +40,13 @@ if offline_part; then
 			fi
 		done
 		# per target CPU
-		"$IPT" diff --per-cpu --with-recorder -b callsite,comm -f json "$R/idle.dat" "$R/busy-stacks.dat" \
+		"$IPT" diff --per-cpu --with-recorder -g callsite,comm -f json "$R/idle.dat" "$R/busy-stacks.dat" \
 			> "$TMP/d.json" 2> "$TMP/d.err" || fail diff-counts-per-cpu "$(head -n 1 "$TMP/d.err")"
 		DC counts "$R/idle.report.txt" "$R/busy-stacks.report.txt" 1 "$TMP/d.json" per-cpu > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
 		# latencies per function and role against the oracle's own matching
 		if command -v trace-cmd > /dev/null 2>&1; then
-			"$IPT" diff --with-recorder -i 1 -b function -f json "$R/busy-stacks.dat" "$R/forkexec.dat" \
+			"$IPT" diff --with-recorder -i 1 -g function -f json "$R/busy-stacks.dat" "$R/forkexec.dat" \
 				> "$TMP/lat.json" 2> "$TMP/lat.err" || fail diff-latency "$(head -n 1 "$TMP/lat.err")"
 			for side in before:busy-stacks after:forkexec; do
 				if $PY "$TOP/tests/oracle.py" --rows "$TMP/rows.jsonl" "$R/${side#*:}.dat" > "$TMP/or.json" 2> "$TMP/or.err"; then
@@ -61,7 +61,7 @@ if offline_part; then
 		fi
 		# the JSON against its schema (docs/schema/diff.json)
 		cp "$TMP/lat.json" "$TMP/diff-lat.json" 2> /dev/null
-		"$IPT" diff -f json -i 1 -b function,callsite,comm,pid,cpu,kind "$R/pingpong.dat" "$R/idle.dat" \
+		"$IPT" diff -f json -i 1 -g function,callsite,comm,pid,cpu,kind "$R/pingpong.dat" "$R/idle.dat" \
 			> "$TMP/diff-all.json" 2> /dev/null
 		$PY "$TOP/tests/schema_check.py" "$TOP/docs/schema/diff.json" "$TMP/diff-all.json" \
 			$( [ -s "$TMP/diff-lat.json" ] && echo "$TMP/diff-lat.json") | sed 's/^\([PF]\) schema [^:]*:/\1 diff-schema:/' > "$TMP/v.txt"
@@ -80,9 +80,9 @@ if offline_part; then
 			fail diff-folded "$(head -n 1 "$TMP/f.err")"
 		DC folded "$TMP/d.folded" "$TMP/a.folded" "$TMP/b.folded" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
-		"$IPT" diff --html "$TMP/d.html" -b function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
+		"$IPT" diff --html "$TMP/d.html" -g function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
 			2> "$TMP/h.err" &&
-		"$IPT" diff -f json -b function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
+		"$IPT" diff -f json -g function,callsite,comm,kind,stack "$R/busy-stacks.dat" "$R/stacks.dat" \
 			> "$TMP/h.json" 2>> "$TMP/h.err" || fail diff-html "$(head -n 1 "$TMP/h.err")"
 		DC html "$TMP/d.html" "$TMP/h.json" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
@@ -109,7 +109,7 @@ if offline_part; then
 		# the recorder's own IPIs left out, as many as report counts
 		# (recordings of the qemu guests, whose recorder sent some)
 		for f in "$TOP"/tests/data/qemu/*.dat; do
-			"$IPT" diff -f json -b kind "$f" "$f" > "$TMP/q.json" 2> "$TMP/q.err" &&
+			"$IPT" diff -f json -g kind "$f" "$f" > "$TMP/q.json" 2> "$TMP/q.err" &&
 			"$IPT" report -f json "$f" > "$TMP/qr.json" 2>> "$TMP/q.err" || { fail diff-recorder "$(head -n 1 "$TMP/q.err")"; continue; }
 			$PY - "$TMP/q.json" "$TMP/qr.json" "${f##*/}" > "$TMP/v.txt" <<'PYEOF'
 import json, sys
@@ -131,7 +131,7 @@ PYEOF
 			fail diff-self "$n rows; not same: $odd $(head -n 1 "$TMP/self.err")"
 		fi
 		# usage errors: exit 2 and one line naming diff
-		for args in "$R/idle.dat" "-b task $R/idle.dat $R/idle.dat" "--html x.html -f json $R/idle.dat $R/idle.dat" "-f yaml $R/idle.dat $R/idle.dat"; do
+		for args in "$R/idle.dat" "-g task $R/idle.dat $R/idle.dat" "--html x.html -f json $R/idle.dat $R/idle.dat" "-f yaml $R/idle.dat $R/idle.dat"; do
 			# shellcheck disable=SC2086
 			"$IPT" diff $args > /dev/null 2> "$TMP/u.err"
 			rc=$?
@@ -171,8 +171,8 @@ if live_part; then
 			fail "diff-live-record-$run" "$(tail -n 1 "$TMP/a.err" "$TMP/b.err" | tr '\n' ' ')"
 			continue
 		fi
-		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/b.dat" > "$TMP/l.json" 2> "$TMP/l.err" &&
-		"$IPT" diff -f json -i 1 -b function,callsite "$TMP/a.dat" "$TMP/a2.dat" > "$TMP/s.json" 2>> "$TMP/l.err" ||
+		"$IPT" diff -f json -i 1 -g function,callsite "$TMP/a.dat" "$TMP/b.dat" > "$TMP/l.json" 2> "$TMP/l.err" &&
+		"$IPT" diff -f json -i 1 -g function,callsite "$TMP/a.dat" "$TMP/a2.dat" > "$TMP/s.json" 2>> "$TMP/l.err" ||
 			fail "diff-live-$run" "$(head -n 1 "$TMP/l.err")"
 		# the recorder's own IPIs: left out, as many as report counts
 		"$IPT" report -f json "$TMP/b.dat" > "$TMP/r.json" 2>> "$TMP/l.err"
@@ -187,7 +187,7 @@ PYEOF
 		verdicts "$TMP/rec.txt"
 		DC live "$TMP/l.json" "$TMP/s.json" | sed "s/^\([PF] diff-live-[a-z]*\)/\1-$run/" > "$TMP/v.txt"
 		verdicts "$TMP/v.txt"
-		[ $run = 1 ] && "$IPT" diff -i 1 -b function -t 5 "$TMP/a.dat" "$TMP/b.dat" 2>&1 | sed 's/^/  /'
+		[ $run = 1 ] && "$IPT" diff -i 1 -g function -t 5 "$TMP/a.dat" "$TMP/b.dat" 2>&1 | sed 's/^/  /'
 	done
 fi
 finish

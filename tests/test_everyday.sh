@@ -31,7 +31,7 @@ umask 022
 
 if offline_part; then	# parts 1-5 (the body is not indented)
 # ---- 1: one table of short options ----
-CMDS="record report dump count convert explode"
+CMDS="record report diff dump count convert explode top serve"
 : > "$TMP/opts"
 for c in $CMDS; do
 	# "  -X, --long ..." lines of the help: command letter long
@@ -261,6 +261,27 @@ if [ -f "$PP" ]; then
 		fail modes "$bad"
 fi
 
+# ---- smaller: counts from 1 up, dump's -c, the library's usage errors ----
+T1=$TRACES/recorded/idle.dat
+if [ -f "$T1" ]; then
+	for a in "dump -n -3" "dump -n 0" "dump -n 3x" "dump -c 1" "report -F cpu==" "convert -o - -F nope==1" \
+		 "diff -F nope==1 $T1"; do
+		# shellcheck disable=SC2086
+		"$IPT" $a "$T1" > /dev/null 2> "$TMP/small.err"
+		rc=$?
+		cmd=${a%% *}
+		if [ $rc = 2 ] && [ "$(wc -l < "$TMP/small.err")" = 1 ] &&
+		   grep -q "^ipitrace $cmd: .*(see \`ipitrace $cmd --help\`)\$" "$TMP/small.err"; then
+			pass "usage error: '$a': exit 2, $(cat "$TMP/small.err")"
+		else
+			fail "usage error: '$a'" "exit $rc: $(cat "$TMP/small.err")"
+		fi
+	done
+	"$IPT" dump -c 1 "$T1" 2>&1 | grep -q -- "--on-cpus LIST" && pass "dump -c points to --on-cpus" ||
+		fail "dump -c" "$("$IPT" dump -c 1 "$T1" 2>&1)"
+	n=$("$IPT" dump --no-header -n 3 "$T1" | wc -l)
+	[ "$n" = 3 ] && pass "dump -n 3: 3 lines" || fail "dump -n 3" "$n lines"
+fi
 fi	# offline_part
 
 live_part || finish

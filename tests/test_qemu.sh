@@ -210,8 +210,8 @@ PYEOF
 	if [ -s "$out/pair1-after.dat" ] && [ -s "$out/pair2-after.dat" ]; then
 		check_py "$TOP/tests/qemu/pair_check.py" pair "$out" "$IPT" 1 2
 		echo "FIGURE qemu-pair-guest-s $(awk '/^fixture-end/ { f = $2 } /^pair-end/ { print $2 - f }' "$out/times")"
-		echo "FIGURE qemu-pair1-diff (ipitrace diff -b function,callsite -t 6 pair1-before.dat pair1-after.dat):"
-		"$IPT" diff -b function,callsite -t 6 "$out/pair1-before.dat" "$out/pair1-after.dat" 2>&1 | sed 's/^/  /'
+		echo "FIGURE qemu-pair1-diff (ipitrace diff -g function,callsite -t 6 pair1-before.dat pair1-after.dat):"
+		"$IPT" diff -g function,callsite -t 6 "$out/pair1-before.dat" "$out/pair1-after.dat" 2>&1 | sed 's/^/  /'
 	else
 		fail qemu-pair-record "$(tail -n 3 "$out/pair.err" 2>/dev/null | tr '\n' ';')"
 	fi

@@ -5,7 +5,7 @@ x86_64-iso guest (init.sh, ipitest=pair) through `ipitrace diff`, on the host.
 OUTDIR/pairRUN-before.dat: membarrier calls on CPU 0, a spinner on CPU 1
 (ipi_mb IPIs to CPU 1, housekeeping); OUTDIR/pairRUN-after.dat: the same and
 a second process calling from CPU 4 with its spinner on the isolated CPU 2.
-For each pair, `ipitrace diff -f json -b function,callsite` (the isolated role
+For each pair, `ipitrace diff -f json -g function,callsite` (the isolated role
 from the recordings: 2-3) against a second count over `trace-cmd report`
 text: the sends of the probes (resched and call_single: cpu=, call_mask: each
 CPU of cpumask=) per target role, the recorder's own pids (its provenance)
@@ -98,7 +98,7 @@ def rowtext(r):
 for run in runs:
     tag = "qemu-pair%s" % run
     b, a = "%s/pair%s-before.dat" % (out, run), "%s/pair%s-after.dat" % (out, run)
-    d = json.loads(subprocess.run([ipt, "diff", "-f", "json", "-b", "function,callsite", b, a],
+    d = json.loads(subprocess.run([ipt, "diff", "-f", "json", "-g", "function,callsite", b, a],
                                   check=True, stdout=subprocess.PIPE).stdout)
     verdict(tag + "-isolated", d["before"]["isolated"] == "2-3" and d["after"]["isolated"] == "2-3",
             "isolated before %r after %r" % (d["before"]["isolated"], d["after"]["isolated"]))
