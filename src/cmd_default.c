@@ -171,8 +171,8 @@ int cmd_default(int argc, char **argv)
 		rec_argv[nrec++] = "-q";
 	rec_argv[nrec] = NULL;
 	if (!quiet)
-		fprintf(stderr, "ipitrace: recording all IPIs for %s (Ctrl-C to stop earlier) into %s\n",
-			dur, path);
+		fprintf(stderr, "ipitrace: recording all IPIs for %g s (Ctrl-C to stop earlier) into %s\n",
+			d, path);
 	ret = cmd_record(nrec, rec_argv);
 	if (file_size(path) <= 0) {
 		unlink(path);	/* only the reserved empty name: no trace was written */

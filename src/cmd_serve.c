@@ -753,15 +753,21 @@ static int write_file(const char *path, const char *data, size_t len)
 {
 	char tmp[4096];
 	FILE *f;
+	int fd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
 		err_msg("serve: %s: path too long", path);
 		return -1;
 	}
-	f = fopen(tmp, "w");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+	/* the rows name tasks and call paths: for the owner only, as the
+	 * socket and the state directory are */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	if (!f || (fwrite(data, 1, len, f) != len) | (fclose(f) != 0)) {
 		err_msg("serve: %s: %s", tmp, strerror(errno));
-		if (f)
+		if (fd >= 0)
 			unlink(tmp);
 		return -1;
 	}

@@ -150,6 +150,10 @@ fi
 
 # ---- the flight recorder: the rows of the watched CPU 1 ----
 "$IPT" serve --dump "$TMP/watched.txt" --socket "$SOCK" 2> "$TMP/dump.err"
+# it names tasks and call paths: for the owner only (like the socket)
+mode=$(stat -c %a "$TMP/watched.txt" 2> /dev/null)
+[ "$mode" = 600 ] && pass "serve-dump-mode: the flight recorder's file is 0600" ||
+	fail serve-dump-mode "mode $mode"
 (cd "$TOP/tests" && $PY - "$TMP/trace.txt" "$TMP/watched.txt" "$WLC" "$TMP/before.prom" "$TMP/after.prom") \
 	> "$TMP/rows.cmp" 2>&1 <<'EOF'
 # the sends to CPU 1 (a mask that holds CPU 1 once), each side read as top_compare reads a trace
