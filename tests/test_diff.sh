@@ -121,6 +121,15 @@ print("%s diff-recorder: %s: %d IPIs of the recorder left out, report says %d; %
 PYEOF
 			verdicts "$TMP/v.txt"
 		done
+		# all gone: an after side with no row still has its windows (idle.dat
+		# has no membarrier call)
+		"$IPT" diff -f json -F 'callsite ~ "membarrier*"' -g function "$R/stacks.dat" "$R/idle.dat" \
+			> "$TMP/g.json" 2> "$TMP/g.err"
+		st=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join("%s:%d->%d:%s" % (t["by"], r["count_before"], r["count_after"], r["status"]) for t in d["tables"] for r in t["rows"]), d["after"]["windows"])' "$TMP/g.json" 2>&1)
+		case $st in
+		"role:133->0:gone function:133->0:gone "[1-9]*) pass "diff-all-gone: $st (windows after)" ;;
+		*) fail diff-all-gone "$st $(head -n 1 "$TMP/g.err")" ;;
+		esac
 		# the text of one and the trace.dat of the other: the same recording
 		"$IPT" diff -f csv "$R/pingpong.dat" "$R/pingpong.report.txt" > "$TMP/self.csv" 2> "$TMP/self.err"
 		n=$(tail -n +2 "$TMP/self.csv" | wc -l)

@@ -380,6 +380,15 @@ struct ipt_diff_side *ipt_diff_read(struct ipt_trace *t, const struct ipt_diff_o
 	handler_totals(s, r);
 	s->info.cross_cpu_latency_missing_because = sum->cross_cpu_latency ? NULL : sum->cross_cpu_missing_because;
 	s->last_ts = sum->last_ts;
+	if (!s->started && sum->events) {
+		/* no row counted (all gone after a change, or filtered out): the
+		 * windows still span the recording, empty, so that the other
+		 * side's rows are tested against nothing here */
+		s->origin = sum->first_ts;
+		s->started = true;
+		while (s->last_ts > s->origin && (s->last_ts - s->origin) >> s->shift >= DIFF_BINS)
+			s->shift++;
+	}
 	s->info.ts_in_ns = ipt_trace_ts_in_ns(t);
 	s->info.duration_s = s->info.ts_in_ns ? sum->duration_s : NAN;
 	s->info.ncpus = s->ncpus;
