@@ -18,6 +18,9 @@
 #                     beside them doing only those under `offline_part`
 #                     (IPT_PART=live or offline; run by hand, a script does
 #                     both);
+#   "# alone: yes"    its live part measures how the machine behaves (a
+#                     load's IPIs compared between recordings): it runs
+#                     after every other job, with nothing beside it;
 #   "# asan: no WHY"  an ASan+UBSan build (a BUILD whose name has "asan") can
 #                     find nothing there that the plain pass did not
 #                     (WHY says why); it is left out of that pass, and said so.
@@ -76,6 +79,8 @@ for b in "$@"; do
 		suite=$(meta "$t" suite)
 		[ "${suite:-check}" = "${SUITE:-check}" ] || continue
 		run=$(meta "$t" run)
+		lane=live
+		[ "$(meta "$t" alone)" = yes ] && lane=alone
 		if [ "$run" = live ] && [ "${LIVE:-1}" = 0 ]; then
 			echo "not in this run (LIVE=0): $s drives the live kernel"
 			continue
@@ -83,7 +88,7 @@ for b in "$@"; do
 		case $run in
 		live)
 			n=$((n + 1))
-			echo "$n live $b script $t" >> "$plan" ;;
+			echo "$n $lane $b script $t" >> "$plan" ;;
 		split)
 			n=$((n + 1))
 			echo "$n offline $b part-offline $t" >> "$plan"
@@ -91,7 +96,7 @@ for b in "$@"; do
 				echo "not in this run (LIVE=0): the live sections of $s"
 			else
 				n=$((n + 1))
-				echo "$n live $b part-live $t" >> "$plan"
+				echo "$n $lane $b part-live $t" >> "$plan"
 			fi ;;
 		*)
 			n=$((n + 1))
@@ -167,6 +172,9 @@ while read -r w seq b kind path; do
 	started=$((started + 1))
 done < "$work/queue"
 wait
+# the jobs that must run alone: one at a time, after all the others
+grep ' alone ' "$plan" > "$work/alone"
+while read -r seq class b kind path; do runone "$seq" "$b" "$kind" "$path"; done < "$work/alone"
 
 tally() {	# tally NAME LOG: add its RESULT line
 	res=$(grep '^RESULT ' "$2" | tail -n 1)
@@ -197,7 +205,7 @@ done < "$plan"
 # the times, longest first, for the next run's order and for the reader
 sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
 echo "times (wall seconds, and CPU seconds used; live scripts one at a time, the rest $JOBS at a time):"
-sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : ""}'
+sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : $3 == "alone" ? "  (alone)" : ""}'
 echo "total wall time: $(( $(date +%s) - start ))s, CPU time of the tests: $(awk '{ s += $4 } END { print s + 0 }' "$work/times")s"
 # the failures last, just above the summary, where a log's tail shows them
 if [ -s "$fails" ]; then

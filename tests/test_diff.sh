@@ -18,6 +18,7 @@
 #    row of 100 IPIs or more 'same'
 # (The significance itself is checked against scipy in test_diff_stats.sh.)
 # run: split
+# alone: yes
 # seconds: 30
 . "$(dirname "$0")/lib.sh"
 # DC WHAT ARGS: diff_check.py, a crash of it a failure too
@@ -163,17 +164,22 @@ fi
 if live_part; then
 	LIVE_NAME=diff-live
 	. "$(dirname "$0")/live.sh"
-	# twice in the plain pass; once under ASan (the same code again)
+	# twice in the plain pass; not under ASan: the recorder's live paths
+	# run under ASan in the other live scripts, and diff's on recordings
+	# in the offline part above
 	runs="1 2"
-	[ "$ASAN" = 1 ] && runs=1
+	if [ "$ASAN" = 1 ]; then
+		runs=""
+		echo "the live pairs: in the plain pass"
+	fi
 	# membarrier calls on CPU 1 (IPIs to CPU 0, its spinner there) in
 	# every recording (a, then the same again: a2); in b, calls on CPU 0
 	# (IPIs to CPU 1) too.  (A pingpong beside them would not do: on 2
 	# CPUs their IPIs change each other's, and the scheduler's choice of
 	# wake-up path changes between runs.)  A membarrier call sends its IPI
 	# only while the spinner runs on the other CPU: when the machine's
-	# other work takes that CPU (the offline tests run beside this one), a
-	# part sends fewer and diff rightly says so.  So a pair in which a
+	# other work takes that CPU, a part sends fewer and diff rightly says
+	# so: this part runs alone (tests/run.sh, "alone: yes"), and a pair in which a
 	# part sent fewer than 427 of its 450 IPIs is recorded again (3 times
 	# at most; then the kept part's verdicts are SKIPs that say why: only
 	# the added part's can be judged).

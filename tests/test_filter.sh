@@ -54,19 +54,23 @@ fi
 WN="ipiwl-$$"
 cp "$W" "$TMP/$WN" && W="$TMP/$WN"
 for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
-	"$IPT" record -q -o "$TMP/all.dat" -d 4 > /dev/null 2>&1 &
+	# both record until told to stop, after the workload: a slow machine
+	# cannot push its last sends past either window
+	"$IPT" record -q -o "$TMP/all.dat" -d 60 > /dev/null 2>&1 &
 	a=$!
-	"$IPT" record -q --filter "$expr" -o "$TMP/k.dat" -d 4 > /dev/null 2>&1 &
+	"$IPT" record -q --filter "$expr" -o "$TMP/k.dat" -d 60 > /dev/null 2>&1 &
 	k=$!
 	sleep 1
 	# function calls too: a callback in every send ('callback != 0' has
 	# nothing to compare when a busy machine gave pingpong no wakelist
 	# send); beside the pingpong, not after it, so that a slow machine
-	# still runs it inside the recordings' 4 s
+	# still runs it while both record
 	"$W" membarrier 300 > /dev/null 2>&1 &
 	m=$!
 	"$W" pingpong 1500 > /dev/null 2>&1
 	wait $m
+	sleep 0.5
+	kill -INT $a $k
 	wait $a; ra=$?; wait $k; rk=$?
 	if [ $ra -ne 0 ] || [ $rk -ne 0 ]; then
 		fail "kernel filter '$expr'" "record failed ($ra, $rk)"; continue
