@@ -18,9 +18,10 @@
 #                     beside them doing only those under `offline_part`
 #                     (IPT_PART=live or offline; run by hand, a script does
 #                     both);
-#   "# alone: yes"    its live part measures how the machine behaves (a
-#                     load's IPIs compared between recordings): it runs
-#                     after every other job, with nothing beside it;
+#   "# alone: yes[ - WHY]"  its live part measures how the machine behaves
+#                     (a load's IPIs compared between recordings, the
+#                     observer effect): it runs after every other job,
+#                     with nothing beside it;
 #   "# asan: no WHY"  an ASan+UBSan build (a BUILD whose name has "asan") can
 #                     find nothing there that the plain pass did not
 #                     (WHY says why); it is left out of that pass, and said so.
@@ -80,7 +81,7 @@ for b in "$@"; do
 		[ "${suite:-check}" = "${SUITE:-check}" ] || continue
 		run=$(meta "$t" run)
 		lane=live
-		[ "$(meta "$t" alone)" = yes ] && lane=alone
+		case $(meta "$t" alone) in yes*) lane=alone ;; esac
 		if [ "$run" = live ] && [ "${LIVE:-1}" = 0 ]; then
 			echo "not in this run (LIVE=0): $s drives the live kernel"
 			continue

@@ -6,6 +6,7 @@
 # ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; and
 # the live view's keys at a terminal (tests/top_keys.py).
 # run: live
+# alone: yes - the observer effect (IPIs from top's own task to CPU 1 in ten 5 s windows) is measured with nothing else running
 # asan: no - BPF programs attached once, in the plain pass (the script says so itself)
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
