@@ -56,11 +56,19 @@ cp "$W" "$TMP/$WN" && W="$TMP/$WN"
 for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	# both record until told to stop, after the workload: a slow machine
 	# cannot push its last sends past either window
-	"$IPT" record -q -o "$TMP/all.dat" -d 60 > /dev/null 2>&1 &
+	# (and the workload starts once both say they record: under ASan and
+	# beside other jobs, starting takes more than a second)
+	"$IPT" record -o "$TMP/all.dat" -d 60 > /dev/null 2> "$TMP/a.err" &
 	a=$!
-	"$IPT" record -q --filter "$expr" -o "$TMP/k.dat" -d 60 > /dev/null 2>&1 &
+	"$IPT" record --filter "$expr" -o "$TMP/k.dat" -d 60 > /dev/null 2> "$TMP/k.err" &
 	k=$!
-	sleep 1
+	i=0
+	until grep -q "recording on" "$TMP/a.err" 2> /dev/null && grep -q "recording on" "$TMP/k.err" 2> /dev/null; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && break
+		sleep 0.1
+	done
+	sleep 0.2
 	# function calls too: a callback in every send ('callback != 0' has
 	# nothing to compare when a busy machine gave pingpong no wakelist
 	# send); beside the pingpong, not after it, so that a slow machine
