@@ -73,7 +73,7 @@ for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	# nothing to compare when a busy machine gave pingpong no wakelist
 	# send); beside the pingpong, not after it, so that a slow machine
 	# still runs it while both record
-	"$W" membarrier 300 > /dev/null 2>&1 &
+	"$W" --rate 300 membarrier 300 > /dev/null 2>&1 &
 	m=$!
 	"$W" pingpong 1500 > /dev/null 2>&1
 	wait $m
@@ -90,7 +90,12 @@ for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F "COMM == \"$WN\"" "$TMP/k.dat" | strip > "$TMP/k.txt"
 	"$IPT" dump --no-header -e ipi:ipi_send_cpu -F "($expr) && COMM == \"$WN\"" "$TMP/all.dat" | strip > "$TMP/u.txt"
 	n=$(wc -l < "$TMP/k.txt")
-	if [ "$n" -gt 0 ] && cmp -s "$TMP/k.txt" "$TMP/u.txt"; then
+	if [ "$n" = 0 ] && [ ! -s "$TMP/u.txt" ] && [ "$expr" = 'callback != 0' ]; then
+		# nothing to compare: neither recording holds a function call of
+		# the workload (a membarrier IPI goes out only while its spinner
+		# runs; on a machine this busy it did not)
+		skip "kernel filter '$expr'" "the workload sent no function call in either recording: nothing to compare"
+	elif [ "$n" -gt 0 ] && cmp -s "$TMP/k.txt" "$TMP/u.txt"; then
 		pass "kernel filter '$expr' = userspace filter ($n sends)"
 	else
 		fail "kernel filter '$expr'" "kernel $n, userspace $(wc -l < "$TMP/u.txt"): $(diff "$TMP/k.txt" "$TMP/u.txt" | head -n 2 | tr '\n' '|')"
