@@ -176,7 +176,8 @@ if [ $? = 0 ]; then pass "serve-rows: sends of the workload targeting CPU 1: $(c
 else fail serve-rows "$(cat "$TMP/rows.cmp" "$TMP/dump.err" | head -n 3 | tr '\n' ';')"; fi
 # --stacks: each row of the workload's membarrier sends carries its stack,
 # which must pass through the membarrier system call (known by construction)
-$PY - "$TMP/watched.txt" "$WLC" > "$TMP/stk.txt" 2>&1 <<'EOF'
+stacks_check() {	# stacks_check DUMP: exit 0 when every membarrier row has its stack
+$PY - "$1" "$WLC" > "$TMP/stk.txt" 2>&1 <<'EOF'
 import sys
 lines = open(sys.argv[1], errors='replace').read().split('\n')
 rows = ok = 0
@@ -191,9 +192,21 @@ for i, l in enumerate(lines):
                 j += 1
         ok += any('sys_membarrier' in f for f in st) and not any(f.startswith('bpf_prog_') for f in st)
 print('%d of %d membarrier rows with a stack through sys_membarrier' % (ok, rows))
-sys.exit(0 if rows and ok == rows else 1)
+sys.exit(0 if rows and ok == rows else (2 if not rows else 1))
 EOF
-[ $? = 0 ] && pass "serve-stacks: $(cat "$TMP/stk.txt")" || fail serve-stacks "$(cat "$TMP/stk.txt")"
+}
+stacks_check "$TMP/watched.txt"; rc=$?
+# membarrier interrupts CPU 1 only while the spinner is current there: on a
+# machine busy with the other test jobs a run can draw none; then once more
+if [ $rc = 2 ]; then
+	"$TMP/$WLC" membarrier 300 > /dev/null
+	sleep 0.2
+	"$IPT" serve --dump "$TMP/watched2.txt" --socket "$SOCK" 2>> "$TMP/dump.err"
+	stacks_check "$TMP/watched2.txt"; rc=$?
+	echo " (a second membarrier run: the first drew no IPI to CPU 1)" >> "$TMP/stk.txt"
+fi
+[ $rc = 0 ] && pass "serve-stacks: $(tr -d '\n' < "$TMP/stk.txt")" ||
+	fail serve-stacks "$(tr -d '\n' < "$TMP/stk.txt")"
 # the dump reads back with its clock and with sends matched to the handlers kept
 "$IPT" report "$TMP/watched.txt" > "$TMP/report.txt" 2>&1 && grep -q 'IPIs (one per target CPU)' "$TMP/report.txt" &&
 	grep -q 'clock CLOCK_MONOTONIC\|clock mono' "$TMP/report.txt" &&
