@@ -127,6 +127,9 @@ int ipt_afile_open(struct ipt_afile *a, const char *path, unsigned int mode);
  * 0 on success, -1 on error (ipt_errmsg() names the file).
  */
 int ipt_afile_publish(struct ipt_afile *a, const char *name, bool replace);
+/* Publish under a->path: with !replace an existing file there is an error
+ * ("PATH: the file exists; it is not replaced"), -1. */
+int ipt_afile_place(struct ipt_afile *a, bool replace);
 /* Forget the file (a named temporary is removed); fd is left to the caller. */
 void ipt_afile_discard(struct ipt_afile *a);
 
@@ -155,6 +158,7 @@ struct ipt_explode_opts {
 	const char *compression;	/* "none", "zstd", "zlib"; NULL: as t, else zstd */
 	int version;			/* trace.dat version 6 (always uncompressed) or 7; 0: 7 */
 	const char *creator;		/* the file's version option; NULL: "libipitrace <version>" */
+	bool no_replace;		/* an existing out: an error, not replaced */
 };
 struct ipt_explode_stats {
 	uint64_t events_in;		/* records read */
@@ -285,6 +289,9 @@ struct ipt_recorder_opts {
 	 * resolved while recording, as the processes run, and stored in the
 	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw). */
 	bool user_stacks;
+	/* An existing file at output: an error when the file is written, not
+	 * replaced (the caller checks first, to say so before recording). */
+	bool no_replace;
 };
 
 struct ipt_recorder;

@@ -747,6 +747,8 @@ struct ipt_parquet_opts {
 	bool match_columns;
 	const struct ipt_trace *trace;
 	struct ipt_report *report;
+	/* an existing file at path: closing fails (ipt_errmsg), it is not replaced */
+	bool no_replace;
 };
 
 struct ipt_parquet_writer;

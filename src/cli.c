@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void vmsg(const char *prefix, const char *fmt, va_list ap)
@@ -28,6 +30,54 @@ void err_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("ipitrace: ", fmt, ap);
 	va_end(ap);
+}
+
+/* is_own_trace_name - ipitrace.dat, or ipitrace-*.dat (the default command's) */
+static bool is_own_trace_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(name, DEFAULT_TRACE))
+		return true;
+	return n > strlen("ipitrace-.dat") && !strncmp(name, "ipitrace-", 9) &&
+	       !strcmp(name + n - 4, ".dat");
+}
+
+const char *default_trace(const char *cmd, char *buf, size_t size)
+{
+	struct timespec best = { 0, 0 };
+	DIR *d = opendir(".");
+	struct dirent *e;
+	int found = 0;
+
+	if (!d) {
+		fprintf(stderr, "ipitrace %s: no FILE given, and the current directory cannot be read: %s\n",
+			cmd, strerror(errno));
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!is_own_trace_name(e->d_name) || stat(e->d_name, &st) || !S_ISREG(st.st_mode) ||
+		    strlen(e->d_name) >= size)
+			continue;
+		/* the newest; equal times: the greater name (a later -N suffix) */
+		if (found && (st.st_mtim.tv_sec < best.tv_sec ||
+			      (st.st_mtim.tv_sec == best.tv_sec && (st.st_mtim.tv_nsec < best.tv_nsec ||
+			       (st.st_mtim.tv_nsec == best.tv_nsec && strcmp(e->d_name, buf) < 0)))))
+			continue;
+		best = st.st_mtim;
+		snprintf(buf, size, "%s", e->d_name);
+		found++;
+	}
+	closedir(d);
+	if (!found) {
+		fprintf(stderr, "ipitrace %s: no FILE given, and no %s or ipitrace-*.dat here: record "
+			"one with `ipitrace` (or `ipitrace record`), or name a FILE\n", cmd, DEFAULT_TRACE);
+		return NULL;
+	}
+	fprintf(stderr, "ipitrace %s: reading %s (the newest ipitrace*.dat here)\n", cmd, buf);
+	return buf;
 }
 
 int usage_err(const char *cmd, const char *fmt, ...)

@@ -16,15 +16,16 @@
 static void convert_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ipitrace convert [OPTIONS] FILE -o OUT\n"
-		"       ipitrace convert [OPTIONS] FILE -o DIR --partition-by host,date\n"
+		"usage: ipitrace convert [OPTIONS] [FILE] -o OUT\n"
+		"       ipitrace convert [OPTIONS] [FILE] -o DIR --partition-by host,date\n"
 		"\n"
 		"Write the IPIs of FILE as a table, one row per (IPI send, target CPU), for\n"
 		"pandas, DuckDB, Spark, spreadsheets and scripts.  FILE '-' (or a pipe) reads\n"
-		"standard input.\n"
+		"standard input; no FILE: the newest of ipitrace.dat and ipitrace-*.dat here.\n"
 		"\n"
 		"  -o, --output OUT     output file; '-' for standard output (required).\n"
 		"                       The file appears only when complete.\n"
+		"      --force          replace OUT if it exists (else an error)\n"
 		"  -f, --format FMT     csv, jsonl or parquet; default from OUT's extension\n"
 		"                       (.csv, .jsonl/.json/.ndjson, .parquet), csv for '-'\n"
 		"  -Z, --compression C  parquet: zstd (default) or none\n"
@@ -295,14 +296,15 @@ int cmd_convert(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "buffer", required_argument, NULL, 'B' },
 		{ "no-match", no_argument, NULL, 'M' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *fmt = NULL, *filter = NULL, *compression = NULL, *partition = NULL;
-	const char *buffer = NULL, *cpus_arg = NULL;
-	char *cpus_expr = NULL;
+	const char *buffer = NULL, *cpus_arg = NULL, *path;
+	char *cpus_expr = NULL, found[256];
 	enum ipt_row_format rf = IPT_ROWS_CSV;
-	bool explode = true, match = true;
+	bool explode = true, match = true, force = false;
 	struct ipt_report *rep = NULL;
 	struct ipt_row_match m;
 	struct ipt_trace *t = NULL;
@@ -329,6 +331,7 @@ int cmd_convert(int argc, char **argv)
 		case 'P': partition = optarg; break;
 		case 'B': buffer = optarg; break;
 		case 'M': match = false; break;
+		case 'O': force = true; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1])
 				return usage_err("convert", "--threads: a number from 1 to 8, not '%s'", optarg);
@@ -338,17 +341,22 @@ int cmd_convert(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (optind != argc - 1)
-		return usage_err("convert", optind < argc ? "one FILE only" : "no FILE given");
+	if (optind < argc - 1)
+		return usage_err("convert", "one FILE only");
 	if (!out)
 		return usage_err("convert", "no output: give -o OUT (- for standard output)");
+	if (!partition && output_taken(out, force))
+		return 1;
+	path = optind == argc - 1 ? argv[optind] : default_trace("convert", found, sizeof(found));
+	if (!path)
+		return 1;
 	pq = parquet_wanted(fmt, out, compression, partition);
 	if (pq < 0)
 		return 2;
 	if (!pq && pick_format(fmt, out, &rf))
 		return usage_err("convert", "unknown output format %s (use --format csv, jsonl or parquet)",
 				 fmt ? fmt : out);
-	t = open_trace(argv[optind], buffer, true, &ret);
+	t = open_trace(path, buffer, true, &ret);
 	if (!t)
 		return ret;
 	if (cpus_arg) {	/* a row filter on the target CPU, with --filter's */
@@ -391,7 +399,7 @@ int cmd_convert(int argc, char **argv)
 			if (already_in(out, ipt_strbuf_str(&id), part, sizeof(part))) {
 				err_msg("%s: this trace is in the dataset already (%s/%s, same uname, clock, "
 					"CPUs and first event): its rows would count twice; remove that "
-					"file to convert it again", argv[optind], out, part);
+					"file to convert it again", path, out, part);
 				ipt_strbuf_free(&id);
 				goto out;
 			}
@@ -399,6 +407,7 @@ int cmd_convert(int argc, char **argv)
 		}
 		parquet_opts(&po, explode, compression, partition);
 		po.match_columns = true;
+		po.no_replace = !force;
 		po.report = rep;
 		if (ipt_parquet_convert(t, it, out, &po)) {
 			err_msg("%s", ipt_errmsg());
@@ -411,7 +420,7 @@ int cmd_convert(int argc, char **argv)
 		ipt_strbuf_free(&before);
 		goto out;
 	}
-	if (outfile_open(&of, out))
+	if (outfile_open(&of, out, force))
 		goto out;
 	if (ipt_rows_header_match(rf, explode, &sb))
 		goto fail;

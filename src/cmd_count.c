@@ -12,9 +12,10 @@
 static void count_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ipitrace count [OPTIONS] FILE\n"
+		"usage: ipitrace count [OPTIONS] [FILE]\n"
 		"\n"
-		"Decode every record of FILE ('-' or a pipe: standard input) and print the number of events per CPU and per\n"
+		"Decode every record of FILE ('-' or a pipe: standard input; none: the newest\n"
+		"of ipitrace.dat and ipitrace-*.dat here) and print the number of events per CPU and per\n"
 		"event type.  CPU streams are decoded in parallel, one thread per core.\n"
 		"\n"
 		"  -j, --threads N   decoding threads (default: online CPUs, at most the streams)\n"
@@ -31,6 +32,8 @@ int cmd_count(int argc, char **argv)
 	struct ipt_count_opts co = { .sz = sizeof(co) };
 	struct ipt_trace *t;
 	struct ipt_counts *n;
+	const char *path;
+	char found[256];
 	int c, r;
 
 	opterr = 0;
@@ -52,9 +55,12 @@ int cmd_count(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (optind != argc - 1)
-		return usage_err("count", optind < argc ? "one FILE only" : "no FILE given");
-	t = open_trace(argv[optind], NULL, false, &r);
+	if (optind < argc - 1)
+		return usage_err("count", "one FILE only");
+	path = optind == argc - 1 ? argv[optind] : default_trace("count", found, sizeof(found));
+	if (!path)
+		return 1;
+	t = open_trace(path, NULL, false, &r);
 	if (!t)
 		return r;
 	n = ipt_trace_count(t, &co);

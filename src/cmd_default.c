@@ -6,6 +6,7 @@
  * report, and say where the trace is.
  */
 #include "commands.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,13 +89,14 @@ int cmd_default(int argc, char **argv)
 		{ "isolated", required_argument, NULL, 'i' },
 		{ "html", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char path[PATH_MAX], secs[32];
 	const char *out = NULL, *dur = "10", *cpus = NULL, *iso = NULL, *html = NULL;
 	char *rec_argv[16], *rep_argv[16];
-	bool stacks = false, user_stacks = false, quiet = false;
+	bool stacks = false, user_stacks = false, quiet = false, force = false;
 	const char *why = NULL;
 	double d = 10;
 	int c, ret, nrec = 0, nrep = 0;
@@ -116,9 +118,10 @@ int cmd_default(int argc, char **argv)
 		case 'i': iso = optarg; break;
 		case 'W': html = optarg; break;
 		case 'q': quiet = true; break;
+		case 'O': force = true; break;
 		case 'h':
 			printf("usage: ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [--user-stacks] [-i LIST]\n"
-			       "                [--html OUT] [-q]\n"
+			       "                [--html OUT] [-q] [--force]\n"
 			       "(ipitrace --help describes them and the commands)\n");
 			return 0;
 		default:
@@ -127,6 +130,8 @@ int cmd_default(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_err("", "unknown command '%s'", argv[optind]);
+	if (html && output_taken(html, force))
+		return 1;
 	if (!tracefs_usable(&why)) {
 		fprintf(stderr,
 			"ipitrace: cannot record here: %s.\n"
@@ -143,9 +148,11 @@ int cmd_default(int argc, char **argv)
 		if (!strcmp(out, "-"))
 			return usage_err("", "-o -: the trace is kept in a file (use `ipitrace record -o -`)");
 		snprintf(path, sizeof(path), "%s", out);
-		if (reserve(path)) {
-			if (errno == EEXIST)
-				err_msg("%s exists: not overwritten (remove it or choose another -o)", path);
+		if (output_taken(path, force))
+			return 1;
+		if (!force && reserve(path)) {
+			if (errno == EEXIST)	/* appeared since */
+				output_taken(path, false);
 			else
 				err_msg("%s: %s", path, strerror(errno));
 			return 1;
@@ -154,6 +161,7 @@ int cmd_default(int argc, char **argv)
 		return 1;
 	}
 	rec_argv[nrec++] = "record";
+	rec_argv[nrec++] = "--force";	/* the name reserved above, or --force given */
 	rec_argv[nrec++] = "-o";
 	rec_argv[nrec++] = path;
 	rec_argv[nrec++] = "-d";
@@ -188,6 +196,8 @@ int cmd_default(int argc, char **argv)
 		rep_argv[nrep++] = "-c";
 		rep_argv[nrep++] = (char *)cpus;
 	}
+	if (html && force)
+		rep_argv[nrep++] = "--force";
 	if (html) {
 		rep_argv[nrep++] = "--html";
 		rep_argv[nrep++] = (char *)html;

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "cpu_ranges.h"
 #include "diff_out.h"
+#include "outfile.h"
 #include "report_out.h"
 
 #include <getopt.h>
@@ -58,6 +59,7 @@ static void diff_usage(FILE *f)
 		"      --html OUT       write the tables and a differential flame graph (red:\n"
 		"                       more after, blue: fewer) as one self-contained HTML\n"
 		"                       file instead, and say where; not with --format\n"
+		"      --force          replace OUT if it exists (else an error)\n"
 		"  -j, --threads N      decoding threads, as in report\n"
 		"  -h, --help           this text\n"
 		"\n"
@@ -616,6 +618,7 @@ int cmd_diff(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -627,6 +630,7 @@ int cmd_diff(int argc, char **argv)
 	enum dfmt fmt = F_TEXT;
 	bool fmt_given = false;
 	const char *html = NULL;
+	bool force = false;
 	int c, ret = 1;
 	char *end;
 
@@ -654,6 +658,7 @@ int cmd_diff(int argc, char **argv)
 				return usage_err("diff", "--top: a count, not '%s'", optarg);
 			break;
 		case 'H': html = optarg; break;
+		case 'O': force = true; break;
 		case 'f':
 			fmt_given = true;
 			if (!strcmp(optarg, "text"))
@@ -686,6 +691,8 @@ int cmd_diff(int argc, char **argv)
 			o.latency = true;
 	if (html && fmt_given)
 		return usage_err("diff", "--html writes HTML: it takes no --format");
+	if (html && output_taken(html, force))
+		return 1;
 	if (argc - optind != 2)
 		return usage_err("diff", argc - optind < 2 ? "give two recordings: BEFORE AFTER" :
 							      "two recordings only: BEFORE AFTER");
@@ -730,7 +737,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	ret = 1;
 	if (html) {
-		ret = diff_html(x.s, x.path, x.by, x.nby, x.top, html);
+		ret = diff_html(x.s, x.path, x.by, x.nby, x.top, html, force);
 		goto out;
 	}
 	if (write_diff(&x, fmt, stdout))

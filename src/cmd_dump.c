@@ -13,10 +13,11 @@
 static void dump_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ipitrace dump [OPTIONS] FILE\n"
+		"usage: ipitrace dump [OPTIONS] [FILE]\n"
 		"\n"
 		"Print the events of FILE (trace.dat v6/v7, `trace-cmd report` text or tracefs\n"
-		"`trace` text; '-' or a pipe: standard input) in time order, merged across CPUs, one line each in the layout of\n"
+		"`trace` text; '-' or a pipe: standard input; none: the newest of ipitrace.dat\n"
+		"and ipitrace-*.dat here, named on stderr) in time order, merged across CPUs, one line each in the layout of\n"
 		"`trace-cmd report`: comm-pid [cpu] timestamp: event: fields.  Fields follow each\n"
 		"event's print fmt; CPU masks print as CPU lists (0-3,8), not hex words.\n"
 		"\n"
@@ -199,7 +200,8 @@ int cmd_dump(int argc, char **argv)
 	struct ipt_trace *t = NULL;
 	struct ipt_dump *d = NULL;
 	struct ipt_dump_opts dop = { .sz = sizeof(dop), .drop_lines = true };
-	const char *text;
+	const char *text, *path;
+	char found[256];
 	size_t len;
 	bool have_cpus = false, header = true;
 	unsigned long long limit = 0;
@@ -270,11 +272,16 @@ int cmd_dump(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		ret = usage_err("dump", optind < argc ? "one FILE only" : "no FILE given");
+	if (optind < argc - 1) {
+		ret = usage_err("dump", "one FILE only");
 		goto out;
 	}
-	t = open_trace(argv[optind], buffer, false, &ret);
+	path = optind == argc - 1 ? argv[optind] : default_trace("dump", found, sizeof(found));
+	if (!path) {
+		ret = 1;
+		goto out;
+	}
+	t = open_trace(path, buffer, false, &ret);
 	if (!t)
 		goto out;
 	ret = 1;

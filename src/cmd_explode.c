@@ -9,6 +9,7 @@
  *   trace-cmd report -F 'ipi_send_cpu: cpu == 5' OUT.dat
  */
 #include "commands.h"
+#include "outfile.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static void explode_usage(FILE *f)
 		"  -o, --output OUT     the new trace.dat (required; appears only when complete)\n"
 		"  -Z, --compression A  none, zstd or zlib (default: as IN, else zstd)\n"
 		"      --v6             write trace.dat version 6 (default 7)\n"
+		"      --force          replace OUT if it exists (else an error)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Limits: lost-event marks of IN's pages are not carried over (the counts stay\n"
@@ -41,6 +43,7 @@ int cmd_explode(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "compression", required_argument, NULL, 'Z' },
 		{ "v6", no_argument, NULL, '6' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,6 +51,7 @@ int cmd_explode(int argc, char **argv)
 		.sz = sizeof(eo),
 		.version = 7,
 		.creator = "ipitrace explode " IPT_VERSION,
+		.no_replace = true,	/* --force: false */
 	};
 	struct ipt_explode_stats st = { 0 };
 	struct ipt_trace *t;
@@ -63,6 +67,7 @@ int cmd_explode(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'Z': eo.compression = optarg; break;
 		case '6': eo.version = 6; break;
+		case 'O': eo.no_replace = false; break;
 		case 'h': explode_usage(stdout); return 0;
 		default: return 2;
 		}
@@ -73,6 +78,8 @@ int cmd_explode(int argc, char **argv)
 		return usage_err("explode", "no output: give -o OUT.dat");
 	if (eo.compression && !ipt_compression_supported(eo.compression))
 		return usage_err("explode", "unknown compression '%s' (none, zstd, zlib)", eo.compression);
+	if (output_taken(out, !eo.no_replace))
+		return 1;
 	t = open_trace(argv[optind], NULL, true, &ret);
 	if (!t)
 		return ret;

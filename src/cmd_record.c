@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_OUTPUT		"ipitrace.dat"
 #define DEFAULT_SERVE_OUTPUT	"ipitrace-serve.txt"
 #define SERVE_DRAIN_WAIT_US	300000	/* serve drains its ring every 100 ms */
 #define DEFAULT_BUFFER_KB	4096
@@ -55,6 +54,7 @@ struct rec_opts {
 	bool quiet;
 	char **command;			/* after --, NULL-terminated */
 	bool output_given;
+	bool force;			/* --force: an existing output is replaced */
 	bool from_serve;		/* --from-serve: serve's counts and rows */
 	const char *socket;		/* where serve answers */
 	const char *tracefs_opt;	/* the first option that sets up tracefs */
@@ -134,9 +134,11 @@ static void record_usage(FILE *f)
 		"gone, and said.\n"
 		"\n"
 		"Options:\n"
-		"  -o, --output FILE     output file (default " DEFAULT_OUTPUT "); it appears only\n"
+		"  -o, --output FILE     output file (default " DEFAULT_TRACE "); it appears only\n"
 		"                        when complete (temporary name + rename), mode 0600;\n"
-		"                        \"-\" writes to standard output\n"
+		"                        \"-\" writes to standard output.  An existing FILE is\n"
+		"                        an error (checked before recording and again at the end)\n"
+		"      --force           replace an existing FILE\n"
 		"  -d, --duration TIME   stop after TIME: seconds (fractions allowed), or with a\n"
 		"                        unit: 500ms, 30s, 5m, 2h\n"
 		"  -c, --cpus LIST       only IPIs that target these CPUs (e.g. 2-5,8): kernel\n"
@@ -256,6 +258,7 @@ static int parse_opt(struct rec_opts *o, int c)
 	switch (c) {
 	case 'o': o->output = optarg; o->output_given = true; return 0;
 	case 'S': o->from_serve = true; return 0;
+	case 'O': o->force = true; return 0;
 	case 'K': o->socket = optarg; return 0;
 	case 'd':
 		if (parse_duration(optarg, &o->duration))
@@ -352,12 +355,13 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "from-serve", no_argument, NULL, 'S' },
 		{ "socket", required_argument, NULL, 'K' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, ret;
 
-	o->output = DEFAULT_OUTPUT;
+	o->output = DEFAULT_TRACE;
 	o->socket = SERVE_SOCKET;
 	o->buffer_kb = DEFAULT_BUFFER_KB;
 	o->compression = "zstd";
@@ -381,6 +385,8 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 				 "were started with; only -o, -d, -q, --socket and COMMAND apply)", o->tracefs_opt);
 	if (o->from_serve && !o->output_given)
 		o->output = DEFAULT_SERVE_OUTPUT;
+	if (output_taken(o->output, o->force))
+		return 1;
 	return kernel_filter(o);
 }
 
@@ -492,6 +498,7 @@ static int setup(struct recorder *r)
 		.filter = r->o.filter,
 		.stacks = r->o.stacks,
 		.user_stacks = r->o.user_stacks,
+		.no_replace = !r->o.force,
 		.events = r->o.extra,
 		.clock = r->o.clock,
 		.buffer_kb = r->o.buffer_kb,
@@ -957,7 +964,7 @@ static int write_serve_file(struct recorder *r, const struct ipt_counter *b, con
 		ipt_strbuf_free(&sb);
 		return -1;
 	}
-	if (outfile_open(&of, r->o.output)) {
+	if (outfile_open(&of, r->o.output, r->o.force)) {
 		err_msg("%s: %s", r->o.output, strerror(errno));
 		ipt_strbuf_free(&sb);
 		return -1;

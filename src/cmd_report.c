@@ -6,6 +6,7 @@
  * or JSON (for scripts; it carries every number the text shows).
  */
 #include "commands.h"
+#include "outfile.h"
 #include "report_html.h"
 #include "report_out.h"
 
@@ -22,7 +23,8 @@ static void report_usage(FILE *f)
 		"Who sends which IPIs to which CPUs, how often, from where, and how long they\n"
 		"took: per target CPU counts by kind, the top senders and call sites, a sender x\n"
 		"target matrix, send-to-handler latency and handler time, and every IPI that\n"
-		"reached the CPUs given with --isolated.  FILE defaults to ipitrace.dat; '-'\n"
+		"reached the CPUs given with --isolated.  Without FILE: the newest of\n"
+		"ipitrace.dat and ipitrace-*.dat in the current directory, named on stderr; '-'\n"
 		"(or a pipe) reads standard input, e.g. `zcat x.dat.gz | ipitrace report -`.\n"
 		"\n"
 		"  -F, --filter EXPR    count only IPI rows matching EXPR (matching still sees all)\n"
@@ -64,6 +66,7 @@ static void report_usage(FILE *f)
 		"      --html OUT       write the report as one self-contained HTML file (charts\n"
 		"                       in inline SVG, no script, no network) instead, and say\n"
 		"                       where; not with --format\n"
+		"      --force          replace OUT if it exists (else an error)\n"
 		"  -j, --threads N      1 to 8 (default: the online CPUs, at most 8; 1 on UP and\n"
 		"                       for a trace with less than 16 MiB of CPU data).\n"
 		"                       1: one thread.  N > 1: the CPUs' streams are decoded\n"
@@ -164,6 +167,7 @@ int cmd_report(int argc, char **argv)
 		{ "with-recorder", no_argument, NULL, 'W' },
 		{ "sort", required_argument, NULL, 'k' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "force", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -171,10 +175,11 @@ int cmd_report(int argc, char **argv)
 	struct ipt_report_opts ro = { .sz = sizeof(ro) };
 	struct ipt_report *r = NULL;
 	struct ctx x = { 0 };
-	const char *path = "ipitrace.dat", *html = NULL, *buffer = NULL, *fmt_arg = NULL;
+	char found[256];
+	const char *path, *html = NULL, *buffer = NULL, *fmt_arg = NULL;
 	const char *cpus_arg = NULL;
 	char *cpus_expr = NULL;
-	bool have_iso = false, folded = false, uniq = false, all_isolated = false;
+	bool have_iso = false, folded = false, uniq = false, all_isolated = false, force = false;
 	const char *iso_arg = NULL;
 	int c, ret = 1;
 
@@ -245,6 +250,7 @@ int cmd_report(int argc, char **argv)
 		case 'S': ro.assume_synced_clock = true; break;
 		case 'W': ro.with_recorder = x.with_recorder = true; break;
 		case 'H': html = optarg; break;
+		case 'O': force = true; break;
 		case 'j':
 			if (optarg[0] < '1' || optarg[0] > '8' || optarg[1]) {
 				ipt_cpuset_free(&iso);
@@ -264,8 +270,16 @@ int cmd_report(int argc, char **argv)
 		ipt_cpuset_free(&iso);
 		return usage_err("report", "--html writes HTML: it takes no --format");
 	}
+	if (html && output_taken(html, force)) {
+		ipt_cpuset_free(&iso);
+		return 1;
+	}
 	if (optind == argc - 1)
 		path = argv[optind];
+	else if (!(path = default_trace("report", found, sizeof(found)))) {
+		ipt_cpuset_free(&iso);
+		return 1;
+	}
 	x.t = open_trace(path, buffer, true, &ret);
 	x.ns = x.t && ipt_trace_ts_in_ns(x.t);
 	if (!x.t) {
@@ -320,7 +334,7 @@ int cmd_report(int argc, char **argv)
 	x.r = r;
 	x.s = ipt_report_summary(r);
 	if (html) {
-		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, x.by, html);
+		ret = report_html(r, x.t, ro.filter, ro.isolated, x.top, x.by, html, force);
 		goto out;
 	}
 	if (folded) {

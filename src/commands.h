@@ -69,6 +69,15 @@ int trace_cpus(struct ipt_trace *t, struct ipt_cpuset *set);
  * NULL with *rc the exit code (1, or 2 for a usage error) on failure.
  */
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc);
+/* the file `record` writes without -o */
+#define DEFAULT_TRACE "ipitrace.dat"
+/*
+ * default_trace - the trace report, dump, convert and count read without
+ * FILE: the newest (modification time) of ipitrace.dat and ipitrace-*.dat
+ * in the current directory, named on stderr; into buf.  NULL after saying
+ * there is none (exit 1).
+ */
+const char *default_trace(const char *cmd, char *buf, size_t size);
 /* note_skipped - after a command's success: the lines a text trace skipped */
 void note_skipped(struct ipt_trace *t);
 /* prov_keys - the provenance keys a report shows after the command line,

@@ -144,12 +144,12 @@ out:
 }
 
 int diff_html(struct ipt_diff_side *const s[2], const char *const path[2], const int *by, int nby, int top,
-	      const char *out)
+	      const char *out, bool replace)
 {
 	struct outfile of;
 	FILE *f;
 
-	if (outfile_open(&of, out))
+	if (outfile_open(&of, out, replace))
 		return 1;
 	f = of.f;
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>ipitrace diff</title>"

@@ -15,9 +15,10 @@ int diff_folded_text(const struct ipt_diff_row *v, size_t n, struct ipt_strbuf *
 
 /* the page of sides s (read from path[0], path[1]) with a table for each
  * key of by[0..nby) (IPT_DIFF_BY_ROLE first), top rows each (0: all);
- * written to path as it becomes complete, and said where; 0 or 1 (the
+ * written to path as it becomes complete (an existing file only if
+ * replace), and said where; 0 or 1 (the
  * error said) */
 int diff_html(struct ipt_diff_side *const s[2], const char *const path[2], const int *by, int nby, int top,
-	      const char *out);
+	      const char *out, bool replace);
 
 #endif

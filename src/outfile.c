@@ -10,10 +10,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int outfile_open(struct outfile *o, const char *path)
+bool output_taken(const char *path, bool force)
+{
+	struct stat st;
+
+	if (force || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	err_msg("%s: the file exists; --force replaces it", path);
+	return true;
+}
+
+int outfile_open(struct outfile *o, const char *path, bool replace)
 {
 
 	memset(o, 0, sizeof(*o));
+	if (output_taken(path, replace))
+		return -1;
+	o->replace = replace;
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		return 0;
@@ -94,7 +107,7 @@ int outfile_commit(struct outfile *o)
 	}
 	if (!o->path)
 		return 0;
-	if (ipt_afile_publish(&o->af, NULL, true)) {
+	if (ipt_afile_place(&o->af, o->replace)) {
 		err_msg("%s", ipt_errmsg());
 		outfile_abort(o);
 		return -1;

@@ -17,9 +17,18 @@ struct outfile {
 	const char *path;	/* final name (NULL for stdout or direct) */
 	struct ipt_afile af;	/* the file until it is complete */
 	bool direct;		/* a device or FIFO: written in place */
+	bool replace;		/* an existing file is replaced (--force) */
 };
 
-int outfile_open(struct outfile *o, const char *path);
+/*
+ * output_taken - whether path ("-" never) is an existing regular file that
+ * only --force (force) may replace: then "PATH: the file exists; --force
+ * replaces it" is said and true returned.  Commands ask before their work.
+ */
+bool output_taken(const char *path, bool force);
+/* replace: an existing file is replaced (--force); else it is an error,
+ * at the open and again if one appeared by the time it is complete */
+int outfile_open(struct outfile *o, const char *path, bool replace);
 /* flush, fsync, rename; on any error the temporary file is removed */
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);

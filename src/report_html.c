@@ -1061,7 +1061,7 @@ out:
 }
 
 int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
-		const struct ipt_cpuset *iso, int top, enum ipt_group_by by, const char *path)
+		const struct ipt_cpuset *iso, int top, enum ipt_group_by by, const char *path, bool replace)
 {
 	struct hx x = { 0 };
 	struct outfile of;
@@ -1077,7 +1077,7 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 	x.ns = ipt_trace_ts_in_ns(t);
 	if (time_rows(&x))
 		goto oom;
-	if (outfile_open(&of, path))
+	if (outfile_open(&of, path, replace))
 		goto out;
 	x.f = of.f;
 	head(&x);

@@ -16,10 +16,12 @@
  * and kind_distributions) to path ("-": standard output).  filter: the
  * filter expression given (NULL: none), shown as it is; iso: the isolated
  * CPUs listed (NULL: none); top: rows of the top-N tables (0: all); by: the
- * key of the per-target senders tables.  Returns 0, or
+ * key of the per-target senders tables; replace: an existing file at path
+ * is replaced (--force), else an error.  Returns 0, or
  * 1 after printing an error.
  */
 int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
-		const struct ipt_cpuset *iso, int top, enum ipt_group_by by, const char *path);
+		const struct ipt_cpuset *iso, int top, enum ipt_group_by by, const char *path,
+		bool replace);
 
 #endif

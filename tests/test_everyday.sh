@@ -14,7 +14,10 @@
 #  6 live (root + tracefs): the default command with -d, -o, -c, -s, -i,
 #    --html, -q keeps its trace under a new name and never over a file;
 #    -d units; the status line on a terminal only; record --comm
-# Part 6 runs in the live lane, parts 1-5 beside it (tests/run.sh, "run:
+#  7 without FILE, report, dump, convert and count read the newest of
+#    ipitrace.dat and ipitrace-*.dat here and say which; every writer keeps
+#    an existing file (exit 1) unless --force, record too (live)
+# Part 6 runs in the live lane, parts 1-5 and 7 beside it (tests/run.sh, "run:
 # split"). The ASan pass leaves to the plain one the letter-by-letter runs
 # of part 1 (each command's options parsed 62 times).
 # run: split
@@ -153,8 +156,7 @@ one_line() {	# one_line NAME CMD ARGS...: exit 2, one line naming `ipitrace CMD 
 }
 one_line "report a b" report a b
 one_line "convert without -o" convert "$PP"
-one_line "convert without FILE" convert -o x.csv
-one_line "dump without FILE" dump
+one_line "dump two files" dump a b
 one_line "count two files" count a b
 one_line "explode without -o" explode "$PP"
 one_line "unknown option" report -x "$PP"
@@ -282,6 +284,64 @@ if [ -f "$T1" ]; then
 	n=$("$IPT" dump --no-header -n 3 "$T1" | wc -l)
 	[ "$n" = 3 ] && pass "dump -n 3: 3 lines" || fail "dump -n 3" "$n lines"
 fi
+
+# ---- 7: no FILE reads the newest trace here; no file is replaced without --force ----
+if [ -f "$T1" ] && [ -f "$PP" ]; then
+	W="$TMP/cwd"
+	mkdir -p "$W"
+	for c in report dump convert count; do
+		o=; [ $c = convert ] && o="-o $TMP/none.csv"
+		# shellcheck disable=SC2086
+		(cd "$W" && "$IPT" $c $o > /dev/null 2> "$TMP/nofile.err"); rc=$?
+		[ $rc = 1 ] && [ "$(wc -l < "$TMP/nofile.err")" = 1 ] && grep -q 'ipitrace-\*\.dat' "$TMP/nofile.err" &&
+			pass "$c without FILE in an empty directory: exit 1, $(cat "$TMP/nofile.err")" ||
+			fail "$c-no-file" "exit $rc: $(cat "$TMP/nofile.err")"
+	done
+	cp "$T1" "$W/ipitrace.dat"
+	cp "$PP" "$W/ipitrace-20261205-101010.dat"
+	cp "$T1" "$W/ipitrace-notes.txt"	# not a trace name
+	touch -d '2026-01-01 10:00' "$W/ipitrace.dat"
+	touch -d '2026-01-02 10:00' "$W/ipitrace-20261205-101010.dat"
+	touch -d '2026-01-03 10:00' "$W/ipitrace-notes.txt"
+	# the newest by modification time, whatever its name; what it reads is that file's
+	pick() {	# pick CMD ARGS: "NAME SAME" (the file it said, whether its output is that file's)
+		(cd "$W" && "$IPT" "$@" > "$TMP/pick.out" 2> "$TMP/pick.err")
+		name=$(sed -n 's/^ipitrace [a-z]*: reading \([^ ]*\) (the newest ipitrace\*.dat here)$/\1/p' "$TMP/pick.err")
+		(cd "$W" && "$IPT" "$@" "$name" > "$TMP/pick.want" 2> /dev/null)
+		cmp -s "$TMP/pick.out" "$TMP/pick.want" && echo "$name same" || echo "$name differs"
+	}
+	got=$(pick count)
+	[ "$got" = "ipitrace-20261205-101010.dat same" ] &&
+		pass "count without FILE: the newer ipitrace-*.dat, named on stderr" || fail newest-1 "$got"
+	touch -d '2026-01-04 10:00' "$W/ipitrace.dat"
+	got="$(pick report -f json) / $(pick dump -n 5)"
+	[ "$got" = "ipitrace.dat same / ipitrace.dat same" ] &&
+		pass "report, dump without FILE: ipitrace.dat once it is the newest" || fail newest-2 "$got"
+	(cd "$W" && "$IPT" convert -o "$TMP/nf.csv" 2> /dev/null)
+	"$IPT" convert -o "$TMP/nf2.csv" "$W/ipitrace.dat" 2> /dev/null
+	cmp -s "$TMP/nf.csv" "$TMP/nf2.csv" && pass "convert without FILE: the same rows as with it" ||
+		fail newest-convert "$(wc -l < "$TMP/nf.csv") vs $(wc -l < "$TMP/nf2.csv") lines"
+	# every writer: an existing OUT is kept and said (exit 1), --force replaces it
+	for w in "convert $T1 -o @.csv" "convert $T1 -o @.parquet" "explode $T1 -o @.dat" \
+		 "report --html @.html $T1" "diff --html @.html $T1 $T1"; do
+		ext=${w#*@}; ext=${ext%% *}
+		f="$TMP/keep$ext"
+		echo keep > "$f"
+		a=$(echo "$w" | sed "s|@$ext|$f|")
+		# shellcheck disable=SC2086
+		"$IPT" $a > /dev/null 2> "$TMP/keep.err"; rc=$?
+		k=$(cat "$f")
+		# shellcheck disable=SC2086
+		"$IPT" $a --force > /dev/null 2> /dev/null; rcf=$?
+		if [ $rc = 1 ] && [ "$k" = keep ] && grep -q "^ipitrace: $f: the file exists; --force replaces it\$" "$TMP/keep.err" &&
+		   [ $rcf = 0 ] && [ "$(head -c 4 "$f")" != keep ] && [ "$(wc -c < "$f")" -gt 100 ]; then
+			pass "${w%% *} ${ext}: an existing file is kept (exit 1) and --force replaces it"
+		else
+			fail "keep-$w" "rc $rc/$rcf: $(head -n 2 "$TMP/keep.err" | tr '\n' ';')"
+		fi
+		rm -f "$f"
+	done
+fi
 fi	# offline_part
 
 live_part || finish
@@ -342,6 +402,20 @@ echo keep > "$D/exists.dat"
 rc=$?
 [ $rc != 0 ] && [ "$(cat "$D/exists.dat")" = keep ] && grep -q "exists" "$D/x.err" &&
 	pass "default: -o of an existing file is refused, the file kept" || fail default-exists "rc $rc: $(cat "$D/x.err")"
+# record too, before it records (no wait for -d); --force replaces the file with a trace
+t0=$(date +%s.%N)
+"$IPT" record -q -d 5 -o "$D/exists.dat" > /dev/null 2> "$D/x.err"
+rc=$?
+el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+[ $rc = 1 ] && [ "$(cat "$D/exists.dat")" = keep ] && awk -v e="$el" 'BEGIN { exit !(e < 2) }' &&
+	grep -q "exists; --force replaces it" "$D/x.err" &&
+	pass "record: -o of an existing file is refused before recording ($el s), the file kept" ||
+	fail record-exists "rc $rc after $el s: $(cat "$D/x.err")"
+"$IPT" record -q -d 0.3 --force -o "$D/exists.dat" > /dev/null 2> "$D/x.err"
+rc=$?
+n=$("$IPT" count "$D/exists.dat" 2> /dev/null | grep -c '^cpu ')
+[ $rc = 0 ] && [ "$n" -gt 0 ] && pass "record --force: the existing file replaced by a trace ($n CPUs)" ||
+	fail record-force "rc $rc, $n CPUs: $(cat "$D/x.err")"
 # two at once in one directory: two names
 rm -f "$D"/ipitrace-*.dat
 ( cd "$D" && "$IPT" -d 1 -q > /dev/null 2>&1 & cd "$D" && "$IPT" -d 1 -q > /dev/null 2>&1; wait )

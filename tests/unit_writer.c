@@ -848,7 +848,7 @@ static void make_pages(struct ipt_strbuf *out, int cpu, int n, bool be, int ls)
 static struct ipt_tdw *fill_writer(const char *path, int version, const char *comp, bool be,
 				   int ls, struct ipt_strbuf *pages, int use_fd, int *fds)
 {
-	struct ipt_tdw_opts o = { version, comp, be, ls, 4096 };
+	struct ipt_tdw_opts o = { .version = version, .compression = comp, .big_endian = be, .long_size = ls, .page_size = 4096 };
 	struct ipt_tdw *w = ipt_tdw_open(path, &o);
 	static const char kall[] = "ffffffff81000000 T _stext\nffffffff813af910 T wakeup_preempt\n";
 	static const char cmdl[] = "1 systemd\n42 bash\n";
@@ -1186,7 +1186,7 @@ static void test_user_symbols(void)
 /* A pipe as the CPU data source (not seekable): read as it comes. */
 static void test_pipe(void)
 {
-	struct ipt_tdw_opts o = { 7, "zstd", false, 8, 4096 };
+	struct ipt_tdw_opts o = { .version = 7, .compression = "zstd", .long_size = 8, .page_size = 4096 };
 	struct ipt_strbuf pg = IPT_STRBUF_INIT;
 	char path[300], path2[300];
 	struct ipt_tdw *w;
@@ -1213,7 +1213,7 @@ static void test_pipe(void)
 
 static void test_write_errors(void)
 {
-	struct ipt_tdw_opts o = { 7, "none", false, 8, 4096 };
+	struct ipt_tdw_opts o = { .version = 7, .compression = "none", .long_size = 8, .page_size = 4096 };
 	struct ipt_strbuf pages[4] = { IPT_STRBUF_INIT, IPT_STRBUF_INIT, IPT_STRBUF_INIT,
 				       IPT_STRBUF_INIT };
 	int fds[4] = { -1, -1, -1, -1 }, cpu;
@@ -1247,6 +1247,27 @@ static void test_write_errors(void)
 	ipt_tdw_abort(w);
 	CHECK(count_dir() == 0 && access(path, F_OK) != 0, "abort left files");
 	ipt_tdw_abort(NULL);
+
+	/* no_replace: a file that appeared under the name is kept, and said */
+	{
+		FILE *f = fopen(path, "w");
+		char buf[8] = "";
+
+		CHECK(f && fputs("keep", f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+		o.no_replace = true;
+		w = ipt_tdw_open(path, &o);
+		CHECK(w && ipt_tdw_commit(w) == -1 && strstr(ipt_errmsg(), "exists"),
+		      "no_replace: %s", ipt_errmsg());
+		f = fopen(path, "r");
+		CHECK(f && fread(buf, 1, sizeof(buf) - 1, f) == 4 && !strcmp(buf, "keep"),
+		      "no_replace: the file was replaced");
+		if (f)
+			fclose(f);
+		o.no_replace = false;
+		w = ipt_tdw_open(path, &o);
+		CHECK(w && ipt_tdw_commit(w) == 0 && access(path, F_OK) == 0, "replace: %s", ipt_errmsg());
+		unlink(path);
+	}
 
 	/* not whole pages */
 	w = ipt_tdw_open(path, &o);

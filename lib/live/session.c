@@ -972,6 +972,7 @@ int ipt_recorder_collect(struct ipt_recorder *r)
 		.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
 		.long_size = (int)sizeof(long),
 		.page_size = r->layout.page_size,
+		.no_replace = r->o.no_replace,
 	};
 	int n;
 

@@ -205,6 +205,15 @@ int ipt_afile_publish(struct ipt_afile *a, const char *name, bool replace)
 	return r;
 }
 
+int ipt_afile_place(struct ipt_afile *a, bool replace)
+{
+	int r = ipt_afile_publish(a, NULL, replace);
+
+	if (r == 1)
+		return ipt_err("%s: the file exists; it is not replaced", a->path);
+	return r;
+}
+
 void ipt_afile_discard(struct ipt_afile *a)
 {
 	if (a->tmp)

@@ -317,6 +317,7 @@ static int rewrite(struct ipt_trace *t, const char *out, const struct ipt_explod
 	wo.big_endian = t->big_endian;
 	wo.long_size = t->long_size;
 	wo.page_size = t->layout.page_size;
+	wo.no_replace = o.no_replace;
 	w = ipt_tdw_open(out, &wo);
 	if (!w || copy_meta(t, w, o.creator ? o.creator : "libipitrace " IPT_VERSION, kallsyms))
 		goto fail;

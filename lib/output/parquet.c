@@ -462,7 +462,7 @@ int ipt_parquet_close(struct ipt_parquet_writer *w)
 		writer_free(w);
 		return 0;
 	}
-	if (w->o.numbered ? pq_place_numbered(&w->af, w->path) : ipt_afile_publish(&w->af, NULL, true))
+	if (w->o.numbered ? pq_place_numbered(&w->af, w->path) : ipt_afile_place(&w->af, !w->o.no_replace))
 		goto fail;
 	ipt_afile_discard(&w->af);
 	w->has_af = false;

@@ -102,6 +102,7 @@ struct ipt_tdw {
 	struct ipt_afile af;	/* the file being written (not for stdout) */
 	int fd;
 	bool to_stdout;		/* built in a temporary file, then copied out */
+	bool no_replace;	/* an existing file at the path: commit fails */
 	bool special;		/* ... to the device or FIFO at path, not stdout */
 
 	int version;
@@ -484,6 +485,7 @@ struct ipt_tdw *ipt_tdw_open(const char *path, const struct ipt_tdw_opts *opts)
 	w->be = opts ? opts->big_endian : false;
 	w->long_size = opts && opts->long_size ? opts->long_size : 8;
 	w->page_size = opts && opts->page_size ? opts->page_size : 4096;
+	w->no_replace = opts && opts->no_replace;
 	w->path = ipt_strdup(path);
 	if (!w->path)
 		goto fail;
@@ -1392,7 +1394,7 @@ int ipt_tdw_commit(struct ipt_tdw *w)
 	if (!ret && w->to_stdout)
 		ret = copy_to_stdout(w);
 	if (!ret && !w->to_stdout)
-		ret = ipt_afile_publish(&w->af, NULL, true);
+		ret = ipt_afile_place(&w->af, !w->no_replace);
 	if (!ret && w->fd >= 0) {
 		int fd = w->fd;
 

@@ -23,6 +23,7 @@ struct ipt_tdw_opts {
 	bool big_endian;		/* byte order of the traced machine */
 	int long_size;			/* 4 or 8 (default 8) */
 	uint32_t page_size;		/* default 4096 */
+	bool no_replace;		/* an existing file at path: commit fails */
 };
 
 /* Start a file; nothing is visible under path until ipt_tdw_commit(). */
