@@ -55,7 +55,7 @@ make_counter() {
 	[ -d "$CNT/events/irq_vectors/irq_work_entry" ] && echo 1 > "$CNT/events/irq_vectors/irq_work_entry/enable"
 }
 
-# observe_windows PID NAME: ten 5 s windows of the instance filtered to
+# observe_windows PID NAME: six 5 s windows of the instance filtered to
 # PID's sends; prints the figures; sets quiet (windows without a send to
 # CPU 1 from PID's task) and fig
 observe_windows() {
@@ -63,7 +63,7 @@ observe_windows() {
 	: > "$TMP/observer.txt"
 	: > "$TMP/irqwork.txt"
 	quiet=0 fig=""
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for i in 1 2 3 4 5 6; do
 		set -- $(count_window) "$1" "$2"
 		fig="$fig $1/$2/$3"
 		[ "$1" = 0 ] && quiet=$((quiet + 1))

@@ -4,7 +4,7 @@
 #  1. With BUILDDIR "build" (only then, so that the ASan pass of `make check`
 #     does not fuzz again) and clang with libFuzzer installed: every fuzz
 #     target of fuzz/ replays its whole seed corpus (libFuzzer runs every
-#     seed before it checks the time) and fuzzes on until 5 seconds in all
+#     seed before it checks the time) and fuzzes on until 2 seconds in all
 #     (FUZZ_SMOKE_SECONDS; fuzz/run.sh, two at a time), in a fresh
 #     build/fuzz/smoke; `make fuzz` is the long run (FUZZ_SECONDS, 180 per
 #     target).  PASS per target that found nothing, FAIL with the artifact
@@ -22,7 +22,7 @@
 
 REGRESS="$TOP/tests/fuzz-regress"
 FBIN="$TOP/build/fuzz/bin"
-SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-5}
+SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-2}
 SAN='Sanitizer|runtime error|LeakSanitizer|AddressSanitizer'
 # a small real trace for the filter replays
 REF="$TOP/fuzz/seeds/tracedat/real-pingpong-v7-zstd.dat"
