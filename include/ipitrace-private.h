@@ -332,6 +332,9 @@ bool ipt_recorder_failed(const struct ipt_recorder *r);
 const char *ipt_recorder_failure(const struct ipt_recorder *r);
 /* Tracing off. */
 int ipt_recorder_stop(struct ipt_recorder *r);
+/* How the command ended when the recording ended it (before collect), for
+ * the provenance ("command_end"), e.g. "SIGTERM after 3.00 s (-d)". */
+int ipt_recorder_set_command_end(struct ipt_recorder *r, const char *how);
 /* Let the readers drain the buffers, read the stats: ipt_recorder_cpu() is
  * then valid; the file is prepared under a temporary name. */
 int ipt_recorder_collect(struct ipt_recorder *r);

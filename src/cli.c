@@ -135,7 +135,7 @@ int parse_duration(const char *s, double *secs)
 
 /* the provenance keys a report shows after the command line, in order */
 const char *const prov_keys[] = {
-	"recorder", "command", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
+	"recorder", "command", "command_end", "events", "filter", "cpus", "stacks", "user_stacks", "buffer_kb", "clock",
 	"start_utc", "recorder_pids", NULL,
 };
 

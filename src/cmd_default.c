@@ -95,8 +95,10 @@ int cmd_default(int argc, char **argv)
 	};
 	char path[PATH_MAX], secs[32];
 	const char *out = NULL, *dur = "10", *cpus = NULL, *iso = NULL, *html = NULL;
-	char *rec_argv[16], *rep_argv[16];
-	bool stacks = false, user_stacks = false, quiet = false, force = false;
+	char **rec_argv = NULL, *rep_argv[16];
+	char **command = NULL;
+	int ncommand = 0;
+	bool stacks = false, user_stacks = false, quiet = false, force = false, dur_given = false;
 	const char *why = NULL;
 	double d = 10;
 	int c, ret, nrec = 0, nrep = 0;
@@ -111,6 +113,7 @@ int cmd_default(int argc, char **argv)
 				return usage_err("", "--duration: bad duration '%s' (e.g. 10, 2.5, 30s, 5m, 2h)",
 						 optarg);
 			dur = optarg;
+			dur_given = true;
 			break;
 		case 'c': cpus = optarg; break;
 		case 's': stacks = true; break;
@@ -121,15 +124,19 @@ int cmd_default(int argc, char **argv)
 		case 'O': force = true; break;
 		case 'h':
 			printf("usage: ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [--user-stacks] [-i LIST]\n"
-			       "                [--html OUT] [-q] [--force]\n"
+			       "                [--html OUT] [-q] [--force] [-- COMMAND [ARG...]]\n"
 			       "(ipitrace --help describes them and the commands)\n");
 			return 0;
 		default:
 			return opt_err("", c, argv);
 		}
 	}
-	if (optind < argc)
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
 		return usage_err("", "unknown command '%s'", argv[optind]);
+	if (optind < argc) {	/* `ipitrace [OPTIONS] -- COMMAND...`: record while it runs */
+		command = argv + optind;
+		ncommand = argc - optind;
+	}
 	if (html && output_taken(html, force))
 		return 1;
 	if (!tracefs_usable(&why)) {
@@ -160,13 +167,21 @@ int cmd_default(int argc, char **argv)
 	} else if (pick_name(path, sizeof(path))) {
 		return 1;
 	}
+	rec_argv = calloc((size_t)ncommand + 16, sizeof(*rec_argv));
+	if (!rec_argv) {
+		err_msg("out of memory");
+		unlink(path);
+		return 1;
+	}
 	rec_argv[nrec++] = "record";
 	rec_argv[nrec++] = "--force";	/* the name reserved above, or --force given */
 	rec_argv[nrec++] = "-o";
 	rec_argv[nrec++] = path;
-	rec_argv[nrec++] = "-d";
-	snprintf(secs, sizeof(secs), "%s", dur);
-	rec_argv[nrec++] = secs;
+	if (!command || dur_given) {	/* with a COMMAND: until it exits, unless -d */
+		rec_argv[nrec++] = "-d";
+		snprintf(secs, sizeof(secs), "%s", dur);
+		rec_argv[nrec++] = secs;
+	}
 	if (cpus) {
 		rec_argv[nrec++] = "-c";
 		rec_argv[nrec++] = (char *)cpus;
@@ -177,11 +192,22 @@ int cmd_default(int argc, char **argv)
 		rec_argv[nrec++] = "--user-stacks";
 	if (quiet)
 		rec_argv[nrec++] = "-q";
+	if (command) {
+		rec_argv[nrec++] = "--";
+		for (int i = 0; i < ncommand; i++)
+			rec_argv[nrec++] = command[i];
+	}
 	rec_argv[nrec] = NULL;
-	if (!quiet)
+	if (!quiet && command && dur_given)
+		fprintf(stderr, "ipitrace: recording all IPIs while %s runs, for %g s at most, into %s\n",
+			command[0], d, path);
+	else if (!quiet && command)
+		fprintf(stderr, "ipitrace: recording all IPIs while %s runs into %s\n", command[0], path);
+	else if (!quiet)
 		fprintf(stderr, "ipitrace: recording all IPIs for %g s (Ctrl-C to stop earlier) into %s\n",
 			d, path);
 	ret = cmd_record(nrec, rec_argv);
+	free(rec_argv);
 	if (file_size(path) <= 0) {
 		unlink(path);	/* only the reserved empty name: no trace was written */
 		return ret ? ret : 1;

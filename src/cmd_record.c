@@ -193,8 +193,9 @@ static void record_usage(FILE *f)
 		"(SIGKILL) are removed by the next run.  /proc/sys/kernel/ftrace_enabled is\n"
 		"neither needed nor written.\n"
 		"\n"
-		"Exit status: COMMAND's exit status if given (128+N if killed by signal N),\n"
-		"else 0; 1 on a runtime error (not root, no tracefs, no serve answers for\n"
+		"Exit status: COMMAND's exit status if given (128+N if killed by signal N:\n"
+		"143 when -d ended it with SIGTERM, which a warning says, with when, and the\n"
+		"file keeps as its provenance's command_end), else 0; 1 on a runtime error (not root, no tracefs, no serve answers for\n"
 		"--from-serve, disk full, ...: one line on\n"
 		"stderr, no file left under the output name); 2 on a usage error.\n",
 		DEFAULT_BUFFER_KB);
@@ -642,8 +643,9 @@ static bool reap_child(struct recorder *r, bool block)
 	return r->child_done;
 }
 
-/* wait_child_bounded - wait CHILD_GRACE_S for COMMAND, then SIGKILL it */
-static void wait_child_bounded(struct recorder *r)
+/* wait_child_bounded - wait CHILD_GRACE_S for COMMAND, then SIGKILL it;
+ * true if it took SIGKILL */
+static bool wait_child_bounded(struct recorder *r)
 {
 	double end = now_s() + CHILD_GRACE_S;
 
@@ -652,7 +654,9 @@ static void wait_child_bounded(struct recorder *r)
 	if (!r->child_done) {
 		kill(r->child, SIGKILL);
 		reap_child(r, true);
+		return true;
 	}
+	return false;
 }
 
 /* human_bytes - n as B, KiB, MiB or GiB */
@@ -728,13 +732,53 @@ static int wait_end(struct recorder *r)
 	}
 }
 
+/* exit_code - COMMAND's status as an exit code, else 0 */
+static int exit_code(const struct recorder *r)
+{
+	if (!r->child || !r->child_done)
+		return 0;
+	if (WIFEXITED(r->child_status))
+		return WEXITSTATUS(r->child_status);
+	if (WIFSIGNALED(r->child_status))
+		return 128 + WTERMSIG(r->child_status);
+	return 1;
+}
+
+/* exit_meaning - what exit_code() stands for, in words */
+static const char *exit_meaning(const struct recorder *r)
+{
+	static char buf[64];
+
+	if (r->child_done && WIFSIGNALED(r->child_status)) {
+		snprintf(buf, sizeof(buf), "128 + SIG%s: COMMAND's, killed", sigabbrev_np(WTERMSIG(r->child_status)));
+		return buf;
+	}
+	return "COMMAND's own";
+}
+
 /* end_child - after tracing stopped: make COMMAND end and reap it */
 static void end_child(struct recorder *r)
 {
+	int sig = r->stop_signal ? r->stop_signal : SIGTERM;
+	char how[200], why[64];
+	bool killed;
+
 	if (!r->child || reap_child(r, false))
 		return;
-	kill(r->child, r->stop_signal ? r->stop_signal : SIGTERM);
-	wait_child_bounded(r);
+	kill(r->child, sig);
+	killed = wait_child_bounded(r);
+	/* said, and stored: a command cut short is not a command that ended */
+	if (r->stop_signal)
+		snprintf(why, sizeof(why), "ipitrace got SIG%s", sigabbrev_np(sig));
+	else
+		snprintf(why, sizeof(why), "-d %g s reached", r->o.duration);
+	snprintf(how, sizeof(how), "SIG%s after %.2f s (%s)", sigabbrev_np(sig), r->t_stop - r->t_start, why);
+	if (killed)
+		snprintf(how + strlen(how), sizeof(how) - strlen(how), ", SIGKILL %d s later", CHILD_GRACE_S);
+	err_msg("warning: COMMAND was still running when the recording ended: sent %s; its output may be "
+		"cut short; exit status %d (%s)", how, exit_code(r), exit_meaning(r));
+	if (r->rec && ipt_recorder_set_command_end(r->rec, how))
+		err_msg("%s", ipt_errmsg());
 }
 
 /* ------------------------------------------------------------------ */
@@ -771,18 +815,6 @@ static void recorder_free(struct recorder *r)
 	ipt_cpuset_free(&r->o.cpus);
 	ipt_cpuset_free(&r->o.hk);
 	free(r->o.kfilter);
-}
-
-/* exit_code - COMMAND's status as an exit code, else 0 */
-static int exit_code(const struct recorder *r)
-{
-	if (!r->child || !r->child_done)
-		return 0;
-	if (WIFEXITED(r->child_status))
-		return WEXITSTATUS(r->child_status);
-	if (WIFSIGNALED(r->child_status))
-		return 128 + WTERMSIG(r->child_status);
-	return 1;
 }
 
 /* print_start - what is being recorded, where */

@@ -63,8 +63,11 @@ static void usage(FILE *f)
 		"(Ctrl-C ends earlier) into ipitrace-YYYYmmdd-HHMMSS.dat in the current\n"
 		"directory (never over an existing file; it says where), and print the report:\n"
 		"  ipitrace [-d TIME] [-o FILE] [-c LIST] [-s] [-i LIST] [--html OUT] [-q]\n"
+		"           [--force] [-- COMMAND [ARG...]]\n"
 		"-d, -c, -s and -q go to `ipitrace record`; -i, -c and --html to `ipitrace\n"
-		"report`.  -o FILE names the trace (it must not exist).\n"
+		"report`.  -o FILE names the trace (it must not exist; --force replaces it).\n"
+		"With -- COMMAND: record while COMMAND runs (at most -d if given).  Later,\n"
+		"`ipitrace report` without FILE reads the newest trace here again.\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

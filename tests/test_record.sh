@@ -6,6 +6,8 @@
 #    cover the IPIs the kernel counted (/proc/interrupts RES, CAL); dump agrees
 #  2 SIGINT / SIGTERM leave a complete file and no instance; after SIGKILL the
 #    next run removes the stale instance and no file has the final name
+#  2b -d ending before COMMAND: the signal and when, said on stderr and stored
+#    (provenance command_end); SIGKILL 5 s later if it ignores SIGTERM
 #  3 a full filesystem: clear message, non-zero exit, no instance, no file
 #  4 two recorders at once get the same events; top-level tracefs unchanged
 #  5 no loss with the default buffer at full rate; with --buffer-kb 4 the loss
@@ -324,8 +326,34 @@ test_cpus() {
 	fi
 }
 
+# ---- the duration ends before COMMAND: said, stored, and the exit status is the signal's ----
+test_command_end() {
+	t0=$(date +%s.%N)
+	"$IPT" record -q -d 0.5 -o "$TMP/ce.dat" -- sleep 30 > /dev/null 2> "$TMP/ce.err"; rc=$?
+	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+	# 143 = 128 + SIGTERM (15), as a shell reports a command killed so
+	if [ $rc = 143 ] && awk -v e="$el" 'BEGIN { exit !(e < 4) }' &&
+	   grep -q 'warning: COMMAND was still running when the recording ended: sent SIGTERM after 0\.[5-9][0-9] s (-d 0\.5 s reached).*exit status 143 (128 + SIGTERM' "$TMP/ce.err" &&
+	   "$IPT" report "$TMP/ce.dat" 2> /dev/null | grep -q 'command_end.*SIGTERM after 0\.[5-9][0-9] s (-d 0\.5 s reached)'; then
+		pass "record -d 0.5 -- sleep 30: exit 143 after $el s, said on stderr and kept in the file's provenance"
+	else
+		fail record-command-end "rc $rc after $el s: $(tr '\n' ';' < "$TMP/ce.err")"
+	fi
+	# a command that ignores SIGTERM gets SIGKILL 5 s later: 137 = 128 + 9
+	"$IPT" record -q -d 0.3 -o "$TMP/ck.dat" -- sh -c 'trap "" TERM; sleep 8' > /dev/null 2> "$TMP/ck.err"; rc=$?
+	[ $rc = 137 ] && grep -q 'SIGKILL 5 s later.*exit status 137 (128 + SIGKILL' "$TMP/ck.err" &&
+		pass "record -- a command ignoring SIGTERM: SIGKILL 5 s later, exit 137, said" ||
+		fail record-command-kill "rc $rc: $(tr '\n' ';' < "$TMP/ck.err")"
+	# a command that ends first: no word, its own status
+	"$IPT" record -q -d 5 -o "$TMP/cf.dat" -- sh -c 'exit 7' > /dev/null 2> "$TMP/cf.err"; rc=$?
+	[ $rc = 7 ] && ! grep -q 'still running' "$TMP/cf.err" &&
+		pass "record -- a command that ends first: its exit status (7), nothing said" ||
+		fail record-command-first "rc $rc: $(tr '\n' ';' < "$TMP/cf.err")"
+}
+
 test_pingpong
 test_signals
+test_command_end
 test_enospc
 test_two
 test_loss

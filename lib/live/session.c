@@ -80,6 +80,7 @@ struct ipt_recorder {
 	struct ipt_strbuf irqs;		/* "@point\n" + /proc/interrupts, per point */
 	char start_utc[32];
 	char *self_tids;		/* the recorder's process and threads */
+	char *command_end;		/* ipt_recorder_set_command_end */
 	struct ipt_ustacks *ustacks;	/* --user-stacks: their resolver */
 };
 
@@ -963,6 +964,18 @@ out:
 	return ret;
 }
 
+/* ipt_recorder_set_command_end - how the command ended, for the provenance */
+int ipt_recorder_set_command_end(struct ipt_recorder *r, const char *how)
+{
+	char *c = how ? strdup(how) : NULL;
+
+	if (how && !c)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	free(r->command_end);
+	r->command_end = c;
+	return 0;
+}
+
 /* ipt_recorder_collect - drain the readers, prepare the file, read the stats */
 int ipt_recorder_collect(struct ipt_recorder *r)
 {
@@ -1042,7 +1055,8 @@ static int add_provenance(struct ipt_recorder *r)
 		ipt_cpuset_format_list(r->o.cpus, cpus, sizeof(cpus));
 	snprintf(buf, sizeof(buf), "%lu", r->o.buffer_kb);
 	if (kv(&sb, "recorder", "ipitrace " IPT_VERSION) || kv(&sb, "command_line", r->o.command_line) ||
-	    kv(&sb, "command", r->o.command) || kv(&sb, "events", evs.len ? evs.buf : "") ||
+	    kv(&sb, "command", r->o.command) || kv(&sb, "command_end", r->command_end) ||
+	    kv(&sb, "events", evs.len ? evs.buf : "") ||
 	    kv(&sb, "filter", r->o.filter && *r->o.filter ? r->o.filter : NULL) ||
 	    kv(&sb, "cpus", r->o.cpus ? cpus : NULL) || kv(&sb, "stacks", r->o.stacks ? "yes" : "no") ||
 	    kv(&sb, "user_stacks", r->o.user_stacks ? "yes" : NULL) ||
@@ -1162,6 +1176,7 @@ void ipt_recorder_free(struct ipt_recorder *r)
 	ipt_cpuset_free(&r->pin);
 	free(r->command_line);
 	free(r->command);
+	free(r->command_end);
 	free(r->self_tids);
 	ipt_strbuf_free(&r->irqs);
 	free(r);
