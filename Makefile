@@ -2,7 +2,8 @@
 #
 #   make            build/ipitrace, build/libipitrace.a, build/libipitrace.so*, man pages
 #   make install    PREFIX=/usr/local DESTDIR= : binary, library, header, ipitrace.pc,
-#                   man pages, bash completion, the ipitrace-serve systemd unit
+#                   man pages, bash completion, the ipitrace-serve systemd unit,
+#                   the Prometheus rules (docs/prometheus.md)
 #                   (make uninstall removes them)
 #   make demo       install dependencies, build, run the demo on the embedded trace
 #   make check      install dependencies, build, run every test (plain, then ASan+UBSan)
@@ -30,6 +31,7 @@ INCDIR  ?= $(PREFIX)/include
 MANDIR  ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+PROMDIR ?= $(PREFIX)/share/ipitrace/prometheus
 
 # The version is the header's (IPT_VERSION_MAJOR/MINOR/PATCH): one place.
 V_MAJOR := $(shell sed -n 's/^\#define IPT_VERSION_MAJOR //p' include/ipitrace.h)
@@ -124,6 +126,8 @@ install: all $(B)/ipitrace.pc
 	install -d $(DESTDIR)$(SYSTEMDDIR)
 	sed 's|@BINDIR@|$(BINDIR)|' tools/ipitrace-serve.service.in > $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
 	chmod 644 $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
+	install -d $(DESTDIR)$(PROMDIR)
+	install -m 644 contrib/prometheus/ipitrace-rules.yml $(DESTDIR)$(PROMDIR)/ipitrace-rules.yml
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ipitrace $(DESTDIR)$(LIBDIR)/libipitrace.a \
@@ -131,7 +135,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libipitrace.so $(DESTDIR)$(INCDIR)/ipitrace.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/ipitrace.pc $(DESTDIR)$(MANDIR)/man1/ipitrace.1 \
 		$(DESTDIR)$(MANDIR)/man3/libipitrace.3 $(DESTDIR)$(MANDIR)/man7/ipitrace-filter.7 \
-		$(DESTDIR)$(BASHCOMPDIR)/ipitrace $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service
+		$(DESTDIR)$(BASHCOMPDIR)/ipitrace $(DESTDIR)$(SYSTEMDDIR)/ipitrace-serve.service \
+		$(DESTDIR)$(PROMDIR)/ipitrace-rules.yml
 
 print-lib-src:
 	@echo $(LIB_SRC)

@@ -18,10 +18,11 @@ pass "make install DESTDIR PREFIX=/usr"
 for f in usr/bin/ipitrace usr/lib/libipitrace.a usr/lib/libipitrace.so usr/lib/libipitrace.so.0 \
 	 usr/include/ipitrace.h usr/lib/pkgconfig/ipitrace.pc usr/share/man/man1/ipitrace.1 \
 	 usr/share/man/man3/libipitrace.3 usr/share/man/man7/ipitrace-filter.7 \
-	 usr/share/bash-completion/completions/ipitrace usr/lib/systemd/system/ipitrace-serve.service; do
+	 usr/share/bash-completion/completions/ipitrace usr/lib/systemd/system/ipitrace-serve.service \
+	 usr/share/ipitrace/prometheus/ipitrace-rules.yml; do
 	[ -e "$D/$f" ] || missing="$missing $f"
 done
-if [ -z "${missing:-}" ]; then pass "installed: binary, libraries, header, pc, 3 man pages, completion, systemd unit"
+if [ -z "${missing:-}" ]; then pass "installed: binary, libraries, header, pc, 3 man pages, completion, systemd unit, Prometheus rules"
 else fail "installed files" "missing:$missing"; fi
 
 # the private tier stays in the tree, and nothing of it is exported
