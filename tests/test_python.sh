@@ -187,6 +187,41 @@ else
 	[ $rc -eq 0 ] || fail leaks "exited $rc: $(grep -m 3 -E 'ERROR|SUMMARY|Error|#1' "$TMP/leak.err" | tr '\n' ' ' | head -c 600)"
 fi
 
+# ---- other interpreters: a pyenv python3 is told which one the module is for; a venv works ----
+if [ "$ASAN" = 0 ]; then
+	built=$(sed -n 's/^PYTHON = "\(.*\)"$/\1/p' "$MOD_DIR/ipitrace/_built.py" 2>/dev/null)
+	other=""
+	for p in $(which -a python3 2>/dev/null) "$HOME"/.pyenv/shims/python3 /usr/local/bin/python3; do
+		[ -x "$p" ] || continue
+		x=$("$p" -c 'import sys; print(sys.executable)' 2>/dev/null) || continue
+		[ -n "$x" ] && [ "$x" != "$built" ] && ! "$p" -c 'import numpy, pandas' 2>/dev/null && { other=$p; break; }
+	done
+	if [ -z "$built" ]; then
+		fail python-built "$MOD_DIR/ipitrace/_built.py names no interpreter"
+	elif [ -n "$other" ]; then
+		x=$("$other" -c 'import sys; print(sys.executable)')
+		env PYTHONPATH="$MOD_DIR" "$other" -c 'import ipitrace' > /dev/null 2> "$TMP/other.err"; rc=$?
+		grep -q "ImportError: ipitrace: this module was built for $built (Python [0-9.]*, with its numpy and pandas); this is $x" "$TMP/other.err" &&
+		grep -q "make PYTHON=$x" "$TMP/other.err" && [ $rc != 0 ] &&
+			pass "python: $other (no numpy) is told the module is for $built and how to build for it" ||
+			fail python-other "rc $rc: $(tail -n 1 "$TMP/other.err")"
+	else
+		skip python-other "no python3 without numpy other than $built here (pyenv's is where users meet it)"
+	fi
+	# a venv of the Debian interpreter with its site packages: the module works there
+	rm -rf "$TMP/venv"
+	if "$built" -m venv --without-pip --system-site-packages "$TMP/venv" 2> "$TMP/venv.err"; then
+		want=$("$IPT" convert --no-match -o - "$TRACES/recorded/pingpong.dat" 2> /dev/null | tail -n +2 | wc -l)
+		got=$(env PYTHONPATH="$MOD_DIR" "$TMP/venv/bin/python3" -c \
+			'import ipitrace, sys; print(len(ipitrace.rows(sys.argv[1])))' "$TRACES/recorded/pingpong.dat" 2> "$TMP/venv.err")
+		[ -n "$got" ] && [ "$got" = "$want" ] &&
+			pass "python: in a venv of $built (--system-site-packages) rows() has convert's $want rows" ||
+			fail python-venv "rows $got, convert $want: $(tail -n 1 "$TMP/venv.err")"
+	else
+		skip python-venv "$built -m venv failed: $(tail -n 1 "$TMP/venv.err")"
+	fi
+fi
+
 # ---- bad inputs: the fuzz corpus, and traces cut short or corrupted ----
 BAD=""
 for f in "$TOP"/tests/fuzz-regress/*; do

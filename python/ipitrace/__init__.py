@@ -21,12 +21,27 @@ With explode=False: one row per send event, `targets` (a list of CPUs)
 and `cpumask` (a Python int, bit i = CPU i) in target_cpu's place.
 """
 import inspect as _inspect
+import sys as _sys
 
-import numpy as _np
-import pandas as _pd
+from . import _built
 
-from . import _ext
-from ._ext import Error
+try:
+    import numpy as _np
+    import pandas as _pd
+
+    from . import _ext
+    from ._ext import Error
+except ImportError as _e:
+    # a python3 other than the one the module was built for (a pyenv or a
+    # venv first on PATH) lacks Debian's numpy and pandas, or the ABI: say so
+    if _sys.executable == _built.PYTHON:
+        raise
+    raise ImportError(
+        "ipitrace: this module was built for %s (Python %s, with its numpy and pandas); "
+        "this is %s (Python %d.%d): %s.  Run the script with %s, or build the module for "
+        "this interpreter: make PYTHON=%s (it needs that Python's headers, numpy and pandas)"
+        % (_built.PYTHON, _built.VERSION, _sys.executable, _sys.version_info[0],
+           _sys.version_info[1], _e, _built.PYTHON, _sys.executable)) from _e
 
 __all__ = ["rows", "iter_rows", "report", "diff", "events", "info", "explode_mask",
            "ts_datetime", "Error", "ROW_COLUMNS", "ROW_DTYPES"]
