@@ -29,6 +29,16 @@
 extern "C" {
 #endif
 
+/*
+ * What this library was built with, in a fixed order, each "+name" (built
+ * in) or "-name" (left out: the build found no library for it, or was told
+ * HAVE_BPF=0 or HAVE_DW=0): "+bpf +libdw +zstd +zlib".  bpf: in-kernel
+ * counting for top and serve; libdw: the user stacks of a recording;
+ * zstd, zlib: compressed trace.dat, always in.  `ipitrace --version`
+ * prints it.
+ */
+const char *ipt_build_features(void);
+
 /* ------------------------------------------------------------------ */
 /* Dump: records as text, rendered in slices of time by threads        */
 /* ------------------------------------------------------------------ */
