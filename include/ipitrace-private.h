@@ -297,7 +297,8 @@ struct ipt_recorder_opts {
 	/* The sending task's user stack too (implies stacks): the instance's
 	 * userstacktrace option (up to 8 frames, followed by frame pointers);
 	 * resolved while recording, as the processes run, and stored in the
-	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw). */
+	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw):
+	 * ipt_recorder_new() refuses it otherwise. */
 	bool user_stacks;
 	/* An existing file at output: an error when the file is written, not
 	 * replaced (the caller checks first, to say so before recording). */
