@@ -47,6 +47,8 @@ CLI_SRC := $(sort $(wildcard src/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+# lib_obj F...: lib/F.c's objects, static and PIC (e.g. live/ustack)
+lib_obj = $(foreach f,$(1),$(B)/lib/$(f).o $(B)/pic/lib/$(f).o)
 TEST_SRC := $(sort $(wildcard tests/unit_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 TOOL_SRC := $(sort $(wildcard tools/*.c))
@@ -88,7 +90,7 @@ $(B)/libipitrace.map: include/ipitrace.h tools/api.py
 	@mkdir -p $(dir $@)
 	@python3 tools/api.py include/ipitrace.h --map $(V_MAJOR) > $@.tmp && mv $@.tmp $@
 
-$(B)/$(SOFILE): $(PIC_OBJ) $(B)/libipitrace.map
+$(B)/$(SOFILE): $(PIC_OBJ) $(B)/libipitrace.map $(B)/features
 	@$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(B)/libipitrace.map \
 		-o $@ $(PIC_OBJ) $(LDFLAGS) $(LDLIBS)
 
@@ -96,7 +98,7 @@ $(B)/libipitrace.so: $(B)/$(SOFILE)
 	@ln -sf $(SOFILE) $(B)/$(SONAME)
 	@ln -sf $(SOFILE) $@
 
-$(B)/ipitrace.pc: tools/ipitrace.pc.in Makefile include/ipitrace.h
+$(B)/ipitrace.pc: tools/ipitrace.pc.in Makefile include/ipitrace.h $(B)/features
 	@sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|' \
 		-e 's|@VERSION@|$(VERSION)|; s|@LIBS_PRIVATE@|$(LDLIBS)|' $< > $@
 
@@ -145,14 +147,14 @@ print-lib-src:
 print-ldlibs:
 	@echo $(LDLIBS)
 
-$(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+$(B)/ipitrace: $(CLI_OBJ) $(B)/libipitrace.a $(B)/features
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
-$(B)/tests/%: tests/%.c $(B)/libipitrace.a
+$(B)/tests/%: tests/%.c $(B)/libipitrace.a $(B)/features
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib -Itests $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
-$(B)/tools/%: tools/%.c $(B)/libipitrace.a
+$(B)/tools/%: tools/%.c $(B)/libipitrace.a $(B)/features
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEPFLAGS) $(CPPFLAGS) -Ilib $(CFLAGS) -o $@ $< $(B)/libipitrace.a $(LDFLAGS) $(LDLIBS)
 
@@ -223,8 +225,9 @@ ifeq ($(HAVE_BPF),1)
 BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 LDLIBS += $(shell pkg-config --libs libbpf)
-$(B)/lib/bpf/counter.o $(B)/pic/lib/bpf/counter.o: CPPFLAGS += -DIPT_HAVE_BPF -I$(B)/bpf
-$(B)/lib/bpf/counter.o $(B)/pic/lib/bpf/counter.o: $(B)/bpf/ipitrace.skel.h
+$(call lib_obj,bpf/counter core/version): CPPFLAGS += -DIPT_HAVE_BPF
+$(call lib_obj,bpf/counter): CPPFLAGS += -I$(B)/bpf
+$(call lib_obj,bpf/counter): $(B)/bpf/ipitrace.skel.h
 $(B)/bpf/ipitrace.bpf.o: lib/bpf/progs/ipitrace.bpf.c lib/bpf/progs/ipitrace.bpf.h
 	@mkdir -p $(dir $@)
 	@echo "  BPF     $@"
@@ -239,8 +242,29 @@ endif
 HAVE_DW ?= $(shell pkg-config --exists libdw 2>/dev/null && echo 1)
 ifeq ($(HAVE_DW),1)
 LDLIBS += $(shell pkg-config --libs libdw)
-$(B)/lib/live/ustack.o $(B)/pic/lib/live/ustack.o: CPPFLAGS += -DIPT_HAVE_DW
+$(call lib_obj,live/ustack core/version): CPPFLAGS += -DIPT_HAVE_DW
 endif
+
+# ---- what this build has: $(B)/feature/bpf and $(B)/feature/dw hold the
+# answers above, 1 or 0 (HAVE_BPF=0 or HAVE_DW=0 on the command line is an
+# answer too), each rewritten only when it changes; $(B)/features says both
+# ("bpf=1 dw=0"; zstd and zlib are required, not looked for).  What an answer
+# changes depends on it: the object compiled with its -DIPT_HAVE_*,
+# lib/core/version.c (`ipitrace --version` lists them) and the links with
+# $(LDLIBS).  So a library installed after a build (make demo, then make
+# check's dependencies) rebuilds just those at the next make.  Each B
+# (build/asan, ...) has its own.
+FEATURES := bpf=$(if $(filter 1,$(HAVE_BPF)),1,0) dw=$(if $(filter 1,$(HAVE_DW)),1,0)
+$(call lib_obj,bpf/counter): $(B)/feature/bpf
+$(call lib_obj,live/ustack): $(B)/feature/dw
+$(call lib_obj,core/version): $(B)/features
+$(B)/feature/bpf $(B)/feature/dw: $(B)/feature/%: FORCE
+	@mkdir -p $(dir $@)
+	@v=$(patsubst $*=%,%,$(filter $*=%,$(FEATURES))); [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo $$v > $@
+$(B)/features: $(B)/feature/bpf $(B)/feature/dw
+	@echo "$(FEATURES)" > $@
+FORCE:
+.PHONY: FORCE
 
 # ---- Python module (issue 21): build/python/ipitrace, `import ipitrace` with
 # PYTHONPATH=build/python.  Debian's python3 and its python3-dev and
@@ -278,7 +302,7 @@ $(B)/python/obj/%.o: python/%.c
 
 # linked with the library's PIC objects: one file, no rpath, and it exports
 # PyInit__ext alone (the library's ipt_* stay inside it)
-$(PY_MOD): $(PY_OBJ) $(PIC_OBJ) Makefile
+$(PY_MOD): $(PY_OBJ) $(PIC_OBJ) Makefile $(B)/features
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@printf '{ global: PyInit__ext; local: *; };\n' > $(B)/python/obj/ext.map

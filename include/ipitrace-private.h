@@ -29,6 +29,16 @@
 extern "C" {
 #endif
 
+/*
+ * What this library was built with, in a fixed order, each "+name" (built
+ * in) or "-name" (left out: the build found no library for it, or was told
+ * HAVE_BPF=0 or HAVE_DW=0): "+bpf +libdw +zstd +zlib".  bpf: in-kernel
+ * counting for top and serve; libdw: the user stacks of a recording;
+ * zstd, zlib: compressed trace.dat, always in.  `ipitrace --version`
+ * prints it.
+ */
+const char *ipt_build_features(void);
+
 /* ------------------------------------------------------------------ */
 /* Dump: records as text, rendered in slices of time by threads        */
 /* ------------------------------------------------------------------ */
@@ -287,7 +297,8 @@ struct ipt_recorder_opts {
 	/* The sending task's user stack too (implies stacks): the instance's
 	 * userstacktrace option (up to 8 frames, followed by frame pointers);
 	 * resolved while recording, as the processes run, and stored in the
-	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw). */
+	 * file (ipt_trace_user_frame).  Needs a build with elfutils (libdw):
+	 * ipt_recorder_new() refuses it otherwise. */
 	bool user_stacks;
 	/* An existing file at output: an error when the file is written, not
 	 * replaced (the caller checks first, to say so before recording). */

@@ -512,6 +512,20 @@ static int setup(struct recorder *r)
 	};
 	char *command = NULL;
 
+	if (r->o.command) {
+		int n = 0;
+
+		while (r->o.command[n])
+			n++;
+		ro.command = command = shell_join(r->o.command, n);
+	}
+	/* the options first: what this build cannot do is said to anyone, root or not */
+	r->rec = ipt_recorder_new(&ro);
+	free(command);	/* the session keeps a copy */
+	if (!r->rec) {
+		rec_error(r);
+		return -1;
+	}
 	if (geteuid() != 0) {
 		err_msg("record needs root (tracefs); to read a trace instead: ipitrace report FILE");
 		return -1;
@@ -520,16 +534,7 @@ static int setup(struct recorder *r)
 		err_msg("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
-	if (r->o.command) {
-		int n = 0;
-
-		while (r->o.command[n])
-			n++;
-		ro.command = command = shell_join(r->o.command, n);
-	}
-	r->rec = ipt_recorder_new(&ro);
-	free(command);	/* the session keeps a copy */
-	if (!r->rec || ipt_recorder_probe(r->rec)) {
+	if (ipt_recorder_probe(r->rec)) {
 		rec_error(r);
 		return -1;
 	}

@@ -79,7 +79,9 @@ static void usage(FILE *f)
 		"(uncompressed, zstd, zlib), `trace-cmd report` text, tracefs `trace` text.\n"
 		"\n"
 		"  -h, --help     this text\n"
-		"  -V, --version  print the version\n"
+		"  -V, --version  print the version, and the parts built in (+name) or left\n"
+		"                 out (-name): bpf (top, serve), libdw (record --user-stacks),\n"
+		"                 zstd, zlib\n"
 		"\n"
 		"Options mean the same in every command that has them (the commands are in\n"
 		"brackets; default: ipitrace without a command):\n"
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("ipitrace %s\n", ipt_version());
+		printf("ipitrace %s\nfeatures: %s\n", ipt_version(), ipt_build_features());
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

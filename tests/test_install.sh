@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 }
 C
 export PKG_CONFIG_SYSROOT_DIR="$D" PKG_CONFIG_LIBDIR="$D/usr/lib/pkgconfig"
-want=$("$D/usr/bin/ipitrace" --version | awk '{print $2}')
+want=$("$D/usr/bin/ipitrace" --version | awk 'NR == 1 {print $2}')
 if cc -o "$TMP/prog" "$TMP/prog.c" $(pkg-config --cflags --libs ipitrace) 2> "$TMP/ccerr" &&
    LD_LIBRARY_PATH="$D/usr/lib" "$TMP/prog" "$TRACES/recorded/idle.dat" > "$TMP/out" 2>&1; then
 	if [ "$(head -n 1 "$TMP/out")" = "$want $want 1-7" ] && grep -q '^ncpus 2$' "$TMP/out"; then

@@ -156,7 +156,7 @@ def completion(binary, cmds):
 
 def main():
     binary, header, mandir, comp = sys.argv[1:5]
-    version = run(binary, '--version').split()[-1]
+    version = run(binary, '--version').split('\n')[0].split()[-1]  # its first line: 'ipitrace M.m.p'
     main_help = run(binary, '--help')
     filters = run(binary, 'help', 'filters')
     cmds = commands(main_help)

@@ -120,6 +120,11 @@ struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts)
 		ipt_err_code(IPT_ERR_INVALID, "recording: no output file");
 		return NULL;
 	}
+	if (known.user_stacks && !ipt_ustacks_built()) {	/* said before tracefs is touched */
+		ipt_err_code(IPT_ERR_INVALID, "--user-stacks: this ipitrace was built without elfutils "
+			     "(libdw), which resolves them");
+		return NULL;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
@@ -659,17 +664,9 @@ static int setup_filters(struct ipt_recorder *r)
 	}
 	if (r->o.stacks && add_system(r, "ftrace"))
 		goto out;
-	if (r->o.user_stacks) {
-		if (!ipt_ustacks_built()) {
-			ipt_err("--user-stacks: this ipitrace was built without elfutils (libdw), "
-				"which resolves them");
-			fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
-			goto out;
-		}
-		if (ipt_live_write(r->live, "options/userstacktrace", "1")) {
-			fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
-			goto out;
-		}
+	if (r->o.user_stacks && ipt_live_write(r->live, "options/userstacktrace", "1")) {
+		fail_about(r, IPT_RECORDER_ABOUT_USER_STACKS);
+		goto out;
 	}
 	ret = 0;
 out:
