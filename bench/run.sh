@@ -334,7 +334,7 @@ for n in $real_sizes; do
 	log "recording real $h: ipi-workload pingpong $rounds"
 	how=
 	if "$ipitrace" --help 2>&1 | grep -Eq '^ +record( |$)' &&
-		"$ipitrace" record -o "$f" -- "$workload" pingpong "$rounds" >/dev/null 2>"$out/record.log" && [ -s "$f" ]; then
+		"$ipitrace" record --force -o "$f" -- "$workload" pingpong "$rounds" >/dev/null 2>"$out/record.log" && [ -s "$f" ]; then
 		how="ipitrace record"
 	elif [ $have_tc = 1 ] && [ -n "$ev_list" ]; then
 		log "ipitrace record failed ($(tail -n 1 "$out/record.log")); trying trace-cmd record"
@@ -499,7 +499,7 @@ for spec in "256 2000000" "1024 500000"; do
 	row cpus "$t" "$n" "v7 none" tc "trace-cmd report" trace-cmd report "$f"
 	row cpus "$t" "$n" "v7 none" report "ipitrace report" "$ipitrace" report "$f"
 	row cpus "$t" "$n" "v7 none" convert "ipitrace convert (csv)" "$ipitrace" convert --format csv -o - "$f"
-	row cpus "$t" "$n" "v7 none" explode "ipitrace explode" "$ipitrace" explode "$f" -o "$out/cpus$c.exploded.dat"
+	row cpus "$t" "$n" "v7 none" explode "ipitrace explode" "$ipitrace" explode --force "$f" -o "$out/cpus$c.exploded.dat"
 	rm -f "$out/cpus$c.exploded.dat"
 done
 

@@ -131,14 +131,9 @@ struct ipt_afile {
 };
 /* A new file for path, in path's directory, with mode (less the umask). */
 int ipt_afile_open(struct ipt_afile *a, const char *path, unsigned int mode);
-/*
- * fsync the data and give it the name `name` (NULL: a->path), replacing
- * what has that name if replace; else 1 is returned when the name is taken.
- * 0 on success, -1 on error (ipt_errmsg() names the file).
- */
-int ipt_afile_publish(struct ipt_afile *a, const char *name, bool replace);
-/* Publish under a->path: with !replace an existing file there is an error
- * ("PATH: the file exists; it is not replaced"), -1. */
+/* fsync the data and give it its name (a->path): with !replace an existing
+ * file there is an error ("PATH: the file exists; it is not replaced"), -1;
+ * 0 on success (lib/output/afile.h: under another name) */
 int ipt_afile_place(struct ipt_afile *a, bool replace);
 /* Forget the file (a named temporary is removed); fd is left to the caller. */
 void ipt_afile_discard(struct ipt_afile *a);

@@ -114,7 +114,7 @@ for cpus in 8 64 128; do
 		pct=$(awk -v f=$frac 'BEGIN { printf "%d", f * 100 + 0.5 }')
 		name="coalesce-${cpus}cpu-${pct}pct"
 		# one trace per combination kept for trace-cmd, a different seed each
-		tseed=$((6 + (i * 7) % 20))
+		tseed=$((6 + (i * 7) % 12))
 		case $B in *asan*) tseed=$((6 + i % 4)) ;; esac
 		[ "${FAST:-0}" = 1 ] && case $B in *asan*) ;; *) tseed=$((6 + (i * 3) % 7)) ;; esac
 		i=$((i + 1))

@@ -187,9 +187,9 @@ if live_part; then
 	added="\"$WL\" --cpus 0,1 --rate 300 membarrier 450 > /dev/null &"
 	for run in $runs; do
 		for try in 1 2 3; do
-			if ! "$IPT" record -o "$TMP/a.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
-			   ! "$IPT" record -o "$TMP/a2.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
-			   ! "$IPT" record -o "$TMP/b.dat" -- sh -c "$(load "$added")" > /dev/null 2> "$TMP/b.err"; then
+			if ! "$IPT" record --force -o "$TMP/a.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
+			   ! "$IPT" record --force -o "$TMP/a2.dat" -- sh -c "$(load)" > /dev/null 2> "$TMP/a.err" ||
+			   ! "$IPT" record --force -o "$TMP/b.dat" -- sh -c "$(load "$added")" > /dev/null 2> "$TMP/b.err"; then
 				fail "diff-live-record-$run" "$(tail -n 1 "$TMP/a.err" "$TMP/b.err" | tr '\n' ' ')"
 				continue 2
 			fi

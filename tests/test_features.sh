@@ -119,7 +119,7 @@ mkdir "$W" && chmod 755 "$TMP" "$W" &&		# nobody runs its binary (b)
 # flags, jobserver or overrides), the binary only
 mk() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u HAVE_DW -u HAVE_BPF -u B -u CFLAGS -u CPPFLAGS -u LDFLAGS \
-		nice make -s -C "$W" -j2 "$@" build/ipitrace > "$TMP/mk.out" 2>&1
+		nice make -s -C "$W" -j2 CFLAGS="-O0 -g0" "$@" build/ipitrace > "$TMP/mk.out" 2>&1
 }
 # mtimes DIR...: "mtime path" of every file under these folders of the
 # copy's build/, sorted by path

@@ -58,9 +58,9 @@ for expr in 'cpu == 1' 'cpu & CPUS{1}' 'callback != 0'; do
 	# cannot push its last sends past either window
 	# (and the workload starts once both say they record: under ASan and
 	# beside other jobs, starting takes more than a second)
-	"$IPT" record -o "$TMP/all.dat" -d 60 > /dev/null 2> "$TMP/a.err" &
+	"$IPT" record --force -o "$TMP/all.dat" -d 60 > /dev/null 2> "$TMP/a.err" &
 	a=$!
-	"$IPT" record --filter "$expr" -o "$TMP/k.dat" -d 60 > /dev/null 2> "$TMP/k.err" &
+	"$IPT" record --force --filter "$expr" -o "$TMP/k.dat" -d 60 > /dev/null 2> "$TMP/k.err" &
 	k=$!
 	i=0
 	until grep -q "recording on" "$TMP/a.err" 2> /dev/null && grep -q "recording on" "$TMP/k.err" 2> /dev/null; do

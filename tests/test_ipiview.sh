@@ -44,7 +44,7 @@ fi
 
 for f in $inputs; do
 	n=$(basename "$f")
-	"$IPT" convert "$f" -o "$TMP/rows.csv" 2> "$TMP/err" || { fail "$n convert" "$(cat "$TMP/err")"; continue; }
+	"$IPT" convert --force "$f" -o "$TMP/rows.csv" 2> "$TMP/err" || { fail "$n convert" "$(cat "$TMP/err")"; continue; }
 	rows=$(($(wc -l < "$TMP/rows.csv") - 1))
 	trace-cmd report "$f" > "$TMP/tc" 2>/dev/null
 	ref=$(weights_ref "$TMP/tc")
@@ -79,7 +79,7 @@ done
 for f in $(inputs "$TRACES"/recorded/*.dat); do
 	[ -f "$f" ] || continue
 	n=$(basename "$f")
-	"$IPT" convert "$f" -o "$TMP/rows.csv" 2>/dev/null
+	"$IPT" convert --force "$f" -o "$TMP/rows.csv" 2>/dev/null
 	gen=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt"' "$TMP/rows.csv" | wc -l)
 	named=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt" && $15 != "" && $15 != $13' "$TMP/rows.csv" | wc -l)
 	queued=$(trace-cmd report "$f" 2>/dev/null | grep -c ' csd_queue_cpu: ')

@@ -461,7 +461,7 @@ else
 		*" $clk "*) ;;
 		*) skip "live $clk" "clock not offered by this kernel ($clocks)"; continue ;;
 		esac
-		if ! "$IPT" record -q -C "$clk" -o "$TMP/x.dat" -- "$W" pingpong 3000 > /dev/null 2> "$TMP/rec.err"; then
+		if ! "$IPT" record -q --force -C "$clk" -o "$TMP/x.dat" -- "$W" pingpong 3000 > /dev/null 2> "$TMP/rec.err"; then
 			fail "live $clk record" "$(head -c 300 "$TMP/rec.err")"
 			continue
 		fi
@@ -471,7 +471,7 @@ else
 			compare "live $clk" "$TMP/x.dat"
 		fi
 	done
-	if "$IPT" record -q --buffer-kb 4 -o "$TMP/x.dat" -- "$W" pingpong 20000 > /dev/null 2> "$TMP/rec.err"; then
+	if "$IPT" record -q --force --buffer-kb 4 -o "$TMP/x.dat" -- "$W" pingpong 20000 > /dev/null 2> "$TMP/rec.err"; then
 		compare "live loss (4 KiB buffers)" "$TMP/x.dat"
 		lost=$("$PY" -c 'import json,sys; print(sum(c["lost"] for c in json.load(open(sys.argv[1]))["per_cpu"]))' "$TMP/r.json" 2>/dev/null)
 		if [ "${lost:-0}" -gt 0 ]; then

@@ -85,7 +85,7 @@ print(json.dumps(d, sort_keys=True))'
 SX="$TOP/$B/tools/gen-synth"
 if [ -x "$SX" ]; then
 	"$SX" -e 50000 -n 8 -s 3 -o "$TMP/sx.dat" 2>/dev/null
-	"$IPT" explode "$TMP/sx.dat" -o "$TMP/sxx.dat" 2>/dev/null
+	"$IPT" explode --force "$TMP/sx.dat" -o "$TMP/sxx.dat" 2>/dev/null
 	for f in sx sxx; do
 		report_cmp "$TMP/$f.dat" --assume-synced-clock > "$TMP/$f.cmp"
 	done
@@ -101,7 +101,7 @@ fi
 # per target (masks counted by hand from trace-cmd's text)
 for f in "$TOP"/tests/data/qemu/*.dat; do
 	n=$(basename "$f")
-	"$IPT" explode "$f" -o "$TMP/qx.dat" 2>/dev/null || { fail "explode $n" "explode failed"; continue; }
+	"$IPT" explode --force "$f" -o "$TMP/qx.dat" 2>/dev/null || { fail "explode $n" "explode failed"; continue; }
 	for g in "$f" "$TMP/qx.dat"; do
 		report_cmp "$g"
 	done > "$TMP/qx.cmp"

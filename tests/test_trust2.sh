@@ -137,7 +137,7 @@ fi
 # figures (the text report says "cycles, not ns: no times, rates or
 # latencies")
 html_clock() {	# html_clock NAME FILE UNIT
-	"$IPT" report --html "$TMP/c.html" "$2" > /dev/null 2>&1 || { fail "$1" "report --html failed"; return; }
+	"$IPT" report --force --html "$TMP/c.html" "$2" > /dev/null 2>&1 || { fail "$1" "report --html failed"; return; }
 	$PY - "$TMP/c.html" "$3" > "$TMP/c.check" <<'PY'
 import re, sys
 h = open(sys.argv[1]).read(); unit = sys.argv[2]
@@ -248,7 +248,7 @@ print("bad %d of %d: %s" % (len(bad), len(unsent), bad[:3]) if bad else
 PY
 causes() {	# causes NAME KIND FILE
 	"$IPT" report -f json -i "0-$(($(nproc) - 1))" "$3" > "$TMP/u.json" 2> "$TMP/u.err" &&
-		"$IPT" convert -f csv -o "$TMP/u.csv" "$3" 2>> "$TMP/u.err" ||
+		"$IPT" convert --force -f csv -o "$TMP/u.csv" "$3" 2>> "$TMP/u.err" ||
 		{ fail "$1" "ipitrace failed: $(head -c 200 "$TMP/u.err")"; return; }
 	if [ "$2" = text ]; then cp "$3" "$TMP/u.txt"; else trace-cmd report -t "$3" > "$TMP/u.txt" 2> /dev/null; fi
 	res=$($PY "$TMP/causes.py" "$2" "$3" "$TMP/u.json" "$TMP/u.csv" "$TMP/u.txt")

@@ -10,6 +10,7 @@
  * is used instead (left behind only by a SIGKILL).
  */
 #include "core/core.h"
+#include "output/afile.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,6 +6,7 @@
  * Hive does), making it, and the finished file linked as the first free
  * part-<n>.parquet in it.
  */
+#include "output/afile.h"
 #include "output/parquet.h"
 
 #include <dirent.h>

@@ -48,7 +48,7 @@ grep -q 'ipitest=wide' /proc/cmdline && wide=1
 cat /proc/cmdline > /out/cmdline
 ls $T/events/ipi > /out/ipi-events 2>/dev/null
 echo "record-start $(uptime_s)" >> /out/times
-ipitrace record -o /out/trace.dat 2> /out/record.err &
+ipitrace record --force -o /out/trace.dat 2> /out/record.err &
 RP=$!
 i=0
 while ! grep -q "recording on" /out/record.err && kill -0 $RP 2> /dev/null && [ $i -lt 600 ]; do
@@ -103,7 +103,7 @@ echo "record-end $(uptime_s)" >> /out/times
 [ $wide = 1 ] ||
 # a short recording for the committed fixtures (tests/data/qemu, made
 # small on the host with tools/trim-syms): masks to several CPUs, wakeups
-ipitrace record -q -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /out/fixture.kprobe_events; $WL --cpus 0,$rest membarrier 4 > /dev/null;
+ipitrace record -q --force -o /out/fixture.dat -- /bin/sh -c "cat $T/kprobe_events > /out/fixture.kprobe_events; $WL --cpus 0,$rest membarrier 4 > /dev/null;
 	$WL --cpus 1,2,3,4 membarrier 25 > /dev/null; $WL --cpus 0,1 pingpong 25 > /dev/null;
 	$WL --cpus 2,0,7,5 tlb 8 > /dev/null" 2> /out/fixture.err
 echo "fixture-end $(uptime_s)" >> /out/times
@@ -117,8 +117,8 @@ if grep -q 'ipitest=pair' /proc/cmdline; then
 	kept="$WL --cpus 0,1 --rate 300 membarrier 450"
 	added="$WL --cpus 4,2 --rate 300 membarrier 450"
 	for run in 1 2; do
-		ipitrace record -q -o /out/pair$run-before.dat -- /bin/sh -c "$kept" >> /out/pair.txt 2>> /out/pair.err
-		ipitrace record -q -o /out/pair$run-after.dat -- /bin/sh -c "$added & $kept; wait" >> /out/pair.txt 2>> /out/pair.err
+		ipitrace record -q --force -o /out/pair$run-before.dat -- /bin/sh -c "$kept" >> /out/pair.txt 2>> /out/pair.err
+		ipitrace record -q --force -o /out/pair$run-after.dat -- /bin/sh -c "$added & $kept; wait" >> /out/pair.txt 2>> /out/pair.err
 	done
 	echo "pair-end $(uptime_s)" >> /out/times
 fi
