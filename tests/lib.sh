@@ -33,6 +33,15 @@ mount_tracefs() {
 	fi
 	[ -d /sys/kernel/tracing/instances ]
 }
+# apt_install PKG: install a Debian package now (root with apt-get only;
+# apt-get update once if the first try fails); false if it cannot
+apt_install() {
+	[ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1 || return 1
+	echo "installing $1 (apt-get install -y $1)" >&2
+	DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q "$1" > "$TMP/apt.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q > /dev/null 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q "$1" > "$TMP/apt.log" 2>&1; }
+}
 # find_chromium: CHROME set to Debian's headless-capable Chromium, installed
 # now with apt-get if it is missing and this is root (as on a fresh machine:
 # make deps does not install it, only the tests that run it); false if not
@@ -40,12 +49,7 @@ find_chromium() {
 	for c in chromium chromium-browser; do
 		command -v "$c" > /dev/null 2>&1 && { CHROME=$(command -v "$c"); return 0; }
 	done
-	[ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1 || return 1
-	echo "installing chromium (apt-get install -y chromium)" >&2
-	DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1 ||
-		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q > /dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q chromium > "$TMP/apt.log" 2>&1; } ||
-		return 1
+	apt_install chromium || return 1
 	CHROME=$(command -v chromium || command -v chromium-browser)
 }
 pass() { T_PASS=$((T_PASS + 1)); echo "PASS $1"; }

@@ -36,12 +36,7 @@ trap 'for p in $PROM_PID $HTTP_PID; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/n
 find_promtool() {
 	PROMTOOL=$(command -v promtool || ls /usr/bin/promtool 2>/dev/null)
 	[ -n "$PROMTOOL" ] && return 0
-	[ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1 || return 1
-	echo "installing prometheus (apt-get install -y prometheus) for promtool" >&2
-	DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q prometheus > "$TMP/apt.log" 2>&1 ||
-		{ DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -q > /dev/null 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive timeout 1200 apt-get install -y -q prometheus > "$TMP/apt.log" 2>&1; } ||
-		return 1
+	apt_install prometheus || return 1
 	PROMTOOL=$(command -v promtool)
 }
 if ! find_promtool; then
