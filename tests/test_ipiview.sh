@@ -52,7 +52,7 @@ for f in $inputs; do
 		fail "$n rows" "convert $rows, trace-cmd weights $ref"
 
 	# explode: event count and per-CPU agreement with trace-cmd -F
-	if "$IPT" explode "$f" -o "$TMP/x.dat" 2> "$TMP/err"; then
+	if "$IPT" explode --force "$f" -o "$TMP/x.dat" 2> "$TMP/err"; then
 		in=$(grep -vc -e '^cpus=' -e '^=>' "$TMP/tc")
 		masks=$(grep -c ' ipi_send_cpumask: ' "$TMP/tc")
 		sw=$ref
