@@ -176,7 +176,7 @@ int ipt_group_by_from_name(const char *name)
 static int cmp_stack(const struct ipt_report_stack *x, const struct ipt_report_stack *y)
 {
 	if (!x || !y)
-		return !x - !y ? (!x ? -1 : 1) : 0;
+		return !x && !y ? 0 : !x ? -1 : 1;	/* no stack first */
 	for (uint32_t i = 0; i < x->nframes && i < y->nframes; i++)
 		if (x->frames[i] != y->frames[i])
 			return x->frames[i] < y->frames[i] ? -1 : 1;
