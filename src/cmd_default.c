@@ -70,12 +70,14 @@ static int pick_name(char *path, size_t size)
 	return -1;
 }
 
-/* file_size - the size of path, -1 if it is missing */
-static long long file_size(const char *path)
+/* same_file - path is still the file before was (a trace is published
+ * under a new inode: the same inode and time mean none was written) */
+static bool same_file(const char *path, const struct stat *before)
 {
 	struct stat st;
 
-	return stat(path, &st) ? -1 : (long long)st.st_size;
+	return !stat(path, &st) && st.st_ino == before->st_ino && st.st_dev == before->st_dev &&
+	       st.st_mtim.tv_sec == before->st_mtim.tv_sec && st.st_mtim.tv_nsec == before->st_mtim.tv_nsec;
 }
 
 int cmd_default(int argc, char **argv)
@@ -94,6 +96,7 @@ int cmd_default(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char path[PATH_MAX], secs[32];
+	struct stat before;
 	const char *out = NULL, *dur = "10", *cpus = NULL, *iso = NULL, *html = NULL;
 	char **rec_argv = NULL, *rep_argv[16];
 	char **command = NULL;
@@ -206,10 +209,15 @@ int cmd_default(int argc, char **argv)
 	else if (!quiet)
 		fprintf(stderr, "ipitrace: recording all IPIs for %g s (Ctrl-C to stop earlier) into %s\n",
 			d, path);
+	if (stat(path, &before))
+		memset(&before, 0, sizeof(before));	/* --force of a new name */
 	ret = cmd_record(nrec, rec_argv);
 	free(rec_argv);
-	if (file_size(path) <= 0) {
-		unlink(path);	/* only the reserved empty name: no trace was written */
+	if (before.st_ino ? same_file(path, &before) : access(path, F_OK)) {
+		/* no trace was written: the reserved empty name goes; a file
+		 * --force would have replaced stays, and is not reported on */
+		if (!before.st_size)
+			unlink(path);
 		return ret ? ret : 1;
 	}
 	optind = 1;	/* getopt state is per process */

@@ -402,6 +402,14 @@ echo keep > "$D/exists.dat"
 rc=$?
 [ $rc != 0 ] && [ "$(cat "$D/exists.dat")" = keep ] && grep -q "exists" "$D/x.err" &&
 	pass "default: -o of an existing file is refused, the file kept" || fail default-exists "rc $rc: $(cat "$D/x.err")"
+# --force on a file, and the recording fails: the old file is kept and not
+# reported on as if it were the new trace
+echo keep > "$D/forced.dat"
+"$IPT" -q --force -c 9999 -o "$D/forced.dat" > "$D/f.out" 2> "$D/f.err"
+rc=$?
+[ $rc != 0 ] && [ "$(cat "$D/forced.dat")" = keep ] && [ ! -s "$D/f.out" ] &&
+	pass "default: --force with a failed recording keeps the file and reports nothing (exit $rc)" ||
+	fail default-force-failed "rc $rc: $(head -c 200 "$D/f.out") $(cat "$D/f.err")"
 # record too, before it records (no wait for -d); --force replaces the file with a trace
 t0=$(date +%s.%N)
 "$IPT" record -q -d 5 -o "$D/exists.dat" > /dev/null 2> "$D/x.err"
