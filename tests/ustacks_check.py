@@ -4,9 +4,10 @@
 Reads `trace-cmd report -l` text of a recording made with
 `ipitrace record --user-stacks` and counts, with its own parser, the IPI
 sends by the workload whose user stack (the ftrace user_stack record that
-follows the send on its CPU, raw addresses as trace-cmd prints them) holds
-a return address inside run_membarrier, as the workload placed it in
-memory (its own printout) and `nm -S` sizes it; sends made in interrupt
+follows the send on its CPU in the same context, task, softirq or hardirq,
+raw addresses as trace-cmd prints them) holds a return address inside
+run_membarrier, as the workload placed it in memory (its own printout)
+and `nm -S` sizes it; sends made in interrupt
 context (latency flags h/s/z) do not count: their user stack is the
 interrupted task's.  Then compares with ipitrace's folded stacks.
 
@@ -67,19 +68,28 @@ def targets(name, rest):
         n += (int(b) - int(a) + 1) if b else 1
     return n
 
-last = {}           # cpu -> index of its last send event
+def level(flags):
+    """the context a record was written in, from its latency flags: 0 task,
+    1 softirq, 2 hardirq, 3 NMI (an interrupt can come between a send and
+    its user stack: its own send and user stack then sit between them)"""
+    c = flags[2] if len(flags) >= 3 else '.'
+    return {'s': 1, 'S': 1, 'h': 2, 'H': 2, 'z': 3, 'Z': 3}.get(c, 0)
+
+
+last = {}           # (cpu, context) -> index of its last send event
 want = 0
 in_irq = 0
 sends_by_wl = 0
 for i, e in enumerate(events):
     cpu, name, pid, flags, rest, addrs = e
+    key = (cpu, level(flags))
     if name in ('ipi_send_cpu', 'ipi_send_cpumask'):
-        last[cpu] = i
+        last[key] = i
         continue
     if name != 'user_stack':
-        last.pop(cpu, None)   # the user stack comes right after its send
+        last.pop(key, None)   # the user stack comes right after its send
         continue
-    j = last.pop(cpu, None)
+    j = last.pop(key, None)
     if j is None:
         continue
     s = events[j]
