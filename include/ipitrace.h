@@ -589,11 +589,27 @@ struct ipt_ipi_iter;
 
 /*
  * Rows in time order from all CPUs of t.  filter (may be NULL) is an
- * expression over row columns: ts, id, src_cpu, target_cpu, cpu (= target),
- * pid, comm, ntargets, event, callsite, callback, func, kind, reason,
- * cpumask (= targets).  NULL on error (ipt_errmsg).
+ * expression over row columns: ts (= ts_ns), id, src_cpu, target_cpu, cpu
+ * (= target), pid, comm, ntargets, event, callsite (= callsite_sym),
+ * callback (= callback_sym), func (= func_sym), kind, reason, cpumask
+ * (= targets), callsite_func, func_name; and what matching finds for a row
+ * (struct ipt_row_match): lat_ns, handler_ns, handler_ts_ns, matched,
+ * coalesced (true/false), unmatched_reason, stack (its frames as
+ * "leaf;...;root", for ~ "*name*").  Those unknown for a row (an unmatched
+ * send's lat_ns) compare false.  A filter that names a column from
+ * matching costs a first pass over t (a report of every row).
+ * NULL on error (ipt_errmsg).
  */
 struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
+/*
+ * The same, taking what matching found from rep (a report of t made with
+ * a filter that named a column from matching: its first pass) instead of
+ * a pass of its own; rep NULL, or a report without one: as
+ * ipt_ipi_iter_new.  rep must outlive the iterator.
+ */
+struct ipt_report;
+struct ipt_ipi_iter *ipt_ipi_iter_new_with(struct ipt_trace *t, const char *filter,
+					   const struct ipt_report *rep);
 /*
  * Before the first ipt_ipi_next(): decode the CPUs' streams in up to
  * `threads` parallel threads (0: the online CPUs, at most 8, but one for

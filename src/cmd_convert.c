@@ -46,7 +46,8 @@ static void convert_usage(FILE *f)
 		"                       handler_ns, handler_ts_ns, matched, coalesced,\n"
 		"                       unmatched_reason and stack are null\n"
 		"  -F, --filter EXPR    keep rows matching EXPR (see ipitrace(1) FILTERS), e.g.\n"
-		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"'\n"
+		"                       'target_cpu == 3', 'cpumask & CPUS{4-7} && callsite ~ \"ttwu*\"',\n"
+		"                       'lat_ns > 100us' (any of the columns below)\n"
 		"  -c, --cpus LIST      keep only rows whose target CPU is in LIST (with -F: both;\n"
 		"                       --no-explode: sends with a target in LIST)\n"		"      --buffer NAME    only this buffer of a trace with tracefs instance\n"
 		"                       buffers ('top': the top one); needed when several hold data\n"
@@ -378,7 +379,7 @@ int cmd_convert(int argc, char **argv)
 			goto out;
 		}
 	}
-	it = ipt_ipi_iter_new(t, filter);
+	it = ipt_ipi_iter_new_with(t, filter, rep);
 	if (!it) {
 		ret = lib_err("convert");
 		goto out;

@@ -188,6 +188,13 @@ static const struct {
 	{ "target_cpu >= 7", "3468" },
 	{ "target_cpu == -1", "" },			/* unsigned: never negative */
 	{ "target_cpu != -1", "01234568" },
+	/* durations are decimal ns: 3ns = 3, 0.005us = 5, 9us = 9000 */
+	{ "target_cpu == 3ns", "1" },
+	{ "target_cpu > 0.005us", "3468" },
+	{ "target_cpu < 0.000005ms", "015" },
+	{ "target_cpu >= 9us", "8" },
+	{ "target_cpu == 0.000009s", "8" },
+	{ "target_cpu == 010ns", "" },			/* decimal 10, not octal 8 (row 4) */
 	/* & : flags 1,3,0,8,0x10,0xff,1<<63 */
 	{ "flags & 0x8", "35" },
 	{ "flags & 1", "015" },
@@ -198,6 +205,8 @@ static const struct {
 	{ "flags == 0377", "5" },			/* octal, as kstrtoull(s, 0) */
 	{ "flags == 010", "3" },			/* octal 8 */
 	{ "flags == 0", "2" },
+	{ "flags == true", "0" },			/* true is 1, false 0 */
+	{ "flags == false", "2" },
 	/* signed: pid 100,200,-1,1,0,4096,300 */
 	{ "pid < 0", "2" },
 	{ "pid >= 0", "013456" },
@@ -382,7 +391,11 @@ static const struct {
 	{ "pid == 1 || (", 14, "expected a field name" },
 	{ "pid === 1", 7, "expected a value" },
 	{ "!= 5", 1, "expected a field name" },
-	{ "pid == 1.5", 9, "expected '&&', '||' or end" },
+	{ "pid == 1.5", 8, "a duration is decimal with a unit" },	/* a fraction needs a unit */
+	{ "delta > 1.5ns", 9, "finer than 1 ns" },
+	{ "delta > 2.5 s", 9, "a duration is decimal with a unit" },
+	{ "delta > 1e3", 9, "invalid number '1e3'" },
+	{ "flags >= true", 7, "cannot compare true or false" },
 	{ "pid == +5", 8, "expected a value" },
 	{ "comm == \"a\"b", 12, "expected '&&', '||' or end" },
 	{ ")", 1, "expected a field name" },

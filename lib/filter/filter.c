@@ -11,10 +11,12 @@
  *   unary   := "!" unary | "(" expr ")" | pred
  *   pred    := NAME op value
  *   op      := "==" | "!=" | "<" | "<=" | ">" | ">=" | "&" | "~"
- *   value   := NUMBER | STRING | "CPUS{" cpulist "}"
+ *   value   := NUMBER | DURATION | STRING | "CPUS{" cpulist "}" | "true" | "false"
  *   NAME    := [A-Za-z_][A-Za-z0-9_.]*
  *   NUMBER  := "-"? digits, read as the kernel's kstrtoull(s, 0):
  *              0x/0X hexadecimal, a leading 0 octal, else decimal
+ *   DURATION:= "-"? digits ("." digits)? ("ns" | "us" | "ms" | "s"): decimal,
+ *              its value in ns (whole ns only); "true" is 1, "false" 0
  *   STRING  := '"' chars '"' | "'" chars "'"   (no escapes, as in the kernel)
  *
  * "!" followed by "=" is the != operator, not a negation.  && binds tighter
@@ -227,10 +229,68 @@ static const char *op_text(enum flt_op op)
 	return "?";
 }
 
+/*
+ * A duration at i (after the sign): decimal digits, an optional fraction
+ * and a unit, ns us ms or s ("100us", "1391.5s"), as a number of ns in
+ * *v.  1 when the token is no duration (a plain number), 0 when *v and
+ * *end are set, -1 on error.
+ */
+static int parse_duration(struct parser *p, size_t start, size_t i, uint64_t *v, size_t *end)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	size_t j = i, k, u, nfrac;
+	uint64_t mult = 0, whole = 0, frac = 0, scale = 1;
+
+	while (j < p->len && isdigit((unsigned char)p->s[j]))
+		j++;
+	k = j;
+	if (k < p->len && p->s[k] == '.')
+		for (k++; k < p->len && isdigit((unsigned char)p->s[k]); )
+			k++;
+	u = k;
+	while (u < p->len && isalnum((unsigned char)p->s[u]))
+		u++;
+	for (size_t n = 0; n < ARRAY_SIZE(units); n++)
+		if (u - k == strlen(units[n].unit) && !memcmp(p->s + k, units[n].unit, u - k))
+			mult = units[n].ns;
+	if (!mult && k == j)
+		return 1;	/* no fraction, no unit: a number */
+	if (!mult || j == i || (k > j && k == j + 1))
+		return perr(start, "invalid number '%.*s' (a duration is decimal with a unit: "
+			    "1.5s, 100ms, 20us, 300ns)", (int)(u - start > 40 ? 40 : u - start), p->s + start);
+	nfrac = k > j ? k - j - 1 : 0;
+	if (nfrac > 18)
+		return perr(start, "duration '%.*s': finer than 1 ns", (int)(u - start > 40 ? 40 : u - start),
+			    p->s + start);
+	for (size_t n = i; n < j; n++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return perr(start, "number out of range '%.*s'", (int)(u - start > 40 ? 40 : u - start),
+				    p->s + start);
+		whole = whole * 10 + (uint64_t)(p->s[n] - '0');
+	}
+	for (size_t n = j + 1; n < k; n++) {
+		frac = frac * 10 + (uint64_t)(p->s[n] - '0');
+		scale *= 10;
+	}
+	/* frac / scale of a unit: whole ns only (mult and scale are powers of 10) */
+	if (frac && (mult < scale ? frac % (scale / mult) : 0))
+		return perr(start, "duration '%.*s': finer than 1 ns", (int)(u - start > 40 ? 40 : u - start),
+			    p->s + start);
+	frac = mult >= scale ? frac * (mult / scale) : frac / (scale / mult);
+	if (whole > (UINT64_MAX - frac) / mult)
+		return perr(start, "number out of range '%.*s'", (int)(u - start > 40 ? 40 : u - start),
+			    p->s + start);
+	*v = whole * mult + frac;
+	*end = u;
+	return 0;
+}
+
 /* A number token at pos: "-"? [A-Za-z0-9]+, read like kstrtoull(s, 0). */
 static int parse_number(struct parser *p, struct flt_insn *in)
 {
-	size_t start = p->pos, i = p->pos, end;
+	size_t start = p->pos, i = p->pos, end = p->pos;
 	bool neg = false;
 	unsigned int base = 10;
 	uint64_t v = 0;
@@ -239,6 +299,12 @@ static int parse_number(struct parser *p, struct flt_insn *in)
 		neg = true;
 		i++;
 	}
+	int dur = parse_duration(p, start, i, &v, &end);
+
+	if (dur < 0)
+		return -1;
+	if (dur == 0)
+		goto done;
 	end = i;
 	while (end < p->len && isalnum((unsigned char)p->s[end]))
 		end++;
@@ -271,6 +337,7 @@ static int parse_number(struct parser *p, struct flt_insn *in)
 				    (int)(end - start > 40 ? 40 : end - start), p->s + start);
 		v = v * base + d;
 	}
+done:
 	if (neg && v > (uint64_t)1 << 63)
 		return perr(start, "number out of range '%.*s'",
 			    (int)(end - start > 40 ? 40 : end - start), p->s + start);
@@ -525,7 +592,15 @@ static int parse_pred(struct parser *p)
 
 		while (e < p->len && is_name_char(p->s[e]))
 			e++;
-		if (e - val_pos == 4 && memcmp(p->s + val_pos, "CPUS", 4) == 0) {
+		if ((e - val_pos == 4 && !memcmp(p->s + val_pos, "true", 4)) ||
+		    (e - val_pos == 5 && !memcmp(p->s + val_pos, "false", 5))) {
+			if (op != OP_EQ && op != OP_NE)
+				return perr(op_pos, "operator '%s' cannot compare true or false (use == or !=)",
+					    op_text(op));
+			in->lit = LIT_NUM;
+			in->num = p->s[val_pos] == 't';
+			p->pos = e;
+		} else if (e - val_pos == 4 && memcmp(p->s + val_pos, "CPUS", 4) == 0) {
 			if (op != OP_EQ && op != OP_NE && op != OP_BAND)
 				return perr(op_pos, "operator '%s' cannot compare CPU sets (use &, == or !=)",
 					    op_text(op));

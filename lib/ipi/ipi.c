@@ -13,6 +13,8 @@
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
 #include "filter/filter.h"
+#include "ipi/matchfilter.h"
+#include "ipi/report_views.h"
 #include "input/lanes.h"
 
 #include <stdlib.h>
@@ -552,26 +554,43 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 
 /* ---- row columns for filters ---- */
 
-static const char *const col_names[COL__COUNT] = {
+static const char *const col_names[COL__ALL] = {
 	[COL_TS] = "ts", [COL_ID] = "id", [COL_SRC_CPU] = "src_cpu",
 	[COL_TARGET_CPU] = "target_cpu", [COL_PID] = "pid", [COL_COMM] = "comm",
 	[COL_NTARGETS] = "ntargets", [COL_EVENT] = "event", [COL_CALLSITE] = "callsite",
 	[COL_CALLBACK] = "callback", [COL_FUNC] = "func", [COL_KIND] = "kind",
 	[COL_REASON] = "reason", [COL_CPUMASK] = "cpumask",
+	[COL_CALLSITE_FUNC] = "callsite_func", [COL_FUNC_NAME] = "func_name",
+	[COL_LAT_NS] = "lat_ns", [COL_HANDLER_NS] = "handler_ns",
+	[COL_HANDLER_TS_NS] = "handler_ts_ns", [COL_MATCHED] = "matched",
+	[COL_COALESCED] = "coalesced", [COL_UNMATCHED_REASON] = "unmatched_reason",
+	[COL_STACK] = "stack",
 };
 
-int ipt_row_resolve(void *ctx, const char *name)
+int ipt_row_resolve_all(void *ctx, const char *name)
 {
-	if (!strcmp(name, "cpu"))
-		return COL_TARGET_CPU;
-	if (!strcmp(name, "target_cpus"))
-		return COL_CPUMASK;
-	if (!strcmp(name, "common_pid"))
-		return COL_PID;
-	for (int i = 0; i < COL__COUNT; i++)
+	/* other spellings: the kernel's field names, the rows' column names */
+	static const struct { const char *name; int col; } alias[] = {
+		{ "cpu", COL_TARGET_CPU }, { "target_cpus", COL_CPUMASK }, { "targets", COL_CPUMASK },
+		{ "common_pid", COL_PID }, { "ts_ns", COL_TS }, { "callsite_sym", COL_CALLSITE },
+		{ "callback_sym", COL_CALLBACK }, { "func_sym", COL_FUNC },
+	};
+
+	(void)ctx;
+	for (size_t i = 0; i < ARRAY_SIZE(alias); i++)
+		if (!strcmp(alias[i].name, name))
+			return alias[i].col;
+	for (int i = 0; i < COL__ALL; i++)
 		if (!strcmp(col_names[i], name))
 			return i;
 	return -1;
+}
+
+int ipt_row_resolve(void *ctx, const char *name)
+{
+	int col = ipt_row_resolve_all(ctx, name);
+
+	return col < COL__COUNT ? col : -1;
 }
 
 /*
@@ -581,24 +600,34 @@ int ipt_row_resolve(void *ctx, const char *name)
 struct ipt_filter *ipt_row_filter_parse(const char *expr, ipt_filter_resolve_fn resolve, void *ctx)
 {
 	static const char *const events[] = { "ipi_send_cpu", "ipi_send_cpumask", "ipi_raise" };
-	const char *kinds[IPT_KIND__COUNT], *bad;
+	const char *kinds[IPT_KIND__COUNT], *reasons[IPT_UNMATCHED_NO_HANDLER], *bad;
+	const struct {
+		int col;
+		const char *const *vals;
+		size_t n;
+		const char *what, *noun;
+	} named[] = {
+		{ COL_KIND, kinds, IPT_KIND__COUNT, "kind", "kind" },
+		{ COL_EVENT, events, ARRAY_SIZE(events), "event", "IPI send event" },
+		{ COL_UNMATCHED_REASON, reasons, ARRAY_SIZE(reasons), "unmatched_reason", "reason" },
+	};
 	struct ipt_filter *f = ipt_filter_parse(expr, resolve, ctx);
 
 	if (!f)
 		return NULL;
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		kinds[k] = ipt_kind_name((enum ipt_ipi_kind)k);
-	for (int c = 0; c < 2; c++) {
-		const char *const *vals = c ? events : kinds;
-		size_t n = c ? ARRAY_SIZE(events) : IPT_KIND__COUNT;
+	for (int k = 0; k < IPT_UNMATCHED_NO_HANDLER; k++)
+		reasons[k] = ipt_unmatched_reason_name((enum ipt_unmatched_reason)(k + 1));
+	for (size_t c = 0; c < ARRAY_SIZE(named); c++) {
 		struct ipt_strbuf list = IPT_STRBUF_INIT;
 
-		if (!(bad = ipt_filter_unmatched_literal(f, c ? COL_EVENT : COL_KIND, vals, n)))
+		if (!(bad = ipt_filter_unmatched_literal(f, named[c].col, named[c].vals, named[c].n)))
 			continue;
-		for (size_t k = 0; k < n; k++)
-			ipt_strbuf_addf(&list, "%s%s", k ? ", " : "", vals[k]);
-		ipt_err_code(IPT_ERR_INVALID, "filter: %s '%s' matches no %s (%s)", c ? "event" : "kind", bad,
-			     c ? "IPI send event" : "kind", ipt_strbuf_str(&list));
+		for (size_t k = 0; k < named[c].n; k++)
+			ipt_strbuf_addf(&list, "%s%s", k ? ", " : "", named[c].vals[k]);
+		ipt_err_code(IPT_ERR_INVALID, "filter: %s '%s' matches no %s (%s)", named[c].what, bad,
+			     named[c].noun, ipt_strbuf_str(&list));
 		ipt_strbuf_free(&list);
 		ipt_filter_free(f);
 		return NULL;
@@ -646,6 +675,8 @@ void ipt_row_lookup(void *ctx, int id, struct ipt_value *v)
 	case COL_CALLBACK: addr_val(v, r->callback, r->callback_sym, 0); break;
 	case COL_FUNC: addr_val(v, r->func, r->func_sym, 0); break;
 	case COL_CPUMASK: v->kind = IPT_VAL_CPUSET; v->set = r->targets; break;
+	case COL_CALLSITE_FUNC: str_val(v, r->callsite ? r->callsite_sym : NULL); break;
+	case COL_FUNC_NAME: str_val(v, r->func ? r->func_sym : r->callback_sym); break;
 	default: v->kind = IPT_VAL_NONE; break;
 	}
 }
@@ -665,7 +696,7 @@ struct ipt_ipi_iter {
 	struct ipt_trace *t;
 	struct ipt_iter *it;
 	struct ipt_ipi_decoder *d;
-	struct ipt_filter *filter;
+	struct ipt_mfilter *filter;
 	bool filter_uses_id;		/* ids are the merged order's: no lanes */
 	struct ipt_ipi_row *rows;	/* rows of the current send event */
 	size_t nrows, caprows, next;
@@ -685,7 +716,7 @@ static int collect(void *ctx, const struct ipt_ipi_row *row)
 {
 	struct ipt_ipi_iter *it = ctx;
 
-	if (it->filter && !ipt_filter_eval(it->filter, ipt_row_lookup, (void *)row))
+	if (it->filter && !ipt_mfilter_eval(it->filter, row))
 		return 0;
 	if (IPT_GROW(it->rows, it->caprows, it->nrows + 1))
 		return -1;
@@ -694,9 +725,7 @@ static int collect(void *ctx, const struct ipt_ipi_row *row)
 	return 0;
 }
 
-static int resolve_noting_id(void *ctx, const char *name);
-
-struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
+struct ipt_ipi_iter *ipt_ipi_iter_new_with(struct ipt_trace *t, const char *filter, const struct ipt_report *rep)
 {
 	struct ipt_ipi_iter *it = ipt_calloc(1, sizeof(*it));
 
@@ -704,7 +733,13 @@ struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
 		return NULL;
 	it->t = t;
 	if (filter && *filter) {
-		it->filter = ipt_row_filter_parse(filter, resolve_noting_id, &it->filter_uses_id);
+		struct ipt_mfilter_opts fo = { 0 };
+
+		if (rep && rep->r.filter) {	/* its first pass, if it made one */
+			fo.assume_synced_clock = rep->r.opts.assume_synced_clock;
+			fo.table = ipt_mfilter_table(rep->r.filter);
+		}
+		it->filter = ipt_mfilter_new(t, filter, &fo, &it->filter_uses_id);
 		if (!it->filter)
 			goto fail;
 	}
@@ -718,20 +753,17 @@ fail:
 	return NULL;
 }
 
-/* ---- rows decoded by lanes (lanes.h) ---- */
-
-/* resolve_noting_id - ipt_row_resolve, noting whether the column id is used */
-static int resolve_noting_id(void *ctx, const char *name)
+struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter)
 {
-	if (!strcmp(name, "id"))
-		*(bool *)ctx = true;
-	return ipt_row_resolve(NULL, name);
+	return ipt_ipi_iter_new_with(t, filter, NULL);
 }
+
+/* ---- rows decoded by lanes (lanes.h) ---- */
 
 struct lane_ctx {
 	/* the producer's own copies: the iterator's lines are the consumer's */
 	struct lane_own {
-		struct ipt_filter *filter;
+		struct ipt_mfilter *filter;
 		struct ipt_ipi_decoder *d;
 	} own;
 	struct ipt_lanes *l;
@@ -744,7 +776,7 @@ static int lane_collect(void *ctx, const struct ipt_ipi_row *row)
 	struct lane_ctx *c = ctx;
 	struct lane_row *lr;
 
-	if (c->own.filter && !ipt_filter_eval(c->own.filter, ipt_row_lookup, (void *)row))
+	if (c->own.filter && !ipt_mfilter_eval(c->own.filter, row))
 		return 0;
 	lr = ipt_lanes_emit(c->l, c->lane);
 	if (!lr)
@@ -902,7 +934,7 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it)
 		ipt_ipi_decoder_free(it->ld[i]);
 	ipt_iter_free(it->it);
 	ipt_ipi_decoder_free(it->d);
-	ipt_filter_free(it->filter);
+	ipt_mfilter_free(it->filter);
 	free(it->rows);
 	free(it);
 }

@@ -33,14 +33,21 @@ void ipt_ipi_stats_add(struct ipt_ipi_stats *dst, const struct ipt_ipi_stats *sr
 void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);
 
 
-/* Row columns for filters and outputs. */
+/* Row columns for filters: a row's own (up to COL__COUNT), then what
+ * matching found (COL_LAT_NS .. COL_STACK: see ipi/matchfilter.h). */
 enum ipt_row_col {
 	COL_TS, COL_ID, COL_SRC_CPU, COL_TARGET_CPU, COL_PID, COL_COMM, COL_NTARGETS,
 	COL_EVENT, COL_CALLSITE, COL_CALLBACK, COL_FUNC, COL_KIND, COL_REASON,
-	COL_CPUMASK, COL__COUNT
+	COL_CPUMASK, COL_CALLSITE_FUNC, COL_FUNC_NAME, COL__COUNT,
+	COL_LAT_NS = COL__COUNT, COL_HANDLER_NS, COL_HANDLER_TS_NS, COL_MATCHED,
+	COL_COALESCED, COL_UNMATCHED_REASON, COL_STACK, COL__ALL
 };
-/* filter resolve/lookup over rows (ctx: unused / the row) */
+/* filter resolve/lookup over rows (ctx: unused / the row): a row's own
+ * columns, under their filter names and the names of the rows' columns
+ * (ts_ns, callsite_sym, ...: ipt_row_column); -1 for the others */
 int ipt_row_resolve(void *ctx, const char *name);
+/* the same, with the columns from matching too (COL_LAT_NS ..) */
+int ipt_row_resolve_all(void *ctx, const char *name);
 /* A filter over rows (ipt_filter_parse), with kind and event names checked. */
 struct ipt_filter *ipt_row_filter_parse(const char *expr, ipt_filter_resolve_fn resolve, void *ctx);
 void ipt_row_lookup(void *ctx, int id, struct ipt_value *v);

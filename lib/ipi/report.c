@@ -661,7 +661,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	if (!it)
 		return -1;
 	pd->rows++;
-	it->counted = !r->filter || ipt_filter_eval(r->filter, ipt_row_lookup, (void *)row);
+	it->counted = !r->filter || ipt_mfilter_eval(r->filter, row);
 	if (count_row(&pd->pp->ls[pd->lane], row, it->counted, !r->opts.no_tables))
 		return -1;
 	it->type = IT_ROW;
@@ -1017,14 +1017,6 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
-/* resolve_id_seen - a row column, and whether the filter reads the column id */
-static int resolve_id_seen(void *ctx, const char *name)
-{
-	if (!strcmp(name, "id"))
-		*(bool *)ctx = true;
-	return ipt_row_resolve(NULL, name);
-}
-
 /* ipt_rpt_run - one pass over the trace */
 int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
@@ -1053,9 +1045,13 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		r->sends_filtered = ipt_trace_provenance(t, "filter", v, sizeof(v)) ||
 				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
 	}
-	if (r->opts.filter && *r->opts.filter &&
-	    !(r->filter = ipt_row_filter_parse(r->opts.filter, resolve_id_seen, &id_seen)))
-		return -1;
+	if (r->opts.filter && *r->opts.filter) {
+		/* a filter on what matching found makes its first pass here */
+		struct ipt_mfilter_opts fo = { r->opts.assume_synced_clock, r->opts.threads, NULL };
+
+		if (!(r->filter = ipt_mfilter_new(t, r->opts.filter, &fo, &id_seen)))
+			return -1;
+	}
 	/* ids are numbered in the merged order: lanes would filter on their own */
 	if (id_seen)
 		r->opts.threads = 1;
@@ -1152,7 +1148,7 @@ void ipt_rpt_free(struct rpt *r)
 	ipt_cmap_free(&r->stackmap);
 	ipt_rowres_free(&r->res);
 	ipt_ipi_decoder_free(r->dec);
-	ipt_filter_free(r->filter);
+	ipt_mfilter_free(r->filter);
 	ipt_classes_destroy(&r->classes);
 	memset(r, 0, sizeof(*r));
 }

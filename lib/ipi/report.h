@@ -19,6 +19,7 @@
 #include "ipi/classes.h"
 #include "ipi/countmap.h"
 #include "ipi/match.h"
+#include "ipi/matchfilter.h"
 #include "ipi/row_results.h"
 #include "ipi/stacks.h"
 #include "ipi/timebins.h"
@@ -52,7 +53,7 @@ struct rpt {
 	struct ipt_trace *t;
 	struct rpt_opts opts;
 	struct ipt_ipi_decoder *dec;
-	struct ipt_filter *filter;
+	struct ipt_mfilter *filter;	/* opts.filter (ipi/matchfilter.h) */
 	int ncpus;
 	struct rpt_cpu *cpus;
 	struct rpt_map senders;		/* (target, pid, src_cpu) */

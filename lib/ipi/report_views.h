@@ -57,6 +57,11 @@ int ipt_rpt_tables(struct ipt_report *rep);
  * writes its lines (folded.c); the caller frees; NULL without memory */
 char *ipt_rpt_folded_line(struct ipt_report *rep, int32_t pid, const struct ipt_report_stack *st);
 int ipt_rpt_recorder_share(struct ipt_report *rep);
+/* What matching found for the report's i-th counted row (i < r.res.n), if
+ * row is that one (its target, and its id if check_id: ids of rows decoded
+ * in lanes are the lane's own) (row_results.c). */
+bool ipt_rpt_result_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row, bool check_id,
+		       struct ipt_row_match *m);
 /* What ipt_rpt_tables, ipt_rpt_recorder_share and ipt_report_groups made. */
 void ipt_rpt_tables_free(struct ipt_report *rep);
 

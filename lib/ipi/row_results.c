@@ -138,15 +138,16 @@ static uint64_t wide_find(const struct rpt_wides *w, size_t i)
 	return lo && w->v[lo - 1].res == i ? w->v[lo - 1].v : 0;
 }
 
-/* row_match_at - result i (in range) for row, into m (zeroed) when it is
- * that row's; false when the row is not the one the report counted there */
-static bool row_match_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row,
-			 struct ipt_row_match *m)
+/* ipt_rpt_result_at - result i (in range) for row, into m (zeroed) when it
+ * is that row's; false when the row is not the one the report counted
+ * there (its id, if check_id, or its target CPU differ) */
+bool ipt_rpt_result_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row, bool check_id,
+		       struct ipt_row_match *m)
 {
 	const struct rpt *r = &rep->r;
 	const struct rpt_result *res = &r->res.v[i];
 
-	if (res->id_lo != (uint32_t)row->id || res->target != row->target_cpu)
+	if ((check_id && res->id_lo != (uint32_t)row->id) || res->target != row->target_cpu)
 		return false;	/* a row the report did not count */
 	if (res->state == RES_PENDING)
 		return true;	/* not known (or given back: zeros) */
@@ -195,7 +196,7 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (rep->rcur < rep->r.res.n && row_match_at(rep, rep->rcur, row, m))
+	if (rep->rcur < rep->r.res.n && ipt_rpt_result_at(rep, rep->rcur, row, true, m))
 		rep->rcur++;
 	return 0;
 }
@@ -207,7 +208,7 @@ int ipt_report_row_match_nth(const struct ipt_report *rep, size_t i, const struc
 	if (need_row_results(rep))
 		return -1;
 	if (i < rep->r.res.n)
-		row_match_at(rep, i, row, m);
+		ipt_rpt_result_at(rep, i, row, true, m);
 	return 0;
 }
 
