@@ -140,19 +140,9 @@ def page_lib(version, header):
     return '\n'.join(o) + '\n'
 
 def completion(binary, cmds):
-    """bash completion: commands, then each command's long and short options"""
-    o = ['# bash completion for ipitrace (made by tools/mkman.py from --help)',
-         '_ipitrace()', '{', '\tlocal cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}',
-         '\tif [ "$COMP_CWORD" -eq 1 ]; then',
-         '\t\tCOMPREPLY=($(compgen -W "%s help --help --version" -- "$cur"))' % ' '.join(n for n, _ in cmds),
-         '\t\treturn', '\tfi', '\tcase "$cmd" in']
-    for n, _ in cmds:
-        opts = sorted(set(re.findall(r'(?<![\w-])(--?[A-Za-z][\w-]*)', '\n'.join(
-            l for l in run(binary, n, '--help').split('\n') if OPT.match(l)))))
-        o.append('\t%s) COMPREPLY=($(compgen -W "%s" -- "$cur")); case "$cur" in -*) ;; *) COMPREPLY+=($(compgen -f -- "$cur")) ;; esac ;;' % (n, ' '.join(opts)))
-    o.append('\thelp) COMPREPLY=($(compgen -W "%s filters" -- "$cur")) ;;' % ' '.join(n for n, _ in cmds))
-    o += ['\tesac', '}', 'complete -F _ipitrace ipitrace']
-    return '\n'.join(o) + '\n'
+    """bash completion: commands, options and their values (tools/mkcomp.py)"""
+    import mkcomp
+    return mkcomp.completion(run, binary, cmds, run(binary, '--help'))
 
 def main():
     binary, header, mandir, comp = sys.argv[1:5]
