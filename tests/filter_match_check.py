@@ -3,8 +3,8 @@
                         IPITRACE TRACE THREADS - filters on
 what matching found (lat_ns, matched, coalesced, handler_ns,
 unmatched_reason, stack, ...) and on durations with units, checked
-through every front end (report -F, convert -F; diff -F where the
-oracle decides) against:
+through every front end (report -F, convert -F, report -f uniq -F; diff
+-F where the oracle decides) against:
 
 - tests/oracle.py's own matching of `trace-cmd report` text (--oracle:
   its report JSON and its --rows output: ts_ns, target_cpu, kind, matched, latency_ns; a
@@ -139,6 +139,13 @@ for expr, on_oracle, on_csv in cases:
         want, src = want_csv, "csv rows filtered here"
         if on_oracle is not None and oracle:
             src += " (ground truth %d)" % sum(1 for o in oracle if on_oracle(o))
+    # report -f uniq (the recipe's tables): send events with a kept row
+    uniq = run("report", "-f", "uniq", "-F", expr, trace).splitlines()[0]
+    got_uniq = int(uniq.split(": ", 1)[1].split()[0]) if ": " in uniq else -1
+    want_uniq = len({c["id"] for c in rows if on_csv(c)})
+    if got_uniq != want_uniq:
+        print("F %s [%s] report -f uniq: %d send lines, the CSV rows' send events %d" %
+              (name, expr, got_uniq, want_uniq))
     ok = got_rep == want and got_conv == want and got_diff in (want, None)
     print("%s %s [%s] -j %s: report %d, convert %d%s; %s %d" %
           ("P" if ok else "F", name, expr, threads, got_rep, got_conv,

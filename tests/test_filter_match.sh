@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_filter_match.sh - filters on what matching found (lat_ns, handler_ns,
 # handler_ts_ns, matched, coalesced, unmatched_reason, stack) and on
-# durations with units (100us, 1391.5s), through report -F, convert -F,
+# durations with units (100us, 1391.5s), through report -F, report -f uniq
+# -F, convert -F,
 # diff -F and Python's rows(filter=): tests/filter_match_check.py counts
 # the rows each gives against tests/oracle.py's own matching of trace-cmd's
 # text (the recorded traces), against its own evaluation of the expression

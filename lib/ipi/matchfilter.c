@@ -239,6 +239,14 @@ int ipt_mfilter_eval(struct ipt_mfilter *f, const struct ipt_ipi_row *row)
 	return ipt_filter_eval(f->f, mrow_lookup, &x);
 }
 
+int ipt_mfilter_eval_unplaced(struct ipt_mfilter *f, const struct ipt_ipi_row *row)
+{
+	struct mrow x = { f, row, 0, true, { 0 } };	/* fetched: nothing */
+
+	return ipt_filter_eval(f->f, f->matched ? mrow_lookup : ipt_row_lookup,
+			       f->matched ? (void *)&x : (void *)row);
+}
+
 bool ipt_mfilter_matched(const struct ipt_mfilter *f)
 {
 	return f->matched;

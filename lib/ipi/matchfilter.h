@@ -42,6 +42,9 @@ struct ipt_mfilter *ipt_mfilter_new(struct ipt_trace *t, const char *expr, const
  * different sending CPUs at once.
  */
 int ipt_mfilter_eval(struct ipt_mfilter *f, const struct ipt_ipi_row *row);
+/* The same for a row that is none of the decoding's (a queued csd call
+ * standing for its IPI): the columns from matching are unknown for it. */
+int ipt_mfilter_eval_unplaced(struct ipt_mfilter *f, const struct ipt_ipi_row *row);
 /* Whether the filter names a column from matching. */
 bool ipt_mfilter_matched(const struct ipt_mfilter *f);
 /* Its table (NULL when it needs none), valid while f lives. */

@@ -12,6 +12,7 @@
  */
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
+#include "ipi/matchfilter.h"
 #include "filter/filter.h"
 
 #include <stdlib.h>
@@ -25,7 +26,7 @@ struct queue_event {
 struct ipt_rec_rows {
 	struct ipt_trace *t;
 	struct ipt_ipi_decoder *d;
-	struct ipt_filter *filter;
+	struct ipt_mfilter *filter;	/* may name columns from matching (a first pass) */
 	struct queue_event *by_id;
 	int nids;
 	struct ipt_cpuset one;		/* a queued call's target */
@@ -37,7 +38,7 @@ void ipt_rec_rows_free(struct ipt_rec_rows *rr)
 	if (!rr)
 		return;
 	ipt_ipi_decoder_free(rr->d);
-	ipt_filter_free(rr->filter);
+	ipt_mfilter_free(rr->filter);
 	ipt_cpuset_free(&rr->one);
 	free(rr->by_id);
 	free(rr);
@@ -51,7 +52,7 @@ struct ipt_rec_rows *ipt_rec_rows_new(struct ipt_trace *t, const char *filter)
 		return NULL;
 	rr->t = t;
 	ipt_cpuset_init(&rr->one);
-	if (filter && *filter && !(rr->filter = ipt_row_filter_parse(filter, ipt_row_resolve, NULL)))
+	if (filter && *filter && !(rr->filter = ipt_mfilter_new(t, filter, NULL, NULL)))
 		goto fail;
 	rr->d = ipt_ipi_decoder_new(t);
 	if (!rr->d)
@@ -87,7 +88,7 @@ static int count_row(void *ctx, const struct ipt_ipi_row *row)
 	struct ipt_rec_rows *rr = ctx;
 
 	rr->rows++;
-	if (!rr->filter || ipt_filter_eval(rr->filter, ipt_row_lookup, (void *)row))
+	if (!rr->filter || ipt_mfilter_eval(rr->filter, row))
 		rr->kept++;
 	return 0;
 }
@@ -125,7 +126,7 @@ static void queue_row(struct ipt_rec_rows *rr, const struct queue_event *q, cons
 	row.ntargets = row.target_cpu >= 0;
 	row.kind = ipt_ipi_classify(&row);
 	rr->rows = 1;
-	rr->kept = !rr->filter || ipt_filter_eval(rr->filter, ipt_row_lookup, &row);
+	rr->kept = !rr->filter || ipt_mfilter_eval_unplaced(rr->filter, &row);
 }
 
 int ipt_rec_rows_feed(struct ipt_rec_rows *rr, const struct ipt_record *rec, struct ipt_rec_rows_out *out)
