@@ -2,15 +2,14 @@
 # test_filter_match.sh - filters on what matching found (lat_ns, handler_ns,
 # handler_ts_ns, matched, coalesced, unmatched_reason, stack) and on
 # durations with units (100us, 1391.5s), through report -F, report -f uniq
-# -F, convert -F,
-# diff -F and Python's rows(filter=): tests/filter_match_check.py counts
-# the rows each gives against tests/oracle.py's own matching of trace-cmd's
+# -F, convert -F, diff -F and Python's rows(filter=):
+# tests/filter_match_check.py counts the rows each gives against tests/oracle.py's own matching of trace-cmd's
 # text (the recorded traces), against its own evaluation of the expression
 # over the unfiltered CSV rows (the columns the oracle lacks; a synthetic
 # trace with lost events and unmatched sends), and shows the ground truth
 # of a tests/coalesce_gen.py trace (coalesced sends) beside.  Then the
 # errors: a bad duration, true with <, an unknown reason.
-# asan: the ASan pass reads one recorded trace and the synthetic ones, -j 2
+# Under ASan: one recorded trace and the synthetic ones, 2 threads.
 # seconds: 40
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
