@@ -14,6 +14,7 @@
 #include <ipitrace.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -45,25 +46,28 @@ int main(int argc, char **argv)
 	bool ns = ipt_trace_ts_in_ns(t);	/* else timestamps are raw counts */
 	struct ipt_ipi_row row;
 	int r;
-	printf("%-17s %3s -> %-6s  %-8s  %-36s %s\n", "time", "src", "target", "kind",
-	       "callsite", "function");
+	printf("%-20s %3s -> %-6s  %-8s  %-32s %s\n", "time", "src", "target", "kind",
+	       "callsite", "callback [-> function run]");
 	while ((r = ipt_ipi_next(it, &row)) > 0) {
-		char callsite[128], function[128];
+		char callsite[128], callback[128], func[128] = "";
 		/* "name+0xoff", "0x..." when the trace has no symbol for it, "-" for none */
 		ipt_trace_format_symbol(t, row.callsite, true, callsite, sizeof(callsite));
-		/* the function the IPI made run: found by joining the csd events when
-		 * the trace has them (row.func), else the send's own callback */
-		ipt_trace_format_symbol(t, row.func ? row.func : row.callback, false,
-					function, sizeof(function));
-		if (!row.func && !row.callback && row.reason)	/* arm64: no callback, */
-			snprintf(function, sizeof(function), "(%s)", row.reason);	/* a reason */
-		if (ns)
-			printf("%10llu.%06llu ", (unsigned long long)(row.ts / 1000000000),
-			       (unsigned long long)(row.ts % 1000000000 / 1000));
+		ipt_trace_format_symbol(t, row.callback, false, callback, sizeof(callback));
+		if (!row.callback && row.reason)	/* arm64: no callback but a reason */
+			snprintf(callback, sizeof(callback), "(%s)", row.reason);
+		/* the function the IPI made run, when joining the csd events of the
+		 * trace found one other than the callback (a generic handler) */
+		if (row.func && row.func != row.callback) {
+			strcpy(func, " -> ");
+			ipt_trace_format_symbol(t, row.func, false, func + 4, sizeof(func) - 4);
+		}
+		if (ns)		/* seconds.nanoseconds */
+			printf("%10llu.%09llu ", (unsigned long long)(row.ts / 1000000000),
+			       (unsigned long long)(row.ts % 1000000000));
 		else
-			printf("%17llu ", (unsigned long long)row.ts);
-		printf("%3d -> %-6d  %-8s  %-36s %s\n", row.src_cpu, row.target_cpu,
-		       ipt_kind_name(row.kind), callsite, function);
+			printf("%20llu ", (unsigned long long)row.ts);
+		printf("%3d -> %-6d  %-8s  %-32s %s%s\n", row.src_cpu, row.target_cpu,
+		       ipt_kind_name(row.kind), callsite, callback, func);
 		if (row.target_cpu >= 0 && row.target_cpu < IPT_CPUSET_MAX)
 			per_target[row.target_cpu]++;
 	}

@@ -140,7 +140,7 @@ def page_lib(version, header):
     # the shortest program of examples/, read from the file: they cannot drift
     ex = os.path.join(os.path.dirname(os.path.abspath(header)), '..', 'examples', 'count-events.c')
     o += ['.SH EXAMPLE', 'examples/count\\-events.c of the source tree (beside two more, and a',
-          'Makefile that builds them with pkg\\-config):', '.PP', '.nf']
+          'Makefile that builds them with pkg\\-config):', '.PP', '.nf', '.ta 8n 16n 24n 32n 40n 48n 56n 64n']
     o += [esc(l) for l in open(ex).read().rstrip('\n').split('\n')] + ['.fi']
     o += ['.SH SEE ALSO', '.BR ipitrace (1),', '.BR ipitrace\\-filter (7)']
     return '\n'.join(o) + '\n'
