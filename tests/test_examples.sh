@@ -282,10 +282,11 @@ done
 
 # under ASan: each program on one trace of each kind, with every key of report
 if [ "$ASANOK" = 1 ]; then
-	bad=""
+	bad="" na=0
 	for f in "$TOP/tests/data/qemu/arm64-6.1.dat" "$TOP/tests/data/qemu/x86_64-6.1-kprobes.dat" \
 		 $(inputs "$TRACES/recorded/busy-stacks.dat" "$TRACES/recorded/busy-stacks.report.txt"); do
 		[ -f "$f" ] || continue
+		na=$((na + 1))
 		"$TMP/asan/count-events" "$f" > /dev/null 2> "$TMP/aerr" || bad="$bad count-events:$(basename "$f")"
 		"$TMP/asan/ipi-rows" "$f" 'kind == "resched" || cpu == 1' > /dev/null 2>> "$TMP/aerr" ||
 			bad="$bad ipi-rows:$(basename "$f")"
@@ -295,7 +296,22 @@ if [ "$ASANOK" = 1 ]; then
 	done
 	"$TMP/asan/ipi-rows" "$TOP/tests/data/qemu/arm64-6.1.dat" 'cpu ==' > /dev/null 2>&1
 	[ $? = 2 ] || bad="$bad ipi-rows:bad-filter"
-	[ -z "$bad" ] && pass "ASan+UBSan builds of the examples: no leak, no error (3 programs, 4 inputs, 8 keys)" ||
-		fail "examples under ASan" "$bad: $(grep -m 1 'ERROR\|runtime error' "$TMP/aerr")"
+	# damaged inputs: cut short (inside the data, inside the headers), and
+	# not a trace: exit 0 or 1 with a message, and no sanitizer error
+	head -c 40000 "$TOP/tests/data/qemu/arm64-6.1.dat" > "$TMP/cut.dat"
+	head -c 3000 "$TOP/tests/data/qemu/arm64-6.1.dat" > "$TMP/cut2.dat"
+	head -c 3000 /dev/urandom > "$TMP/noise.dat"
+	for f in "$TMP/cut.dat" "$TMP/cut2.dat" "$TMP/noise.dat"; do
+		for p in count-events ipi-rows report; do
+			ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=exitcode=86 "$TMP/asan/$p" "$f" > /dev/null 2> "$TMP/aerr1"
+			rc=$?
+			cat "$TMP/aerr1" >> "$TMP/aerr"
+			if [ $rc -gt 1 ] || grep -q 'ERROR: \|runtime error' "$TMP/aerr1"; then
+				bad="$bad $p:$(basename "$f"):exit$rc"
+			fi
+		done
+	done
+	[ -z "$bad" ] && pass "ASan+UBSan builds of the examples: no leak, no error (3 programs on $na inputs, 8 keys; 3 damaged ones)" ||
+		fail "examples under ASan" "$(echo $bad | cut -d' ' -f1-4) ($(echo $bad | wc -w) in all): $(grep -m 1 'ERROR\|runtime error' "$TMP/aerr")"
 fi
 finish
