@@ -31,9 +31,10 @@ int main(int argc, char **argv)
 	 * this fail with IPT_ERR_INVALID, and the message points at the column. */
 	struct ipt_ipi_iter *it = ipt_ipi_iter_new(t, argc == 3 ? argv[2] : NULL);
 	if (!it) {
+		int usage = ipt_errcode() == IPT_ERR_INVALID;	/* the code, not the text */
 		fprintf(stderr, "%s\n", ipt_errmsg());
 		ipt_trace_close(t);
-		return ipt_errcode() == IPT_ERR_INVALID ? 2 : 1;
+		return usage ? 2 : 1;
 	}
 	/* Rows per target CPU; a target CPU is below IPT_CPUSET_MAX. */
 	uint64_t *per_target = calloc(IPT_CPUSET_MAX, sizeof(*per_target));
