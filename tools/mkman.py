@@ -5,7 +5,8 @@ Makes the man pages and the bash completion from their one source each, so
 that they cannot disagree with what they describe:
   ipitrace.1         from `ipitrace --help` and every `ipitrace CMD --help`
   ipitrace-filter.7  from `ipitrace help filters`
-  libipitrace.3      from include/ipitrace.h (its comments and declarations)
+  libipitrace.3      from include/ipitrace.h (its comments and declarations),
+                     its EXAMPLE from examples/count-events.c
   COMPLETION         the commands and each command's options, from --help
 """
 import os, re, subprocess, sys
@@ -136,6 +137,11 @@ def page_lib(version, header):
     o.append('Every function the library exports, each declared and described above:')
     o.append('.PP')
     o.append(', '.join('\\fB%s\\fP()' % esc(n) for n in api.declared(header)) + '.')
+    # the shortest program of examples/, read from the file: they cannot drift
+    ex = os.path.join(os.path.dirname(os.path.abspath(header)), '..', 'examples', 'count-events.c')
+    o += ['.SH EXAMPLE', 'examples/count\\-events.c of the source tree (beside two more, and a',
+          'Makefile that builds them with pkg\\-config):', '.PP', '.nf', '.ta 8n 16n 24n 32n 40n 48n 56n 64n']
+    o += [esc(l) for l in open(ex).read().rstrip('\n').split('\n')] + ['.fi']
     o += ['.SH SEE ALSO', '.BR ipitrace (1),', '.BR ipitrace\\-filter (7)']
     return '\n'.join(o) + '\n'
 
