@@ -35,7 +35,8 @@
 # tally come in a fixed order whatever the timing, then the time of each.
 # As each job ends, a line "[K/N] NAME SECONDSs" goes to standard error.
 #
-# Environment: TESTS=pattern limits the scripts run (e.g. TESTS=tracedat);
+# Environment: TESTS=pattern limits the scripts run to those whose file
+# name has it (e.g. TESTS=tracedat; several: TESTS='tracedat python');
 # UNITS=0 leaves out the unit tests; LIVE=0 the live scripts; FAST=1 as
 # above; JOBS=N.
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +47,16 @@ fails=$work/fails	# the failures again at the end, where a log's tail shows them
 : > "$fails"
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 start=$(date +%s)
+
+# wanted NAME: whether the script is one TESTS names (a part of the file
+# name; several, apart by spaces or |; unset: all)
+wanted() {
+	[ -n "${TESTS:-}" ] || return 0
+	for w in $(echo "$TESTS" | tr '|' ' '); do
+		case "$1" in *"$w"*) return 0 ;; esac
+	done
+	return 1
+}
 
 # meta SCRIPT KEY: the value of its "# KEY: ..." line in its head comment
 meta() { sed -n "1{/^#!/d}; /^[^#]/q; s/^# $2: *//p" "$1" | head -n 1; }
@@ -67,8 +78,8 @@ for b in "$@"; do
 	fi
 	for t in "$top"/tests/test_*.sh; do
 		[ -f "$t" ] || continue
-		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
 		s=$(basename "$t")
+		wanted "$s" || continue
 		case $b in *asan*)
 			why=$(meta "$t" asan)
 			case $why in no*) echo "not in the $b pass: $s (${why#no - })"; continue ;; esac ;;
