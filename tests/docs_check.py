@@ -153,7 +153,9 @@ def invocations(s):
                 break
             if re.match(r'^--[A-Za-z]', t):
                 opts.append(t.split('=')[0])
-            elif re.match(r'^-[A-Za-z]', t):
+            elif re.match(r'^-[A-Za-z]+$', t):	# -s, or a cluster: -sq
+                opts += ['-' + c for c in t[1:]]
+            elif re.match(r'^-[A-Za-z]', t):	# an argument attached: -j2
                 opts.append(t[:2])
         res.append((cmd, opts))
     return res
