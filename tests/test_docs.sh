@@ -32,13 +32,17 @@ verdicts "$TMP/v"
 	fail docs "the checker gave $(grep -c '^[PF] docs-' "$TMP/v") verdicts, not 4"
 
 # ---- 5: the checker on a copy, then on doctored copies ----
-# fresh COPY: README.md, docs/, the Makefile and the man pages as they are
+# fresh: a copy of README.md, docs/, the Makefile and the man pages as
+# they are, and links to the tree's other files (which the docs link to)
 fresh() {
 	rm -rf "$TMP/c"
 	mkdir -p "$TMP/c/man"
 	cp "$TOP/README.md" "$TOP/Makefile" "$TMP/c/"
 	cp -R "$TOP/docs" "$TMP/c/docs"
 	cp "$MAN/ipitrace.1" "$MAN/ipitrace-filter.7" "$TMP/c/man/"
+	for f in "$TOP"/*; do
+		[ -e "$TMP/c/${f##*/}" ] || ln -s "$f" "$TMP/c/${f##*/}"
+	done
 }
 # expect_fail NAME KIND WHAT: the checker, run for KIND on the copy, fails
 # KIND and its reason names WHAT (a fixed string)
