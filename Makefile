@@ -107,7 +107,7 @@ $(B)/ipitrace.pc: tools/ipitrace.pc.in Makefile include/ipitrace.h $(B)/features
 MAN_PAGES := $(B)/man/ipitrace.1 $(B)/man/ipitrace-filter.7 $(B)/man/libipitrace.3
 man: $(MAN_PAGES) $(B)/ipitrace.bash-completion
 $(MAN_PAGES) $(B)/ipitrace.bash-completion &: $(B)/ipitrace include/ipitrace.h tools/mkman.py tools/mkcomp.py \
-		tools/api.py examples/count-events.c
+		tools/api.py examples/count-events.c docs/man-examples.txt
 	@mkdir -p $(B)/man
 	@python3 tools/mkman.py $(B)/ipitrace include/ipitrace.h $(B)/man $(B)/ipitrace.bash-completion
 

@@ -4,7 +4,7 @@
 #
 #  1 the option table: every command's --help is read; no short letter means
 #    two things; every documented letter is accepted and every other one is
-#    refused; the table in `ipitrace --help`, the README and the man page agree
+#    refused; the table in `ipitrace --help`, docs/commands.md and the man page agree
 #  2 usage errors are one line naming the command's --help
 #  3 '-' and FIFOs: standard input for report, dump, convert, count, checked
 #    against the file itself and trace-cmd's own counts
@@ -120,10 +120,11 @@ done
 [ -z "$bad" ] && pass "options: ipitrace with no command takes exactly -$dl, each a 'default' row of the table" ||
 	fail options-default "$bad"
 fi
-# the README's and the man page's option lists say what --help says
+# the option lists of docs/commands.md (the README's depth) and the man
+# page say what --help says
 bad=""
 while read -r c l long; do
-	grep -qE -- "\`-$l\`, \`--$long|\`-$l\` *\| *\`--$long" "$TOP/README.md" || bad="$bad readme:$c:-$l/--$long"
+	grep -qE -- "\`-$l\`, \`--$long|\`-$l\` *\| *\`--$long" "$TOP/docs/commands.md" || bad="$bad docs:$c:-$l/--$long"
 done < "$TMP/opts"
 if [ -f "$TOP/$B/man/ipitrace.1" ]; then
 	for c in $CMDS; do
@@ -138,7 +139,7 @@ else
 	bad="$bad no-man-page"
 fi
 bad=$(echo $bad)
-[ -z "$bad" ] && pass "options: README and ipitrace(1) list every option of every --help" ||
+[ -z "$bad" ] && pass "options: docs/commands.md and ipitrace(1) list every option of every --help" ||
 	fail options-docs "$bad"
 
 # ---- 2: usage errors are one line ----

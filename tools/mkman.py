@@ -8,6 +8,8 @@ that they cannot disagree with what they describe:
   libipitrace.3      from include/ipitrace.h (its comments and declarations),
                      its EXAMPLE from examples/count-events.c
   COMPLETION         the commands and each command's options, from --help
+The EXAMPLES sections of ipitrace.1 and ipitrace-filter.7 come from
+docs/man-examples.txt (its head says the format).
 """
 import os, re, subprocess, sys
 
@@ -68,6 +70,41 @@ def help_to_roff(text):
             out += [esc(p) for p in para]
     return '\n'.join(out)
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'docs', 'man-examples.txt')
+
+def read_examples(path):
+    """{(page, command or None): [(typed lines, text lines)]} from man-examples.txt"""
+    groups, key, cur = {}, None, None
+    for n, l in enumerate(open(path).read().split('\n'), 1):
+        if l.startswith('#'):
+            continue
+        m = re.match(r'^\[(\S+)(?: (\S+))?\]$', l)
+        if m:
+            key, cur = (m.group(1), m.group(2)), None
+            groups.setdefault(key, [])
+        elif not l.strip():
+            cur = None
+        elif key is None:
+            sys.exit('%s:%d: an example before any [PAGE] line' % (path, n))
+        elif l.startswith('$ '):
+            if cur is None or cur[1]:
+                cur = ([], [])
+                groups[key].append(cur)
+            cur[0].append(l[2:])
+        elif cur is None:
+            sys.exit('%s:%d: text with no "$ " line before it' % (path, n))
+        else:
+            cur[1].append(l)
+    return groups
+
+def examples_roff(items):
+    """examples as roff: the typed lines indented, in bold, then what they do"""
+    o = []
+    for typed, text in items:
+        o += ['.PP', '.RS 4', '.nf'] + ['\\fB%s\\fP' % esc(t) for t in typed] + ['.fi', '.RE']
+        o += [esc(t) for t in text]
+    return o
+
 def commands(main_help):
     """(name, summary) of the commands listed by `ipitrace --help`"""
     cmds, on = [], False
@@ -82,7 +119,7 @@ def commands(main_help):
             cmds.append((m.group(1), m.group(2)))
     return cmds
 
-def page_ipitrace(binary, version, cmds, main_help, filters):
+def page_ipitrace(binary, version, cmds, main_help, filters, examples):
     o = ['.TH IPITRACE 1 "" "ipitrace %s" "User Commands"' % version,
          '.SH NAME', 'ipitrace \\- which inter\\-processor interrupts hit which CPUs',
          '.SH SYNOPSIS', '.nf', '.B ipitrace', '.B ipitrace \\fICOMMAND\\fP [\\fIOPTIONS\\fP] [\\fIARGS\\fP]',
@@ -98,18 +135,25 @@ def page_ipitrace(binary, version, cmds, main_help, filters):
     for n, _ in cmds:
         o.append('.SH "IPITRACE %s"' % n.upper())
         o.append(help_to_roff(run(binary, n, '--help')))
-    o += ['.SH FILTERS', help_to_roff(filters),
-          '.SH EXIT STATUS', '0 on success, 1 on a runtime error (one line on standard error:',
+    o += ['.SH FILTERS', help_to_roff(filters)]
+    o.append('.SH EXAMPLES')
+    for n in ['-'] + [c for c, _ in cmds]:
+        items = examples.get(('ipitrace.1', n))
+        if items:
+            o.append('.SS "%s"' % ('ipitrace with no command' if n == '-' else 'ipitrace ' + n))
+            o += examples_roff(items)
+    o += ['.SH EXIT STATUS', '0 on success, 1 on a runtime error (one line on standard error:',
           '\\fBipitrace: FILE: offset N: what went wrong\\fP), 2 on a usage error.',
           '.SH SEE ALSO', '.BR ipitrace\\-filter (7),', '.BR libipitrace (3),',
           '.BR trace\\-cmd (1)']
     return '\n'.join(o) + '\n'
 
-def page_filter(version, filters):
+def page_filter(version, filters, examples):
     return '\n'.join(['.TH IPITRACE-FILTER 7 "" "ipitrace %s" "Miscellaneous"' % version,
                       '.SH NAME', 'ipitrace\\-filter \\- the filter language of ipitrace and libipitrace',
                       '.SH DESCRIPTION', help_to_roff(filters),
-                      '.SH SEE ALSO', '.BR ipitrace (1),', '.BR libipitrace (3)']) + '\n'
+                      '.SH EXAMPLES'] + examples_roff(examples.get(('ipitrace-filter.7', None), [])) +
+                     ['.SH SEE ALSO', '.BR ipitrace (1),', '.BR libipitrace (3)']) + '\n'
 
 def page_lib(version, header):
     """libipitrace(3): each section of the header, its comments and declarations"""
@@ -158,8 +202,13 @@ def main():
     cmds = commands(main_help)
     if not cmds or not filters:
         sys.exit('mkman.py: %s --help lists no command' % binary)
-    pages = {'ipitrace.1': page_ipitrace(binary, version, cmds, main_help, filters),
-             'ipitrace-filter.7': page_filter(version, filters),
+    examples = read_examples(EXAMPLES)
+    known = [('ipitrace.1', n) for n in ['-'] + [c for c, _ in cmds]] + [('ipitrace-filter.7', None)]
+    for k in examples:
+        if k not in known:
+            sys.exit('mkman.py: %s: no page or command [%s]' % (EXAMPLES, ' '.join(x for x in k if x)))
+    pages = {'ipitrace.1': page_ipitrace(binary, version, cmds, main_help, filters, examples),
+             'ipitrace-filter.7': page_filter(version, filters, examples),
              'libipitrace.3': page_lib(version, header)}
     for name, text in pages.items():
         with open(os.path.join(mandir, name) + '.tmp', 'w') as f:
