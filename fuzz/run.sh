@@ -21,6 +21,9 @@
 #   FUZZ_OUT=DIR    corpus/, artifacts/ and logs/ under DIR instead of
 #                   build/fuzz (tests/test_fuzz.sh uses a fresh one)
 #   CLANG=clang-14  the compiler
+#   FUZZ_OPT=-O0    the optimisation level (default -O1); another level than
+#                   -O1 builds into obj-LEVEL/ and bin-LEVEL/ (tests/test_fuzz.sh's
+#                   smoke run: -O0, half the compile time of -O1)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -43,8 +46,12 @@ fi
 
 F=build/fuzz
 O=${FUZZ_OUT:-$F}
-mkdir -p "$F/obj" "$F/bin" "$O/logs" "$O/corpus" "$O/artifacts" || exit 2
-COMMON="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+OPT=${FUZZ_OPT:--O1}
+case "$OPT" in -O[0-3s]) ;; *) echo "run.sh: FUZZ_OPT must be -O0 .. -O3 or -Os, not '$OPT'" >&2; exit 2 ;; esac
+OBJ=$F/obj BIN=$F/bin
+[ "$OPT" = -O1 ] || { OBJ=$F/obj$OPT; BIN=$F/bin$OPT; }
+mkdir -p "$OBJ" "$BIN" "$O/logs" "$O/corpus" "$O/artifacts" || exit 2
+COMMON="-g $OPT -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 LIBFLAGS="$COMMON -fsanitize=fuzzer-no-link,address,undefined"
 BINFLAGS="$COMMON -fsanitize=fuzzer,address,undefined"
 LIBS="-lzstd -lz -lpthread -lm"
@@ -56,7 +63,7 @@ build_failed=0
 objs=""
 pids=""
 for src in $(make -s --no-print-directory print-lib-src); do
-	o="$F/obj/$(echo "${src#lib/}" | tr / _ | sed 's/\.c$//').o"
+	o="$OBJ/$(echo "${src#lib/}" | tr / _ | sed 's/\.c$//').o"
 	objs="$objs $o"
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$newest_h" -nt "$o" ]; then
 		( $CLANG $LIBFLAGS -c -o "$o.tmp$$" "$src" 2> "$o.err$$" && mv "$o.tmp$$" "$o" &&
@@ -72,7 +79,7 @@ for src in $(make -s --no-print-directory print-lib-src); do
 done
 for p in $pids; do wait "$p" || build_failed=1; done
 # objects of library files that disappeared must not linger
-for o in "$F"/obj/*.o; do
+for o in "$OBJ"/*.o; do
 	[ -f "$o" ] || continue
 	case " $objs " in *" $o "*) ;; *) rm -f "$o" ;; esac
 done
@@ -81,7 +88,7 @@ if [ $build_failed -ne 0 ]; then
 	exit 1
 fi
 for t in $targets; do
-	b="$F/bin/fuzz_$t"
+	b="$BIN/fuzz_$t"
 	need=0
 	[ -f "$b" ] || need=1
 	for dep in fuzz/fuzz_$t.c fuzz/*.h src/http.c src/http.h $objs; do
@@ -175,7 +182,7 @@ run_one() {	# run_one NAME: runs libFuzzer, writes $F/logs/NAME.summary
 	[ -f "fuzz/dicts/$t.dict" ] && dict="-dict=fuzz/dicts/$t.dict"
 	start=$(date +%s)
 	# shellcheck disable=SC2086
-	"$F/bin/fuzz_$t" "$O/corpus/$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+	"$BIN/fuzz_$t" "$O/corpus/$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
 		-rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$a/" $dict ${FUZZ_ARGS:-} > "$O/logs/$t.log" 2>&1
 	rc=$?

@@ -5,8 +5,8 @@
 #     does not fuzz again) and clang with libFuzzer installed: every fuzz
 #     target of fuzz/ replays its whole seed corpus (libFuzzer runs every
 #     seed before it checks the time) and fuzzes on until 2 seconds in all
-#     (FUZZ_SMOKE_SECONDS; fuzz/run.sh, two at a time), in a fresh
-#     build/fuzz/smoke; `make fuzz` is the long run (FUZZ_SECONDS, 180 per
+#     (FUZZ_SMOKE_SECONDS; fuzz/run.sh, two at a time, built at -O0: the
+#     build is most of the time), in a fresh build/fuzz/smoke; `make fuzz` is the long run (FUZZ_SECONDS, 180 per
 #     target).  PASS per target that found nothing, FAIL with the artifact
 #     path otherwise.
 #  2. For every BUILDDIR: each input kept in tests/fuzz-regress/ (a former
@@ -21,7 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 
 REGRESS="$TOP/tests/fuzz-regress"
-FBIN="$TOP/build/fuzz/bin"
+FBIN="$TOP/build/fuzz/bin-O0"	# the smoke run's (FUZZ_OPT=-O0: half the compile time)
 SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-2}
 SAN='Sanitizer|runtime error|LeakSanitizer|AddressSanitizer'
 # a small real trace for the filter replays
@@ -47,7 +47,7 @@ if [ "$B" = build ]; then
 	else
 		out="$TOP/build/fuzz/smoke"
 		rm -rf "$out"
-		FUZZ_OUT="$out" FUZZ_JOBS=${FUZZ_JOBS:-2} CLANG=$CLANG FUZZ_ARGS="" \
+		FUZZ_OUT="$out" FUZZ_JOBS=${FUZZ_JOBS:-2} CLANG=$CLANG FUZZ_ARGS="" FUZZ_OPT=-O0 \
 			sh "$TOP/fuzz/run.sh" "$SMOKE_SECS" > "$TMP/run.out" 2>&1
 		for t in tracedat pages format text filter cpuset usyms snapshot http kallsyms; do
 			s="$out/logs/$t.summary"
