@@ -86,10 +86,15 @@ def meta(paths):
 
 def valid(name, schema, files):
     _, v = validator(schema)
-    n, bad = 0, []
+    n, bad, what = 0, [], {}
     for f in files:
         for i, d in enumerate(docs(f)):
             n += 1
+            # what they hold, for the figures: rows by event, senders
+            for r in d.get('rows', []):
+                what[r['event']] = what.get(r['event'], 0) + 1
+            for c in d.get('cpus', []) if isinstance(d.get('cpus'), list) else []:
+                what['senders'] = what.get('senders', 0) + len(c.get('senders', []))
             e = jsonschema.exceptions.best_match(v.iter_errors(d))
             if e is not None:
                 bad.append('%s#%d at %s: %s' % (os.path.basename(f), i, '/'.join(map(str, e.absolute_path)),
@@ -100,8 +105,9 @@ def valid(name, schema, files):
         print('F %s: %d of %d documents do not follow %s: %s' % (name, len(bad), n, os.path.basename(schema),
                                                              bad[0]))
     else:
-        print('P %s: %d document%s follow%s %s' % (name, n, 's' if n > 1 else '', '' if n > 1 else 's',
-                                            os.path.basename(schema)))
+        print('P %s: %d document%s follow%s %s%s' % (
+            name, n, 's' if n > 1 else '', '' if n > 1 else 's', os.path.basename(schema),
+            ' (%s)' % ', '.join('%d %s' % (x, k) for k, x in sorted(what.items())) if what else ''))
 
 
 def find(v, path):

@@ -150,6 +150,7 @@ if [ "$B" != build ]; then
 fi
 LIVE_NAME=schema-live
 . "$(dirname "$0")/live.sh"
+. "$(dirname "$0")/observer.sh"	# wait_for
 SOCK=$TMP/serve.sock
 PORT=$((30000 + $$ % 20000))
 "$IPT" serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 2> "$TMP/serve.err" &
