@@ -743,7 +743,7 @@ struct ipt_parquet_opts {
 	uint64_t row_group_rows;	/* 0: 1048576 */
 	uint64_t row_group_bytes;	/* encoded bytes; 0: 64 MiB */
 	uint32_t page_rows;		/* rows per data page; 0: 32768 */
-	bool ts_is_ns;			/* annotate ts_ns as TIMESTAMP(NANOS) */
+	bool ts_is_ns;			/* annotate ts_ns and handler_ts_ns as TIMESTAMP(NANOS) */
 	bool numbered;			/* path is a directory (created if needed):
 					 * the file becomes path/part-<n>.parquet
 					 * with the lowest n not yet taken */
@@ -1354,6 +1354,25 @@ const uint64_t *ipt_report_time_bins(const struct ipt_report *r, int cpu);
  */
 void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool with_offset,
 			     char *buf, size_t size);
+
+/*
+ * IPT_NO_FUNCTION - the one label of an IPI that names no function: no
+ * callback and no csd function queued for it.  A reschedule
+ * (smp_send_reschedule) passes none, but so do irq_work's self-IPIs, timer
+ * broadcasts and CPU stops on some architectures, and arm64's ipi_raise
+ * (which says its reason instead): no function is not proof of a
+ * reschedule, so the label does not say one (the row's kind,
+ * ipt_ipi_classify(), says what it was).  report's tables (text, HTML,
+ * --by function), diff and top print it.
+ */
+#define IPT_NO_FUNCTION "(none)"
+
+/*
+ * A function an IPI runs (its callback or csd function) as the tables show
+ * it: "sym", "0x..." for an unknown address, IPT_NO_FUNCTION for 0.
+ * Written NUL-terminated into buf of size bytes (cut if too long).
+ */
+void ipt_trace_format_function(const struct ipt_trace *t, uint64_t addr, char *buf, size_t size);
 
 /* (end of the report section) */
 

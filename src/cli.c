@@ -382,6 +382,21 @@ const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, c
 	return buf;
 }
 
+void bpf_json_addr(struct ipt_jw *j, const struct ipt_counter *b, const char *key, const char *sym_key,
+		   uint64_t addr, bool with_off)
+{
+	uint64_t off = 0;
+	const char *name = addr ? ipt_counter_symbol(b, addr, &off) : NULL;
+	char buf[192];
+
+	ipt_jw_kaddr(j, key, addr);
+	if (name && with_off) {
+		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name, off);
+		name = buf;
+	}
+	ipt_jw_kstr(j, sym_key, name);
+}
+
 struct ipt_counter *open_counter(const char *cmd, const char *backend, const char *sock,
 			     const struct ipt_counter_opts *bo)
 {

@@ -65,9 +65,9 @@ static void convert_usage(FILE *f)
 		"id numbers the send event (rows of one multicast share it); func is the\n"
 		"function really run (from csd:csd_queue_cpu on Linux 6.5+); kind is one of\n"
 		"resched, wakeup, call, tlb, irq_work, membarrier, timer, stop, other.\n"
-		"Parquet: ts_ns is a TIMESTAMP(NANOS) of the trace clock (not wall-clock time),\n"
-		"cpus and pid INT32, addresses \"0x...\" strings as in the CSV, unknown symbols\n"
-		"NULL.\n"
+		"Parquet: ts_ns and handler_ts_ns are TIMESTAMP(NANOS) of the trace clock (not\n"
+		"wall-clock time; INT64 when the clock does not count ns), cpus and pid INT32,\n"
+		"addresses \"0x...\" strings as in the CSV, unknown symbols NULL.\n"
 		"\n"
 		"The last columns come from matching each send to the interrupt that served it\n"
 		"on its target CPU, as `ipitrace report` does (it reads the trace twice):\n"
@@ -82,7 +82,7 @@ static void convert_usage(FILE *f)
 		"no exit seen, no stack recorded.  With --no-explode a row is a whole send:\n"
 		"the per-target columns lat_ns .. unmatched_reason are given for a send to\n"
 		"one CPU only, null for a multicast (use the default one row per target).\n"
-		"Parquet: INT64, BOOLEAN, STRING, list<string> stack.  Matching keeps 32 bytes\n"
+		"Parquet: INT64 (handler_ts_ns as ts_ns), BOOLEAN, STRING, list<string> stack.  Matching keeps 32 bytes\n"
 		"per row in memory (and the report's tables) until the end.\n");
 }
 

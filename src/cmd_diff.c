@@ -78,6 +78,9 @@ static void diff_usage(FILE *f)
 }
 
 #define DIFF_MAX_KEYS 8
+/* the "schema" member of -f json: docs/schema/diff.json, whose "const" says
+ * the same; a change to the JSON changes both (the version) */
+#define DIFF_SCHEMA "ipitrace-diff/1"
 
 struct dctx {
 	const char *path[2];
@@ -555,6 +558,7 @@ static int write_diff(const struct dctx *x, enum dfmt fmt, FILE *f)
 	} else if (fmt == F_JSON) {
 		ipt_jw_init(&j, &sb, f);
 		ipt_jw_obj(&j);
+		ipt_jw_kstr(&j, "schema", DIFF_SCHEMA);
 		json_side(&j, x, 0);
 		json_side(&j, x, 1);
 		ipt_jw_kdouble(&j, "alpha", IPT_DIFF_ALPHA);

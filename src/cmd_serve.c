@@ -47,6 +47,9 @@
 #define CLIENT_MS	10000
 #define MAX_CLIENTS	32
 #define DRAIN_MS	100
+/* the "schema" member of /watched: docs/schema/watched.json, whose "const"
+ * says the same; a change to the JSON changes both (the version) */
+#define WATCHED_SCHEMA	"ipitrace-watched/1"
 
 #define sbf ipt_strbuf_addf
 #define sbs ipt_strbuf_adds
@@ -109,7 +112,8 @@ static void serve_usage(FILE *f)
 		"                labels (the largest when they first appear; a series keeps its\n"
 		"                labels once given); the rest are summed under the labels\n"
 		"                callsite=\"other\",function=\"other\",comm=\"other\",kind=\"other\".\n"
-		"  /watched      the last rows of the flight recorder as JSON\n"
+		"  /watched      the last rows of the flight recorder as JSON (docs/schema/\n"
+		"                watched.json: addresses \"0x...\" and their symbols apart)\n"
 		"  /watched.txt  the same as tracefs trace text (report and convert read it)\n"
 		"  /snapshot     (unix socket only) the raw counts, for `top`\n"
 		"\n"
@@ -587,11 +591,12 @@ static const struct ipt_counter_row *row_at(const struct server *sv, long i)
 /* render_watched_json - the rows as JSON, a row a line (the one JSON writer) */
 static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 {
-	char site[192], fn[160], tg[512];
+	char site[192], tg[512];
 	struct ipt_jw j;
 
 	ipt_jw_init(&j, out, NULL);
 	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "schema", WATCHED_SCHEMA);
 	ipt_jw_kstr(&j, "watch", sv->watch_str);
 	ipt_jw_ku64(&j, "rows_total", sv->rows_total);
 	ipt_jw_ki64(&j, "kept", sv->nrows);
@@ -620,9 +625,11 @@ static int render_watched_json(struct server *sv, struct ipt_strbuf *out)
 		ipt_jw_kstr(&j, "event", ipt_counter_event_name(r->event));
 		ipt_jw_kstr(&j, "targets", tg);
 		ipt_jw_ku64(&j, "ntargets", r->ntargets);
-		ipt_jw_kstr(&j, "callsite", bpf_sym(sv->b, r->callsite, true, site, sizeof(site)));
-		ipt_jw_kstr(&j, r->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
-			    bpf_sym(sv->b, r->addr2, false, fn, sizeof(fn)));
+		bpf_json_addr(&j, sv->b, "callsite", "callsite_sym", r->callsite, true);
+		if (r->event == IPT_COUNTER_CSD_QUEUE)
+			bpf_json_addr(&j, sv->b, "func", "func_name", r->addr2, false);
+		else
+			bpf_json_addr(&j, sv->b, "callback", "callback_sym", r->addr2, false);
 		if (r->event != IPT_COUNTER_CSD_QUEUE) {
 			struct ipt_ipi_row row;
 

@@ -22,6 +22,9 @@
 #include <unistd.h>
 
 #define DEFAULT_TOP	3
+/* the "schema" member of each interval's JSON: docs/schema/top.json, whose
+ * "const" says the same; a change to the JSON changes both (the version) */
+#define TOP_SCHEMA	"ipitrace-top/1"
 
 struct top_opts {
 	double interval;		/* seconds */
@@ -77,7 +80,9 @@ static void top_usage(FILE *f)
 		"Each row begins with the target CPU (* after it: a watched CPU), then the IPIs\n"
 		"sent to it (sends), the csd functions queued for it (csd), the interrupts it\n"
 		"received per vector with their mean handler time, the top sending command and\n"
-		"the top call site -> function.  Counts are for the interval, not per second.\n"
+		"the top call site -> function (" IPT_NO_FUNCTION ": the IPI names no function, no\n"
+		"callback: a reschedule, or an irq_work or timer IPI).  Counts are for the\n"
+		"interval, not per second.\n"
 		"Sends the programs could not count (a full map, a read error) are shown, never\n"
 		"dropped silently.\n"
 		"\n"
@@ -85,8 +90,12 @@ static void top_usage(FILE *f)
 		"      --once            one interval, one table, then exit\n"
 		"  -d, --duration TIME   the interval: seconds (fractions allowed) or 500ms, 30s,\n"
 		"                        5m (default 1)\n"
-		"  -f, --format FMT      text (default) or json (one object per interval, one\n"
-		"                        line each)\n"
+		"  -f, --format FMT      text (default) or json.  json: one object per\n"
+		"                        interval, one line each (docs/schema/top.json), with\n"
+		"                        its start_ns and end_ns (CLOCK_MONOTONIC ns of the\n"
+		"                        counts' reads that bound it: the next starts where\n"
+		"                        it ends); call sites and callbacks as \"0x...\"\n"
+		"                        addresses (null: none) with their symbols apart\n"
 		"      --watch LIST      CPUs to mark and whose IPIs are shown one by one under\n"
 		"                        the table, the last 5 of the interval (json: their\n"
 		"                        count; default: the isolated and nohz_full CPUs)\n"
@@ -288,7 +297,7 @@ static void top_site(const struct ipt_counter *b, const struct ipt_counter_snaps
 	}
 	bpf_sym(b, s.callsite, true, site, ssize);
 	if (!s.addr2)
-		snprintf(fn, fsize, "(reschedule)");
+		snprintf(fn, fsize, "%s", IPT_NO_FUNCTION);
 	else if (generic_callback(b, s.addr2) && q.count)
 		bpf_sym(b, q.addr2, false, fn, fsize);
 	else
@@ -459,7 +468,7 @@ static void json_list(struct ipt_jw *j, const char *list)
 static void json_cpu(struct ipt_jw *j, const struct top_opts *o, const struct ipt_counter *b,
 		     const struct ipt_counter_snapshot *d, int cpu, size_t lo, size_t hi)
 {
-	char buf[160], buf2[160], site[160], fn[128];
+	char site[160], fn[128];
 	struct cpu_row r;
 	struct agg c;
 	int n = 0;
@@ -510,20 +519,27 @@ static void json_cpu(struct ipt_jw *j, const struct top_opts *o, const struct ip
 		ipt_jw_kstr(j, "event", ipt_counter_event_name(s->event));
 		ipt_jw_ku64(j, "count", s->count);
 		ipt_jw_kstr(j, "comm", s->comm);
-		ipt_jw_kstr(j, "callsite", bpf_sym(b, s->callsite, true, buf, sizeof(buf)));
-		ipt_jw_kstr(j, s->event == IPT_COUNTER_CSD_QUEUE ? "func" : "callback",
-			    bpf_sym(b, s->addr2, false, buf2, sizeof(buf2)));
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, s->callsite);	/* "0x0" too */
-		ipt_jw_kstr(j, "callsite_addr", buf);
+		bpf_json_addr(j, b, "callsite", "callsite_sym", s->callsite, true);
+		if (s->event == IPT_COUNTER_CSD_QUEUE)
+			bpf_json_addr(j, b, "func", "func_name", s->addr2, false);
+		else
+			bpf_json_addr(j, b, "callback", "callback_sym", s->addr2, false);
 		ipt_jw_end(j);
 	}
 	ipt_jw_end(j);
 	ipt_jw_end(j);
 }
 
-/* print_json - one interval as one line of JSON */
+/* mono_ns - a snapshot's time (CLOCK_MONOTONIC seconds) in ns */
+static uint64_t mono_ns(double s)
+{
+	return s > 0 ? (uint64_t)(s * 1e9 + 0.5) : 0;
+}
+
+/* print_json - one interval (the counts d between the reads at start and
+ * end, CLOCK_MONOTONIC seconds) as one line of JSON */
 static void print_json(FILE *f, const struct top_opts *o, const struct ipt_counter *b,
-		       const struct ipt_counter_snapshot *d, uint64_t rows)
+		       const struct ipt_counter_snapshot *d, double start, double end, uint64_t rows)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	struct ipt_jw j;
@@ -534,9 +550,12 @@ static void print_json(FILE *f, const struct top_opts *o, const struct ipt_count
 	ipt_cpuset_format_list(&o->watch, w, sizeof(w));
 	ipt_jw_init(&j, &sb, f);
 	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "schema", TOP_SCHEMA);
 	ipt_jw_kstr(&j, "source", strcmp(ipt_counter_backend(b), "tracefs") ? "bpf" : "tracefs");
 	ipt_jw_ki64(&j, "serve_pid", ipt_counter_remote_pid(b));
 	ipt_jw_kfixed(&j, "interval_s", d->time, 6);
+	ipt_jw_ku64(&j, "start_ns", mono_ns(start));
+	ipt_jw_ku64(&j, "end_ns", mono_ns(end));
 	ipt_jw_key(&j, "attached");
 	json_list(&j, ipt_counter_attached(b));
 	ipt_jw_key(&j, "skipped");
@@ -604,7 +623,7 @@ static void print_rows(FILE *f, const struct ipt_counter *b, const struct last_r
 		fprintf(f, "  %" PRIu64 ".%06" PRIu64 " %s[%d] cpu %d -> %s  %s -> %s%s\n", r->ts_ns / 1000000000u,
 			r->ts_ns % 1000000000u / 1000u, r->comm, r->pid, r->src, tg,
 			bpf_sym(b, r->callsite, true, site, sizeof(site)),
-			r->addr2 ? bpf_sym(b, r->addr2, false, fn, sizeof(fn)) : "(reschedule)",
+			r->addr2 ? bpf_sym(b, r->addr2, false, fn, sizeof(fn)) : IPT_NO_FUNCTION,
 			r->event == IPT_COUNTER_CSD_QUEUE ? " (csd queued)" : "");
 	}
 }
@@ -830,7 +849,7 @@ int cmd_top(int argc, char **argv)
 		if (ipt_counter_drain(b, keep_row, &lr) < 0)
 			goto runtime_err;
 		if (o.json) {
-			print_json(stdout, &o, b, d, lr.n);
+			print_json(stdout, &o, b, d, prev->time, cur->time, lr.n);
 		} else {
 			if (tty)
 				fputs("\033[H\033[2J", stdout);

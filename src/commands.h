@@ -125,6 +125,11 @@ char *shell_join(char *const *words, int n);
 /* bpf_sym - addr as "name+0xoff" (with_off) or "name" (ipt_counter_symbol), "0" for 0,
  * else "0x..."; returns buf */
 const char *bpf_sym(const struct ipt_counter *b, uint64_t addr, bool with_off, char *buf, size_t size);
+/* bpf_json_addr - "key":"0x..." (null for 0, as report's JSON writes an
+ * address) and "sym_key": its symbol, "name+0xoff" with with_off, null
+ * when unknown (top's and serve's JSON) */
+void bpf_json_addr(struct ipt_jw *j, const struct ipt_counter *b, const char *key, const char *sym_key,
+		   uint64_t addr, bool with_off);
 /* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
 void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size);
 /* debug_msg - print only when IPITRACE_DEBUG is set */

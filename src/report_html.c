@@ -711,7 +711,7 @@ static void tops(struct hx *x, int top)
 	      "<th class=\"l\">call site</th><th class=\"l\">function</th><th>IPIs</th><th>share</th></tr>\n", f);
 	for (size_t i = 0; i < m && i < (size_t)top; i++) {
 		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
-		ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
+		ipt_trace_format_function(x->t, p[i].function, b, sizeof(b));
 		fputs("<tr><td class=\"l\">", f);
 		html_esc(f, a);
 		fputs("</td><td class=\"l\">", f);
@@ -744,7 +744,10 @@ static void group_label(const struct hx *x, const struct ipt_report_group *g, ch
 		break;
 	case IPT_BY_CALLSITE:
 	case IPT_BY_FUNCTION:
-		ipt_trace_format_symbol(x->t, g->addr, x->by == IPT_BY_CALLSITE, a, sizeof(a));
+		if (x->by == IPT_BY_CALLSITE)
+			ipt_trace_format_symbol(x->t, g->addr, true, a, sizeof(a));
+		else
+			ipt_trace_format_function(x->t, g->addr, a, sizeof(a));
 		snprintf(buf, n, "%s", a);
 		break;
 	case IPT_BY_KIND:
@@ -993,7 +996,7 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 		ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
 		html_esc(f, a);
 		fputs("</td><td class=\"l\">", f);
-		ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+		ipt_trace_format_function(x->t, e->func ? e->func : e->callback, b, sizeof(b));
 		html_esc(f, b);
 		fprintf(f, "</td><td class=\"l\">%s</td>", ipt_kind_name(e->kind));
 		if (e->latency >= 0)

@@ -8,6 +8,10 @@
 
 #include <string.h>
 
+/* the "schema" member: docs/schema/report.json, whose "const" says the
+ * same; a change to the JSON changes both (the version) */
+#define REPORT_SCHEMA	"ipitrace-report/1"
+
 struct jctx {
 	struct ipt_jw *j;
 	struct ipt_report *r;
@@ -213,7 +217,7 @@ static void tables(const struct jctx *x)
 		ipt_jw_ki64(j, "target_cpu", pa[i].target_cpu);
 		ipt_trace_format_symbol(x->t, pa[i].callsite, true, a, sizeof(a));
 		kstr(j, "callsite", a);
-		ipt_trace_format_symbol(x->t, pa[i].function, false, a, sizeof(a));
+		ipt_trace_format_function(x->t, pa[i].function, a, sizeof(a));
 		kstr(j, "function", a);
 		ipt_jw_ku64(j, "count", pa[i].count);
 		ipt_jw_end(j);
@@ -536,6 +540,7 @@ int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 
 	ipt_jw_init(&j, &sb, f);
 	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "schema", REPORT_SCHEMA);
 	summary(&x);
 	per_cpu(&x);
 	tables(&x);

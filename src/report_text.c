@@ -297,7 +297,10 @@ static void text_group_key(const struct ctx *x, const struct ipt_report_group *g
 		break;
 	case IPT_BY_CALLSITE:
 	case IPT_BY_FUNCTION:
-		ipt_trace_format_symbol(x->t, g->addr, x->by == IPT_BY_CALLSITE, a, sizeof(a));
+		if (x->by == IPT_BY_CALLSITE)
+			ipt_trace_format_symbol(x->t, g->addr, true, a, sizeof(a));
+		else
+			ipt_trace_format_function(x->t, g->addr, a, sizeof(a));
 		printf("%s", a);
 		break;
 	case IPT_BY_KIND:
@@ -420,7 +423,7 @@ static int text_role(struct ctx *x, const char *role, const struct ipt_cpuset *s
 	printf("  by call site -> function:\n");
 	for (size_t i = 0; i < shown(x, np); i++) {
 		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
-		ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
+		ipt_trace_format_function(x->t, p[i].function, b, sizeof(b));
 		printf("    %9llu %5.1f%%  %s -> %s\n", (unsigned long long)p[i].count, share(p[i].count, n), a, b);
 	}
 	if (shown(x, np) < np)
@@ -761,7 +764,7 @@ static int text_tops(struct ctx *x)
 			if (p[i].target_cpu != c)
 				continue;
 			ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
-			ipt_trace_format_symbol(x->t, p[i].function, false, b, sizeof(b));
+			ipt_trace_format_function(x->t, p[i].function, b, sizeof(b));
 			printf("  cpu %-4d %9llu  %s -> %s\n", c, (unsigned long long)p[i].count, a, b);
 			shown_c++;
 		}
@@ -1082,7 +1085,7 @@ static void text_isolated_row(const struct ctx *x, const struct ipt_report_isola
 	ipt_strbuf_free(&sb);
 	snprintf(task, sizeof(task), "%s-%d", ipt_trace_comm(x->t, e->pid), e->pid);
 	ipt_trace_format_symbol(x->t, e->callsite, true, a, sizeof(a));
-	ipt_trace_format_symbol(x->t, e->func ? e->func : e->callback, false, b, sizeof(b));
+	ipt_trace_format_function(x->t, e->func ? e->func : e->callback, b, sizeof(b));
 	if (e->latency >= 0 && x->ns)
 		snprintf(lat, sizeof(lat), "%.1f", us((uint64_t)e->latency));
 	else if (e->matched && !x->ns)

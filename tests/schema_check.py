@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """schema_check.py SCHEMA.json DOC.json... - DOC against the subset of JSON
-Schema that docs/schema/ uses (type, enum, required, properties,
+Schema that docs/schema/ uses (type, const, enum, required, properties,
 additionalProperties false, items, $ref to $defs, minimum, maximum).
 Prints "P schema NAME: ..." or "F schema NAME: where and what"."""
 import json
@@ -25,6 +25,8 @@ def check(schema, v, s, path):
                 ok |= isinstance(v, TYPES[ty])
         if not ok:
             return '%s: %r is not %s' % (path, v, t)
+    if 'const' in s and v != s['const']:
+        return '%s: %r is not %r' % (path, v, s['const'])
     if 'enum' in s and v not in s['enum']:
         return '%s: %r is not one of %s' % (path, v, s['enum'])
     if isinstance(v, (int, float)) and not isinstance(v, bool):

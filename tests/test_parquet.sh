@@ -343,10 +343,12 @@ head, rows = rows[0], rows[1:]
 assert t.column_names == head, (t.column_names, head)
 assert t.num_rows == len(rows), (t.num_rows, len(rows))
 cols = {c: t.column(c).to_pylist() for c in head}
-ts = t.column('ts_ns').cast('int64').to_pylist()
+# the two timestamps (TIMESTAMP(NANOS)) as their ns
+for c in ('ts_ns', 'handler_ts_ns'):
+    cols[c] = t.column(c).cast('int64').to_pylist()
 for i, r in enumerate(rows):
     for j, c in enumerate(head):
-        v = ts[i] if c == 'ts_ns' else cols[c][i]
+        v = cols[c][i]
         v = '' if v is None else str(v)
         assert v == r[j], (i, c, v, r[j])
 EOF

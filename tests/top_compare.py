@@ -142,9 +142,12 @@ def main():
         for s in c['senders']:
             if not s['comm'].startswith(prefix):
                 continue
-            addr2 = norm(s.get('func', s.get('callback', '0')))
+            # top gives each address ("0x...", null: none) and its symbol apart
+            f2 = ('func', 'func_name') if s['event'] == 'csd_queue_cpu' else ('callback', 'callback_sym')
+            addr2 = norm(s[f2[1]] or s[f2[0]] or '0')
+            site = norm(s['callsite_sym'] or s['callsite'] or '0')
             b_cpu[(s['event'], c['cpu'])] += s['count']
-            b_site[(s['event'], c['cpu'], norm(s['callsite']), addr2)] += s['count']
+            b_site[(s['event'], c['cpu'], site, addr2)] += s['count']
     bad = differences('per target CPU', per_cpu, b_cpu, unsure[0], 'top')
     bad += differences('per call site', per_site, b_site, unsure[1], 'top')
     if bad:

@@ -157,13 +157,13 @@ static int cmp_i32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* sym_key - a symbol's name, else its address in hex, "(none)" for none */
+/* sym_key - a symbol's name, else its address in hex, IPT_NO_FUNCTION for none */
 static const char *sym_key(const char *sym, uint64_t addr, char *buf, size_t size)
 {
 	if (sym)
 		return sym;
 	if (!addr)
-		return "(none)";
+		return IPT_NO_FUNCTION;
 	snprintf(buf, size, "0x%llx", (unsigned long long)addr);
 	return buf;
 }

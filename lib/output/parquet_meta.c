@@ -246,7 +246,8 @@ static void footer_schema(const struct ipt_parquet_writer *w, struct tw *t)
 			tw_struct(t, 1);		/* STRING */
 			tw_end(t);
 			tw_end(t);
-		} else if (i == C_TS && w->o.ts_is_ns) {
+		} else if ((i == C_TS || i == C_HANDLER_TS) && w->o.ts_is_ns) {
+			/* the same clock and unit: the same type */
 			tw_struct(t, 10);
 			tw_struct(t, 8);		/* TIMESTAMP */
 			tw_bool(t, 1, false);		/* isAdjustedToUTC */

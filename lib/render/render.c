@@ -51,6 +51,16 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool off,
 		snprintf(buf, n, "%s", s);
 }
 
+/* ipt_trace_format_function - a callback or csd function for tables: "sym",
+ * "0x..." or IPT_NO_FUNCTION */
+void ipt_trace_format_function(const struct ipt_trace *t, uint64_t addr, char *buf, size_t n)
+{
+	if (addr)
+		ipt_trace_format_symbol(t, addr, false, buf, n);
+	else
+		snprintf(buf, n, "%s", IPT_NO_FUNCTION);
+}
+
 /*
  * put_text - n bytes at p, without a call to memcpy for the short texts
  * of a line's head (a comm, an event name): two overlapping copies

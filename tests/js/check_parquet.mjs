@@ -22,14 +22,16 @@ import fs from 'node:fs';
 const INTS = ['id', 'src_cpu', 'target_cpu', 'ntargets', 'pid'];
 const REQ = ['comm', 'event', 'kind', 'callsite', 'callback', 'func'];
 const OPT = ['callsite_sym', 'callback_sym', 'func_sym', 'reason'];
-// the matching columns: nullable BIGINT, BOOLEAN, VARCHAR, and stack a VARCHAR[]
-// (the CSV: empty for null, true/false, the frames joined by ';')
-const BIGS = ['lat_ns', 'handler_ns', 'handler_ts_ns'];
+// the matching columns: nullable BIGINT, handler_ts_ns of ts_ns's type, BOOLEAN,
+// VARCHAR, and stack a VARCHAR[] (the CSV: empty for null, true/false, the
+// frames joined by ';')
+const BIGS = ['lat_ns', 'handler_ns'];
+const TSS = ['handler_ts_ns'];
 const BOOLS = ['matched', 'coalesced'];
 const MSTR = ['unmatched_reason', 'callsite_func', 'func_name'];
 const ORDER = ['ts_ns', 'id', 'src_cpu', 'target_cpu', 'ntargets', 'pid', 'comm', 'event', 'kind',
 	'callsite', 'callsite_sym', 'callback', 'callback_sym', 'func', 'func_sym', 'reason']
-	.concat(BIGS, BOOLS, MSTR, ['stack']);
+	.concat(BIGS, TSS, BOOLS, MSTR, ['stack']);
 
 const inst = await DuckDBInstance.create(':memory:');
 const db = await inst.connect();
@@ -52,7 +54,7 @@ await q(`CREATE MACRO cpulist(s) AS flatten(list_transform(
 
 function expectedTypes(explode, tstype) {
 	return ORDER.map((c) => {
-		if (c === 'ts_ns') return [c, tstype];
+		if (c === 'ts_ns' || TSS.includes(c)) return [c, tstype];
 		if (c === 'id') return [c, 'BIGINT'];
 		if (c === 'target_cpu') return explode ? [c, 'INTEGER'] : ['targets', 'INTEGER[]'];
 		if (INTS.includes(c)) return [c, 'INTEGER'];
@@ -84,6 +86,9 @@ function diffConds(explode, tstype) {
 	for (const x of REQ) conds.push(`coalesce(p.${x}, '') <> coalesce(c.${x}, '')`);
 	for (const x of OPT) conds.push(`p.${x} IS DISTINCT FROM c.${x}`);
 	for (const x of BIGS.concat(BOOLS)) conds.push(`p.${x}::VARCHAR IS DISTINCT FROM c.${x}`);
+	for (const x of TSS)
+		conds.push(tstype === 'TIMESTAMP_NS' ? `epoch_ns(p.${x})::VARCHAR IS DISTINCT FROM c.${x}`
+			: `p.${x}::VARCHAR IS DISTINCT FROM c.${x}`);
 	for (const x of MSTR) conds.push(`p.${x} IS DISTINCT FROM c.${x}`);
 	conds.push(`(CASE WHEN len(p.stack) = 0 THEN NULL ELSE p.stack END) IS DISTINCT FROM string_split(c.stack, ';')`);
 	return conds.join(' OR ');
@@ -242,14 +247,18 @@ async function arrowrsCheck(P, C, explode) {
 	const rows = await q(`SELECT ${sel} FROM ${csv(C)}`);
 	if (rows.length !== t.numRows) throw new Error(`${t.numRows} rows, the CSV has ${rows.length}`);
 	const cols = t.schema.fields.map((f) => [f.name, t.getChild(f.name)]);
-	// raw nanoseconds of ts_ns (get() would give lossy milliseconds)
-	const ts = [];
-	for (const d of t.getChild('ts_ns').data)
-		for (let i = 0; i < d.length; i++) ts.push(d.values[d.offset + i]);
+	// raw nanoseconds of ts_ns and handler_ts_ns (get() would give lossy
+	// milliseconds); null where get() says so
+	const raw = {};
+	for (const c of ['ts_ns'].concat(TSS)) {
+		raw[c] = [];
+		for (const d of t.getChild(c).data)
+			for (let i = 0; i < d.length; i++) raw[c].push(d.values[d.offset + i]);
+	}
 	for (let i = 0; i < rows.length; i++) {
 		for (const [name, v] of cols) {
 			let a;
-			if (name === 'ts_ns') a = String(ts[i]);
+			if (name in raw) a = v.get(i) === null ? null : String(raw[name][i]);
 			else if (name === 'targets') a = `[${Array.from(v.get(i)).join(', ')}]`;
 			else if (name === 'stack') {
 				const x = v.get(i);
