@@ -15,8 +15,9 @@ static void count_usage(FILE *f)
 		"usage: ipitrace count [OPTIONS] [FILE]\n"
 		"\n"
 		"Decode every record of FILE ('-' or a pipe: standard input; none: the newest\n"
-		"of ipitrace.dat and ipitrace-*.dat here) and print the number of events per CPU and per\n"
-		"event type.  CPU streams are decoded in parallel, one thread per core.\n"
+		"of ipitrace.dat and ipitrace-*.dat here) and print the number of events per\n"
+		"CPU and per event type.  CPU streams are decoded in parallel, one thread per\n"
+		"core.\n"
 		"\n"
 		"  -j, --threads N   decoding threads (default: online CPUs, at most the streams)\n"
 		"  -h, --help        this text\n");

@@ -82,7 +82,8 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ipitrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
-		"       ipitrace record --from-serve [-o FILE] [-d TIME] [--socket PATH] [-- COMMAND]\n"
+		"       ipitrace record --from-serve [-o FILE] [-d TIME] [--socket PATH]\n"
+		"                       [-- COMMAND]\n"
 		"\n"
 		"Record inter-processor interrupts from the live kernel into a trace.dat (v7,\n"
 		"zstd) that `ipitrace report`, `trace-cmd report` and KernelShark read.  Needs\n"
@@ -197,9 +198,9 @@ static void record_usage(FILE *f)
 		"\n"
 		"Exit status: COMMAND's exit status if given (128+N if killed by signal N:\n"
 		"143 when -d ended it with SIGTERM, which a warning says, with when, and the\n"
-		"file keeps as its provenance's command_end), else 0; 1 on a runtime error (not root, no tracefs, no serve answers for\n"
-		"--from-serve, disk full, ...: one line on\n"
-		"stderr, no file left under the output name); 2 on a usage error.\n",
+		"file keeps as its provenance's command_end), else 0; 1 on a runtime error\n"
+		"(not root, no tracefs, no serve answers for --from-serve, disk full, ...:\n"
+		"one line on stderr, no file left under the output name); 2 on a usage error.\n",
 		DEFAULT_BUFFER_KB);
 }
 

@@ -119,4 +119,14 @@ done)
 total=$(grep -c '^\$ ' "$TOP/docs/man-examples.txt")
 [ -z "$miss" ] && [ "$total" -gt 0 ] && pass "man pages: the $total examples of docs/man-examples.txt are in their EXAMPLES" ||
 	fail "man examples" "not in the pages: $miss"
+
+# ---- --help fits a terminal: no line over 80 columns ----
+long=""
+for c in "" record report diff dump count convert explode top serve "help filters"; do
+	# shellcheck disable=SC2086
+	"$IPT" $c --help 2> /dev/null | awk -v c="${c:-ipitrace}" 'length > 80 { printf " %s:%d(%d)", c, NR, length }' > "$TMP/long"
+	long="$long$(cat "$TMP/long")"
+done
+[ -z "$long" ] && pass "--help of every command: no line over 80 columns" ||
+	fail "--help line length" "over 80 columns (command:line(length)):$long"
 finish
