@@ -172,9 +172,9 @@ one_line "html with json" report --html "$TMP/no.html" -f json "$PP"
 
 # ---- 3: standard input and FIFOs ----
 if [ -f "$PP" ]; then
-	"$IPT" report -f json "$PP" | sed 's/^{"file":"[^"]*"//' > "$TMP/r.file"
+	"$IPT" report -f json "$PP" | sed 's/"file":"[^"]*"//' > "$TMP/r.file"
 	gzip -c "$PP" > "$TMP/pp.dat.gz"
-	zcat "$TMP/pp.dat.gz" | "$IPT" report -f json - 2> "$TMP/e" | sed 's/^{"file":"[^"]*"//' > "$TMP/r.stdin"
+	zcat "$TMP/pp.dat.gz" | "$IPT" report -f json - 2> "$TMP/e" | sed 's/"file":"[^"]*"//' > "$TMP/r.stdin"
 	[ -s "$TMP/r.file" ] && cmp -s "$TMP/r.file" "$TMP/r.stdin" &&
 		pass "stdin: zcat | report - gives the file's report" ||
 		fail stdin-report "$(head -c 200 "$TMP/e")"
