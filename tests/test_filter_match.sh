@@ -51,8 +51,11 @@ else
 	fail coalesce_gen "$(head -n 1 "$TMP/g.err")"
 fi
 
-# Python's rows(filter=) gives the rows convert -F gives
-if [ -f "$TOP/$B/python/ipitrace/__init__.py" ] && $PY -c 'import pandas' 2> /dev/null; then
+# Python's rows(filter=) gives the rows convert -F gives (the plain pass:
+# test_python.sh runs the module under ASan, with the runtime preloaded)
+if [ "$ASAN" = 1 ]; then
+	echo "python rows(filter=): in the plain build's pass"
+elif [ -f "$TOP/$B/python/ipitrace/__init__.py" ] && $PY -c 'import pandas' 2> /dev/null; then
 	for expr in 'lat_ns > 2us' 'matched == false || coalesced == true' 'unmatched_reason == "lost_events"'; do
 		want=$(($("$IPT" convert -f csv -F "$expr" -o - "$TMP/m4.dat" | wc -l) - 1))
 		got=$(PYTHONPATH="$TOP/$B/python" $PY -c 'import sys, ipitrace

@@ -25,27 +25,34 @@ struct ipt_mtable {
 struct ipt_mfilter {
 	struct ipt_filter *f;
 	bool matched;			/* names a column from matching */
-	const struct ipt_mtable *table;
-	struct ipt_mtable *own;		/* the table, when made here */
+	const struct ipt_mtable *table;	/* the caller's */
 	uint64_t *ord;			/* per sending CPU: rows evaluated */
 };
 
-static void mtable_free(struct ipt_mtable *mt)
+struct ipt_report *ipt_mtable_release(struct ipt_mtable *mt)
 {
+	struct ipt_report *rep;
+
 	if (!mt)
-		return;
+		return NULL;
+	rep = mt->rep;
 	for (int c = 0; c < mt->ncpu; c++)
 		free(mt->cpu[c].v);
 	free(mt->cpu);
 	for (size_t k = 0; k < mt->nstack; k++)
 		free(mt->stack[k]);
 	free(mt->stack);
-	ipt_report_free(mt->rep);
 	free(mt);
+	return rep;
 }
 
-/* mt_row - the first pass's on_row: the row's index, under its CPU */
-static int mt_row(void *ctx, const struct ipt_ipi_row *row)
+struct ipt_mtable *ipt_mtable_new(void)
+{
+	return ipt_calloc(1, sizeof(struct ipt_mtable));
+}
+
+/* ipt_mtable_on_row - the first pass's on_row: the row's index, under its CPU */
+int ipt_mtable_on_row(void *ctx, const struct ipt_ipi_row *row)
 {
 	struct ipt_mtable *mt = ctx;
 	struct mt_cpu *c;
@@ -95,22 +102,14 @@ static int mt_stacks(struct ipt_mtable *mt, const struct ipt_trace *t)
 	return 0;
 }
 
-static struct ipt_mtable *mtable_new(struct ipt_trace *t, const struct ipt_mfilter_opts *o)
+int ipt_mtable_finish(struct ipt_mtable *mt, struct ipt_report *rep, const struct ipt_trace *t)
 {
-	struct ipt_mtable *mt = ipt_calloc(1, sizeof(*mt));
-	struct ipt_report_opts ro = {
-		.sz = sizeof(ro), .row_results = true, .no_tables = true,
-		.assume_synced_clock = o && o->assume_synced_clock, .threads = o ? o->threads : 0,
-		.on_row = mt_row, .on_row_ctx = mt,
-	};
-
-	if (!mt)
-		return NULL;
-	if (!(mt->rep = ipt_report_run(t, &ro)) || mt_stacks(mt, t)) {
-		mtable_free(mt);
-		return NULL;
+	mt->rep = rep;
+	if (mt_stacks(mt, t)) {
+		mt->rep = NULL;
+		return -1;
 	}
-	return mt;
+	return 0;
 }
 
 /* ---- evaluation ---- */
@@ -198,8 +197,18 @@ static int resolve(void *ctx, const char *name)
 	return col;
 }
 
-struct ipt_mfilter *ipt_mfilter_new(struct ipt_trace *t, const char *expr, const struct ipt_mfilter_opts *o,
-				    bool *uses_id)
+int ipt_mfilter_names_matching(const char *expr)
+{
+	struct resolve_ctx rc = { NULL, false };
+	struct ipt_filter *f = ipt_row_filter_parse(expr, resolve, &rc);
+
+	if (!f)
+		return -1;
+	ipt_filter_free(f);
+	return rc.matched;
+}
+
+struct ipt_mfilter *ipt_mfilter_new(const char *expr, const struct ipt_mtable *table, bool *uses_id)
 {
 	struct ipt_mfilter *f = ipt_calloc(1, sizeof(*f));
 	struct resolve_ctx rc = { uses_id, false };
@@ -211,13 +220,11 @@ struct ipt_mfilter *ipt_mfilter_new(struct ipt_trace *t, const char *expr, const
 	f->matched = rc.matched;
 	if (!f->matched)
 		return f;
-	if (o && o->table) {
-		f->table = o->table;
-	} else {
-		if (!(f->own = mtable_new(t, o)))
-			goto fail;
-		f->table = f->own;
+	if (!table) {
+		ipt_err("filter: the columns from matching need a first pass (internal)");
+		goto fail;
 	}
+	f->table = table;
 	if (!(f->ord = ipt_calloc(IPT_CPUSET_MAX, sizeof(*f->ord))))
 		goto fail;
 	return f;
@@ -247,22 +254,11 @@ int ipt_mfilter_eval_unplaced(struct ipt_mfilter *f, const struct ipt_ipi_row *r
 			       f->matched ? (void *)&x : (void *)row);
 }
 
-bool ipt_mfilter_matched(const struct ipt_mfilter *f)
-{
-	return f->matched;
-}
-
-const struct ipt_mtable *ipt_mfilter_table(const struct ipt_mfilter *f)
-{
-	return f->table;
-}
-
 void ipt_mfilter_free(struct ipt_mfilter *f)
 {
 	if (!f)
 		return;
 	ipt_filter_free(f->f);
-	mtable_free(f->own);
 	free(f->ord);
 	free(f);
 }

@@ -22,19 +22,30 @@
 struct ipt_mtable;		/* the first pass's results, by sending CPU */
 struct ipt_mfilter;
 
-struct ipt_mfilter_opts {
-	bool assume_synced_clock;	/* as the report's (latencies across CPUs) */
-	int threads;			/* of the first pass (0: its default) */
-	const struct ipt_mtable *table;	/* a table to use (NULL: made if needed) */
-};
-
 /*
- * Parse expr over t's rows.  *uses_id is set if it reads the column id
- * (may be NULL).  NULL on error (ipt_errmsg: a bad filter, or the first
- * pass's error).
+ * The match table is made by the report engine (ipt_rpt_match_table in
+ * report_build.c, so that this file calls nothing of the report): a report
+ * of every row with row results, whose on_row is ipt_mtable_on_row, then
+ * ipt_mtable_finish, which takes the report.
  */
-struct ipt_mfilter *ipt_mfilter_new(struct ipt_trace *t, const char *expr, const struct ipt_mfilter_opts *o,
-				    bool *uses_id);
+struct ipt_mtable *ipt_mtable_new(void);
+int ipt_mtable_on_row(void *mt, const struct ipt_ipi_row *row);
+/* 0, or -1 (then the caller frees rep and mt) */
+int ipt_mtable_finish(struct ipt_mtable *mt, struct ipt_report *rep, const struct ipt_trace *t);
+/* Free mt, but for its report, which it returns (ipt_rpt_match_table_free
+ * frees both). */
+struct ipt_report *ipt_mtable_release(struct ipt_mtable *mt);
+
+/* 1 if expr names a column from matching, 0 if not, -1 for a bad filter
+ * (ipt_errmsg). */
+int ipt_mfilter_names_matching(const char *expr);
+/*
+ * Parse expr over rows; table: the first pass, needed (not NULL) when the
+ * filter names a column from matching, and kept by the caller while the
+ * filter lives.  *uses_id is set if it reads the column id (may be NULL).
+ * NULL on error (ipt_errmsg).
+ */
+struct ipt_mfilter *ipt_mfilter_new(const char *expr, const struct ipt_mtable *table, bool *uses_id);
 /*
  * 1 if row passes, else 0.  Every row of the trace's decoding in range
  * (target CPU 0 .. IPT_CPUSET_MAX-1) must be given, in each CPU's order,
@@ -45,10 +56,6 @@ int ipt_mfilter_eval(struct ipt_mfilter *f, const struct ipt_ipi_row *row);
 /* The same for a row that is none of the decoding's (a queued csd call
  * standing for its IPI): the columns from matching are unknown for it. */
 int ipt_mfilter_eval_unplaced(struct ipt_mfilter *f, const struct ipt_ipi_row *row);
-/* Whether the filter names a column from matching. */
-bool ipt_mfilter_matched(const struct ipt_mfilter *f);
-/* Its table (NULL when it needs none), valid while f lives. */
-const struct ipt_mtable *ipt_mfilter_table(const struct ipt_mfilter *f);
 void ipt_mfilter_free(struct ipt_mfilter *f);
 
 #endif

@@ -13,6 +13,7 @@
 #include "ipi/ipi.h"
 #include "ipi/catalogue.h"
 #include "ipi/matchfilter.h"
+#include "ipi/report_views.h"
 #include "filter/filter.h"
 
 #include <stdlib.h>
@@ -26,7 +27,8 @@ struct queue_event {
 struct ipt_rec_rows {
 	struct ipt_trace *t;
 	struct ipt_ipi_decoder *d;
-	struct ipt_mfilter *filter;	/* may name columns from matching (a first pass) */
+	struct ipt_mfilter *filter;	/* may name columns from matching: */
+	struct ipt_mtable *mtab;	/* ... its first pass */
 	struct queue_event *by_id;
 	int nids;
 	struct ipt_cpuset one;		/* a queued call's target */
@@ -39,6 +41,7 @@ void ipt_rec_rows_free(struct ipt_rec_rows *rr)
 		return;
 	ipt_ipi_decoder_free(rr->d);
 	ipt_mfilter_free(rr->filter);
+	ipt_rpt_match_table_free(rr->mtab);
 	ipt_cpuset_free(&rr->one);
 	free(rr->by_id);
 	free(rr);
@@ -52,8 +55,13 @@ struct ipt_rec_rows *ipt_rec_rows_new(struct ipt_trace *t, const char *filter)
 		return NULL;
 	rr->t = t;
 	ipt_cpuset_init(&rr->one);
-	if (filter && *filter && !(rr->filter = ipt_mfilter_new(t, filter, NULL, NULL)))
-		goto fail;
+	if (filter && *filter) {
+		int m = ipt_mfilter_names_matching(filter);
+
+		if (m < 0 || (m && !(rr->mtab = ipt_rpt_match_table(t, false, 0))) ||
+		    !(rr->filter = ipt_mfilter_new(filter, rr->mtab, NULL)))
+			goto fail;
+	}
 	rr->d = ipt_ipi_decoder_new(t);
 	if (!rr->d)
 		goto fail;

@@ -1046,10 +1046,8 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 				    ipt_trace_provenance(t, "cpus", v, sizeof(v));
 	}
 	if (r->opts.filter && *r->opts.filter) {
-		/* a filter on what matching found makes its first pass here */
-		struct ipt_mfilter_opts fo = { r->opts.assume_synced_clock, r->opts.threads, NULL };
-
-		if (!(r->filter = ipt_mfilter_new(t, r->opts.filter, &fo, &id_seen)))
+		/* a filter on what matching found: its first pass is opts.mtable */
+		if (!(r->filter = ipt_mfilter_new(r->opts.filter, r->opts.mtable, &id_seen)))
 			return -1;
 	}
 	/* ids are numbered in the merged order: lanes would filter on their own */

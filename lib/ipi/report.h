@@ -45,6 +45,8 @@ struct rpt_opts {
 	bool row_results;		/* res[]: what matching found per counted row */
 	bool with_recorder;		/* groups keep the recorder's own sends */
 	bool no_tables;			/* no senders, pairs, matrix (count_row) */
+	const struct ipt_mtable *mtable;	/* a filter naming columns from matching:
+						 * its first pass (ipt_rpt_match_table) */
 	int (*on_row)(void *ctx, const struct ipt_ipi_row *row);	/* counted rows, in order */
 	void *on_row_ctx;
 };

@@ -419,6 +419,31 @@ static int finish(struct ipt_report *rep)
 	return 0;
 }
 
+struct ipt_mtable *ipt_rpt_match_table(struct ipt_trace *t, bool assume_synced_clock, int threads)
+{
+	struct ipt_mtable *mt = ipt_mtable_new();
+	struct ipt_report_opts ro = {
+		.sz = sizeof(ro), .row_results = true, .no_tables = true,
+		.assume_synced_clock = assume_synced_clock, .threads = threads,
+		.on_row = ipt_mtable_on_row, .on_row_ctx = mt,
+	};
+	struct ipt_report *rep;
+
+	if (!mt)
+		return NULL;
+	if (!(rep = ipt_report_run(t, &ro)) || ipt_mtable_finish(mt, rep, t)) {
+		ipt_report_free(rep);
+		ipt_mtable_release(mt);
+		return NULL;
+	}
+	return mt;
+}
+
+void ipt_rpt_match_table_free(struct ipt_mtable *mt)
+{
+	ipt_report_free(ipt_mtable_release(mt));
+}
+
 /* ipt_report_run - run the report engine over t, with the options that fit in opts->sz */
 struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_opts *opts)
 {
@@ -450,6 +475,15 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;
+	if (o.filter && *o.filter) {	/* naming columns from matching: a first pass */
+		int m = ipt_mfilter_names_matching(o.filter);
+
+		if (m < 0 || (m && !(rep->mtab = ipt_rpt_match_table(t, o.assume_synced_clock, o.threads)))) {
+			ipt_report_free(rep);
+			return NULL;
+		}
+		ro.mtable = rep->mtab;
+	}
 	if (ipt_rpt_run(&rep->r, t, &ro) || finish(rep)) {
 		ipt_report_free(rep);
 		return NULL;
@@ -471,5 +505,6 @@ void ipt_report_free(struct ipt_report *rep)
 	stk_free(&rep->trimmed);
 	free(rep->tmap);
 	free(rep->tstk);
+	ipt_rpt_match_table_free(rep->mtab);
 	free(rep);
 }

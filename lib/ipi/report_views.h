@@ -48,6 +48,8 @@ struct ipt_report {
 	struct ipt_report_kernel_irq *kirq;	/* the kernel's counters beside the trace's */
 	size_t nkirq;
 	bool ns;				/* time stamps are ns */
+	struct ipt_mtable *mtab;		/* the filter's first pass, if it names
+						 * columns from matching */
 };
 
 /* The sorted tables (senders, tasks, pairs, matrix), the recorder's own
@@ -62,6 +64,13 @@ int ipt_rpt_recorder_share(struct ipt_report *rep);
  * in lanes are the lane's own) (row_results.c). */
 bool ipt_rpt_result_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row, bool check_id,
 		       struct ipt_row_match *m);
+/*
+ * The first pass of a filter that names columns from matching
+ * (ipi/matchfilter.h): a report of every row of t with its row results.
+ * NULL on error (ipt_errmsg).
+ */
+struct ipt_mtable *ipt_rpt_match_table(struct ipt_trace *t, bool assume_synced_clock, int threads);
+void ipt_rpt_match_table_free(struct ipt_mtable *mt);
 /* What ipt_rpt_tables, ipt_rpt_recorder_share and ipt_report_groups made. */
 void ipt_rpt_tables_free(struct ipt_report *rep);
 
