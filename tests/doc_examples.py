@@ -402,26 +402,19 @@ def c_folded(trace, pred, outfile):
             for l in f:
                 st, n = l.rstrip("\n").rsplit(" ", 1)
                 got[st] += int(n)
-        want = collections.Counter()
-        for r in rs:
-            if r["stack"]:
-                want[r["stack"]] += 1
-        # folded: root first, ";"-separated, offsets dropped for comparing
+        # folded: "comm;root;...;leaf count", offsets dropped
+        want = collections.Counter((r["comm"],) + r["stack"][::-1] for r in rs if r["stack"])
         gotk = collections.Counter()
         for st, n in got.items():
-            fr = tuple(x.split("+")[0] for x in st.split(";"))
-            gotk[fr[::-1][:len(fr)]] += n
+            gotk[tuple(st.split(";"))] += n
         bad = []
         tot = sum(got.values())
-        nst = sum(1 for r in rs if r["stack"])
+        nst = sum(want.values())
         if tot != nst:
             bad.append("folded total %d, trace-cmd %d IPIs with a stack" % (tot, nst))
-        stacked = collections.Counter()
-        for k, n in gotk.items():
-            stacked[tuple(f for f in k if not f.startswith("["))] += n
-        if sorted(stacked.values(), reverse=True)[:1] != [n for _, n in want.most_common(1)]:
-            bad.append("largest stack %s, trace-cmd %s" % (
-                sorted(stacked.values())[-1:], want.most_common(1)[0][1]))
+        for k, n in want.most_common(3):
+            if gotk.get(k) != n:
+                bad.append("%s ... %s: %s, trace-cmd %d" % (k[0], k[-1], gotk.get(k), n))
         verdict(name, bad, "%d IPIs in %d stacks, as trace-cmd's text" % (tot, len(got)))
     return run
 
@@ -435,7 +428,13 @@ def c_html(trace, outfile, word="ipis"):
         bad = []
         if not h.lstrip().lower().startswith("<!doctype html"):
             bad.append("not HTML")
-        verdict(name, bad, "%s: HTML, %d bytes (its numbers not checked; trace-cmd: %d IPIs)" % (outfile, len(h), n))
+        if "{:,} IPIs (".format(n) not in h:
+            bad.append("no '{:,} IPIs' (trace-cmd's count)".format(n))
+        for c in (0, 1):
+            k = sum(r["target_cpu"] == c for r in rows(trace))
+            if "CPU {}: {:,} IPIs".format(c, k) not in h:
+                bad.append("no 'CPU {}: {:,} IPIs'".format(c, k))
+        verdict(name, bad, "%s: HTML, with trace-cmd's %d IPIs, and per target CPU" % (outfile, n))
     return run
 
 
@@ -546,7 +545,8 @@ def c_diff(fmt="text", outfile=None, by=("function",)):
         if fmt == "html":
             with open(os.path.join(cwd, outfile)) as f:
                 h = f.read()
-            if not h.lstrip().lower().startswith("<!doctype html") or str(len(b)) not in h:
+            if not h.lstrip().lower().startswith("<!doctype html") or \
+                    "&middot; %d IPIs" % len(b) not in h or "&middot; %d IPIs" % len(a) not in h:
                 bad.append("not HTML with %d" % len(b))
             return verdict(name, bad, "%s: HTML with the %d and %d IPIs" % (outfile, len(b), len(a)))
         m = re.findall(r"^(before|after)\s.*, (\d+) IPIs$", text, re.M)
@@ -695,14 +695,14 @@ def st_has(r, sub):
 
 # ---- live examples: run shortened, in WORK/live ---------------------------
 
-def c_live(short, trace=None, report=False):
+def c_live(short, trace=None, report=False, every=None):
     """a recording example, run as `short` (the documented one with a shorter
     duration): the trace is written, trace-cmd reads as many events as
     `ipitrace count`, and the IPIs the report prints are tests/oracle.py's
     count from trace-cmd's text"""
     def run(name, ex, cwd):
         for f in os.listdir(cwd):
-            if f.endswith(".dat"):
+            if f.endswith(".dat") or f.endswith(".txt"):
                 os.unlink(os.path.join(cwd, f))
         text = sh(short, cwd, timeout=60)
         dats = [f for f in os.listdir(cwd) if f.endswith(".dat")]
@@ -718,13 +718,21 @@ def c_live(short, trace=None, report=False):
         oj = json.loads(subprocess.run([PY, os.path.join(TOP, "tests", "oracle.py"), path],
                                        capture_output=True, text=True, check=True).stdout)
         bad = [] if ntc == nip else ["trace-cmd %d events, ipitrace count %d" % (ntc, nip)]
+        note = ""
+        if every:
+            what, rx = every
+            sends = re.findall(r"^\s*(.*)-\d+\s+\[\d+\].*?ipi_send_cpu:\s+(.*)$", t, re.M)
+            off = [x for x in sends if not re.search(rx, x[0] + " " + x[1])]
+            if off:
+                bad.append("%d of %d sends not %s: %s" % (len(off), len(sends), what, off[0]))
+            note = ", every send %s (%d)" % (what, len(sends))
         if report or "report" in short or not short.split("ipitrace")[1].strip().startswith("record"):
             rep = text if "IPIs (one per target CPU)" in text else sh("ipitrace report %s" % path, cwd)
             m = re.search(r"IPIs \(one per target CPU\) (\d+)", rep)
             if not m or int(m.group(1)) != oj["ipis"]:
                 bad.append("report IPIs %s, oracle %d" % (m and m.group(1), oj["ipis"]))
-        verdict(name, bad, "run as `%s`: %s, %d events as trace-cmd's, %d IPIs as the oracle's" % (
-            short, dats[0], ntc, oj["ipis"]))
+        verdict(name, bad, "run as `%s`: %s, %d events as trace-cmd's, %d IPIs as the oracle's%s" % (
+            short, dats[0], ntc, oj["ipis"], note))
     return run
 
 
@@ -755,6 +763,7 @@ def c_serve(short, port=9464):
     def run(name, ex, cwd):
         import time
         env = dict(os.environ, PATH=os.path.join(TOP, BUILD) + ":" + os.environ["PATH"])
+        serve_stop()
         s = subprocess.Popen(["bash", "-c", "exec " + short], cwd=cwd, env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         SERVE.append(s)
@@ -782,6 +791,8 @@ def c_from_serve(short):
     def run(name, ex, cwd):
         if not SERVE:
             return S(name, "serve did not start")
+        if os.path.exists(os.path.join(cwd, "window.txt")):
+            os.unlink(os.path.join(cwd, "window.txt"))
         sh(short, cwd, timeout=30)
         w = os.path.join(cwd, "window.txt")
         n = os.path.getsize(w) if os.path.exists(w) else 0
@@ -792,8 +803,9 @@ def c_from_serve(short):
 
 def serve_stop():
     for s in SERVE:
-        s.terminate()
-        s.wait()
+        if s.poll() is None:
+            s.terminate()
+            s.wait()
 
 
 def c_nosend(name, ex, cwd):
@@ -897,11 +909,11 @@ T2 = lambda r: r["target_cpu"] == 2
 NONE = lambda r: False
 MAN = {
     "ipitrace": (LIVE, c_live("ipitrace -d 2")),
-    "ipitrace -d 30 -i 2-3 -s": (LIVE, c_live("ipitrace -d 2 -i 2-3 -s")),
-    "ipitrace -o build.dat -- make -j8": (LIVE, c_live("ipitrace -d 2 -o build.dat -- make -s -j8 -C %s -q all" % TOP, "build.dat")),
+    "ipitrace -d 30 -i 2-3 -s": (LIVE, c_live("ipitrace -d 2 -i 1 -s")),
+    "ipitrace -o build.dat -- make -j8": (LIVE, c_live("ipitrace -d 2 -o build.dat -- make -s -j8 -C %s %s/ipitrace" % (TOP, BUILD), "build.dat")),
     "ipitrace record -d 10 -o now.dat": (LIVE, c_live("ipitrace record -d 2 -o now.dat", "now.dat")),
-    "ipitrace record --stacks -c 2-3 -d 5m -o iso.dat": (LIVE, c_live("ipitrace record --stacks -c 0-1 -d 2 -o iso.dat", "iso.dat")),
-    "ipitrace record --comm 'fx-*' --user-stacks -o fx.dat -- ./fx-storm": (LIVE, c_live("ipitrace record --comm 'sleep*' --user-stacks -d 2 -o fx.dat -- sleep 1", "fx.dat")),
+    "ipitrace record --stacks -c 2-3 -d 5m -o iso.dat": (LIVE, c_live("ipitrace record --stacks -c 1 -d 2 -o iso.dat", "iso.dat", every=("to CPU 1", r"\bcpu=1\b"))),
+    "ipitrace record --comm 'fx-*' --user-stacks -o fx.dat -- ./fx-storm": (LIVE, c_live("ipitrace record --comm 'sleep*' --user-stacks -d 2 -o fx.dat -- sleep 1", "fx.dat", every=("from a task sleep*", r"^sleep"))),
     "ipitrace record --from-serve -d 10 -o window.txt": (LIVE, c_from_serve("ipitrace record --from-serve -d 2 -o window.txt")),
     "ipitrace report": (OFF, c_report(PP)),
     "ipitrace report --isolated 2-3 --by function now.dat": (OFF, c_fails("no such CPU")),
@@ -937,7 +949,7 @@ MAN = {
 }
 HELP = {
     # record's kernel filters: run as `record -F` in the live part
-    "callback == 0": (LIVE, c_live("ipitrace record -d 1 -F 'callback == 0' -o cb.dat", "cb.dat")),
+    "callback == 0": (LIVE, c_live("ipitrace record -d 1 -F 'callback == 0' -o cb.dat", "cb.dat", every=("with callback=0x0", r"callback=0x0\b"))),
     "common_pid != 0": (LIVE, c_live("ipitrace record -d 1 -F 'common_pid != 0' -o pid.dat", "pid.dat")),
     "zcat x.dat.gz | ipitrace report -": (OFF, c_zcat),
     "local": (OFF, c_clock),
@@ -966,6 +978,7 @@ def main():
     co, man = setup_dirs()
     live = os.path.join(WORK, "live")
     os.makedirs(live, exist_ok=True)
+    os.symlink(os.path.join(TOP, BUILD), os.path.join(live, "build"))
     if PART == "offline":
         for src, ex in found:
             key = (src.split()[0], ex)
