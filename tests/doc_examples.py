@@ -40,16 +40,20 @@ MAN_FILES = {"now.dat": "busy-stacks.dat", "before.dat": "pingpong.dat",
 out = []
 
 
+def nm(name):
+    return name.replace(": ", " - ")	# verdicts splits at the first ": "
+
+
 def P(name, fig):
-    out.append("P %s: %s" % (name, fig))
+    out.append("P %s: %s" % (nm(name), fig))
 
 
 def F(name, why):
-    out.append("F %s: %s" % (name, why))
+    out.append("F %s: %s" % (nm(name), why))
 
 
 def S(name, why):
-    out.append("S %s: %s" % (name, why))
+    out.append("S %s: %s" % (nm(name), why))
 
 
 # ---- extraction ---------------------------------------------------------
@@ -685,11 +689,25 @@ def c_python(name, ex, cwd):
     got3 = [int(x) for x in re.findall(r"^\S+;\S*\s+(\d+)$", o, re.M)][:3]
     if got3 != [n for _, n in st.most_common(3)]:
         bad.append("top stacks %s, trace-cmd %s" % (got3, [n for _, n in st.most_common(3)]))
+    # the output the block shows in its comments: trace-cmd's numbers too
+    hdr = re.search(r"^# kind\s+(.*)$", text, re.M).group(1).split()
+    shown = 0
+    for c, nums in re.findall(r"^# (\d+)\s+([\d ]+)$", text, re.M):
+        want = [sum(r["target_cpu"] == int(c) and r["kind"] == k for r in rs) for k in hdr]
+        shown += 1
+        if [int(x) for x in nums.split()] != want:
+            bad.append("README's comment: cpu %s kinds %s, trace-cmd %s" % (c, nums.split(), want))
+    for site, fn, n in re.findall(r"^# (\w+)\s+(\S+)\s+(\d+)$", text, re.M):
+        shown += 1
+        if cnt[(site, fn)] != int(n):
+            bad.append("README's comment: %s %s %s, trace-cmd %d" % (site, fn, n, cnt[(site, fn)]))
+    if shown < 5:
+        bad.append("README's comments show %d result lines, 5 expected" % shown)
     # 4: handler medians by kind: one line per kind seen
     for k in {r["kind"] for r in rs}:
         if not re.search(r"^%s\s+\d" % k, o, re.M):
             bad.append("no median for %s" % k)
-    verdict(name, bad, "kinds per CPU, top 3 paths and stacks to CPU 1 as trace-cmd's text")
+    verdict(name, bad, "kinds per CPU, top 3 paths and stacks to CPU 1, and the numbers in the block's comments, as trace-cmd's text")
 
 
 def c_filter(pred, cmd="report", trace=BS, events=False):
