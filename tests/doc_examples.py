@@ -233,7 +233,7 @@ def sh(cmd, cwd, timeout=120):
 # ---- reading what ipitrace printed --------------------------------------
 
 def fname(r):
-    return r["function"] or "-"
+    return r["function"] or "(none)"   # IPT_NO_FUNCTION: no function named
 
 
 KINDS = ("resched", "wakeup", "call", "tlb")

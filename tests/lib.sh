@@ -118,3 +118,33 @@ threads_agree() {
 		cmp -s "$TMP/agree1" "$TMP/agreen" || bad="$bad $tag:-j$t"
 	done
 }
+
+# duckdb_ready: DuckDB's node package (and the other readers of
+# tests/js/package.json) installed in $JS, build/js-cache, once, whichever
+# script asks first (a lock keeps two npm installs apart); false with $why
+# set when it cannot be (no node or npm, no registry)
+JS="$TOP/build/js-cache"
+duckdb_ready() {
+	if ! command -v node > /dev/null 2>&1 || ! command -v npm > /dev/null 2>&1; then
+		why="node or npm is not installed (apt-get install nodejs npm)"
+		return 1
+	fi
+	mkdir -p "$JS" || { why="cannot create $JS"; return 1; }
+	(
+		flock 9
+		if ! cmp -s "$TOP/tests/js/package.json" "$JS/package.json" ||
+		   [ ! -f "$JS/node_modules/@duckdb/node-api/package.json" ]; then
+			cp "$TOP/tests/js/package.json" "$JS/package.json"
+			if ! (cd "$JS" && timeout 900 npm install --no-audit --no-fund --loglevel=error) \
+				> "$TMP/npm.log" 2>&1; then
+				rm -f "$JS/package.json"
+				exit 1
+			fi
+		fi
+		cp "$TOP/tests/js/check_parquet.mjs" "$JS/"
+	) 9> "$JS.lock" || {
+		why="npm install of the readers failed (registry unreachable?): $(tail -n 1 "$TMP/npm.log" 2>/dev/null)"
+		return 1
+	}
+	return 0
+}

@@ -12,6 +12,8 @@ command -v trace-cmd > /dev/null 2>&1 || { skip doc-examples "no trace-cmd"; fin
 [ -f "$TRACES/recorded/busy-stacks.dat" ] || { skip doc-examples "no recorded traces in $TRACES"; finish; }
 if offline_part; then
 	mkdir "$TMP/off"
+	# the Parquet examples are read with DuckDB (tests/js, as test_parquet.sh)
+	duckdb_ready || echo "(no DuckDB: $why; the Parquet examples need pyarrow then)"
 	"$PY" "$TOP/tests/doc_examples.py" offline "$TOP" "$B" "$TRACES" "$TMP/off" > "$TMP/off.v" 2>&1
 	verdicts "$TMP/off.v"
 fi

@@ -29,7 +29,6 @@
 
 GEN="$TOP/$B/tools/gen-synth"
 PLAIN="$TOP/build/ipitrace"	# the plain build (the ASan pass compares with it)
-JS="$TOP/build/js-cache"
 SPEC="$TMP/spec.txt"
 : > "$SPEC"
 
@@ -293,26 +292,6 @@ case "$B" in
 esac
 
 # ---- the readers: DuckDB, arrow-rs ----
-duckdb_ready() {
-	if ! command -v node > /dev/null 2>&1 || ! command -v npm > /dev/null 2>&1; then
-		why="node or npm is not installed (apt-get install nodejs npm)"
-		return 1
-	fi
-	mkdir -p "$JS" || { why="cannot create $JS"; return 1; }
-	if ! cmp -s "$TOP/tests/js/package.json" "$JS/package.json" ||
-	   [ ! -f "$JS/node_modules/@duckdb/node-api/package.json" ]; then
-		cp "$TOP/tests/js/package.json" "$JS/package.json"
-		if ! (cd "$JS" && timeout 900 npm install --no-audit --no-fund --loglevel=error) \
-			> "$TMP/npm.log" 2>&1; then
-			rm -f "$JS/package.json"
-			why="npm install of the readers failed (registry unreachable?): $(tail -n 1 "$TMP/npm.log")"
-			return 1
-		fi
-	fi
-	cp "$TOP/tests/js/check_parquet.mjs" "$JS/"
-	return 0
-}
-
 if duckdb_ready; then
 	node "$JS/check_parquet.mjs" "$SPEC" > "$TMP/duck.out" 2>&1
 	while IFS= read -r line; do
