@@ -138,7 +138,8 @@ static void usage(FILE *f)
 		"--user-stacks (record, default), --on-cpus LIST (dump: recording CPUs),\n"
 		"--once, --stats, --no-serve (top), --socket PATH (record, top, serve),\n"
 		"--backend NAME (top, serve), --watch LIST (top, serve), --keep N,\n"
-		"--ring-kb N, --dump FILE, --signal-dump FILE (serve).\n"
+		"--ring-kb N, --dump FILE, --signal-dump FILE (serve), --force (record,\n"
+		"convert, explode, --html, default: replace an existing output file).\n"
 		"FILE '-' reads standard input (report, dump, convert, count).\n");
 }
 
