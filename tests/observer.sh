@@ -11,6 +11,23 @@ wait_for() {
 		sleep 0.1
 	done
 }
+# start_serve NAME SERVE-OPTIONS...: `ipitrace serve` in the background
+# (its pid in SP and PIDS, its stderr in $TMP/serve.err) until it counts;
+# false after a SKIP NAME (no BPF here) or a FAIL NAME (it did not start)
+start_serve() {
+	sname=$1
+	shift
+	"$IPT" serve "$@" 2> "$TMP/serve.err" &
+	SP=$!
+	PIDS="$PIDS $SP"
+	wait_for "counting with BPF" "$TMP/serve.err" && return 0
+	if grep -q "BPF is unavailable" "$TMP/serve.err"; then
+		skip "$sname" "$(grep -m 1 'BPF is unavailable' "$TMP/serve.err")"
+	else
+		fail "$sname" "serve did not start: $(head -n 3 "$TMP/serve.err" | tr '\n' ';')"
+	fi
+	return 1
+}
 # make_send_counter KB: the instance $CNT recording every send, csd queueing,
 # fork and exec into KB KiB per CPU, tracing off (the caller turns it on);
 # the fork and exec events say which pids are the workload (top_compare.py)

@@ -254,16 +254,7 @@ fi
 
 # serve's /watched (the flight recorder's rows of CPU 1)
 PORT=$((40000 + $$ % 20000))
-"$IPT" serve --listen 127.0.0.1:$PORT --socket "$TMP/serve.sock" --watch 1 -H 0 -t 0 2> "$TMP/serve.err" &
-SP=$!
-PIDS="$PIDS $SP"
-if ! wait_for "counting with BPF" "$TMP/serve.err"; then
-	if grep -q "BPF is unavailable" "$TMP/serve.err"; then
-		skip json-serve "$(grep -m 1 'BPF is unavailable' "$TMP/serve.err")"
-	else
-		fail json-serve "serve did not start: $(head -n 3 "$TMP/serve.err" | tr '\n' ';')"
-	fi
-else
+if start_serve json-serve --listen 127.0.0.1:$PORT --socket "$TMP/serve.sock" --watch 1 -H 0 -t 0; then
 	"$TMP/$NAME" --cpus 0,1 pingpong 2000 > /dev/null
 	"$TMP/$NAME" --cpus 0,1 membarrier 200 > /dev/null
 	if "$PY" -c 'import sys, urllib.request

@@ -24,6 +24,8 @@
 #    counts while the IPI workload runs follow theirs.
 # run: split
 # seconds: 30
+# asan: no - it checks the documents' shape; the JSON writers, top and serve run
+# under ASan in test_json, test_report, test_diff, test_top and test_serve
 . "$(dirname "$0")/lib.sh"
 case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
 IPT=$BD/ipitrace
@@ -150,20 +152,10 @@ if [ "$B" != build ]; then
 fi
 LIVE_NAME=schema-live
 . "$(dirname "$0")/live.sh"
-. "$(dirname "$0")/observer.sh"	# wait_for
+. "$(dirname "$0")/observer.sh"	# start_serve
 SOCK=$TMP/serve.sock
 PORT=$((30000 + $$ % 20000))
-"$IPT" serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 2> "$TMP/serve.err" &
-SP=$!
-PIDS="$PIDS $SP"
-if ! wait_for "counting with BPF" "$TMP/serve.err"; then
-	if grep -q "BPF is unavailable" "$TMP/serve.err"; then
-		skip schema-live "$(grep -m 1 'BPF is unavailable' "$TMP/serve.err")"
-	else
-		fail schema-live "serve did not start: $(head -n 3 "$TMP/serve.err" | tr '\n' ';')"
-	fi
-	finish
-fi
+start_serve schema-live --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 || finish
 "$IPT" top --socket "$SOCK" --once -d 2 -f json -t 0 -q > "$TMP/live-top.jsonl" 2> "$TMP/top.err" &
 TP=$!
 "$WL" --cpus 0,1 pingpong 2000 > /dev/null

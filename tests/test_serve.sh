@@ -33,18 +33,8 @@ if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass serve-usage; else fail s
 nprogs() { bpftool prog show 2>/dev/null | grep -c ' name ipt_'; }
 progs0=$(nprogs)
 
-"$IPT" serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 --keep 200000 --stacks \
-	2> "$TMP/serve.err" &
-SP=$!
-PIDS="$PIDS $SP"
-if ! wait_for "counting with BPF" "$TMP/serve.err"; then
-	if grep -q "BPF is unavailable" "$TMP/serve.err"; then
-		skip serve "$(grep -m 1 'BPF is unavailable' "$TMP/serve.err")"
-	else
-		fail serve-start "$(head -n 3 "$TMP/serve.err" | tr '\n' ';')"
-	fi
+start_serve serve --listen 127.0.0.1:$PORT --socket "$SOCK" --watch 1 -H 0 -t 0 --keep 200000 --stacks ||
 	finish
-fi
 progs1=$(nprogs)
 
 # ---- a second serve refuses, naming the first ----
