@@ -4,9 +4,10 @@
 #  1. With BUILDDIR "build" (only then, so that the ASan pass of `make check`
 #     does not fuzz again) and clang with libFuzzer installed: every fuzz
 #     target of fuzz/ replays its whole seed corpus (libFuzzer runs every
-#     seed before it checks the time) and fuzzes on until 2 seconds in all
+#     seed before it checks the time) and fuzzes on until 1 second in all
 #     (FUZZ_SMOKE_SECONDS; fuzz/run.sh, two at a time, built at -O0: the
-#     build is most of the time), in a fresh build/fuzz/smoke; `make fuzz` is the long run (FUZZ_SECONDS, 180 per
+#     build is most of the time), in a fresh build/fuzz/smoke; `make fuzz`
+#     is the long run (FUZZ_SECONDS, 180 per
 #     target).  PASS per target that found nothing, FAIL with the artifact
 #     path otherwise.
 #  2. For every BUILDDIR: each input kept in tests/fuzz-regress/ (a former
@@ -22,7 +23,7 @@
 
 REGRESS="$TOP/tests/fuzz-regress"
 FBIN="$TOP/build/fuzz/bin-O0"	# the smoke run's (FUZZ_OPT=-O0: half the compile time)
-SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-2}
+SMOKE_SECS=${FUZZ_SMOKE_SECONDS:-1}
 SAN='Sanitizer|runtime error|LeakSanitizer|AddressSanitizer'
 # a small real trace for the filter replays
 REF="$TOP/fuzz/seeds/tracedat/real-pingpong-v7-zstd.dat"

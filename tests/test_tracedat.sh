@@ -116,35 +116,40 @@ if [ -x "$GEN" ] && command -v python3 > /dev/null; then
 	"$GEN" -o "$TMP/m0.dat" -e 20000 -n 4 -s 3 -m 2>/dev/null
 	cat > "$TMP/mut.py" <<'PY'
 import random, struct, sys
-src, dst, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-b = bytearray(open(src, 'rb').read())
-r = random.Random(seed)
-if seed % 2:	# bytes at random past the first tenth (the CPU data is most of it)
-    for _ in range(r.randint(1, 6)):
-        i = r.randrange(len(b) // 10, len(b))
-        for j in range(r.choice([1, 1, 2, 4])):
-            if i + j < len(b):
-                b[i + j] = r.randrange(256)
-else:		# a page header's time (pages are 4 KiB aligned in the file)
-    for _ in range(r.randint(1, 3)):
-        off = r.randrange(len(b) // 4096 // 4, len(b) // 4096) * 4096
-        old = struct.unpack_from('<Q', b, off)[0]
-        new = max(0, old - r.randrange(1, 10**7)) if r.random() < 0.7 else old + r.randrange(1, 10**8)
-        struct.pack_into('<Q', b, off, new)
-open(dst, 'wb').write(b)
+# mut.py SRC DIR N: DIR/m1.dat .. DIR/mN.dat, each broken by its own seed
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+orig = open(src, 'rb').read()
+for seed in range(1, n + 1):
+    b = bytearray(orig)
+    r = random.Random(seed)
+    if seed % 2:	# bytes at random past the first tenth (the CPU data is most of it)
+        for _ in range(r.randint(1, 6)):
+            i = r.randrange(len(b) // 10, len(b))
+            for j in range(r.choice([1, 1, 2, 4])):
+                if i + j < len(b):
+                    b[i + j] = r.randrange(256)
+    else:		# a page header's time (pages are 4 KiB aligned in the file)
+        for _ in range(r.randint(1, 3)):
+            off = r.randrange(len(b) // 4096 // 4, len(b) // 4096) * 4096
+            old = struct.unpack_from('<Q', b, off)[0]
+            new = max(0, old - r.randrange(1, 10**7)) if r.random() < 0.7 else old + r.randrange(1, 10**8)
+            struct.pack_into('<Q', b, off, new)
+    open("%s/m%d.dat" % (dst, seed), 'wb').write(b)
 PY
 	bad="" errs=0 back=0
+	mkdir "$TMP/mut" && python3 "$TMP/mut.py" "$TMP/m0.dat" "$TMP/mut" $nmut || bad=" mut.py"
 	for seed in $(seq 1 $nmut); do
-		python3 "$TMP/mut.py" "$TMP/m0.dat" "$TMP/m.dat" $seed || { bad="$bad mut$seed"; continue; }
+		[ -f "$TMP/mut/m$seed.dat" ] || continue
 		for fl in "" "-R"; do
-			"$IPT" dump $fl -j 1 "$TMP/m.dat" > "$TMP/o1" 2>&1; r1=$?
-			"$IPT" dump $fl -j 3 "$TMP/m.dat" > "$TMP/o3" 2>&1; r3=$?
+			"$IPT" dump $fl -j 1 "$TMP/mut/m$seed.dat" > "$TMP/o1" 2>&1; r1=$?
+			"$IPT" dump $fl -j 3 "$TMP/mut/m$seed.dat" > "$TMP/o3" 2>&1; r3=$?
 			{ cmp -s "$TMP/o1" "$TMP/o3" && [ $r1 = $r3 ]; } || bad="$bad $seed:'$fl'"
 		done
 		[ $r1 != 0 ] && errs=$((errs + 1))
 		# times that go back in the merged output: a stream went back
 		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t < p) d = 1; p = t; break } }
 		     END { exit !d }' "$TMP/o1" && back=$((back + 1))
+		rm -f "$TMP/mut/m$seed.dat"
 	done
 	check "$nmut broken traces ($errs with a decode error, $back with times going back): dump -j 1 and -j 3 the same, exit and message included:${bad:- ok}" \
 		[ -z "$bad" -a $errs -gt 0 -a $back -gt 0 ]
