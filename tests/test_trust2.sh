@@ -25,7 +25,7 @@ cal() { awk -v c=$(($1 + 2)) '$1 == "CAL:" { print $c }' /proc/interrupts; }
 # and membarrier then has no CPU to interrupt: up to 3 tries.
 record_c1() {
 before=$(cal 0)
-"$IPT" record -c 1 -o "$TMP/c1.dat" -- "$WL" --cpus 1,0 membarrier 3000 > "$TMP/rec.out" 2>&1
+"$IPT" record --force -c 1 -o "$TMP/c1.dat" -- "$WL" --cpus 1,0 membarrier 3000 > "$TMP/rec.out" 2>&1
 rc=$?
 after=$(cal 0)
 if [ $rc != 0 ]; then
