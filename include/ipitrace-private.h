@@ -584,6 +584,18 @@ int ipt_counter_remote_pid(const struct ipt_counter *b);
  * its 200 answer (malloc'ed, NUL-terminated, *len bytes), else NULL. */
 char *ipt_counter_remote_get(const char *path, const char *what, size_t *len);
 
+/* The words of a CPU set (bit c % 64 of word c / 64: CPU c), *n set: for
+ * loops over whole words.  Right for a zero-initialised or moved set too. */
+static inline const uint64_t *ipt_cpuset_words(const struct ipt_cpuset *set, uint32_t *n)
+{
+	if (!set->words || set->nwords <= sizeof(set->inline_words) / sizeof(set->inline_words[0])) {
+		*n = sizeof(set->inline_words) / sizeof(set->inline_words[0]);
+		return set->inline_words;
+	}
+	*n = set->nwords;
+	return set->words;
+}
+
 /* This machine's isolated and nohz_full CPUs (sysfs), as one set. */
 int ipt_isolated_cpus(struct ipt_cpuset *set);
 /* This machine's possible CPUs (sysfs; where it cannot be read, the

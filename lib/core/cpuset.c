@@ -27,15 +27,7 @@ static inline uint64_t *words_of(struct ipt_cpuset *set)
 	return set->words;
 }
 
-static inline const uint64_t *cwords(const struct ipt_cpuset *set, uint32_t *n)
-{
-	if (!set->words || set->nwords <= ARRAY_SIZE(set->inline_words)) {
-		*n = ARRAY_SIZE(set->inline_words);
-		return set->inline_words;
-	}
-	*n = set->nwords;
-	return set->words;
-}
+#define cwords ipt_cpuset_words
 
 void ipt_cpuset_free(struct ipt_cpuset *set)
 {
@@ -458,17 +450,15 @@ int ipt_cpuset_from_bitmap(struct ipt_cpuset *set, const uint8_t *data, size_t l
 	nw = len / word_size;
 	for (i = 0; i < nw; i++) {
 		uint64_t v = ipt_get_uint(data + i * word_size, word_size, big_endian);
+		size_t base = i * word_size * 8;	/* a word of 4 bytes is half of ours */
 
-		while (v) {
-			unsigned int b = (unsigned int)__builtin_ctzll(v);
-			size_t cpu = i * word_size * 8 + b;
-
-			if (cpu >= IPT_CPUSET_MAX)
-				return ipt_err("bitmap wider than %d CPUs", IPT_CPUSET_MAX);
-			if (ipt_cpuset_add(set, (unsigned int)cpu))
-				return -1;
-			v &= v - 1;
-		}
+		if (!v)
+			continue;
+		if (base + 63 - (size_t)__builtin_clzll(v) >= IPT_CPUSET_MAX)
+			return ipt_err("bitmap wider than %d CPUs", IPT_CPUSET_MAX);
+		if (reserve(set, (uint32_t)(base / 64 + 1)))
+			return -1;
+		set->words[base / 64] |= v << (base % 64);
 	}
 	return 0;
 }

@@ -59,8 +59,13 @@ int ipt_class_of_send(struct ipt_classes *c, const struct ipt_ipi_row *row, stru
 {
 	int cls;
 
-	if (row->reason)
-		return ipt_class_of_reason(c, row->reason);
+	if (row->reason) {
+		if (m->reason != row->reason) {
+			m->reason_cls = ipt_class_of_reason(c, row->reason);
+			m->reason = row->reason;
+		}
+		return m->reason_cls;
+	}
 	if (row->kind == IPT_KIND_IRQ_WORK && row->src_cpu == row->target_cpu)
 		return CLS_IRQ_WORK;
 	if (!row->callback)
@@ -68,7 +73,11 @@ int ipt_class_of_send(struct ipt_classes *c, const struct ipt_ipi_row *row, stru
 	/* a send to a mask is the call-function vector's, whatever the
 	 * callback says (since 6.5 it names the single-call handler: the two
 	 * share it) */
-	if (row->event && !strcmp(row->event, "ipi_send_cpumask"))
+	if (row->event != m->event) {
+		m->event = row->event;
+		m->event_mask = row->event && !strcmp(row->event, "ipi_send_cpumask");
+	}
+	if (m->event_mask)
 		return CLS_CALL;
 	if (!row->callback_sym)
 		return CLS_CALL_ANY;

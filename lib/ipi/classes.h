@@ -44,9 +44,13 @@ int ipt_class_find(const struct ipt_classes *c, const char *reason);
 
 /* A producer's last answer for a callback's name (names are interned: the
  * same symbol, the same pointer). */
-struct ipt_cb_memo {
-	const char *sym;
+struct ipt_cb_memo {		/* the last answers, for the next row (zeroed first) */
+	const char *sym;		/* callback symbol -> cls */
 	int cls;
+	const char *reason;		/* reason -> reason_cls */
+	int reason_cls;
+	const char *event;		/* event name -> whether it is ipi_send_cpumask */
+	bool event_mask;
 };
 /* The class of the interrupt that serves this send (-1: none known). */
 int ipt_class_of_send(struct ipt_classes *c, const struct ipt_ipi_row *row, struct ipt_cb_memo *m);

@@ -88,3 +88,63 @@ int ipt_cmap_merge(struct rpt_map *dst, const struct rpt_map *src)
 	}
 	return 0;
 }
+
+static bool cslot_eq(const void *entry, const void *key)
+{
+	const struct rpt_cslot *x = entry, *y = key;
+
+	return x->a == y->a && x->b == y->b && x->block == y->block;
+}
+
+/* ipt_cpumap_block - the counts of (a, b) on one block of CPUs, made zero first */
+struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block)
+{
+	struct rpt_cslot k = { .a = a, .b = b, .block = block };
+	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_combine(ipt_hash64(a), b), block));
+	bool added;
+	struct rpt_cslot *sl = ipt_hmap_add(&m->h, sizeof(*sl), tag, cslot_eq, &k, &added);
+
+	if (!sl)
+		return NULL;
+	if (added) {		/* zero but for the tag */
+		sl->a = a;
+		sl->b = b;
+		sl->block = block;
+	}
+	return m->last = sl;
+}
+
+/* ipt_cpumap_fold - dst += m, one entry per CPU with a count */
+int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool cpu_in_b)
+{
+	if (cpu_in_b) {
+		for (size_t i = 0; i < m->over.h.cap; i++) {
+			const struct rpt_slot *sl = ipt_cmap_at(&m->over, i);
+
+			if (sl && ipt_cmap_add_n(dst, sl->key.a, sl->key.c, 0, sl->val))
+				return -1;
+		}
+	}
+
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_cslot *sl = ipt_hmap_at(&m->h, sizeof(*sl), i);
+
+		if (!ipt_hmap_used(sl))
+			continue;
+		for (uint32_t j = 0; j < RPT_CBLOCK; j++) {
+			uint32_t cpu = sl->block * RPT_CBLOCK + j;
+
+			if (sl->n[j] && ipt_cmap_add_n(dst, sl->a, cpu_in_b ? cpu : sl->b, cpu_in_b ? 0 : cpu,
+						       sl->n[j]))
+				return -1;
+		}
+	}
+	return cpu_in_b ? 0 : ipt_cmap_merge(dst, &m->over);
+}
+
+void ipt_cpumap_free(struct rpt_cpumap *m)
+{
+	ipt_hmap_free(&m->h);
+	ipt_cmap_free(&m->over);
+	m->last = NULL;
+}

@@ -44,6 +44,48 @@ static inline int ipt_cmap_add(struct rpt_map *m, uint64_t a, uint64_t b, uint32
 int ipt_cmap_merge(struct rpt_map *dst, const struct rpt_map *src);
 void ipt_cmap_free(struct rpt_map *m);
 
+/*
+ * Counts by (a, b, CPU), kept as (a, b, a block of 64 CPUs) -> 64 counts: the
+ * rows of one send share a and b and differ by target CPU, in order, so
+ * one lookup per block of CPUs serves them all, and the counts of
+ * neighbouring CPUs share lines.  Folded into a struct rpt_map (key c: the
+ * CPU) at the end.
+ */
+#define RPT_CBLOCK 64
+struct rpt_cslot {
+	uint64_t tag;
+	uint64_t a, b;
+	uint32_t block;			/* CPUs block * 64 ... block * 64 + 63 */
+	uint32_t n[RPT_CBLOCK];		/* a count that wraps adds 2^32 to over */
+};
+
+struct rpt_cpumap {
+	struct ipt_hmap h;		/* of struct rpt_cslot */
+	struct rpt_map over;		/* (a, b, cpu) -> the 2^32s of wrapped counts */
+	struct rpt_cslot *last;		/* the last block looked up (valid until
+					 * the next add to h) */
+};
+
+struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block);
+/* Count one more for (a, b, cpu).  0, or -1 without memory. */
+static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t cpu)
+{
+	struct rpt_cslot *sl = m->last;
+	uint32_t block = cpu / RPT_CBLOCK;
+
+	if (!sl || sl->a != a || sl->b != b || sl->block != block) {
+		if (!(sl = ipt_cpumap_block(m, a, b, block)))
+			return -1;
+	}
+	if (!++sl->n[cpu % RPT_CBLOCK])
+		return ipt_cmap_add_n(&m->over, a, b, cpu, (uint64_t)1 << 32);
+	return 0;
+}
+/* dst += m: (a, b, cpu) to key (a, b, cpu), or with cpu_in_b to (a, cpu, 0)
+ * (b is then 0 in m) */
+int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool cpu_in_b);
+void ipt_cpumap_free(struct rpt_cpumap *m);
+
 /* A sorted view: the entries of m, largest count first, ties by key
  * (c, then a, then b); *n set, the caller frees. */
 struct rpt_entry {

@@ -80,6 +80,8 @@ struct ipt_ipi_decoder {
 	int nids;
 	struct ipt_hmap pend;		/* of struct pending */
 	struct ipt_cpuset targets;
+	struct ipt_cpuset rest;		/* of a send's targets, those bulk left to fn */
+	ipt_rows_fn bulk;
 	struct ipt_ipi_stats stats;
 	/* looked up by name on first use (a search of all of kallsyms' text) */
 	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
@@ -159,6 +161,7 @@ struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t)
 		return NULL;
 	d->t = t;
 	ipt_cpuset_init(&d->targets);
+	ipt_cpuset_init(&d->rest);
 	if (classify_events(d)) {
 		ipt_ipi_decoder_free(d);
 		return NULL;
@@ -174,6 +177,7 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 	ipt_hmap_free(&d->pend);
 	free(d->callers);
 	ipt_cpuset_free(&d->targets);
+	ipt_cpuset_free(&d->rest);
 	free(d);
 }
 
@@ -439,12 +443,18 @@ static bool take_caller(struct ipt_ipi_decoder *d, int src, int target, uint64_t
 	return true;
 }
 
+void ipt_ipi_decoder_set_bulk(struct ipt_ipi_decoder *d, ipt_rows_fn bulk)
+{
+	d->bulk = bulk;
+}
+
 /* ipt_ipi_decoder_feed - one record in, rows out */
 int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
 			 ipt_row_fn fn, void *ctx)
 {
 	const struct src_event *s;
 	struct ipt_ipi_row row;
+	const struct ipt_cpuset *each;	/* the targets whose rows go to fn */
 	bool callback_generic;
 	uint64_t probe_func = 0;
 	int id, ret;
@@ -525,9 +535,26 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	}
 	row.targets = &d->targets;
 	row.ntargets = ipt_cpuset_weight(&d->targets);
-	for (int c = ipt_cpuset_next(&d->targets, 0); c >= 0;
-	     c = ipt_cpuset_next(&d->targets, (unsigned int)c + 1)) {
-		uint64_t func = 0;
+	each = &d->targets;
+	if (d->bulk && (probe_func || !row.callback || !d->pend.n)) {
+		/* every target's row is the same but for the CPU (pend_take
+		 * cannot name a function) */
+		row.target_cpu = -1;
+		row.func = probe_func ? probe_func :
+			   row.callback && !callback_generic && row.callback != generic_handler(d) ? row.callback : 0;
+		set_sym(d, row.func, &row.func_sym, NULL);
+		row.kind = classify(d, &row);
+		ipt_cpuset_clear(&d->rest);
+		ret = d->bulk(ctx, &row, &d->targets, &d->rest);
+		if (ret)
+			return ret;
+		d->stats.rows += row.ntargets - ipt_cpuset_weight(&d->rest);
+		each = &d->rest;
+		row.func = 0;
+	}
+	for (int c = ipt_cpuset_next(each, 0), first = 1; c >= 0;
+	     c = ipt_cpuset_next(each, (unsigned int)c + 1), first = 0) {
+		uint64_t func = 0, prev = row.func;
 
 		row.target_cpu = c;
 		row.func = 0;
@@ -539,8 +566,11 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		} else if (row.callback && !callback_generic && row.callback != generic_handler(d)) {
 			row.func = row.callback;	/* 6.4, irq_work: the callback is the function */
 		}
-		set_sym(d, row.func, &row.func_sym, NULL);
-		row.kind = classify(d, &row);
+		/* the targets of a send differ at most by function */
+		if (first || row.func != prev) {
+			set_sym(d, row.func, &row.func_sym, NULL);
+			row.kind = classify(d, &row);
+		}
 		d->stats.rows++;
 		ret = fn(ctx, &row);
 		if (ret)

@@ -22,6 +22,18 @@ struct ipt_ipi_decoder *ipt_ipi_decoder_new(struct ipt_trace *t);
  * and is returned).  Returns 0, or fn's value, or -1 on error. */
 int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
 			 ipt_row_fn fn, void *ctx);
+/*
+ * The rows of one send in one call, where they differ only by target CPU
+ * (no queued csd call is waiting to name a target's function): row, whose
+ * target_cpu is -1 (the rest is every target's), and its targets.  The
+ * callee counts what it can, puts in *rest (empty on entry) the targets
+ * whose rows fn must still get one by one, and returns 0, or non-zero to
+ * stop (returned by ipt_ipi_decoder_feed).
+ */
+typedef int (*ipt_rows_fn)(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpuset *targets,
+			   struct ipt_cpuset *rest);
+/* Sends go to bulk (NULL: none) before fn, where they can. */
+void ipt_ipi_decoder_set_bulk(struct ipt_ipi_decoder *d, ipt_rows_fn bulk);
 /* At the end of the records: settle pending csd calls. */
 void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d);
 struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);

@@ -188,6 +188,22 @@ int ipt_match_send(struct ipt_match *m, int target, int cls, const struct ipt_ma
 	return q_push(q, e);
 }
 
+bool ipt_match_has_stream(const struct ipt_match *m, int cpu)
+{
+	return cpu >= 0 && cpu < IPT_CPUSET_MAX && m->has_stream[cpu];
+}
+
+int ipt_match_send_unreceived(struct ipt_match *m, int target, const uint64_t sends[RPT_NCLASS],
+			      uint64_t counted)
+{
+	if (target < 0 || target >= m->res.ncpu || m->has_stream[target])
+		return ipt_err_code(IPT_ERR_INVALID, "match: unreceived sends to CPU %d", target);
+	for (int k = 0; k < RPT_NCLASS; k++)
+		m->res.cpu[target].sends[k] += sends[k];
+	m->res.unmatched.no_receive_events += counted;
+	return 0;
+}
+
 /* ---- interrupts ---- */
 
 static bool cross(const struct ipt_match *m, int a, int b)

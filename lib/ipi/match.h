@@ -88,6 +88,15 @@ int ipt_match_cpus(struct ipt_match *m, int n);
 /* The feed, in time order; each returns 0, or -1 without memory.  cls: a
  * receive class (a send of none, cls < 0 or >= RPT_NCLASS, is not matched). */
 int ipt_match_send(struct ipt_match *m, int target, int cls, const struct ipt_match_send *e);
+/* Whether the trace has data for cpu: a send to a CPU without can never be
+ * matched, so its order does not matter (ipt_match_send_unreceived). */
+bool ipt_match_has_stream(const struct ipt_match *m, int cpu);
+/* Sends to target, a CPU without data: sends[cls] of each receive class,
+ * counted of them counted.  What as many ipt_match_send calls for them do,
+ * at any time before ipt_match_end (for sends with no row results and no
+ * isolated listing). */
+int ipt_match_send_unreceived(struct ipt_match *m, int target, const uint64_t sends[RPT_NCLASS],
+			      uint64_t counted);
 int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid);
 int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts);
 int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target);

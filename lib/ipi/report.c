@@ -32,7 +32,6 @@ static bool clock_cross_cpu(const char *clock, const char **why)
 
 /* ---- the engine's state ---- */
 
-#define DENSE 64		/* CPUs of the dense matrix */
 #define NLEVEL 4			/* context levels: task, softirq, hardirq, NMI */
 
 struct cpu_state {
@@ -71,9 +70,12 @@ struct priv {
 	uint64_t sends;			/* send events numbered so far */
 	struct item *last_row;		/* opts.on_row: the counted IT_ROW before IT_ROW_REST */
 	struct pipe *pipe;
-	/* the sender x target matrix of the first DENSE CPUs, folded into
-	 * r->matrix at the end (a hash lookup per row saved) */
-	uint64_t dense[DENSE * DENSE];
+	bool has_stacks;		/* the trace has kernel or user stack events */
+	/* rows to CPUs without data need no item (p_unreceived, p_rows):
+	 * nothing wants them in order */
+	bool lean;
+	struct ipt_cpuset itemized;	/* the CPUs whose rows are items even so:
+					 * those with data, the listed (opts.isolated) */
 };
 
 static int setup_events(struct rpt *r, struct priv *p)
@@ -123,11 +125,13 @@ static int setup_events(struct rpt *r, struct priv *p)
 		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "kernel_stack")) {
 			e->f1 = ipt_event_field(ev, "caller");
 			e->kind = e->f1 ? RK_STACK : RK_NONE;
+			p->has_stacks |= e->f1 != NULL;
 		} else if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "user_stack")) {
 			e->f1 = ipt_event_field(ev, "caller");
 			e->f2 = ipt_event_field(ev, "tgid");
 			e->f3 = ipt_event_field(ev, "common_flags");
 			e->kind = e->f1 && e->f2 ? RK_USTACK : RK_NONE;
+			p->has_stacks |= e->kind == RK_USTACK;
 		}
 	}
 	return 0;
@@ -223,6 +227,10 @@ struct pcpu {
 /* per-lane producer state (and the consumer's last send number of it) */
 struct lcount {			/* per CPU, as in struct rpt_cpu */
 	uint64_t ipis, by_kind[IPT_KIND__COUNT], sent, remote;
+	/* sends to it that never became items (p_row: it has no data) per
+	 * receive class, and of all of them those counted */
+	uint64_t unreceived[RPT_NCLASS], unreceived_counted;
+	bool unreceived_any;
 };
 
 struct lstate {
@@ -233,8 +241,9 @@ struct lstate {
 	uint64_t rows, rows_counted, remote_total, kinds[IPT_KIND__COUNT];
 	struct lcount *cnt;
 	int ncnt;
-	struct rpt_map senders, pairs, matrix;	/* matrix: beyond DENSE */
-	uint64_t *dense;			/* DENSE x DENSE */
+	/* the tables, by target CPU in blocks (the rows of a send come
+	 * together and differ only by target) */
+	struct rpt_cpumap senders, pairs, matrix;
 	/* the consumer's: the lane's last send number */
 	_Alignas(IPT_LINE) uint64_t seq;
 };
@@ -540,6 +549,7 @@ struct prod {
 	uint64_t rows;			/* row items emitted */
 	struct ipt_cb_memo cb;
 	uint8_t lvl;			/* of the record being produced */
+	bool lean;			/* rows to CPUs without data need no item (p_row) */
 };
 
 /* item_free - what an item owns (once: the item becomes a plain marker) */
@@ -624,8 +634,6 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 		return ipt_err("CPU %d out of range", top);
 	if (IPT_GROW_ZERO(ln->cnt, ln->ncnt, top + 1))
 		return -1;
-	if (!ln->dense && !(ln->dense = ipt_calloc(DENSE * DENSE, sizeof(*ln->dense))))
-		return -1;
 	c = &ln->cnt[target];
 	ln->rows_counted++;
 	c->ipis++;
@@ -638,13 +646,124 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 	}
 	if (!tables)
 		return 0;
-	if (ipt_cmap_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
-	    ipt_cmap_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
+	if (ipt_cpumap_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
+	    ipt_cpumap_add(&ln->pairs, row->callsite, fn, (uint32_t)target) ||
+	    ipt_cpumap_add(&ln->matrix, (uint64_t)src, 0, (uint32_t)target))
 		return -1;
-	if (src < DENSE && target < DENSE)
-		ln->dense[src * DENSE + target]++;
-	else if (ipt_cmap_add(&ln->matrix, (uint64_t)src, (uint64_t)target, 0))
+	return 0;
+}
+
+/*
+ * p_unreceived - a row to a CPU without data, counted here, in its lane,
+ * with no item: nothing on that CPU can match it, so its place in time
+ * does not matter.  Only where nothing else wants the row in order
+ * (prod.lean) and it is not listed (opts.isolated).  1 if it was taken.
+ */
+static int p_unreceived(struct prod *pd, const struct ipt_ipi_row *row)
+{
+	struct rpt *r = pd->r;
+	struct lstate *ln = &pd->pp->ls[pd->lane];
+	int target = row->target_cpu, cls;
+	bool counted;
+	struct lcount *c;
+
+	if (ipt_match_has_stream(r->match, target) ||
+	    (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)))
+		return 0;
+	counted = !r->filter || ipt_mfilter_eval(r->filter, row);
+	if (count_row(ln, row, counted, !r->opts.no_tables))
 		return -1;
+	cls = ipt_class_of_send(&r->classes, row, &pd->cb);
+	if (cls < 0 || cls >= RPT_NCLASS)
+		return 1;	/* not matched: as ipt_match_send */
+	if (IPT_GROW_ZERO(ln->cnt, ln->ncnt, target + 1))
+		return -1;
+	c = &ln->cnt[target];
+	c->unreceived[cls]++;
+	c->unreceived_counted += counted;
+	c->unreceived_any = true;
+	return 1;
+}
+
+/* cmap_block_add - one more on every CPU of bits, in block block of (a, b) */
+static int cmap_block_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits)
+{
+	struct rpt_cslot *sl = ipt_cpumap_block(m, a, b, block);
+
+	if (!sl)
+		return -1;
+	for (; bits; bits &= bits - 1) {
+		unsigned int i = (unsigned int)__builtin_ctzll(bits);
+
+		if (!++sl->n[i] && ipt_cmap_add_n(&m->over, a, b, block * RPT_CBLOCK + i, (uint64_t)1 << 32))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * p_rows - the rows of a send that differ only by target, at once: those
+ * to CPUs without data counted here as p_unreceived does one by one (the
+ * decoder has them only when no filter looks at each row), the others left
+ * in rest for p_row
+ */
+static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpuset *targets,
+		  struct ipt_cpuset *rest)
+{
+	_Static_assert(RPT_CBLOCK == 64, "a block of the count maps is a word of a CPU set");
+	struct prod *pd = ctx;
+	struct rpt *r = pd->r;
+	struct priv *p = r->priv;
+	struct lstate *ln = &pd->pp->ls[pd->lane];
+	int src = row->src_cpu, last = ipt_cpuset_last(targets), cls;
+	uint64_t fn = row->func ? row->func : row->callback, n = 0, remote = 0;
+
+	if (last < 0)
+		return 0;
+	if (src < 0 || last >= IPT_CPUSET_MAX || src >= IPT_CPUSET_MAX)
+		return ipt_err("CPU %d out of range", src > last ? src : last);
+	if (IPT_GROW_ZERO(ln->cnt, ln->ncnt, (src > last ? src : last) + 1))
+		return -1;
+	uint32_t nw, nkeep;
+	const uint64_t *tw = ipt_cpuset_words(targets, &nw), *kw = ipt_cpuset_words(&p->itemized, &nkeep);
+
+	cls = ipt_class_of_send(&r->classes, row, &pd->cb);
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t want = w < nkeep ? kw[w] : 0, all = tw[w];
+		uint64_t bits = all & ~want;
+
+		if (all & want)
+			for (uint64_t k = all & want; k; k &= k - 1)
+				if (ipt_cpuset_add(rest, w * 64 + (unsigned int)__builtin_ctzll(k)))
+					return -1;
+		if (!bits)
+			continue;
+		n += (uint64_t)__builtin_popcountll(bits);
+		for (uint64_t k = bits; k; k &= k - 1) {
+			int target = (int)(w * 64 + (unsigned int)__builtin_ctzll(k));
+			struct lcount *c = &ln->cnt[target];
+
+			c->ipis++;
+			c->by_kind[row->kind]++;
+			c->remote += target != src;	/* (the sender has data: not here) */
+			remote += target != src;
+			if (cls >= 0 && cls < RPT_NCLASS) {
+				c->unreceived[cls]++;
+				c->unreceived_counted++;
+				c->unreceived_any = true;
+			}
+		}
+		if (!r->opts.no_tables &&
+		    (cmap_block_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, w, bits) ||
+		     cmap_block_add(&ln->pairs, row->callsite, fn, w, bits) ||
+		     cmap_block_add(&ln->matrix, (uint64_t)src, 0, w, bits)))
+			return -1;
+	}
+	ln->rows += n;
+	ln->rows_counted += n;
+	ln->kinds[row->kind] += n;
+	ln->cnt[src].sent += n;
+	ln->remote_total += remote;
 	return 0;
 }
 
@@ -654,9 +773,12 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	struct prod *pd = ctx;
 	struct rpt *r = pd->r;
 	struct item *it;
+	int taken;
 
 	if (row->target_cpu < 0 || row->target_cpu >= IPT_CPUSET_MAX)
 		return 0;
+	if (pd->lean && (taken = p_unreceived(pd, row)))
+		return taken < 0 ? -1 : 0;
 	it = emit(pd);
 	if (!it)
 		return -1;
@@ -864,8 +986,9 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 /* produce_lane - decode the lane's CPUs (all CPUs: cpus NULL) into items */
 static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
-	struct pipe *pp = ((struct priv *)r->priv)->pipe;
-	struct prod pd = { r, pp, lane, 0, { NULL, 0 }, 0 };
+	struct priv *p = r->priv;
+	struct pipe *pp = p->pipe;
+	struct prod pd = { r, pp, lane, 0, { 0 }, 0, p->lean };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
 	struct ipt_record rec;
 	int k = -1, ret = -1;
@@ -943,6 +1066,7 @@ static int run_stages(struct rpt *r, struct pipe *pp)
 /* setup_pipe - the lanes (--threads > 1) and their decoders */
 static int setup_pipe(struct rpt *r, struct pipe *pp)
 {
+	struct priv *p = r->priv;
 	struct ipt_trace *t = r->t;
 	int threads = ipt_lanes_auto(t, r->opts.threads), maxcpu = 0;
 	int producers = threads;
@@ -963,12 +1087,24 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	} else if (!(pp->inline_batch = ipt_calloc_lines(1, sizeof(*pp->inline_batch)))) {
 		return -1;
 	}
-	for (int i = 0; i < pp->nlanes; i++)
-		if (!(pp->ls[i].dec = i ? ipt_ipi_decoder_new(t) : r->dec))
-			return -1;
-	for (int i = 0; i < t->nstreams; i++)
+	/* a row to a CPU without data becomes an item for its stack (the
+	 * trace has stacks), its row result, its time bin or on_row only */
+	p->lean = !p->has_stacks && !r->opts.row_results && r->opts.time_bins <= 0 && !r->opts.on_row;
+	for (int i = 0; i < t->nstreams; i++) {
 		if (t->streams[i].cpu > maxcpu)
 			maxcpu = t->streams[i].cpu;
+		if (ipt_match_has_stream(r->match, t->streams[i].cpu) &&
+		    ipt_cpuset_add(&p->itemized, (unsigned int)t->streams[i].cpu))
+			return -1;
+	}
+	if (r->opts.isolated && ipt_cpuset_or(&p->itemized, r->opts.isolated))
+		return -1;
+	for (int i = 0; i < pp->nlanes; i++) {
+		if (!(pp->ls[i].dec = i ? ipt_ipi_decoder_new(t) : r->dec))
+			return -1;
+		/* a filter looks at each row */
+		ipt_ipi_decoder_set_bulk(pp->ls[i].dec, p->lean && !r->filter ? p_rows : NULL);
+	}
 	return pcpu_grow(pp, maxcpu);
 }
 
@@ -976,7 +1112,6 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 static int gather_lanes(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
-	struct priv *p = r->priv;
 
 	for (int i = 0; i < pp->nlanes; i++) {
 		struct lstate *ln = &pp->ls[i];
@@ -997,22 +1132,23 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 			const struct lcount *lc = &ln->cnt[c];
 			struct rpt_cpu *rc;
 
-			if (!lc->ipis && !lc->sent)
+			if (!lc->ipis && !lc->sent && !lc->unreceived_any)
 				continue;
 			if (ensure_cpu(r, c))
 				return -1;
 			rc = &r->cpus[c];
+			if (lc->unreceived_any &&
+			    ipt_match_send_unreceived(r->match, c, lc->unreceived, lc->unreceived_counted))
+				return -1;
 			rc->ipis += lc->ipis;
 			rc->sent += lc->sent;
 			rc->remote += lc->remote;
 			for (int k = 0; k < IPT_KIND__COUNT; k++)
 				rc->by_kind[k] += lc->by_kind[k];
 		}
-		if (ipt_cmap_merge(&r->senders, &ln->senders) || ipt_cmap_merge(&r->pairs, &ln->pairs) ||
-		    ipt_cmap_merge(&r->matrix, &ln->matrix))
+		if (ipt_cpumap_fold(&r->senders, &ln->senders, false) ||
+		    ipt_cpumap_fold(&r->pairs, &ln->pairs, false) || ipt_cpumap_fold(&r->matrix, &ln->matrix, true))
 			return -1;
-		for (int k = 0; ln->dense && k < DENSE * DENSE; k++)
-			p->dense[k] += ln->dense[k];
 	}
 	return 0;
 }
@@ -1084,10 +1220,6 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (end_match(r))
 		goto out;
 	ipt_rowres_end(&r->res);
-	for (int i = 0; i < DENSE * DENSE; i++)
-		if (p->dense[i] && ipt_cmap_add_n(&r->matrix, (uint64_t)(i / DENSE), (uint64_t)(i % DENSE), 0,
-					     p->dense[i]))
-			goto out;
 	/* CPUs with events but beyond the trace's own count */
 	for (int c = r->ncpus; c < p->ncpu; c++)
 		if (r->cpus[c].ipis || r->cpus[c].sent)
@@ -1109,10 +1241,9 @@ void ipt_rpt_free(struct rpt *r)
 			if (l && ln->dec)
 				ipt_ipi_decoder_free(ln->dec);
 			free(ln->cnt);
-			free(ln->dense);
-			ipt_cmap_free(&ln->senders);
-			ipt_cmap_free(&ln->pairs);
-			ipt_cmap_free(&ln->matrix);
+			ipt_cpumap_free(&ln->senders);
+			ipt_cpumap_free(&ln->pairs);
+			ipt_cpumap_free(&ln->matrix);
 		}
 		/* items never consumed (a failed run) still own memory */
 		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
@@ -1131,6 +1262,7 @@ void ipt_rpt_free(struct rpt *r)
 		free(p->cpu);
 		free(p->ev);
 		free(p->last_row);
+		ipt_cpuset_free(&p->itemized);
 		free(p);
 	}
 	ipt_match_free(r->match);
