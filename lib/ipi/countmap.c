@@ -115,17 +115,8 @@ struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, uint64_t a, uint64_t b,
 }
 
 /* ipt_cpumap_fold - dst += m, one entry per CPU with a count */
-int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool cpu_in_b)
+int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a)
 {
-	if (cpu_in_b) {
-		for (size_t i = 0; i < m->over.h.cap; i++) {
-			const struct rpt_slot *sl = ipt_cmap_at(&m->over, i);
-
-			if (sl && ipt_cmap_add_n(dst, sl->key.a, sl->key.c, 0, sl->val))
-				return -1;
-		}
-	}
-
 	for (size_t i = 0; i < m->h.cap; i++) {
 		const struct rpt_cslot *sl = ipt_hmap_at(&m->h, sizeof(*sl), i);
 
@@ -134,12 +125,19 @@ int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool cpu_in
 		for (uint32_t j = 0; j < RPT_CBLOCK; j++) {
 			uint32_t cpu = sl->block * RPT_CBLOCK + j;
 
-			if (sl->n[j] && ipt_cmap_add_n(dst, sl->a, cpu_in_b ? cpu : sl->b, cpu_in_b ? 0 : cpu,
-						       sl->n[j]))
+			if (sl->n[j] && ipt_cmap_add_n(dst, sum_a ? sl->b : sl->a, sum_a ? cpu : sl->b,
+						       sum_a ? 0 : cpu, sl->n[j]))
 				return -1;
 		}
 	}
-	return cpu_in_b ? 0 : ipt_cmap_merge(dst, &m->over);
+	for (size_t i = 0; i < m->over.h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(&m->over, i);
+
+		if (sl && ipt_cmap_add_n(dst, sum_a ? sl->key.b : sl->key.a, sum_a ? sl->key.c : sl->key.b,
+					 sum_a ? 0 : sl->key.c, sl->val))
+			return -1;
+	}
+	return 0;
 }
 
 void ipt_cpumap_free(struct rpt_cpumap *m)

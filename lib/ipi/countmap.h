@@ -81,9 +81,9 @@ static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, u
 		return ipt_cmap_add_n(&m->over, a, b, cpu, (uint64_t)1 << 32);
 	return 0;
 }
-/* dst += m: (a, b, cpu) to key (a, b, cpu), or with cpu_in_b to (a, cpu, 0)
- * (b is then 0 in m) */
-int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool cpu_in_b);
+/* dst += m: (a, b, cpu) to key (a, b, cpu), or with sum_a to (b, cpu, 0),
+ * summed over a (the sender x target matrix from the senders' counts) */
+int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);
 void ipt_cpumap_free(struct rpt_cpumap *m);
 
 /* A sorted view: the entries of m, largest count first, ties by key

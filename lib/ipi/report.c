@@ -225,12 +225,16 @@ struct pcpu {
 };
 
 /* per-lane producer state (and the consumer's last send number of it) */
+#define NCOMBO 8
 struct lcount {			/* per CPU, as in struct rpt_cpu */
 	uint64_t ipis, by_kind[IPT_KIND__COUNT], sent, remote;
 	/* sends to it that never became items (p_row: it has no data) per
 	 * receive class, and of all of them those counted */
 	uint64_t unreceived[RPT_NCLASS], unreceived_counted;
 	bool unreceived_any;
+	/* p_rows' rows to it, by the lane's combination (struct lstate) of
+	 * kind and class, one add per row; folded into the above at the end */
+	uint64_t combo[NCOMBO];
 };
 
 struct lstate {
@@ -243,7 +247,12 @@ struct lstate {
 	int ncnt;
 	/* the tables, by target CPU in blocks (the rows of a send come
 	 * together and differ only by target) */
-	struct rpt_cpumap senders, pairs, matrix;
+	struct rpt_cpumap senders, pairs;	/* the matrix: senders summed over pid */
+	struct {				/* lcount.combo[i]: rows of this kind and class */
+		uint8_t kind;
+		int16_t cls;
+	} combo[NCOMBO];
+	int ncombo;
 	/* the consumer's: the lane's last send number */
 	_Alignas(IPT_LINE) uint64_t seq;
 };
@@ -647,8 +656,7 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 	if (!tables)
 		return 0;
 	if (ipt_cpumap_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, (uint32_t)target) ||
-	    ipt_cpumap_add(&ln->pairs, row->callsite, fn, (uint32_t)target) ||
-	    ipt_cpumap_add(&ln->matrix, (uint64_t)src, 0, (uint32_t)target))
+	    ipt_cpumap_add(&ln->pairs, row->callsite, fn, (uint32_t)target))
 		return -1;
 	return 0;
 }
@@ -685,6 +693,33 @@ static int p_unreceived(struct prod *pd, const struct ipt_ipi_row *row)
 	return 1;
 }
 
+/* lane_unreceived - n rows of a kind and class to CPU c (no data), counted */
+static void lane_unreceived(struct lcount *c, int kind, int cls, uint64_t n)
+{
+	c->ipis += n;
+	c->by_kind[kind] += n;
+	c->remote += n;
+	if (cls >= 0 && cls < RPT_NCLASS) {
+		c->unreceived[cls] += n;
+		c->unreceived_counted += n;
+		c->unreceived_any = true;
+	}
+}
+
+/* combo_of - the lane's index of (kind, cls) for lcount.combo, made on
+ * first use; -1 when the lane has NCOMBO already */
+static int combo_of(struct lstate *ln, int kind, int cls)
+{
+	for (int i = 0; i < ln->ncombo; i++)
+		if (ln->combo[i].kind == kind && ln->combo[i].cls == cls)
+			return i;
+	if (ln->ncombo == NCOMBO)
+		return -1;
+	ln->combo[ln->ncombo].kind = (uint8_t)kind;
+	ln->combo[ln->ncombo].cls = (int16_t)cls;
+	return ln->ncombo++;
+}
+
 /* cmap_block_add - one more on every CPU of bits, in block block of (a, b) */
 static int cmap_block_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits)
 {
@@ -717,6 +752,7 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	struct lstate *ln = &pd->pp->ls[pd->lane];
 	int src = row->src_cpu, last = ipt_cpuset_last(targets), cls;
 	uint64_t fn = row->func ? row->func : row->callback, n = 0, remote = 0;
+	int ix;
 
 	if (last < 0)
 		return 0;
@@ -728,6 +764,7 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	const uint64_t *tw = ipt_cpuset_words(targets, &nw), *kw = ipt_cpuset_words(&p->itemized, &nkeep);
 
 	cls = ipt_class_of_send(&r->classes, row, &pd->cb);
+	ix = combo_of(ln, row->kind, cls);
 	for (uint32_t w = 0; w < nw; w++) {
 		uint64_t want = w < nkeep ? kw[w] : 0, all = tw[w];
 		uint64_t bits = all & ~want;
@@ -739,24 +776,21 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 		if (!bits)
 			continue;
 		n += (uint64_t)__builtin_popcountll(bits);
-		for (uint64_t k = bits; k; k &= k - 1) {
-			int target = (int)(w * 64 + (unsigned int)__builtin_ctzll(k));
-			struct lcount *c = &ln->cnt[target];
-
-			c->ipis++;
-			c->by_kind[row->kind]++;
-			c->remote += target != src;	/* (the sender has data: not here) */
-			remote += target != src;
-			if (cls >= 0 && cls < RPT_NCLASS) {
-				c->unreceived[cls]++;
-				c->unreceived_counted++;
-				c->unreceived_any = true;
-			}
+		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
+			remote--;	/* (the sender has data: it is not here) */
+		remote += (uint64_t)__builtin_popcountll(bits);
+		if (ix >= 0) {
+			for (uint64_t k = bits; k; k &= k - 1)
+				ln->cnt[w * 64 + (unsigned int)__builtin_ctzll(k)].combo[ix]++;
+		} else {
+			for (uint64_t k = bits; k; k &= k - 1)
+				lane_unreceived(&ln->cnt[w * 64 + (unsigned int)__builtin_ctzll(k)], row->kind, cls, 1);
 		}
+		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
+			ln->cnt[src].remote--;	/* added for every CPU at the end */
 		if (!r->opts.no_tables &&
 		    (cmap_block_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, w, bits) ||
-		     cmap_block_add(&ln->pairs, row->callsite, fn, w, bits) ||
-		     cmap_block_add(&ln->matrix, (uint64_t)src, 0, w, bits)))
+		     cmap_block_add(&ln->pairs, row->callsite, fn, w, bits)))
 			return -1;
 	}
 	ln->rows += n;
@@ -1129,9 +1163,12 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			r->kinds[k] += ln->kinds[k];
 		for (int c = 0; c < ln->ncnt; c++) {
-			const struct lcount *lc = &ln->cnt[c];
+			struct lcount *lc = &ln->cnt[c];
 			struct rpt_cpu *rc;
 
+			for (int k = 0; k < ln->ncombo; k++)
+				if (lc->combo[k])
+					lane_unreceived(lc, ln->combo[k].kind, ln->combo[k].cls, lc->combo[k]);
 			if (!lc->ipis && !lc->sent && !lc->unreceived_any)
 				continue;
 			if (ensure_cpu(r, c))
@@ -1147,7 +1184,7 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 				rc->by_kind[k] += lc->by_kind[k];
 		}
 		if (ipt_cpumap_fold(&r->senders, &ln->senders, false) ||
-		    ipt_cpumap_fold(&r->pairs, &ln->pairs, false) || ipt_cpumap_fold(&r->matrix, &ln->matrix, true))
+		    ipt_cpumap_fold(&r->pairs, &ln->pairs, false) || ipt_cpumap_fold(&r->matrix, &ln->senders, true))
 			return -1;
 	}
 	return 0;
@@ -1243,7 +1280,6 @@ void ipt_rpt_free(struct rpt *r)
 			free(ln->cnt);
 			ipt_cpumap_free(&ln->senders);
 			ipt_cpumap_free(&ln->pairs);
-			ipt_cpumap_free(&ln->matrix);
 		}
 		/* items never consumed (a failed run) still own memory */
 		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
