@@ -5,11 +5,13 @@
 #  - JSON "roles" of a gen-synth 256-CPU trace with --isolated 3-200, of the
 #    recorded busy-stacks.dat with --isolated 1 (its trace-cmd text is beside
 #    it) and without (no isolated CPU known: from "none", housekeeping all of
-#    them): each role's CPUs, IPIs (counted twice here: the send events'
+#    them), and of a copy of it whose machine roles say nohz_full=1 (from
+#    "recorded"): each role's CPUs, IPIs (counted twice here: the send events'
 #    targets, and tests/oracle.py's rows), kinds (the oracle's), rates, every
 #    sender by comm (count, pids, share, the largest pids, order), every call
 #    site -> function pair, and "machine" against the roles `record` wrote
-#    into the file (read from its bytes here; null where none);
+#    into the file (read from its bytes here; null where none); and the
+#    checker refuses a doctored document;
 #  - HTML of a gen-synth 512-CPU trace with --isolated 100-399, -t 10: the
 #    per-CPU table has at most 10 isolated and 10 other rows (ranges of
 #    CPUs), each CPU's IPIs those counted here, none left out busier than
@@ -59,11 +61,14 @@ texts() {
 	fi
 }
 
-# json NAME DAT ISOLATED FROM: report -f json (with --isolated ISOLATED
-# unless empty) against the counts of texts NAME
+# json NAME DAT ISOLATED FROM: report -f json (with --isolated ISOLATED when
+# FROM is --isolated; the isolated CPUs ISOLATED come from elsewhere else)
+# against the counts of texts NAME (before the colon)
 json() {
+	opt=""
+	[ "$4" = --isolated ] && opt="--isolated $3"
 	# shellcheck disable=SC2086
-	if ! "$IPT" report -f json ${3:+--isolated $3} "$2" > "$TMP/$1.json" 2> "$TMP/err"; then
+	if ! "$IPT" report -f json $opt "$2" > "$TMP/$1.json" 2> "$TMP/err"; then
 		fail "$1: report -f json" "$(head -c 300 "$TMP/err")"
 		return
 	fi
@@ -77,6 +82,42 @@ if [ -f "$REC" ] && [ -f "${REC%.dat}.report.txt" ]; then
 	if texts busy "$REC" "${REC%.dat}.report.txt"; then
 		json busy:isolated-1 "$REC" 1 --isolated
 		json busy:none "$REC" "" none
+		# a copy whose option of the machine's roles (written by `record`:
+		# "isolated=\nnohz_full=\n", 22 bytes) says nohz_full=1, in as many
+		# bytes: CPU 1 is isolated by the recording
+		if "$PY" - "$REC" "$TMP/rec.dat" <<'EOF'
+import sys
+raw = open(sys.argv[1], "rb").read()
+old, new = b"isolated=\nnohz_full=\n\0", b"isolated=\nnohz_full=1\n"
+assert len(old) == len(new) and raw.count(old) == 1, "no roles option of 22 bytes"
+open(sys.argv[2], "wb").write(raw.replace(old, new))
+EOF
+		then
+			json busy:recorded "$TMP/rec.dat" 1 recorded
+		else
+			fail "busy:recorded" "could not write the copy with nohz_full=1"
+		fi
+		# the checker itself: a doctored document (a sender's count, a kind,
+		# a call site, a machine role, a rate) must fail five checks
+		"$PY" - "$TMP/busy:isolated-1.json" "$TMP/doctored.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["roles"]["isolated"]
+r["senders"][1]["count"] += 1
+r["by_kind"]["tlb"] -= 1
+r["pairs"][0]["callsite"] = "elsewhere+0x1"
+d["roles"]["machine"]["online"] = "0-1"
+d["roles"]["housekeeping"]["per_s"] *= 1.01
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+		"$PY" "$CHECK" json doctored "$TMP/busy.tc" "$TMP/busy.opts" "$TMP/busy.rows" "$REC" 1 --isolated \
+			"$TMP/doctored.json" > "$TMP/check.out" 2>&1
+		nf=$(grep -c '^FAIL ' "$TMP/check.out")
+		if [ "$nf" = 5 ]; then
+			pass "roles_check.py refuses a doctored document (5 checks fail)"
+		else
+			fail "roles_check.py refuses a doctored document" "$nf checks fail, not 5: $(grep -v '^PASS' "$TMP/check.out" | head -c 300)"
+		fi
 	fi
 else
 	skip roles-recorded "no $REC or its .report.txt"
