@@ -1077,6 +1077,33 @@ struct ipt_report_group *ipt_report_groups_on(struct ipt_report *r, enum ipt_gro
 					      const struct ipt_cpuset *cpus, enum ipt_group_sort sort, size_t *n);
 
 /*
+ * Roles: the counted rows to the target CPUs of a set (the isolated CPUs,
+ * the housekeeping ones) as one unit, as the text report's "CPU roles"
+ * and the JSON's "roles" give them.  A role's senders by a key are
+ * ipt_report_groups_on() over the same set.
+ */
+struct ipt_report_role {		/* read-only; fields may be added at the end */
+	unsigned int ncpus;		/* the set's CPUs in the table (below ncpus) */
+	uint64_t ipis;			/* counted rows to them */
+	uint64_t by_kind[IPT_KIND__COUNT];
+	double per_s;			/* ipis per second of the trace; NAN when not
+					 * known (the clock does not count ns, or the
+					 * trace lasts no time) */
+	double per_cpu_per_s;		/* per_s / ncpus (0 for no CPU; NAN as per_s) */
+	uint64_t recorder_ipis;		/* of ipis, sent by the recorder itself
+					 * (struct ipt_report_cpu) */
+	uint64_t with_stack;		/* of ipis, whose send has a kernel stack */
+};
+/* The role of the CPUs of set, the caller's to free(); NULL on error
+ * (IPT_ERR_INVALID for no set). */
+struct ipt_report_role *ipt_report_role(const struct ipt_report *r, const struct ipt_cpuset *cpus);
+/* The (call site, function) pairs to the CPUs of set, added up over them
+ * (target_cpu -1) and sorted as ipt_report_pairs_all(); the array is the
+ * caller's to free().  NULL on error (IPT_ERR_INVALID for no set); an
+ * empty table is not NULL. */
+struct ipt_report_pair *ipt_report_pairs_on(const struct ipt_report *r, const struct ipt_cpuset *cpus, size_t *n);
+
+/*
  * Folded stacks ("comm;root;...;leaf COUNT" lines, as flamegraph.pl,
  * inferno and speedscope read them) of the counted rows to cpu (-1: all)
  * whose send has a kernel stack: frames are function names ("0x..." for an

@@ -14,6 +14,7 @@
  * time bins and per-kind distributions): this file only lays them out.
  */
 #include "commands.h"
+#include "cpu_ranges.h"
 #include "flame.h"
 #include "outfile.h"
 #include "report_html.h"
@@ -50,6 +51,9 @@ struct hx {
 	const char *filter;
 	enum ipt_group_by by;	/* of the per-target senders */
 	int top;
+	const struct ipt_cpuset *iso;	/* the isolated CPUs, or NULL */
+	bool wide;		/* more CPUs than a table shows whole (as the text): the
+				 * per-CPU table by role, ranges and the busiest */
 	struct axis tax;	/* time chart rows */
 	uint64_t *tbins;	/* tax.n x TBINS */
 	uint64_t span;		/* of the time bins, in the clock's ticks */
@@ -233,7 +237,7 @@ static const char *const css =
 	"padding:8px;width:630px}.h{width:305px}.kind .pair{display:flex;gap:8px}.stat{font-size:12px;color:#444;"
 	"margin:2px 0 4px}.pill{display:inline-block;background:#f1f1f1;border-radius:9px;padding:1px 8px;"
 	"margin:2px 4px 2px 0;font-size:12px}details{font-size:11px}summary{cursor:pointer;color:#3558a8}"
-	".target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}";
+	"tr.iso td{background:#fff3d6}.target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}";
 
 static void head(struct hx *x)
 {
@@ -628,31 +632,57 @@ static void histograms(struct hx *x)
 	fputs("</div>\n</section>\n", f);
 }
 
-static void td_hist(FILE *f, const struct ipt_dist *h, bool ns)
+/* cpu_cells - CPU c's cells after its CPU cell, into b: one string, so
+ * that neighbours with equal figures can be merged into one range */
+static void cpu_cells(const struct hx *x, int c, char *b, size_t size)
 {
-	if (!ipt_dist_count(h) || !ns)
-		fputs("<td>-</td><td>-</td><td>-</td>", f);
-	else
-		fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)ipt_dist_quantile(h, 0.5) / 1e3,
-			(double)ipt_dist_quantile(h, 0.99) / 1e3, (double)ipt_dist_max(h) / 1e3);
-}
-
-static void cpu_table(struct hx *x)
-{
-	FILE *f = x->f;
 	const struct ipt_report_summary *r = x->s;
+	const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 	double d = r->duration_s;
-	int shown = 0, more = 0;
 	char a[32];
+	size_t o = 0;
 
-	fputs("<section id=\"cpus\">\n<h2>Per target CPU</h2>\n<table>\n<tr><th>cpu</th><th>IPIs</th>"
-	      "<th>per s</th>", f);
+#define CELL(...) (o += o < size ? (size_t)snprintf(b + o, size - o, __VA_ARGS__) : 0)
+	CELL("<td>%s</td>", num(cp->ipis, a));
+	if (x->ns)
+		CELL("<td>%.1f</td>", d > 0 ? (double)cp->ipis / d : 0.0);
+	else
+		CELL("<td>-</td>");
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		if (r->kinds[k])
-			fprintf(f, "<th>%s</th>", ipt_kind_name(k));
+			CELL("<td>%s</td>", num(cp->by_kind[k], a));
+	CELL("<td>%s</td>", num(cp->sent, a));
+	for (int h = 0; h < 2; h++) {
+		const struct ipt_dist *dist = h ? cp->handler : cp->latency;
+
+		if (!ipt_dist_count(dist) || !x->ns)
+			CELL("<td>-</td><td>-</td><td>-</td>");
+		else
+			CELL("<td>%.1f</td><td>%.1f</td><td>%.1f</td>", (double)ipt_dist_quantile(dist, 0.5) / 1e3,
+			     (double)ipt_dist_quantile(dist, 0.99) / 1e3, (double)ipt_dist_max(dist) / 1e3);
+	}
+	CELL("<td>%llu%s</td>", (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
+#undef CELL
+}
+
+static void cpu_head(const struct hx *x, const char *attrs)
+{
+	fprintf(x->f, "<table%s>\n<tr><th>cpu</th><th>IPIs</th><th>per s</th>", attrs);
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		if (x->s->kinds[k])
+			fprintf(x->f, "<th>%s</th>", ipt_kind_name(k));
 	fputs("<th>sent</th><th>lat p50 &#181;s</th><th>lat p99</th><th>lat max</th><th>hdl p50 &#181;s</th>"
-	      "<th>hdl p99</th><th>hdl max</th><th>lost events</th></tr>\n", f);
-	for (int c = 0; c < r->ncpus; c++) {
+	      "<th>hdl p99</th><th>hdl max</th><th>lost events</th></tr>\n", x->f);
+}
+
+/* cpu_rows - one row per CPU with IPIs, interrupts or sends, at most
+ * CPU_ROWS_MAX; returns how many more there were */
+static int cpu_rows(const struct hx *x)
+{
+	int shown = 0, more = 0;
+	char b[512];
+
+	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
 
 		if (!cp->ipis && !cp->handlers && !cp->sent)
@@ -662,27 +692,118 @@ static void cpu_table(struct hx *x)
 			continue;
 		}
 		shown++;
-		fprintf(f, "<tr><td>%d</td><td>%s</td>", c, num(cp->ipis, a));
-		if (x->ns)
-			fprintf(f, "<td>%.1f</td>", d > 0 ? (double)cp->ipis / d : 0.0);
+		cpu_cells(x, c, b, sizeof(b));
+		fprintf(x->f, "<tr><td>%d</td>%s</tr>\n", c, b);
+	}
+	fputs("</table>\n", x->f);
+	return more;
+}
+
+/* A row of the per-CPU table of many CPUs: consecutive CPUs of one role
+ * with the same figures, as one range (as the text report's). */
+struct cpu_unit {
+	int first, last;
+	bool iso;
+	char cells[512];
+};
+
+/* cpu_table_wide - beyond 16 CPUs: the busiest ranges of isolated CPUs,
+ * then the busiest of the others, then every CPU in a <details>; -1 if out
+ * of memory */
+static int cpu_table_wide(const struct hx *x)
+{
+	FILE *f = x->f;
+	int ncpus = x->s->ncpus, more = 0;
+	size_t n = 0;
+	struct cpu_unit *u = calloc((size_t)ncpus + 1, sizeof(*u));
+	uint64_t *w = calloc((size_t)ncpus + 1, sizeof(*w));
+	bool *shown = calloc((size_t)ncpus + 1, sizeof(*shown)), *pick = calloc((size_t)ncpus + 1, sizeof(*pick));
+	int ret = -1;
+
+	if (!u || !w || !shown || !pick)
+		goto out;
+	for (int c = 0; c < ncpus; c++) {
+		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
+		bool iso = x->iso && ipt_cpuset_has(x->iso, (unsigned int)c);
+
+		if (!cp->ipis && !cp->handlers && !cp->sent && !iso)
+			continue;
+		cpu_cells(x, c, u[n].cells, sizeof(u[n].cells));
+		u[n].first = u[n].last = c;
+		u[n].iso = iso;
+		if (n && u[n - 1].last == c - 1 && u[n - 1].iso == iso && !strcmp(u[n - 1].cells, u[n].cells))
+			u[n - 1].last = c;
 		else
-			fputs("<td>-</td>", f);
-		for (int k = 0; k < IPT_KIND__COUNT; k++)
-			if (r->kinds[k])
-				fprintf(f, "<td>%s</td>", num(cp->by_kind[k], a));
-		fprintf(f, "<td>%s</td>", num(cp->sent, a));
-		td_hist(f, cp->latency, x->ns);
-		td_hist(f, cp->handler, x->ns);
-		fprintf(f, "<td>%llu%s</td></tr>\n", (unsigned long long)cp->lost, cp->lost_unknown ? "+" : "");
+			n++;
+	}
+	for (int role = 1; role >= 0; role--) {	/* the isolated ones, then the rest */
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				w[m++] = ipt_report_cpu(x->r, u[i].first)->ipis;
+		busiest(w, m, (size_t)x->top, pick);
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				shown[i] = pick[m++];
+	}
+	fprintf(f, "<p class=\"note\">%d CPUs: the %d busiest %sCPUs; consecutive CPUs with the same figures "
+		"as one range. The table under it lists every CPU with IPIs, interrupts or sends.</p>\n", ncpus, x->top,
+		x->iso ? "isolated CPUs (shaded) and the busiest other " : "");
+	cpu_head(x, " class=\"cpus-busiest\"");
+	for (size_t i = 0; i < n; i++) {
+		if (!shown[i]) {	/* a range has the same figures on each CPU */
+			if (ipt_report_cpu(x->r, u[i].first)->ipis)
+				more += u[i].last - u[i].first + 1;
+			continue;
+		}
+		fprintf(f, "<tr%s><td>%d", u[i].iso ? " class=\"iso\"" : "", u[i].first);
+		if (u[i].last > u[i].first)
+			fprintf(f, "-%d", u[i].last);
+		fprintf(f, "</td>%s</tr>\n", u[i].cells);
 	}
 	fputs("</table>\n", f);
 	if (more)
+		fprintf(f, "<p class=\"note\">(%d more CPUs with IPIs: in the table of every CPU below)</p>\n", more);
+	fputs("<details><summary>every CPU with IPIs, interrupts or sends</summary>\n", f);
+	cpu_head(x, " class=\"cpus-all\"");
+	more = cpu_rows(x);
+	if (more)
 		fprintf(f, "<p class=\"note\">%d more CPUs: see <code>ipitrace report --format json</code>.</p>\n",
 			more);
+	fputs("</details>\n", f);
+	ret = 0;
+out:
+	free(u);
+	free(w);
+	free(shown);
+	free(pick);
+	return ret;
+}
+
+static int cpu_table(struct hx *x)
+{
+	FILE *f = x->f;
+	const struct ipt_report_summary *r = x->s;
+	int more;
+
+	fputs("<section id=\"cpus\">\n<h2>Per target CPU</h2>\n", f);
+	if (x->wide) {
+		if (cpu_table_wide(x))
+			return -1;
+	} else {
+		cpu_head(x, "");
+		more = cpu_rows(x);
+		if (more)
+			fprintf(f, "<p class=\"note\">%d more CPUs: see <code>ipitrace report --format json</code>.</p>\n",
+				more);
+	}
 	if (!r->cross_cpu_latency)
 		fprintf(f, "<p class=\"note\">Cross-CPU latencies are missing: %s.</p>\n",
 			r->cross_cpu_missing_because);
 	fputs("</section>\n", f);
+	return 0;
 }
 
 static void tops(struct hx *x, int top)
@@ -1076,6 +1197,8 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 	x.filter = filter;
 	x.by = by;
 	x.top = top ? (top < 10 ? 10 : top) : 1 << 30;
+	x.iso = iso;
+	x.wide = top && x.s->ncpus > CPU_TABLE_ALL_UP_TO;
 	x.span = x.s->last_ts > x.s->first_ts ? x.s->last_ts - x.s->first_ts + 1 : 1;
 	x.ns = ipt_trace_ts_in_ns(t);
 	if (time_rows(&x))
@@ -1090,7 +1213,10 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 	}
 	time_chart(&x);
 	histograms(&x);
-	cpu_table(&x);
+	if (cpu_table(&x)) {
+		outfile_abort(&of);
+		goto oom;
+	}
 	tops(&x, x.top);
 	if (targets(&x)) {
 		outfile_abort(&of);

@@ -6,11 +6,13 @@
 #include "commands.h"
 #include "report_out.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* the "schema" member: docs/schema/report.json, whose "const" says the
  * same; a change to the JSON changes both (the version) */
-#define REPORT_SCHEMA	"ipitrace-report/1"
+#define REPORT_SCHEMA	"ipitrace-report/2"
 
 struct jctx {
 	struct ipt_jw *j;
@@ -338,15 +340,15 @@ static void kernel(const struct jctx *x)
 	ipt_jw_end(j);
 }
 
-/* group - one group: count, share and its key's fields */
-static void group(const struct jctx *x, const struct ipt_report_group *g, uint64_t whole)
+/* group - one group by key by: count, share and its key's fields */
+static void group(const struct jctx *x, enum ipt_group_by by, const struct ipt_report_group *g, uint64_t whole)
 {
 	struct ipt_jw *j = x->j;
 
 	ipt_jw_obj(j);
 	ipt_jw_ku64(j, "count", g->count);
 	ipt_jw_kfixed(j, "share", whole ? (double)g->count / (double)whole : 0.0, 6);
-	switch (x->o->by) {
+	switch (by) {
 	case IPT_BY_COMM:
 		kstr(j, "comm", g->comm);
 		ipt_jw_ku64(j, "npids", g->npids);
@@ -364,7 +366,7 @@ static void group(const struct jctx *x, const struct ipt_report_group *g, uint64
 	case IPT_BY_TASK:
 		ipt_jw_ki64(j, "pid", g->pid);
 		kstr(j, "comm", g->comm);
-		if (x->o->by == IPT_BY_TASK)
+		if (by == IPT_BY_TASK)
 			ipt_jw_ki64(j, "src_cpu", g->src_cpu);
 		break;
 	case IPT_BY_CPU:
@@ -422,7 +424,7 @@ static int groups(const struct jctx *x)
 		ipt_jw_key(j, "groups");
 		ipt_jw_arr(j);
 		for (size_t i = 0; i < shown(x, n); i++)
-			group(x, &g[i], cp->ipis);
+			group(x, x->o->by, &g[i], cp->ipis);
 		ipt_jw_end(j);
 		ipt_jw_end(j);
 	}
@@ -464,6 +466,153 @@ static int groups(const struct jctx *x)
 	}
 	ipt_jw_end(j);
 	return 0;
+}
+
+/* cpu_list - "name": set as a CPU list ("" for none), or null without a set */
+static int cpu_list(const struct jctx *x, const char *name, const struct ipt_cpuset *set)
+{
+	char small[256], *b = small;
+	size_t len = set ? ipt_cpuset_format_list(set, small, sizeof(small)) : 0;
+
+	ipt_jw_key(x->j, name);
+	if (!set) {
+		ipt_jw_null(x->j);
+		return 0;
+	}
+	if (len >= sizeof(small)) {	/* a list of many pieces */
+		if (!(b = malloc(len + 1)))
+			return -1;
+		ipt_cpuset_format_list(set, b, len + 1);
+	}
+	str(x->j, b);
+	if (b != small)
+		free(b);
+	return 0;
+}
+
+/* rate - "name": v with digits decimals, or null when not known (NAN) */
+static void rate(struct ipt_jw *j, const char *name, double v, int digits)
+{
+	ipt_jw_key(j, name);
+	if (isnan(v))
+		ipt_jw_null(j);
+	else
+		ipt_jw_fixed(j, v, digits);
+}
+
+/* role - "name": the IPIs to the CPUs of set as one unit: figures, kinds,
+ * every sender by the key by and every (call site, function) pair; from:
+ * where the set comes from (NULL: no such member) */
+static int role(const struct jctx *x, const char *name, const struct ipt_cpuset *set, const char *from,
+		enum ipt_group_by by)
+{
+	struct ipt_jw *j = x->j;
+	struct ipt_report_role *ro = ipt_report_role(x->r, set);
+	struct ipt_report_group *g = NULL;
+	struct ipt_report_pair *p = NULL;
+	size_t ng, np;
+	char a[160];
+	int ret = -1;
+
+	if (!ro || !(g = ipt_report_groups_on(x->r, by, set, x->o->sort, &ng)) ||
+	    !(p = ipt_report_pairs_on(x->r, set, &np)))
+		goto out;
+	ipt_jw_key(j, name);
+	ipt_jw_obj(j);
+	if (cpu_list(x, "cpus", set))
+		goto out;
+	if (from)
+		kstr(j, "from", from);
+	ipt_jw_ku64(j, "ncpus", ro->ncpus);
+	ipt_jw_ku64(j, "ipis", ro->ipis);
+	rate(j, "per_s", x->o->ns ? ro->per_s : NAN, 3);
+	rate(j, "per_cpu_per_s", x->o->ns ? ro->per_cpu_per_s : NAN, 6);
+	ipt_jw_key(j, "by_kind");
+	ipt_jw_obj(j);
+	for (int k = 0; k < IPT_KIND__COUNT; k++)
+		ipt_jw_ku64(j, ipt_kind_name(k), ro->by_kind[k]);
+	ipt_jw_end(j);
+	ipt_jw_ku64(j, "recorder_ipis", ro->recorder_ipis);
+	ipt_jw_ku64(j, "with_stack", ro->with_stack);
+	ipt_jw_key(j, "senders");
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < ng; i++)
+		group(x, by, &g[i], ro->ipis);
+	ipt_jw_end(j);
+	ipt_jw_key(j, "pairs");
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < np; i++) {
+		ipt_jw_obj(j);
+		ipt_trace_format_symbol(x->t, p[i].callsite, true, a, sizeof(a));
+		kstr(j, "callsite", a);
+		ipt_trace_format_function(x->t, p[i].function, a, sizeof(a));
+		kstr(j, "function", a);
+		ipt_jw_ku64(j, "count", p[i].count);
+		ipt_jw_kfixed(j, "share", ro->ipis ? (double)p[i].count / (double)ro->ipis : 0.0, 6);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+	ipt_jw_end(j);
+	ret = 0;
+out:
+	free(ro);
+	free(g);
+	free(p);
+	return ret;
+}
+
+/* machine - "machine": the roles the recording machine reported of its
+ * CPUs (ipt_trace_cpu_role), each a CPU list or null when not recorded */
+static int machine(const struct jctx *x)
+{
+	static const char *const names[] = { "isolated", "nohz_full", "isolcpus", "rcu_nocbs", "online", "possible" };
+	struct ipt_jw *j = x->j;
+	struct ipt_cpuset set = IPT_CPUSET_INIT;
+	char flags[256];
+	int ret = 0;
+
+	ipt_cpuset_init(&set);
+	ipt_jw_key(j, "machine");
+	ipt_jw_obj(j);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !ret; i++) {
+		ret = cpu_list(x, names[i], ipt_trace_cpu_role(x->t, names[i], &set) ? &set : NULL);
+		if (!strcmp(names[i], "isolcpus"))
+			ipt_jw_kstr(j, "isolcpus_flags", ipt_trace_isolcpus_flags(x->t, flags, sizeof(flags)));
+	}
+	ipt_jw_end(j);
+	ipt_cpuset_free(&set);
+	return ret;
+}
+
+/* roles - "roles": the isolated CPUs (recorded, --isolated, or none: an
+ * empty set) and the housekeeping rest, each as one unit, and what the
+ * recording machine said of its CPUs */
+static int roles(const struct jctx *x)
+{
+	struct ipt_jw *j = x->j;
+	const struct ipt_cpuset *iso = x->o->isolated;
+	struct ipt_cpuset none = IPT_CPUSET_INIT, hk = IPT_CPUSET_INIT;
+	enum ipt_group_by by = x->o->by == IPT_BY_STACK ? IPT_BY_COMM : x->o->by;	/* as the text */
+	int ret = -1;
+
+	ipt_cpuset_init(&none);
+	ipt_cpuset_init(&hk);
+	for (int c = 0; c < x->s->ncpus; c++)
+		if ((!iso || !ipt_cpuset_has(iso, (unsigned int)c)) && ipt_cpuset_add(&hk, (unsigned int)c) < 0)
+			goto out;
+	ipt_jw_key(j, "roles");
+	ipt_jw_obj(j);
+	kstr(j, "by", ipt_group_by_name(by));
+	if (role(x, "isolated", iso ? iso : &none, !iso ? "none" : x->o->isolated_given ? "--isolated" : "recorded",
+		 by) ||
+	    role(x, "housekeeping", &hk, NULL, by) || machine(x))
+		goto out;
+	ipt_jw_end(j);
+	ret = 0;
+out:
+	ipt_cpuset_free(&none);
+	ipt_cpuset_free(&hk);
+	return ret;
 }
 
 /* isolated - the IPIs to the isolated CPUs, one by one, with the names and
@@ -547,7 +696,7 @@ int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 	matching(&x);
 	unsent(&x);
 	kernel(&x);
-	if (groups(&x))
+	if (groups(&x) || roles(&x))
 		ret = -1;
 	else
 		isolated(&x);

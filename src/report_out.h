@@ -19,6 +19,7 @@ struct report_view {
 	const char *isolated_from;		/* where that set comes from, for the reader */
 	bool all_isolated;			/* list every IPI to them (else the first and
 						 * the slowest) */
+	bool isolated_given;			/* they were given (--isolated), else recorded */
 };
 
 /* Write the report r over t to f.  0, or 1 after printing an error. */

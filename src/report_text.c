@@ -6,6 +6,7 @@
 #include "report_out.h"
 #include "cpu_ranges.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,95 +312,37 @@ static void text_group_key(const struct ctx *x, const struct ipt_report_group *g
 	}
 }
 
-/* role_count - the IPIs to the CPUs of set, and by kind */
-static uint64_t role_count(const struct ctx *x, const struct ipt_cpuset *set, uint64_t *by_kind)
-{
-	uint64_t n = 0;
-
-	memset(by_kind, 0, IPT_KIND__COUNT * sizeof(*by_kind));
-	for_each_cpu_of(c, set, x->s->ncpus) {
-		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
-
-		n += cp->ipis;
-		for (int k = 0; k < IPT_KIND__COUNT; k++)
-			by_kind[k] += cp->by_kind[k];
-	}
-	return n;
-}
-
-static int cmp_pair_key(const void *a, const void *b)
-{
-	const struct ipt_report_pair *p = a, *q = b;
-
-	if (p->callsite != q->callsite)
-		return p->callsite < q->callsite ? -1 : 1;
-	return p->function < q->function ? -1 : p->function > q->function;
-}
-
-static int cmp_pair_count(const void *a, const void *b)
-{
-	const struct ipt_report_pair *p = a, *q = b;
-
-	if (p->count != q->count)
-		return p->count < q->count ? 1 : -1;
-	return cmp_pair_key(a, b);
-}
-
-/* role_pairs - the (call site, function) pairs to the CPUs of set, added
- * up, the largest first; the caller frees.  NULL if out of memory. */
-static struct ipt_report_pair *role_pairs(const struct ctx *x, const struct ipt_cpuset *set, size_t *n)
-{
-	size_t m, k = 0;
-	const struct ipt_report_pair *p = ipt_report_pairs(x->r, &m);
-	struct ipt_report_pair *v = malloc((m + 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < m; i++)
-		if (p[i].target_cpu >= 0 && ipt_cpuset_has(set, (unsigned int)p[i].target_cpu))
-			v[k++] = p[i];
-	qsort(v, k, sizeof(*v), cmp_pair_key);
-	for (size_t i = 0, o = 0; i < k; i++) {
-		if (o && !cmp_pair_key(&v[o - 1], &v[i])) {
-			v[o - 1].count += v[i].count;
-			continue;
-		}
-		v[o] = v[i];
-		v[o++].target_cpu = -1;
-		*n = o;
-	}
-	qsort(v, *n, sizeof(*v), cmp_pair_count);
-	return v;
-}
-
 /* text_role - the IPIs that reached one role's CPUs: rate, kinds, senders,
  * call paths; -1 if out of memory */
 static int text_role(struct ctx *x, const char *role, const struct ipt_cpuset *set)
 {
-	uint64_t by_kind[IPT_KIND__COUNT], n = role_count(x, set, by_kind), rec = 0;
-	unsigned int ncpu = ipt_cpuset_weight(set);
+	struct ipt_report_role *ro = ipt_report_role(x->r, set);
+	uint64_t n, rec;
 	enum ipt_group_by by = x->by == IPT_BY_STACK ? IPT_BY_COMM : x->by;
 	struct ipt_report_group *g;
 	struct ipt_report_pair *p;
 	size_t ng, np;
 	char list[96], a[160], b[160];
-	double d = x->s->duration_s;
 
+	if (!ro)
+		return -1;
+	n = ro->ipis;
+	rec = ro->recorder_ipis;
 	printf("\nIPIs to %s%sCPUs %s: %llu", *role ? "the " : "all ", role, cpu_list_short(set, list, sizeof(list), 60),
 	       (unsigned long long)n);
-	if (x->ns && d > 0)
-		printf(", %.1f/s, %.2f/s per CPU", (double)n / d, (double)n / d / (ncpu ? ncpu : 1));
+	if (x->ns && !isnan(ro->per_s))
+		printf(", %.1f/s, %.2f/s per CPU", ro->per_s, ro->per_cpu_per_s);
 	printf("\n");
+	if (n) {
+		printf("  kinds:");
+		for (int k = 0; k < IPT_KIND__COUNT; k++)
+			if (ro->by_kind[k])
+				printf(" %s %llu", ipt_kind_name(k), (unsigned long long)ro->by_kind[k]);
+		printf("\n");
+	}
+	free(ro);
 	if (!n)
 		return 0;
-	for_each_cpu_of(c, set, x->s->ncpus)
-		rec += ipt_report_cpu(x->r, c)->recorder_ipis;
-	printf("  kinds:");
-	for (int k = 0; k < IPT_KIND__COUNT; k++)
-		if (by_kind[k])
-			printf(" %s %llu", ipt_kind_name(k), (unsigned long long)by_kind[k]);
-	printf("\n");
 	if (!(g = ipt_report_groups_on(x->r, by, set, x->sort, &ng)))
 		return -1;
 	printf("  by %s:\n", ipt_group_by_name(by));
@@ -418,7 +361,7 @@ static int text_role(struct ctx *x, const char *role, const struct ipt_cpuset *s
 	if (shown(x, ng) < ng)
 		printf("    (%zu more)\n", ng - shown(x, ng));
 	free(g);
-	if (!(p = role_pairs(x, set, &np)))
+	if (!(p = ipt_report_pairs_on(x->r, set, &np)))
 		return -1;
 	printf("  by call site -> function:\n");
 	for (size_t i = 0; i < shown(x, np); i++) {
@@ -680,13 +623,16 @@ static int text_stacks_by_role(struct ctx *x)
 	printf("\nTop sender stacks per role (tracing frames trimmed; share of the IPIs with a stack)\n");
 	for (int role = iso ? 0 : 1; role < 2; role++) {
 		const struct ipt_cpuset *set = role ? &x->hk : x->iso;
+		struct ipt_report_role *ro = ipt_report_role(x->r, set);
 		struct ipt_report_group *g;
-		uint64_t with = 0;
+		uint64_t with;
 		size_t n, k = 0;
 		char list[96];
 
-		for_each_cpu_of(c, set, x->s->ncpus)
-			with += ipt_report_cpu(x->r, c)->with_stack;
+		if (!ro)
+			return -1;
+		with = ro->with_stack;
+		free(ro);
 		printf("  to %s CPUs %s: %llu IPIs with a stack\n", role ? (iso ? "the housekeeping" : "all") : "the isolated",
 		       cpu_list_short(set, list, sizeof(list), 60), (unsigned long long)with);
 		if (!(g = ipt_report_groups_on(x->r, IPT_BY_STACK, set, IPT_SORT_COUNT, &n)))

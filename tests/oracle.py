@@ -409,7 +409,8 @@ def main():
                 # mask send): either function-call vector serves it
                 cls = "call_any"
             row = {"ts_ns": ts, "src_cpu": src, "target_cpu": t, "kind": k,
-                   "function": func, "class": cls, "matched": False}
+                   "function": func, "callback": callback, "callsite": callsite,
+                   "class": cls, "matched": False}
             rows.append(row)
             # at most QUEUE_MAX sends wait on one CPU for one vector: the
             # oldest beyond are given up on (no_handler)

@@ -146,7 +146,11 @@ def doctored(name, schema, path):
                  ('a latency p50 as a float', ['per_cpu', '*', 'handler', 'p50_ns'], 'set', 1.5),
                  ('a kind unknown', ['kinds', 'bogus'], 'set', 1),
                  ('a group of another key', ['groups', '*', 'groups', '*', 'bogus_pid'], 'set', 7),
-                 ('a group count negative', ['groups', '*', 'groups', '*', 'count'], 'set', -1)]
+                 ('a group count negative', ['groups', '*', 'groups', '*', 'count'], 'set', -1),
+                 ('a role without ipis', ['roles', 'isolated', 'ipis'], 'del', None),
+                 ('a role from elsewhere', ['roles', 'isolated', 'from'], 'set', 'guessed'),
+                 ('a role sender of another key', ['roles', 'housekeeping', 'senders', '*', 'bogus_pid'], 'set', 7),
+                 ('a machine role a number', ['roles', 'machine', 'online'], 'set', 4)]
     elif kind == 'ipitrace-diff':
         ways += [('no alpha', ['alpha'], 'del', None),
                  ('alpha a string', ['alpha'], 'set', '0.05'),

@@ -1856,6 +1856,96 @@ static void test_groups_on(void)
 	ipt_trace_close(t);
 }
 
+/* roles: a set's totals and pairs against the per-CPU rows and pairs,
+ * added up here one CPU at a time */
+static void test_roles(void)
+{
+	char path[PATH_MAX + 64];
+	struct ipt_trace *t;
+	struct ipt_report *r;
+	int ncpus;
+
+	snprintf(path, sizeof(path), "%s/recorded/busy-stacks.dat", traces);
+	if (!is_file(path)) {
+		skip("roles", "no busy-stacks.dat");
+		return;
+	}
+	t = ipt_trace_open(path);
+	r = t ? ipt_report_run(t, NULL) : NULL;
+	CHECK(r != NULL, "%s: %s", path, ipt_errmsg());
+	if (!r) {
+		ipt_trace_close(t);
+		return;
+	}
+	ncpus = ipt_trace_ncpus(t);
+	for (unsigned int mask = 0; mask < 1u << ncpus && mask < 8; mask++) {
+		struct ipt_cpuset set = IPT_CPUSET_INIT;
+		struct ipt_report_role *ro;
+		struct ipt_report_pair *p;
+		const struct ipt_report_pair *all;
+		uint64_t ipis = 0, kinds[IPT_KIND__COUNT] = { 0 }, rec = 0, stk = 0, psum = 0;
+		size_t n, nall;
+		unsigned int nc = 0;
+		int bad = 0;
+		double d = ipt_report_summary(r)->duration_s;
+
+		for (int cpu = 0; cpu < ncpus; cpu++) {
+			const struct ipt_report_cpu *cp = ipt_report_cpu(r, cpu);
+
+			if (!(mask & 1u << cpu))
+				continue;
+			ipt_cpuset_add(&set, (unsigned int)cpu);
+			nc++;
+			ipis += cp->ipis;
+			rec += cp->recorder_ipis;
+			stk += cp->with_stack;
+			for (int k = 0; k < IPT_KIND__COUNT; k++)
+				kinds[k] += cp->by_kind[k];
+		}
+		ipt_cpuset_add(&set, 4000);	/* beyond the table: not counted */
+		ro = ipt_report_role(r, &set);
+		CHECK(ro != NULL, "role 0x%x: %s", mask, ipt_errmsg());
+		if (ro) {
+			CHECK(ro->ncpus == nc && ro->ipis == ipis && !memcmp(ro->by_kind, kinds, sizeof(kinds)) &&
+			      ro->recorder_ipis == rec && ro->with_stack == stk,
+			      "role 0x%x: %u CPUs %llu IPIs, the CPUs say %u, %llu", mask, ro->ncpus,
+			      (unsigned long long)ro->ipis, nc, (unsigned long long)ipis);
+			CHECK(d > 0 && fabs(ro->per_s - (double)ipis / d) < 1e-9 &&
+			      fabs(ro->per_cpu_per_s - (nc ? (double)ipis / d / nc : 0.0)) < 1e-9,
+			      "role 0x%x: %g/s, %g/s per CPU", mask, ro->per_s, ro->per_cpu_per_s);
+		}
+		free(ro);
+		p = ipt_report_pairs_on(r, &set, &n);
+		all = ipt_report_pairs(r, &nall);
+		CHECK(p != NULL, "pairs on 0x%x: %s", mask, ipt_errmsg());
+		for (size_t i = 0; p && i < n; i++) {
+			uint64_t c = 0;
+
+			psum += p[i].count;
+			for (size_t j = 0; j < nall; j++)
+				if (all[j].target_cpu >= 0 && mask & 1u << all[j].target_cpu &&
+				    all[j].callsite == p[i].callsite && all[j].function == p[i].function)
+					c += all[j].count;
+			if (c != p[i].count || p[i].target_cpu != -1 || (i && p[i].count > p[i - 1].count) ||
+			    (i && p[i].callsite == p[i - 1].callsite && p[i].function == p[i - 1].function))
+				bad++;
+		}
+		CHECK(p && bad == 0 && psum == ipis, "pairs on 0x%x: %d bad, %llu IPIs of %llu", mask, bad,
+		      (unsigned long long)psum, (unsigned long long)ipis);
+		free(p);
+		ipt_cpuset_free(&set);
+	}
+	{
+		size_t n = 7;
+
+		CHECK(ipt_report_role(r, NULL) == NULL && ipt_errcode() == IPT_ERR_INVALID, "role of no set");
+		CHECK(ipt_report_pairs_on(r, NULL, &n) == NULL && n == 0 && ipt_errcode() == IPT_ERR_INVALID,
+		      "pairs on no set");
+	}
+	ipt_report_free(r);
+	ipt_trace_close(t);
+}
+
 /* diff: the test by hand, and a recording against itself */
 static void test_diff(void)
 {
@@ -1975,6 +2065,7 @@ int main(void)
 	test_ipi_iter();
 	test_frames();
 	test_groups_on();
+	test_roles();
 	test_diff();
 	test_rows();
 	test_parquet();
