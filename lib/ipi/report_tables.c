@@ -264,18 +264,26 @@ static bool on(int t, int cpu, const struct ipt_cpuset *set)
 	return set ? ipt_cpuset_has(set, (unsigned int)t) : cpu < 0 || t == cpu;
 }
 
+/* group_key - what of a table's key (a, b, target) groups by takes: (x, y) */
+static void group_key(enum ipt_group_by by, const struct rpt_key *key, uint64_t *x, uint64_t *y)
+{
+	*x = by == IPT_BY_FUNCTION || by == IPT_BY_CPU ? key->b : key->a;
+	*y = by == IPT_BY_TASK ? key->b : 0;
+}
+
 static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_group_by by, int cpu,
 					   const struct ipt_cpuset *set, size_t *n)
 {
 	struct rpt *r = &rep->r;
 	const struct rpt_map *m = by == IPT_BY_CALLSITE || by == IPT_BY_FUNCTION ? &r->pairs :
 				  by == IPT_BY_STACK ? &r->stackmap : &r->senders;
-	size_t cap = (by == IPT_BY_KIND ? IPT_KIND__COUNT : m->h.n) + (size_t)r->ncpus + 1, k = 0;
-	struct ipt_report_group *v = ipt_malloc(cap * sizeof(*v));
+	struct rpt_map sum = { 0 };	/* (x, y) of group_key -> count: the targets added up first */
+	size_t cap, k = 0;
+	struct ipt_report_group *v;
 
-	if (!v)
-		return NULL;
 	if (by == IPT_BY_KIND) {
+		if (!(v = ipt_malloc(IPT_KIND__COUNT * sizeof(*v))))
+			return NULL;
 		for (int kd = 0; kd < IPT_KIND__COUNT; kd++) {
 			uint64_t c = 0;
 
@@ -293,28 +301,43 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 	}
 	for (size_t i = 0; i < m->h.cap; i++) {
 		const struct rpt_slot *sl = ipt_cmap_at(m, i);
-		struct ipt_report_group *g;
+		uint64_t x, y;
 
 		if (!sl || !sl->val || !on((int)sl->key.c, cpu, set))
 			continue;
 		/* the recorder's own sends: apart (recorder_ipis), unless asked */
 		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
 			continue;
+		group_key(by, &sl->key, &x, &y);
+		if (ipt_cmap_add_n(&sum, x, y, 0, sl->val)) {
+			ipt_cmap_free(&sum);
+			return NULL;
+		}
+	}
+	cap = sum.h.n + (by == IPT_BY_STACK ? (size_t)r->ncpus : 0) + 1;
+	if (!(v = ipt_malloc(cap * sizeof(*v)))) {
+		ipt_cmap_free(&sum);
+		return NULL;
+	}
+	for (size_t i = 0; i < sum.h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(&sum, i);
+		struct ipt_report_group *g;
+
+		if (!sl)
+			continue;
 		g = &v[k++];
 		*g = blank_group(cpu);
 		g->count = sl->val;
 		switch (by) {
 		case IPT_BY_CALLSITE:
-			g->addr = sl->key.a;
-			break;
 		case IPT_BY_FUNCTION:
-			g->addr = sl->key.b;
+			g->addr = sl->key.a;
 			break;
 		case IPT_BY_STACK:
 			g->stack = &rep->tstk[rep->tmap[sl->key.a]];
 			break;
 		case IPT_BY_CPU:
-			g->src_cpu = (int32_t)sl->key.b;
+			g->src_cpu = (int32_t)sl->key.a;
 			break;
 		case IPT_BY_TASK:
 			g->src_cpu = (int32_t)sl->key.b;
@@ -325,16 +348,15 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 			break;
 		}
 	}
+	ipt_cmap_free(&sum);
 	if (by == IPT_BY_STACK) {
 		/* the rows whose send has no stack: one group, stack NULL */
-		for (int t = 0; t < r->ncpus; t++) {
-			uint64_t none;
+		uint64_t none = 0;
 
-			if (!on(t, cpu, set))
-				continue;
-			none = r->cpus[t].ipis - r->cpus[t].with_stack;
-			if (!none)
-				continue;
+		for (int t = 0; t < r->ncpus; t++)
+			if (on(t, cpu, set))
+				none += r->cpus[t].ipis - r->cpus[t].with_stack;
+		if (none) {
 			v[k] = blank_group(cpu);
 			v[k++].count = none;
 		}
