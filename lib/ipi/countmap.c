@@ -146,3 +146,104 @@ void ipt_cpumap_free(struct rpt_cpumap *m)
 	ipt_cmap_free(&m->over);
 	m->last = NULL;
 }
+
+/* ipt_cpumap_merge - dst += src */
+int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src)
+{
+	for (size_t i = 0; i < src->h.cap; i++) {
+		const struct rpt_cslot *sl = ipt_hmap_at(&src->h, sizeof(*sl), i);
+		struct rpt_cslot *d;
+
+		if (!ipt_hmap_used(sl))
+			continue;
+		if (!(d = ipt_cpumap_block(dst, sl->a, sl->b, sl->block)))
+			return -1;
+		for (uint32_t j = 0; j < RPT_CBLOCK; j++) {
+			uint32_t was = d->n[j];
+
+			d->n[j] += sl->n[j];
+			if (d->n[j] < was &&	/* wrapped */
+			    ipt_cmap_add_n(&dst->over, sl->a, sl->b, sl->block * RPT_CBLOCK + j, (uint64_t)1 << 32))
+				return -1;
+		}
+	}
+	return ipt_cmap_merge(&dst->over, &src->over);
+}
+
+static int cmp_abc(const void *a, const void *b)
+{
+	const struct rpt_entry *x = a, *y = b;
+
+	if (x->key.a != y->key.a)
+		return x->key.a < y->key.a ? -1 : 1;
+	if (x->key.b != y->key.b)
+		return x->key.b < y->key.b ? -1 : 1;
+	return x->key.c < y->key.c ? -1 : x->key.c > y->key.c;
+}
+
+/* ipt_cpumap_entries - the entries with a count (those of on), in no order */
+struct rpt_entry *ipt_cpumap_entries(const struct rpt_cpumap *m, bool (*on)(int cpu, const void *ctx),
+				     const void *ctx, size_t *n)
+{
+	size_t k = 0, cap = 64;
+	struct rpt_entry *e = ipt_malloc(cap * sizeof(*e));
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_cslot *sl = ipt_hmap_at(&m->h, sizeof(*sl), i);
+
+		if (!ipt_hmap_used(sl))
+			continue;
+		for (uint32_t j = 0; j < RPT_CBLOCK; j++) {
+			int cpu = (int)(sl->block * RPT_CBLOCK + j);
+
+			if (!sl->n[j] || (on && !on(cpu, ctx)))
+				continue;
+			if (IPT_GROW(e, cap, k + 1)) {
+				free(e);
+				return NULL;
+			}
+			e[k].key = (struct rpt_key){ sl->a, sl->b, (uint32_t)cpu };
+			e[k++].count = sl->n[j];
+		}
+	}
+	if (m->over.h.n) {
+		/* wrapped counts (2^32 rows to one CPU from one key): added to
+		 * their entries, which sorting brings next to them */
+		for (size_t i = 0; i < m->over.h.cap; i++) {
+			const struct rpt_slot *sl = ipt_cmap_at(&m->over, i);
+
+			if (!sl || (on && !on((int)sl->key.c, ctx)))
+				continue;
+			if (IPT_GROW(e, cap, k + 1)) {
+				free(e);
+				return NULL;
+			}
+			e[k].key = sl->key;
+			e[k++].count = sl->val;
+		}
+		qsort(e, k, sizeof(*e), cmp_abc);
+		size_t o = 0;
+
+		for (size_t i = 0; i < k; i++) {
+			if (o && !cmp_abc(&e[o - 1], &e[i]))
+				e[o - 1].count += e[i].count;
+			else
+				e[o++] = e[i];
+		}
+		k = o;
+	}
+	*n = k;
+	return e;
+}
+
+/* ipt_cpumap_sorted - as ipt_cmap_sorted */
+struct rpt_entry *ipt_cpumap_sorted(const struct rpt_cpumap *m, size_t *n)
+{
+	struct rpt_entry *e = ipt_cpumap_entries(m, NULL, NULL, n);
+
+	if (e)
+		qsort(e, *n, sizeof(*e), cmp_entry);
+	return e;
+}

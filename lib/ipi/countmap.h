@@ -84,6 +84,13 @@ static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, u
 /* dst += m: (a, b, cpu) to key (a, b, cpu), or with sum_a to (b, cpu, 0),
  * summed over a (the sender x target matrix from the senders' counts) */
 int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);
+/* dst += src, block by block */
+int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src);
+/* The entries (a, b, cpu) of m with a count, in no order; *n set, the
+ * caller frees; on (NULL: all) keeps only the CPUs on(cpu, ctx) says. */
+struct rpt_entry;
+struct rpt_entry *ipt_cpumap_entries(const struct rpt_cpumap *m, bool (*on)(int cpu, const void *ctx),
+				     const void *ctx, size_t *n);
 void ipt_cpumap_free(struct rpt_cpumap *m);
 
 /* A sorted view: the entries of m, largest count first, ties by key
@@ -93,5 +100,7 @@ struct rpt_entry {
 	uint64_t count;
 };
 struct rpt_entry *ipt_cmap_sorted(const struct rpt_map *m, size_t *n);
+/* The same of a struct rpt_cpumap (c: the CPU) */
+struct rpt_entry *ipt_cpumap_sorted(const struct rpt_cpumap *m, size_t *n);
 
 #endif

@@ -1183,8 +1183,8 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 			for (int k = 0; k < IPT_KIND__COUNT; k++)
 				rc->by_kind[k] += lc->by_kind[k];
 		}
-		if (ipt_cpumap_fold(&r->senders, &ln->senders, false) ||
-		    ipt_cpumap_fold(&r->pairs, &ln->pairs, false) || ipt_cpumap_fold(&r->matrix, &ln->senders, true))
+		if (ipt_cpumap_merge(&r->senders, &ln->senders) || ipt_cpumap_merge(&r->pairs, &ln->pairs) ||
+		    ipt_cpumap_fold(&r->matrix, &ln->senders, true))
 			return -1;
 	}
 	return 0;
@@ -1303,8 +1303,8 @@ void ipt_rpt_free(struct rpt *r)
 	}
 	ipt_match_free(r->match);
 	free(r->cpus);
-	ipt_cmap_free(&r->senders);
-	ipt_cmap_free(&r->pairs);
+	ipt_cpumap_free(&r->senders);
+	ipt_cpumap_free(&r->pairs);
 	ipt_cmap_free(&r->matrix);
 	for (size_t i = 0; i < r->niso; i++)
 		free((void *)r->iso[i].stack);

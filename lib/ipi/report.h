@@ -58,8 +58,8 @@ struct rpt {
 	struct ipt_mfilter *filter;	/* opts.filter (ipi/matchfilter.h) */
 	int ncpus;
 	struct rpt_cpu *cpus;
-	struct rpt_map senders;		/* (target, pid, src_cpu) */
-	struct rpt_map pairs;		/* (callsite, func or callback, target) */
+	struct rpt_cpumap senders;	/* (pid, src_cpu, target) */
+	struct rpt_cpumap pairs;	/* (callsite, func or callback, target) */
 	struct rpt_map matrix;		/* (src, target) */
 	uint64_t kinds[IPT_KIND__COUNT];
 	uint64_t rows, rows_counted, events;

@@ -31,9 +31,9 @@ static int cmp_count_ab(const void *a, const void *b)
 
 /* sum_over_target - m's entries added up over key.c (and key.b unless
  * keep_b), largest count first, ties by key */
-static struct rpt_entry *sum_over_target(const struct rpt_map *m, bool keep_b, size_t *n)
+static struct rpt_entry *sum_over_target(const struct rpt_cpumap *m, bool keep_b, size_t *n)
 {
-	struct rpt_entry *e = ipt_cmap_sorted(m, n);
+	struct rpt_entry *e = ipt_cpumap_entries(m, NULL, NULL, n);
 	size_t k = 0;
 
 	if (!e)
@@ -62,7 +62,7 @@ int ipt_rpt_tables(struct ipt_report *rep)
 	struct rpt_entry *e;
 	size_t n;
 
-	if (!(e = ipt_cmap_sorted(&r->senders, &n)) ||
+	if (!(e = ipt_cpumap_sorted(&r->senders, &n)) ||
 	    !(rep->senders = ipt_malloc((n ? n : 1) * sizeof(*rep->senders))))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
@@ -77,7 +77,7 @@ int ipt_rpt_tables(struct ipt_report *rep)
 		rep->tasks[i] = (struct ipt_report_sender){ -1, (int32_t)(uint32_t)e[i].key.a, -1, e[i].count };
 	rep->ntasks = n;
 	free(e);
-	if (!(e = ipt_cmap_sorted(&r->pairs, &n)) ||
+	if (!(e = ipt_cpumap_sorted(&r->pairs, &n)) ||
 	    !(rep->pairs = ipt_malloc((n ? n : 1) * sizeof(*rep->pairs))))
 		goto fail;
 	for (size_t i = 0; i < n; i++)
@@ -143,11 +143,11 @@ int ipt_rpt_recorder_share(struct ipt_report *rep)
 	}
 	qsort(rep->rec_pids, n, sizeof(*rep->rec_pids), cmp_i32);
 	rep->nrec_pids = n;
-	for (size_t i = 0; i < r->senders.h.cap; i++) {
-		const struct rpt_slot *sl = ipt_cmap_at(&r->senders, i);
+	for (size_t i = 0; i < rep->nsenders; i++) {
+		const struct ipt_report_sender *sd = &rep->senders[i];
 
-		if (sl && sl->key.c < (uint32_t)r->ncpus && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
-			rep->cpus[sl->key.c].recorder_ipis += sl->val;
+		if (sd->target_cpu >= 0 && sd->target_cpu < r->ncpus && is_recorder(rep, sd->pid))
+			rep->cpus[sd->target_cpu].recorder_ipis += sd->count;
 	}
 	return 0;
 }
@@ -271,15 +271,28 @@ static void group_key(enum ipt_group_by by, const struct rpt_key *key, uint64_t 
 	*y = by == IPT_BY_TASK ? key->b : 0;
 }
 
+struct on_ctx {
+	int cpu;
+	const struct ipt_cpuset *set;
+};
+
+static bool on_entry(int t, const void *ctx)
+{
+	const struct on_ctx *oc = ctx;
+
+	return on(t, oc->cpu, oc->set);
+}
+
 static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_group_by by, int cpu,
 					   const struct ipt_cpuset *set, size_t *n)
 {
 	struct rpt *r = &rep->r;
-	const struct rpt_map *m = by == IPT_BY_CALLSITE || by == IPT_BY_FUNCTION ? &r->pairs :
-				  by == IPT_BY_STACK ? &r->stackmap : &r->senders;
+	bool senders = by != IPT_BY_CALLSITE && by != IPT_BY_FUNCTION && by != IPT_BY_STACK;
 	struct rpt_map sum = { 0 };	/* (x, y) of group_key -> count: the targets added up first */
-	size_t cap, k = 0;
+	struct rpt_entry *e;
+	size_t cap, k = 0, ne;
 	struct ipt_report_group *v;
+	struct on_ctx oc = { cpu, set };
 
 	if (by == IPT_BY_KIND) {
 		if (!(v = ipt_malloc(IPT_KIND__COUNT * sizeof(*v))))
@@ -299,21 +312,26 @@ static struct ipt_report_group *group_rows(struct ipt_report *rep, enum ipt_grou
 		*n = k;
 		return v;
 	}
-	for (size_t i = 0; i < m->h.cap; i++) {
-		const struct rpt_slot *sl = ipt_cmap_at(m, i);
+	e = by == IPT_BY_STACK ? ipt_cmap_sorted(&r->stackmap, &ne) :
+	    ipt_cpumap_entries(senders ? &r->senders : &r->pairs, on_entry, &oc, &ne);
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < ne; i++) {
 		uint64_t x, y;
 
-		if (!sl || !sl->val || !on((int)sl->key.c, cpu, set))
+		if (!e[i].count || !on((int)e[i].key.c, cpu, set))
 			continue;
 		/* the recorder's own sends: apart (recorder_ipis), unless asked */
-		if (m == &r->senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)sl->key.a))
+		if (senders && !r->opts.with_recorder && is_recorder(rep, (int32_t)(uint32_t)e[i].key.a))
 			continue;
-		group_key(by, &sl->key, &x, &y);
-		if (ipt_cmap_add_n(&sum, x, y, 0, sl->val)) {
+		group_key(by, &e[i].key, &x, &y);
+		if (ipt_cmap_add_n(&sum, x, y, 0, e[i].count)) {
 			ipt_cmap_free(&sum);
+			free(e);
 			return NULL;
 		}
 	}
+	free(e);
 	cap = sum.h.n + (by == IPT_BY_STACK ? (size_t)r->ncpus : 0) + 1;
 	if (!(v = ipt_malloc(cap * sizeof(*v)))) {
 		ipt_cmap_free(&sum);
