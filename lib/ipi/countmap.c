@@ -56,6 +56,83 @@ static int cmp_entry(const void *a, const void *b)
 	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
 }
 
+static inline bool before(const struct rpt_entry *x, const struct rpt_entry *y)
+{
+	if (x->count != y->count)
+		return x->count > y->count;
+	if (x->key.c != y->key.c)
+		return x->key.c < y->key.c;
+	if (x->key.a != y->key.a)
+		return x->key.a < y->key.a;
+	return x->key.b < y->key.b;
+}
+
+static inline void swap_entries(struct rpt_entry *x, struct rpt_entry *y)
+{
+	struct rpt_entry t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/*
+ * sort_entries - e in cmp_entry's order: qsort's, with the comparison
+ * inline (the tables of many CPUs have hundreds of thousands of entries,
+ * every key distinct).  Quicksort on the median of three, the smaller
+ * side first, insertion sort for short runs; past a depth of twice the
+ * bits of n, qsort takes the rest (no quadratic time, whatever the counts).
+ */
+static void sort_entries(struct rpt_entry *e, size_t n, int depth)
+{
+	while (n > 16) {
+		size_t i = 0, j = n - 1, mid = n / 2;
+
+		if (depth-- <= 0) {
+			qsort(e, n, sizeof(*e), cmp_entry);
+			return;
+		}
+		if (before(&e[mid], &e[0]))
+			swap_entries(&e[mid], &e[0]);
+		if (before(&e[n - 1], &e[0]))
+			swap_entries(&e[n - 1], &e[0]);
+		if (before(&e[n - 1], &e[mid]))
+			swap_entries(&e[n - 1], &e[mid]);
+		swap_entries(&e[mid], &e[n - 2]);	/* the pivot, out of the way */
+		j = n - 2;
+		for (;;) {
+			while (before(&e[++i], &e[n - 2]))
+				;
+			while (before(&e[n - 2], &e[--j]))
+				;
+			if (i >= j)
+				break;
+			swap_entries(&e[i], &e[j]);
+		}
+		swap_entries(&e[i], &e[n - 2]);
+		/* e[0..i) before e[i], e(i..n) after it */
+		if (i < n - i - 1) {
+			sort_entries(e, i, depth);
+			e += i + 1;
+			n -= i + 1;
+		} else {
+			sort_entries(e + i + 1, n - i - 1, depth);
+			n = i;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && before(&e[j], &e[j - 1]); j--)
+			swap_entries(&e[j], &e[j - 1]);
+}
+
+static void sort_all(struct rpt_entry *e, size_t n)
+{
+	int bits = 0;
+
+	for (size_t m = n; m; m >>= 1)
+		bits++;
+	sort_entries(e, n, 2 * bits);
+}
+
 /* ipt_cmap_sorted - the entries of m, largest count first (ties: by key) */
 struct rpt_entry *ipt_cmap_sorted(const struct rpt_map *m, size_t *n)
 {
@@ -72,7 +149,7 @@ struct rpt_entry *ipt_cmap_sorted(const struct rpt_map *m, size_t *n)
 			e[k++].count = sl->val;
 		}
 	}
-	qsort(e, k, sizeof(*e), cmp_entry);
+	sort_all(e, k);
 	*n = k;
 	return e;
 }
@@ -244,6 +321,6 @@ struct rpt_entry *ipt_cpumap_sorted(const struct rpt_cpumap *m, size_t *n)
 	struct rpt_entry *e = ipt_cpumap_entries(m, NULL, NULL, n);
 
 	if (e)
-		qsort(e, *n, sizeof(*e), cmp_entry);
+		sort_all(e, *n);
 	return e;
 }

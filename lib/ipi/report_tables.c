@@ -11,47 +11,33 @@
 
 /* ---- sorted tables ---- */
 
-static int cmp_ab(const void *a, const void *b)
-{
-	const struct rpt_entry *x = a, *y = b;
-
-	if (x->key.a != y->key.a)
-		return x->key.a < y->key.a ? -1 : 1;
-	return x->key.b < y->key.b ? -1 : x->key.b > y->key.b;
-}
-
-static int cmp_count_ab(const void *a, const void *b)
-{
-	const struct rpt_entry *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return cmp_ab(a, b);
-}
-
 /* sum_over_target - m's entries added up over key.c (and key.b unless
  * keep_b), largest count first, ties by key */
 static struct rpt_entry *sum_over_target(const struct rpt_cpumap *m, bool keep_b, size_t *n)
 {
-	struct rpt_entry *e = ipt_cpumap_entries(m, NULL, NULL, n);
-	size_t k = 0;
+	struct rpt_map sum = { 0 };	/* added up by block first: few keys */
+	struct rpt_entry *e = NULL;
 
-	if (!e)
-		return NULL;
-	for (size_t i = 0; i < *n; i++) {
-		e[i].key.c = 0;
-		if (!keep_b)
-			e[i].key.b = 0;
+	for (size_t i = 0; i < m->h.cap; i++) {
+		const struct rpt_cslot *sl = ipt_hmap_at(&m->h, sizeof(*sl), i);
+		uint64_t c = 0;
+
+		if (!ipt_hmap_used(sl))
+			continue;
+		for (uint32_t j = 0; j < RPT_CBLOCK; j++)
+			c += sl->n[j];
+		if (c && ipt_cmap_add_n(&sum, sl->a, keep_b ? sl->b : 0, 0, c))
+			goto out;
 	}
-	qsort(e, *n, sizeof(*e), cmp_ab);
-	for (size_t i = 0; i < *n; i++) {
-		if (k && !cmp_ab(&e[k - 1], &e[i]))
-			e[k - 1].count += e[i].count;
-		else
-			e[k++] = e[i];
+	for (size_t i = 0; i < m->over.h.cap; i++) {
+		const struct rpt_slot *sl = ipt_cmap_at(&m->over, i);
+
+		if (sl && ipt_cmap_add_n(&sum, sl->key.a, keep_b ? sl->key.b : 0, 0, sl->val))
+			goto out;
 	}
-	*n = k;
-	qsort(e, k, sizeof(*e), cmp_count_ab);
+	e = ipt_cmap_sorted(&sum, n);	/* (c is 0: by count, then a, then b) */
+out:
+	ipt_cmap_free(&sum);
 	return e;
 }
 
