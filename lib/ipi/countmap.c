@@ -239,6 +239,7 @@ int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src)
 			uint32_t was = d->n[j];
 
 			d->n[j] += sl->n[j];
+			d->total += sl->n[j];
 			if (d->n[j] < was &&	/* wrapped */
 			    ipt_cmap_add_n(&dst->over, sl->a, sl->b, sl->block * RPT_CBLOCK + j, (uint64_t)1 << 32))
 				return -1;
@@ -323,4 +324,52 @@ struct rpt_entry *ipt_cpumap_sorted(const struct rpt_cpumap *m, size_t *n)
 	if (e)
 		sort_all(e, *n);
 	return e;
+}
+
+/* four counts at once (GCC's vector extension: SSE2 on x86_64, NEON on arm64) */
+typedef uint32_t v4u __attribute__((vector_size(16)));
+
+/* nibble_ones[x]: 1 in the counts whose bit is set in x */
+static const v4u nibble_ones[16] = {
+	{ 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 1, 1, 0, 0 },
+	{ 0, 0, 1, 0 }, { 1, 0, 1, 0 }, { 0, 1, 1, 0 }, { 1, 1, 1, 0 },
+	{ 0, 0, 0, 1 }, { 1, 0, 0, 1 }, { 0, 1, 0, 1 }, { 1, 1, 0, 1 },
+	{ 0, 0, 1, 1 }, { 1, 0, 1, 1 }, { 0, 1, 1, 1 }, { 1, 1, 1, 1 },
+};
+
+/* ipt_cpumap_add_bits - one more for (a, b) on every CPU of bits */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits)
+{
+	struct rpt_cslot *sl = m->last;
+	unsigned int k = (unsigned int)__builtin_popcountll(bits);
+
+	if (!sl || sl->a != a || sl->b != b || sl->block != block) {
+		if (!(sl = ipt_cpumap_block(m, a, b, block)))
+			return -1;
+	}
+	if (sl->total + RPT_CBLOCK < UINT32_MAX) {
+		/* no count can wrap: wide masks add to four counts at a time,
+		 * without a branch */
+		if (k > 16) {
+			for (unsigned int i = 0; i < RPT_CBLOCK; i += 4) {
+				v4u v;
+
+				memcpy(&v, &sl->n[i], sizeof(v));
+				v += nibble_ones[bits >> i & 15];
+				memcpy(&sl->n[i], &v, sizeof(v));
+			}
+		} else {
+			for (; bits; bits &= bits - 1)
+				sl->n[__builtin_ctzll(bits)]++;
+		}
+	} else {
+		for (; bits; bits &= bits - 1) {
+			unsigned int i = (unsigned int)__builtin_ctzll(bits);
+
+			if (!++sl->n[i] && ipt_cmap_add_n(&m->over, a, b, block * RPT_CBLOCK + i, (uint64_t)1 << 32))
+				return -1;
+		}
+	}
+	sl->total += k;
+	return 0;
 }

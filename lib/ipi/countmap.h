@@ -56,6 +56,7 @@ struct rpt_cslot {
 	uint64_t tag;
 	uint64_t a, b;
 	uint32_t block;			/* CPUs block * 64 ... block * 64 + 63 */
+	uint64_t total;			/* of n[]: while below 2^32 - 64, no n[i] can wrap */
 	uint32_t n[RPT_CBLOCK];		/* a count that wraps adds 2^32 to over */
 };
 
@@ -77,10 +78,14 @@ static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, u
 		if (!(sl = ipt_cpumap_block(m, a, b, block)))
 			return -1;
 	}
+	sl->total++;
 	if (!++sl->n[cpu % RPT_CBLOCK])
 		return ipt_cmap_add_n(&m->over, a, b, cpu, (uint64_t)1 << 32);
 	return 0;
 }
+/* One more for (a, b) on every CPU of bits (bit i: CPU block * 64 + i).
+ * 0, or -1 without memory. */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits);
 /* dst += m: (a, b, cpu) to key (a, b, cpu), or with sum_a to (b, cpu, 0),
  * summed over a (the sender x target matrix from the senders' counts) */
 int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);

@@ -232,9 +232,6 @@ struct lcount {			/* per CPU, as in struct rpt_cpu */
 	 * receive class, and of all of them those counted */
 	uint64_t unreceived[RPT_NCLASS], unreceived_counted;
 	bool unreceived_any;
-	/* p_rows' rows to it, by the lane's combination (struct lstate) of
-	 * kind and class, one add per row; folded into the above at the end */
-	uint64_t combo[NCOMBO];
 };
 
 struct lstate {
@@ -248,7 +245,10 @@ struct lstate {
 	/* the tables, by target CPU in blocks (the rows of a send come
 	 * together and differ only by target) */
 	struct rpt_cpumap senders, pairs;	/* the matrix: senders summed over pid */
-	struct {				/* lcount.combo[i]: rows of this kind and class */
+	/* p_rows' rows to CPUs without data, (combination, 0, CPU): one
+	 * add per row, added into cnt at the end */
+	struct rpt_cpumap combos;
+	struct {				/* a combination: rows of this kind and class */
 		uint8_t kind;
 		int16_t cls;
 	} combo[NCOMBO];
@@ -720,22 +720,6 @@ static int combo_of(struct lstate *ln, int kind, int cls)
 	return ln->ncombo++;
 }
 
-/* cmap_block_add - one more on every CPU of bits, in block block of (a, b) */
-static int cmap_block_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits)
-{
-	struct rpt_cslot *sl = ipt_cpumap_block(m, a, b, block);
-
-	if (!sl)
-		return -1;
-	for (; bits; bits &= bits - 1) {
-		unsigned int i = (unsigned int)__builtin_ctzll(bits);
-
-		if (!++sl->n[i] && ipt_cmap_add_n(&m->over, a, b, block * RPT_CBLOCK + i, (uint64_t)1 << 32))
-			return -1;
-	}
-	return 0;
-}
-
 /*
  * p_rows - the rows of a send that differ only by target, at once: those
  * to CPUs without data counted here as p_unreceived does one by one (the
@@ -780,8 +764,8 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 			remote--;	/* (the sender has data: it is not here) */
 		remote += (uint64_t)__builtin_popcountll(bits);
 		if (ix >= 0) {
-			for (uint64_t k = bits; k; k &= k - 1)
-				ln->cnt[w * 64 + (unsigned int)__builtin_ctzll(k)].combo[ix]++;
+			if (ipt_cpumap_add_bits(&ln->combos, (uint64_t)ix, 0, w, bits))
+				return -1;
 		} else {
 			for (uint64_t k = bits; k; k &= k - 1)
 				lane_unreceived(&ln->cnt[w * 64 + (unsigned int)__builtin_ctzll(k)], row->kind, cls, 1);
@@ -789,8 +773,8 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
 			ln->cnt[src].remote--;	/* added for every CPU at the end */
 		if (!r->opts.no_tables &&
-		    (cmap_block_add(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, w, bits) ||
-		     cmap_block_add(&ln->pairs, row->callsite, fn, w, bits)))
+		    (ipt_cpumap_add_bits(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, w, bits) ||
+		     ipt_cpumap_add_bits(&ln->pairs, row->callsite, fn, w, bits)))
 			return -1;
 	}
 	ln->rows += n;
@@ -1142,6 +1126,24 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	return pcpu_grow(pp, maxcpu);
 }
 
+/* fold_combos - the lane's bulk rows (p_rows) into its per-CPU counts */
+static int fold_combos(struct lstate *ln)
+{
+	size_t n;
+	struct rpt_entry *e = ipt_cpumap_entries(&ln->combos, NULL, NULL, &n);
+
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int ix = (int)e[i].key.a, cpu = (int)e[i].key.c;
+
+		if (ix < ln->ncombo && cpu < ln->ncnt)	/* (p_rows grew cnt for it) */
+			lane_unreceived(&ln->cnt[cpu], ln->combo[ix].kind, ln->combo[ix].cls, e[i].count);
+	}
+	free(e);
+	return 0;
+}
+
 /* gather_lanes - events, time span, counts and decoder counts of every lane */
 static int gather_lanes(struct rpt *r, struct pipe *pp)
 {
@@ -1162,13 +1164,12 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 		r->remote_total += ln->remote_total;
 		for (int k = 0; k < IPT_KIND__COUNT; k++)
 			r->kinds[k] += ln->kinds[k];
+		if (fold_combos(ln))
+			return -1;
 		for (int c = 0; c < ln->ncnt; c++) {
 			struct lcount *lc = &ln->cnt[c];
 			struct rpt_cpu *rc;
 
-			for (int k = 0; k < ln->ncombo; k++)
-				if (lc->combo[k])
-					lane_unreceived(lc, ln->combo[k].kind, ln->combo[k].cls, lc->combo[k]);
 			if (!lc->ipis && !lc->sent && !lc->unreceived_any)
 				continue;
 			if (ensure_cpu(r, c))
@@ -1280,6 +1281,7 @@ void ipt_rpt_free(struct rpt *r)
 			free(ln->cnt);
 			ipt_cpumap_free(&ln->senders);
 			ipt_cpumap_free(&ln->pairs);
+			ipt_cpumap_free(&ln->combos);
 		}
 		/* items never consumed (a failed run) still own memory */
 		for (size_t i = 0; p->pipe->inline_batch && i < p->pipe->inline_batch->n; i++)
