@@ -187,7 +187,7 @@ demo:
 	@$(MAKE) -s all
 	@sh tools/demo.sh
 
-# The test command: plain build, then ASan+UBSan build, one summary line.
+# The test command: plain and ASan+UBSan builds, then the tests, one summary line.
 # tests/run.sh runs the live scripts one at a time and the rest beside them
 # (each script's head says which it is, and what the ASan pass leaves out).
 # Both builds in one make: the ASan build's compiles fill the CPUs while the
