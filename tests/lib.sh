@@ -14,10 +14,14 @@ case $B in *asan*) ASAN=1 ;; *) ASAN=0 ;; esac
 # live kernel under `if live_part; then` and the others under `if
 # offline_part; then`: tests/run.sh runs it twice (IPT_PART=live in the live
 # lane, one script at a time; IPT_PART=offline beside them); run by hand
-# (IPT_PART unset) it does both.
+# (IPT_PART unset) it does both.  A live script whose head says "# alone:
+# part" puts the sections that must run with nothing beside them under `if
+# alone_part; then` (IPT_PART=alone, after every other job) and its other
+# live sections under `if live_part; then`.
 PART=${IPT_PART:-all}
-live_part() { [ "$PART" != offline ]; }
-offline_part() { [ "$PART" != live ]; }
+live_part() { [ "$PART" = all ] || [ "$PART" = live ]; }
+offline_part() { [ "$PART" = all ] || [ "$PART" = offline ]; }
+alone_part() { [ "$PART" = all ] || [ "$PART" = alone ]; }
 TRACES="$TOP/../shared/traces"
 [ -d "$TRACES" ] || TRACES=${IPITRACE_TRACES:-/work/shared/traces}
 T_PASS=0

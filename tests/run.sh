@@ -22,6 +22,10 @@
 #                     (a load's IPIs compared between recordings, the
 #                     observer effect): it runs after every other job,
 #                     with nothing beside it;
+#   "# alone: part[ - WHY]"  only some of its live sections need that: those
+#                     under `alone_part` (tests/lib.sh) run as "NAME:alone"
+#                     after every other job (IPT_PART=alone), the others
+#                     under `live_part` in the live lane (IPT_PART=live);
 #   "# asan: no WHY"  an ASan+UBSan build (a BUILD whose name has "asan") can
 #                     find nothing there that the plain pass did not
 #                     (WHY says why); it is left out of that pass, and said so.
@@ -91,8 +95,8 @@ for b in "$@"; do
 		suite=$(meta "$t" suite)
 		[ "${suite:-check}" = "${SUITE:-check}" ] || continue
 		run=$(meta "$t" run)
-		lane=live
-		case $(meta "$t" alone) in yes*) lane=alone ;; esac
+		lane=live alone=""
+		case $(meta "$t" alone) in yes*) lane=alone ;; part*) alone=1 ;; esac
 		if [ "$run" = live ] && [ "${LIVE:-1}" = 0 ]; then
 			echo "not in this run (LIVE=0): $s drives the live kernel"
 			continue
@@ -100,7 +104,13 @@ for b in "$@"; do
 		case $run in
 		live)
 			n=$((n + 1))
-			echo "$n $lane $b script $t" >> "$plan" ;;
+			if [ -n "$alone" ]; then
+				echo "$n live $b part-live $t" >> "$plan"
+				n=$((n + 1))
+				echo "$n alone $b part-alone $t" >> "$plan"
+			else
+				echo "$n $lane $b script $t" >> "$plan"
+			fi ;;
 		split)
 			n=$((n + 1))
 			echo "$n offline $b part-offline $t" >> "$plan"
@@ -121,6 +131,7 @@ done
 jobname() {
 	case $2 in
 	part-live) echo "$1/$(basename "$3"):live" ;;
+	part-alone) echo "$1/$(basename "$3"):alone" ;;
 	*) echo "$1/$(basename "$3")" ;;
 	esac
 }
@@ -143,6 +154,7 @@ runone() {
 	unit) "$4" > "$work/$1.log" 2>&1 ;;
 	part-live) IPT_PART=live sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	part-offline) IPT_PART=offline sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
+	part-alone) IPT_PART=alone sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	*) sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	esac
 	secs=$(( $(date +%s) - t0 ))

@@ -6,7 +6,7 @@
 # ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; and
 # the live view's keys at a terminal (tests/top_keys.py).
 # run: live
-# alone: yes - the observer effect (IPIs from top's own task to CPU 1 in six 5 s windows) is measured with nothing else running
+# alone: part - the observer effect (IPIs from top's own task to CPU 1 in six 5 s windows) and the watched CPU's rows against the counts of each 1 s interval are measured with nothing else running (IPT_PART=alone); the counts against a tracefs instance, the keys and the usage run in the live lane, beside the offline tests, as test_serve's do
 # asan: no - BPF programs attached once, in the plain pass (the script says so itself)
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
@@ -33,6 +33,7 @@ if [ $rc != 0 ]; then
 	fail top-probe "rc $rc: $(head -n 2 "$TMP/probe.err" | tr '\n' ';')"
 	finish
 fi
+if live_part; then	# (the bodies are not indented: heredocs)
 if $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["source"] == "bpf" and d["cpus"][0]["cpu"] == 0' \
 	"$TMP/probe.json" 2> "$TMP/py.err"; then
 	pass top-json
@@ -57,6 +58,7 @@ if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass top-usage; else fail top
 $PY "$TOP/tests/top_keys.py" "$IPT" "$(nproc)" > "$TMP/keys.v" 2>&1
 verdicts "$TMP/keys.v"
 grep -q '^[PF] ' "$TMP/keys.v" || fail top-keys "$(tail -n 3 "$TMP/keys.v" | tr '\n' ';')"
+fi	# live_part
 
 # wait_attached FILE: until top says it counts (10 s at most)
 wait_attached() { wait_for "counting with BPF" "$1"; }
@@ -67,6 +69,8 @@ wait_attached() { wait_for "counting with BPF" "$1"; }
 WLC=wltop$$
 cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-top-$$
+
+if live_part; then
 # equal_check BACKEND TAG SAYS: top --backend BACKEND against the instance
 equal_check() {
 	make_send_counter 8192
@@ -123,6 +127,9 @@ if grep -q '"source":"tracefs"' "$TMP/top.json" && [ ! -e "$T/instances/ipitrace
 else
 	fail top-tracefs-says "$(head -c 80 "$TMP/top.json"); $(ls -d "$T/instances/ipitrace-$TP" 2>&1)"
 fi
+fi	# live_part
+
+alone_part || finish
 
 # ---- the rows of the watched CPU, live: as many as the sends counted to it ----
 "$IPT" top --no-serve -d 1 --watch 1 -f json > "$TMP/rows.json" 2> "$TMP/rows.err" &
