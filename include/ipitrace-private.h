@@ -258,6 +258,7 @@ enum ipt_recorder_about {
 	IPT_RECORDER_ABOUT_STACKS,	/* opts.stacks */
 	IPT_RECORDER_ABOUT_CPUS,		/* opts.cpus */
 	IPT_RECORDER_ABOUT_USER_STACKS,	/* opts.user_stacks */
+	IPT_RECORDER_ABOUT_TRACER,	/* opts.tracer */
 };
 
 /* What a note to the caller says (opts.note). */
@@ -298,6 +299,19 @@ struct ipt_recorder_opts {
 	/* An existing file at output: an error when the file is written, not
 	 * replaced (the caller checks first, to say so before recording). */
 	bool no_replace;
+	/* The kernel's latency tracer beside the IPI events: "timerlat" or
+	 * "osnoise" (NULL: none), in the instance, on tracer_cpus (NULL: the
+	 * CPUs the readers do not run on, or all if they run on every one),
+	 * with the osnoise:* events.  Its global osnoise/ settings are saved
+	 * and restored; another instance running it is an error, as is a
+	 * kernel without it.  tracer_period_us (0: the kernel's) is
+	 * timerlat_period_us or osnoise's period_us and runtime_us;
+	 * tracer_threshold_us (0: none) stop_tracing_total_us (timerlat) or
+	 * stop_tracing_us (osnoise): the kernel stops tracing at the first
+	 * sample over it (ipt_recorder_tracer_stopped). */
+	const char *tracer;
+	const struct ipt_cpuset *tracer_cpus;
+	unsigned long tracer_period_us, tracer_threshold_us;
 };
 
 struct ipt_recorder;
@@ -351,6 +365,12 @@ int ipt_recorder_write(struct ipt_recorder *r);
  * removed; -1 if the instance could not be removed (noted). */
 int ipt_recorder_close(struct ipt_recorder *r);
 void ipt_recorder_free(struct ipt_recorder *r);
+
+/* The kernel stopped the tracing (opts.tracer_threshold_us was crossed):
+ * the recording holds everything up to that sample; end it. */
+bool ipt_recorder_tracer_stopped(const struct ipt_recorder *r);
+/* The CPUs the tracer watches (after ipt_recorder_arm; empty: no tracer). */
+const struct ipt_cpuset *ipt_recorder_tracer_cpus(const struct ipt_recorder *r);
 
 /* What the session runs with (after ipt_recorder_probe). */
 const struct ipt_cpuset *ipt_recorder_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
