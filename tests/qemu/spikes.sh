@@ -1,11 +1,18 @@
 # spikes.sh - sourced by init.sh (busybox sh) in the PREEMPT_RT guest of
 # tests/test_qemu_spikes.sh (ipitest=spikes; 4 CPUs, 2-3 isolated,
-# nohz_full and rcu_nocbs).  The timerlat tracer runs on the isolated CPUs
-# while ipi-workload on the housekeeping CPUs 0-1 sends IPIs to threads
-# spinning on 2-3 (membarrier: function calls; mprotect: TLB shootdowns),
-# and ipitrace records the IPIs with the osnoise events and the timerlat
-# samples beside them.  Everything goes as a tar onto /dev/vda, then
-# power off.  Uses init.sh's T, say, uptime_s.
+# nohz_full and rcu_nocbs).  Uses init.sh's T, say, uptime_s.
+#
+# 1. `ipitrace record --timerlat --tracer-period 10000`: the timerlat
+#    tracer on the isolated CPUs while ipi-workload on the housekeeping
+#    CPUs 0-1 sends IPIs to threads on 2-3 (membarrier: function calls;
+#    mprotect: TLB shootdowns; pipe wakeups), the osnoise settings and
+#    /proc/interrupts read before, during and after.
+# 2. `--timerlat=3000`: the kernel stops tracing at the first thread
+#    latency over 3 ms (TCG has many) and the recording ends there.
+# 3. tracefs's own text of a timerlat instance made by hand, and, while
+#    that instance runs the tracer, a recording with --timerlat that must
+#    refuse in one line.
+# Everything goes as a tar onto /dev/vda, then power off.
 WL=/bin/ipi-workload
 for f in isolated nohz_full online possible; do
 	cat /sys/devices/system/cpu/$f > /out/$f 2>/dev/null
@@ -13,48 +20,35 @@ done
 cat /proc/cmdline > /out/cmdline
 uname -r > /out/uname
 cat $T/available_tracers > /out/available_tracers
-ls $T/osnoise > /out/osnoise-files 2>/dev/null
-# the global osnoise settings before, to compare with after
+# the global osnoise settings (and what else a tracer touches), to compare
 osnoise_state() {
 	for f in cpus period_us runtime_us stop_tracing_us stop_tracing_total_us timerlat_period_us print_stack; do
 		[ -f $T/osnoise/$f ] && echo "$f=$(cat $T/osnoise/$f)"
 	done
 	echo "tracing_thresh=$(cat $T/tracing_thresh)"
 	echo "current_tracer=$(cat $T/current_tracer)"
+	echo "tracing_on=$(cat $T/tracing_on)"
 }
+# wait_on PID ERRFILE: until the recorder says it records (60 s at most)
+wait_on() {
+	i=0
+	while ! grep -q "recording on" $2 && kill -0 $1 2> /dev/null && [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
+# ---- 1. the recording with the load ----
 osnoise_state > /out/osnoise-before
-if grep -q ipitest.discover /proc/cmdline; then
-	cat $T/events/ftrace/timerlat/format > /out/timerlat.format 2>&1
-	cat $T/events/ftrace/osnoise/format > /out/osnoise.format 2>&1
-	ls $T/events/osnoise > /out/osnoise-events 2>&1
-	mkdir $T/instances/disc
-	echo 2-3 > $T/osnoise/cpus
-	echo timerlat > $T/instances/disc/current_tracer 2> /out/disc.err
-	echo 1 > $T/instances/disc/events/osnoise/enable
-	sleep 1
-	cat $T/instances/disc/trace > /out/disc.trace
-	echo nop > $T/instances/disc/current_tracer
-	rmdir $T/instances/disc
-	echo 0-3 > $T/osnoise/cpus
-fi
 cat /proc/interrupts > /out/irq-a.txt
 echo "record-start $(uptime_s)" >> /out/times
-# ${SPIKES_RECORD}: the recording's options (the test's choice, on the
-# kernel command line as ipitest.record=...), default --timerlat
-opts=$(sed -n 's/.*ipitest\.record=\([^ ]*\).*/\1/p' /proc/cmdline | tr ';' ' ')
-[ -n "$opts" ] || opts="--timerlat --tracer-period 10000"
-ipitrace record --force $opts -o /out/trace.dat 2> /out/record.err &
+ipitrace record --force --timerlat --tracer-period 10000 -o /out/trace.dat 2> /out/record.err &
 RP=$!
-i=0
-while ! grep -q "recording on" /out/record.err && kill -0 $RP 2> /dev/null && [ $i -lt 600 ]; do
-	sleep 0.1; i=$((i + 1))
-done
+wait_on $RP /out/record.err
 echo "recording $(uptime_s)" >> /out/times
 osnoise_state > /out/osnoise-during
 for d in $T/instances/*; do
 	[ -f $d/current_tracer ] && echo "$(basename $d) $(cat $d/current_tracer)"
 done > /out/instances-during
-# the load: from the housekeeping CPUs, IPIs to threads on the isolated ones
 cat /proc/interrupts > /out/irq-w0.txt
 $WL --cpus 0,2,3 --rate 400 membarrier 200 > /out/wl.txt
 $WL --cpus 1,2,3 --rate 200 tlb 100 >> /out/wl.txt
@@ -69,6 +63,29 @@ cat /proc/interrupts > /out/irq-b.txt
 osnoise_state > /out/osnoise-after
 ls $T/instances > /out/instances-after 2>/dev/null
 cat $T/kprobe_events > /out/kprobes-after 2>/dev/null
+
+# ---- 2. a threshold: the kernel ends the recording ----
+ipitrace record --force --timerlat=3000 --tracer-period 10000 -d 30 -o /out/thr.dat \
+	-- $WL --cpus 0,2,3 --rate 200 membarrier 4000 > /dev/null 2> /out/thr.err
+echo "rc $?" > /out/thr.rc
+osnoise_state > /out/osnoise-after-thr
+echo "threshold-end $(uptime_s)" >> /out/times
+
+# ---- 3. tracefs's own text; a recording refused beside it ----
+mkdir $T/instances/spiketext
+echo 2-3 > $T/osnoise/cpus
+echo 10000 > $T/osnoise/timerlat_period_us
+echo timerlat > $T/instances/spiketext/current_tracer
+echo 1 > $T/instances/spiketext/events/osnoise/enable
+osnoise_state > /out/osnoise-hand
+ipitrace record --force --timerlat -d 1 -o /out/refused.dat 2> /out/refused.err
+echo "rc $?" > /out/refused.rc
+osnoise_state > /out/osnoise-hand-after
+$WL --cpus 0,2,3 --rate 400 membarrier 200 > /dev/null
+cat $T/instances/spiketext/trace > /out/tracefs.txt
+echo nop > $T/instances/spiketext/current_tracer
+rmdir $T/instances/spiketext
+echo "text-end $(uptime_s)" >> /out/times
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
 sync
 say "done"
