@@ -928,6 +928,49 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
 	ipt_jw_null(j);
 }
 
+/*
+ * ---- Latency spikes and the IPIs inside them (`ipitrace explain`, first cut) ----
+ *
+ * A spike is a timerlat sample of the thread context (record --timerlat):
+ * on its CPU the thread woke latency_ns after its timer was due, so it
+ * covers [ts_ns - latency_ns, ts_ns].  Each IPI send whose interrupt (as
+ * matching finds it: ipt_row_match) entered on that CPU inside the window
+ * is listed under it with its sender; handler_ns counts once per
+ * interrupt (coalesced sends share it).  Needs a trace in ns.
+ */
+struct ipt_spikes_opts {
+	size_t sz;			/* sizeof(struct ipt_spikes_opts) */
+	uint64_t threshold_ns;		/* every thread sample over it; 0: the worst */
+	int worst;			/* ... per CPU, without a threshold (0: 10) */
+};
+struct ipt_spike_ipi {
+	uint64_t send_ns, entry_ns;	/* the send, the interrupt's entry */
+	bool has_handler;
+	bool coalesced;			/* its interrupt is an earlier entry's */
+	uint64_t handler_ns;		/* the interrupt's entry -> exit */
+	int32_t src_cpu, pid;
+	enum ipt_ipi_kind kind;
+	char *comm;			/* the sender */
+	char *callsite;			/* symbol, or NULL */
+	uint64_t callsite_off;
+	char *func;			/* the function run (or the callback), or NULL */
+};
+struct ipt_spike {
+	int cpu;
+	uint32_t seq;
+	uint64_t ts_ns, latency_ns, start_ns;	/* start_ns = ts_ns - latency_ns */
+	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
+	struct ipt_spike_ipi *ipis;	/* in time order of their sends */
+	size_t nipis;
+};
+struct ipt_spikes;
+/* The spikes of t (sorted by CPU and start) and their IPIs; NULL on error
+ * (no timerlat samples in the trace: IPT_ERR_INVALID). */
+struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
+size_t ipt_spikes_count(const struct ipt_spikes *sp);
+const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i);
+void ipt_spikes_free(struct ipt_spikes *sp);
+
 #ifdef __cplusplus
 }
 #endif
