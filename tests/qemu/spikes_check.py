@@ -210,4 +210,69 @@ result("tracefs-text", rc == 0 and len(fs) > 50 and [key(e) for e in fs] == [key
        (rc, err.strip()[:200], len(dd), len(fs), key(dd[first]) if first is not None else "",
         key(fs[first]) if first is not None else ""))
 print("FIGURE spikes-tracefs-text-lines %d" % len(fs))
+
+# ---- explain: every thread sample over 300 us and the IPI interrupts in
+# its window, against a second implementation over trace-cmd's report -t
+# (ns timestamps): the vector entries on that CPU inside [ts - lat, ts],
+# their handler times (entry to the next exit of the vector on that CPU),
+# and for each send explain names, a send event of trace-cmd's at that
+# very time, to that CPU, by that task
+THR = 300000
+rc, tct, err = run("trace-cmd", "report", "-t", os.path.join(out, "trace.dat"))
+ev = parse(tct)
+VEC = ("call_function", "call_function_single", "reschedule")
+spikes, entries, sends = [], {}, {}
+open_entry = {}
+for e in ev:
+    ns = int(e["ts"].replace(".", ""))
+    if e["ev"] == "timerlat" and e["f"][1] == 1 and e["f"][2] > THR:
+        spikes.append((e["cpu"], e["f"][0], ns - e["f"][2], ns))
+    elif e["ev"] in tuple(v + "_entry" for v in VEC):
+        open_entry[(e["cpu"], e["ev"][:-6])] = ns
+    elif e["ev"] in tuple(v + "_exit" for v in VEC):
+        k = (e["cpu"], e["ev"][:-5])
+        if k in open_entry:
+            entries.setdefault(e["cpu"], []).append((open_entry.pop(k), ns))
+    elif e["ev"] in ("resched", "call_single", "call_mask"):
+        m = re.search(r"cpumask=(0x[0-9a-f]+)", e["f"]) if e["ev"] == "call_mask" else re.search(r"cpu=(\d+)", e["f"])
+        if m:
+            tg = [c for c in range(64) if int(m.group(1), 16) >> c & 1] if e["ev"] == "call_mask" else [int(m.group(1))]
+            sends.setdefault(ns, []).append((tg, e))
+comm_of = {}
+for l in tct.splitlines():
+    m = LINE.match(l)
+    if m:
+        comm_of[(int(m.group(4).replace(".", "")), int(m.group(3)))] = m.group(1).strip()
+want = {}
+for cpu, seq, lo, hi in spikes:
+    ins = [(a, b - a) for a, b in entries.get(cpu, []) if lo <= a <= hi]
+    want[(cpu, seq)] = (len(ins), sum(h for _, h in ins))
+rc, ex, err = run(ipt, "explain", "-t", str(THR // 1000), os.path.join(out, "trace.dat"))
+got, cur, bad_send = {}, None, []
+for l in ex.splitlines():
+    m = re.match(r"^spike cpu (\d+) seq (\d+) at ", l)
+    if m:
+        cur = (int(m.group(1)), int(m.group(2)))
+        got[cur] = [0, 0]
+        continue
+    m = re.match(r"^  ipi \S+ entry (\d+\.\d+) (?:handler (\d+\.\d+) us|\(coalesced)"
+                 r".*; sent (\d+\.\d+) from cpu (\d+) by (.*)\[(\d+)\] via", l)
+    if m and cur:
+        if m.group(2):
+            got[cur][0] += 1
+            got[cur][1] += round(float(m.group(2)) * 1000)
+        sns = int(m.group(3).replace(".", ""))
+        ok_send = any(cur[0] in tg and e["cpu"] == int(m.group(4)) and comm_of.get((sns, e["cpu"]), "").endswith(m.group(5)[-15:])
+                      for tg, e in sends.get(sns, []))
+        if not ok_send:
+            bad_send.append(l.strip())
+mism = [(k, want.get(k), tuple(got.get(k, ()))) for k in sorted(set(want) | set(got))
+        if want.get(k) != tuple(got.get(k, ()))]
+with_ipis = sum(1 for k in want if want[k][0])
+result("explain", rc == 0 and len(spikes) > 0 and with_ipis > 0 and not mism and not bad_send,
+       "rc %d %s; %d spikes, %d with IPIs; (cpu, seq) want (interrupts, handler ns) vs explain: %r; sends not found: %r" %
+       (rc, err.strip()[:200], len(spikes), with_ipis, mism[:4], bad_send[:3]))
+print("FIGURE spikes-explain-over-300us %d spikes, %d with IPI interrupts" % (len(spikes), with_ipis))
+top = [l for l in ex.splitlines() if re.match(r"^\s+\d+\.\d+ us\s+\d+ IPIs", l)][:3]
+print("FIGURE spikes-explain-top-senders (TCG) " + " | ".join(x.strip() for x in top))
 sys.exit(1 if fails else 0)
