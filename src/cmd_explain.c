@@ -116,7 +116,8 @@ static void print(const struct ipt_spikes *sp, bool threshold)
 				tt->ns += ip->handler_ns;
 		}
 	}
-	qsort(t, nt, sizeof(*t), by_ns);
+	if (nt)
+		qsort(t, nt, sizeof(*t), by_ns);
 	printf("\n%llu of %zu spikes hold IPI interrupts; senders by IPI handler time inside spikes:\n",
 	       (unsigned long long)with, n);
 	for (size_t j = 0; j < nt; j++)

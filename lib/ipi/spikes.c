@@ -58,6 +58,7 @@ static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct 
 	const struct ipt_field *fseq, *fctx, *flat;
 	struct ipt_iter *it;
 	struct ipt_record r;
+	uint64_t seen = 0;
 	int rc;
 
 	if (!ev)
@@ -74,7 +75,10 @@ static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct 
 		struct ipt_spike *s;
 		uint64_t lat;
 
-		if (r.event != ev || field(t, &r, fctx, 0) != 1)
+		if (r.event != ev)
+			continue;
+		seen++;
+		if (field(t, &r, fctx, 0) != 1)
 			continue;
 		lat = field(t, &r, flat, 0);
 		if (o->threshold_ns && lat <= o->threshold_ns)
@@ -93,6 +97,10 @@ static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct 
 	ipt_iter_free(it);
 	if (rc < 0)
 		return -1;
+	if (!seen)
+		return ipt_err_code(IPT_ERR_INVALID, "the trace has no timerlat samples (record --timerlat)");
+	if (!sp->n)
+		return 0;
 	if (!o->threshold_ns && o->worst > 0) {	/* the worst per CPU */
 		size_t k = 0;
 
