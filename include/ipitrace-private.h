@@ -308,10 +308,11 @@ struct ipt_recorder_opts {
 	 * timerlat_period_us or osnoise's period_us and runtime_us;
 	 * tracer_threshold_us (0: none) stop_tracing_total_us (timerlat) or
 	 * stop_tracing_us (osnoise): the kernel stops tracing at the first
-	 * sample over it (ipt_recorder_tracer_stopped). */
+	 * sample over it (ipt_recorder_tracer_stopped); tracer_runtime_us
+	 * (osnoise, 0: the period) its runtime_us. */
 	const char *tracer;
 	const struct ipt_cpuset *tracer_cpus;
-	unsigned long tracer_period_us, tracer_threshold_us;
+	unsigned long tracer_period_us, tracer_threshold_us, tracer_runtime_us;
 };
 
 struct ipt_recorder;

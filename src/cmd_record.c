@@ -59,7 +59,7 @@ struct rec_opts {
 	const char *socket;		/* where serve answers */
 	const char *tracefs_opt;	/* the first option that sets up tracefs */
 	const char *tracer;		/* --timerlat or --osnoise: "timerlat", "osnoise" */
-	unsigned long tracer_threshold_us, tracer_period_us;
+	unsigned long tracer_threshold_us, tracer_period_us, tracer_runtime_us;
 };
 
 struct recorder {
@@ -197,9 +197,10 @@ static void record_usage(FILE *f)
 		"      --osnoise[=US]    the same with the osnoise tracer (its per-period\n"
 		"                        summaries and osnoise:* noise events); US: one noise\n"
 		"                        over US stops it (osnoise/stop_tracing_us)\n"
-		"      --tracer-period US  the tracer's period: timerlat_period_us, or\n"
-		"                        osnoise's period_us and runtime_us (default: the\n"
-		"                        kernel's, 1000 us and 1 s)\n"
+		"      --tracer-period US[,RUNTIME]  the tracer's period: timerlat_period_us,\n"
+		"                        or osnoise's period_us and runtime_us (RUNTIME, else\n"
+		"                        the whole period); default: the kernel's, 1000 us and\n"
+		"                        1 s\n"
 		"  -q, --quiet           only errors and the lost-events warning on stderr\n"
 		"      --from-serve      the counts and rows of a running `ipitrace serve`\n"
 		"                        (above); only -o, -d, -q, --socket and COMMAND apply\n"
@@ -354,10 +355,17 @@ static int parse_opt(struct rec_opts *o, int c)
 	case 'P':
 		errno = 0;
 		o->tracer_period_us = strtoul(optarg, &end, 10);
+		if (!errno && *end == ',' && end[1] != '-') {
+			char *r = end + 1;
+
+			o->tracer_runtime_us = strtoul(r, &end, 10);
+			if (end == r || !o->tracer_runtime_us || o->tracer_runtime_us > o->tracer_period_us)
+				end = r - 1;	/* said below */
+		}
 		if (errno || *end || end == optarg || *optarg == '-' || o->tracer_period_us < 100 ||
 		    o->tracer_period_us > 10000000UL)
 			return usage_err("record", "--tracer-period: bad period '%s' (microseconds, 100 to "
-					 "10000000)", optarg);
+					 "10000000; osnoise: PERIOD,RUNTIME with 0 < RUNTIME <= PERIOD)", optarg);
 		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': return 3;
@@ -444,6 +452,8 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 				 "were started with; only -o, -d, -q, --socket and COMMAND apply)", o->tracefs_opt);
 	if (o->tracer_period_us && !o->tracer)
 		return usage_err("record", "--tracer-period: only with --timerlat or --osnoise");
+	if (o->tracer_runtime_us && strcmp(o->tracer, "osnoise"))
+		return usage_err("record", "--tracer-period: a RUNTIME only with --osnoise");
 	if (o->from_serve && !o->output_given)
 		o->output = DEFAULT_SERVE_OUTPUT;
 	if (output_taken(o->output, o->force))
@@ -575,6 +585,7 @@ static int setup(struct recorder *r)
 		.tracer_cpus = r->o.tracer && r->o.have_cpus ? &r->o.cpus : NULL,
 		.tracer_period_us = r->o.tracer_period_us,
 		.tracer_threshold_us = r->o.tracer_threshold_us,
+		.tracer_runtime_us = r->o.tracer_runtime_us,
 	};
 	char *command = NULL;
 

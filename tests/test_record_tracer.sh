@@ -28,6 +28,8 @@ usage tracer-usage-word "--osnoise: bad threshold 'x'" --osnoise=x
 usage tracer-usage-two "one tracer at a time" --timerlat --osnoise=5
 usage tracer-usage-period "--tracer-period: only with" --tracer-period 1000
 usage tracer-usage-period-range "--tracer-period: bad period '5'" --timerlat --tracer-period 5
+usage tracer-usage-runtime "--tracer-period: bad period '1000,2000'" --osnoise --tracer-period 1000,2000
+usage tracer-usage-runtime-timerlat "a RUNTIME only with --osnoise" --timerlat --tracer-period 1000,500
 usage tracer-usage-serve "not with --from-serve" --from-serve --timerlat
 
 state() {	# the top-level settings a tracer could touch

@@ -638,6 +638,27 @@ out:
 	expect_error("  a-1 [000] 1.000001: irq_noise: start 1.000000000 duration 7 ns extra\n",
 		     "offset 0: irq_noise: cannot read");
 	expect_error("  a-1 [000] 1.000001: timerlat: seq:1 context:0\n", "offset 0: timerlat: cannot read");
+	/* the osnoise tracer's summaries: tracefs's nine columns, trace-cmd's print fmt */
+	t = open_text("  osnoise/3-299 [003] ....... 23.084779: 100000      53150  46.85000    9350    282      0      1      0      0\n"
+		      "  osnoise/2-298 [002] ....... 23.087371: osnoise: noise:105428\tmax_sample:54926\thw:8\tnmi:1\tirq:3\tsoftirq:4\tthread:5\n");
+	CHECK(t != NULL, "open: %s", ipt_errmsg());
+	if (!t)
+		return;
+	all_records(t, &rs);
+	CHECK(rs.n == 2, "%d records", rs.n);
+	if (rs.n == 2) {
+		r = &rs.r[0];
+		CHECK_STR(evname(r), "osnoise");
+		CHECK(u(t, r, "runtime") == 100000 && u(t, r, "noise") == 53150 && u(t, r, "max_sample") == 9350 &&
+		      u(t, r, "hw_count") == 282 && u(t, r, "irq_count") == 1 && u(t, r, "thread_count") == 0,
+		      "tracefs columns");
+		r = &rs.r[1];
+		CHECK(u(t, r, "runtime") == 0 && u(t, r, "noise") == 105428 && u(t, r, "max_sample") == 54926 &&
+		      u(t, r, "hw_count") == 8 && u(t, r, "nmi_count") == 1 && u(t, r, "irq_count") == 3 &&
+		      u(t, r, "softirq_count") == 4 && u(t, r, "thread_count") == 5, "trace-cmd's form");
+	}
+	done(t, &rs);
+	expect_error("  a-1 [000] 1.000001: osnoise: noise:1 max_sample:2\n", "offset 0: osnoise: cannot read");
 }
 
 static void test_probe(void)

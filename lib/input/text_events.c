@@ -107,6 +107,20 @@
 	"print fmt: \"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, "           \
 	"REC->context, REC->timer_latency\n"
 
+/* ftrace's own osnoise entry (the tracer's per-period summary) */
+#define F_OSNOISE                                                                           \
+	"\tfield:u64 noise;\toffset:8;\tsize:8;\tsigned:0;\n"                                 \
+	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n"                              \
+	"\tfield:u64 max_sample;\toffset:24;\tsize:8;\tsigned:0;\n"                           \
+	"\tfield:unsigned int hw_count;\toffset:32;\tsize:4;\tsigned:0;\n"                    \
+	"\tfield:unsigned int nmi_count;\toffset:36;\tsize:4;\tsigned:0;\n"                   \
+	"\tfield:unsigned int irq_count;\toffset:40;\tsize:4;\tsigned:0;\n"                   \
+	"\tfield:unsigned int softirq_count;\toffset:44;\tsize:4;\tsigned:0;\n"               \
+	"\tfield:unsigned int thread_count;\toffset:48;\tsize:4;\tsigned:0;\n\n"              \
+	"print fmt: \"noise:%llu\\tmax_sample:%llu\\thw:%u\\tnmi:%u\\tirq:%u\\tsoftirq:%u\\t"   \
+	"thread:%u\\n\", REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, "         \
+	"REC->irq_count, REC->softirq_count, REC->thread_count\n"
+
 /* osnoise:* (include/trace/events/osnoise.h, Linux 6.1) */
 #define NOISE_START_DURATION                                                                \
 	"\tfield:u64 start;\toffset:8;\tsize:8;\tsigned:0;\n"                                 \
@@ -186,6 +200,7 @@ static const struct builtin builtins[] = {
 	{ "ipi", "ipi_entry", 22, EK_REASON, F_IPI_REASON },
 	{ "ipi", "ipi_exit", 23, EK_REASON, F_IPI_REASON },
 	{ "ftrace", "timerlat", 17, EK_TIMERLAT, F_TIMERLAT },
+	{ "ftrace", "osnoise", 16, EK_OSNOISE, F_OSNOISE },
 	{ "osnoise", "sample_threshold", 447, EK_NOISE, F_SAMPLE_THRESHOLD },
 	{ "osnoise", "nmi_noise", 448, EK_NOISE, F_NMI_NOISE },
 	{ "osnoise", "irq_noise", 449, EK_NOISE, F_IRQ_NOISE },

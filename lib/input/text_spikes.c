@@ -13,6 +13,11 @@
  *   nmi_noise:            "start ... duration ... ns"
  *   sample_threshold:     "start ... duration ... ns interference 2"
  *                         (newer kernels: "interferences 2")
+ *   osnoise (the tracer's per-period summary), tracefs:
+ *                         "RUNTIME NOISE %CPU MAX_SINGLE HW NMI IRQ SIRQ THREAD"
+ *                         (nine columns, the times in us, no event name)
+ *   osnoise, trace-cmd:   "noise:N max_sample:N hw:N nmi:N irq:N softirq:N
+ *                         thread:N" (its print fmt; no runtime)
  */
 #include "input/text.h"
 
@@ -166,4 +171,58 @@ int ipt_text_fields_noise(struct tx *x, const struct einfo *ei, const char *s, c
 		put(x, ei, "interference", n);
 	}
 	return 0;
+}
+
+/* the summary's fields, in the order of trace-cmd's text */
+static const char *const summary[] = {
+	"noise", "max_sample", "hw_count", "nmi_count", "irq_count", "softirq_count", "thread_count",
+};
+static const char *const summary_key[] = { "noise:", "max_sample:", "hw:", "nmi:", "irq:", "softirq:", "thread:" };
+
+/* ipt_text_osnoise_columns - [s, e) is tracefs's nine-column summary */
+bool ipt_text_osnoise_columns(const char *s, const char *e)
+{
+	const char *p = s, *w, *we;
+	int n = 0;
+
+	while (word(&p, e, &w, &we)) {
+		for (const char *c = w; c < we; c++)
+			if (!is_digit(*c) && !(n == 2 && *c == '.'))
+				return false;
+		n++;
+	}
+	return n == 9;
+}
+
+/* ipt_text_fields_osnoise - the osnoise tracer's summary in either form */
+int ipt_text_fields_osnoise(struct tx *x, const struct einfo *ei, const char *s, const char *e)
+{
+	const char *p = s, *w, *we;
+	uint64_t v;
+
+	e = rtrim(s, e);
+	if (ipt_text_osnoise_columns(s, e)) {
+		static const char *const cols[] = {
+			"runtime", "noise", NULL, "max_sample", "hw_count", "nmi_count", "irq_count",
+			"softirq_count", "thread_count",
+		};
+
+		for (int i = 0; i < 9 && word(&p, e, &w, &we); i++) {
+			if (!cols[i])
+				continue;	/* the % of CPU left, computed */
+			if (!parse_dec(w, we, &v))
+				return bad(x, ei, s, e);
+			put(x, ei, cols[i], v);
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(summary) / sizeof(summary[0]); i++) {
+		size_t kl = strlen(summary_key[i]);
+
+		if (!word(&p, e, &w, &we) || (size_t)(we - w) <= kl || memcmp(w, summary_key[i], kl) ||
+		    !parse_dec(w + kl, we, &v))
+			return bad(x, ei, s, e);
+		put(x, ei, summary[i], v);
+	}
+	return skip_blanks(p, e) == e ? 0 : bad(x, ei, s, e);
 }

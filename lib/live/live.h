@@ -212,6 +212,7 @@ struct ipt_spike_tracer_opts {
 	const struct ipt_cpuset *cpus;	/* osnoise/cpus: the CPUs it watches */
 	unsigned long period_us;	/* 0: the kernel's (timerlat_period_us, or
 					   osnoise's period_us = runtime_us) */
+	unsigned long runtime_us;	/* osnoise's runtime_us (0: period_us) */
 	unsigned long threshold_us;	/* stop_tracing_total_us (timerlat) or
 					   stop_tracing_us (osnoise); 0: never */
 };

@@ -523,6 +523,7 @@ static int setup_tracer(struct ipt_recorder *r)
 	to.tracer = r->o.tracer;
 	to.cpus = &r->tracer_cpus;
 	to.period_us = r->o.tracer_period_us;
+	to.runtime_us = r->o.tracer_runtime_us;
 	to.threshold_us = r->o.tracer_threshold_us;
 	r->tracer = ipt_spike_tracer_setup(r->live, r->tracefs, &to);
 	if (!r->tracer)

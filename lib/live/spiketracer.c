@@ -134,6 +134,23 @@ static bool has_knob(const struct ipt_spike_tracer *t, const char *name)
 	return false;
 }
 
+/* set_period - osnoise's period_us and runtime_us: the kernel keeps
+ * runtime <= period at each write, so runtime first if it shrinks */
+static int set_period(struct ipt_spike_tracer *t, unsigned long period, unsigned long runtime)
+{
+	char p[32], r[32];
+	size_t k = 0;
+
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (!strcmp(knobs[i], "runtime_us"))
+			k = i;
+	snprintf(p, sizeof(p), "%lu", period);
+	snprintf(r, sizeof(r), "%lu", runtime);
+	if (t->saved[k] && strtoull(t->saved[k], NULL, 10) > runtime)
+		return set_knob(t, "runtime_us", r) || set_knob(t, "period_us", p);
+	return set_knob(t, "period_us", p) || set_knob(t, "runtime_us", r);
+}
+
 /* ipt_spike_tracer_setup - check, save and write the settings, tracer on */
 struct ipt_spike_tracer *ipt_spike_tracer_setup(struct ipt_live *live, const char *tracefs,
 						const struct ipt_spike_tracer_opts *o)
@@ -190,7 +207,8 @@ struct ipt_spike_tracer *ipt_spike_tracer_setup(struct ipt_live *live, const cha
 	if (o->period_us) {
 		snprintf(num, sizeof(num), "%lu", o->period_us);
 		if (timerlat ? set_knob(t, "timerlat_period_us", num) :
-			       set_knob(t, "period_us", num) || set_knob(t, "runtime_us", num))
+			       set_period(t, o->period_us, o->runtime_us && o->runtime_us < o->period_us ?
+							    o->runtime_us : o->period_us))
 			goto fail;
 	}
 	/* timerlat: the thread's latency (the whole wake-up) stops the trace,
@@ -251,13 +269,23 @@ int ipt_spike_tracer_restore(struct ipt_spike_tracer *t)
 	if (!t)
 		return 0;
 	ipt_spike_tracer_off(t);
-	/* cpus last: a period written first may depend on none */
-	for (size_t k = NKNOBS; k-- > 0;) {
-		if (!t->written[k])
-			continue;
-		snprintf(path, sizeof(path), "%s/osnoise/%s", t->tracefs, knobs[k]);
-		if (ipt_file_write(path, t->saved[k]) && !*failed)
-			snprintf(failed, sizeof(failed), "%s", ipt_errmsg());
+	/* in two rounds: runtime_us and period_us refuse a value that would
+	 * make runtime > period, so one may need the other back first */
+	for (int round = 0; round < 2; round++) {
+		*failed = 0;
+		for (size_t k = NKNOBS; k-- > 0;) {
+			if (!t->written[k])
+				continue;
+			snprintf(path, sizeof(path), "%s/osnoise/%s", t->tracefs, knobs[k]);
+			if (ipt_file_write(path, t->saved[k])) {
+				if (!*failed)
+					snprintf(failed, sizeof(failed), "%s", ipt_errmsg());
+			} else {
+				t->written[k] = false;
+			}
+		}
+		if (!*failed)
+			break;
 	}
 	for (size_t k = 0; k < NKNOBS; k++)
 		free(t->saved[k]);

@@ -12,6 +12,8 @@
 # 3. tracefs's own text of a timerlat instance made by hand, and, while
 #    that instance runs the tracer, a recording with --timerlat that must
 #    refuse in one line.
+# 4. `record --osnoise` (100 ms periods, half of each busy) for 1.5 s, and
+#    tracefs's own text of an osnoise instance made by hand.
 # Everything goes as a tar onto /dev/vda, then power off.
 WL=/bin/ipi-workload
 for f in isolated nohz_full online possible; do
@@ -38,6 +40,7 @@ wait_on() {
 }
 
 # ---- 1. the recording with the load ----
+say "phase $(uptime_s)"
 osnoise_state > /out/osnoise-before
 cat /proc/interrupts > /out/irq-a.txt
 echo "record-start $(uptime_s)" >> /out/times
@@ -65,6 +68,7 @@ ls $T/instances > /out/instances-after 2>/dev/null
 cat $T/kprobe_events > /out/kprobes-after 2>/dev/null
 
 # ---- 2. a threshold: the kernel ends the recording ----
+say "phase $(uptime_s)"
 ipitrace record --force --timerlat=3000 --tracer-period 10000 -d 30 -o /out/thr.dat \
 	-- $WL --cpus 0,2,3 --rate 200 membarrier 4000 > /dev/null 2> /out/thr.err
 echo "rc $?" > /out/thr.rc
@@ -72,6 +76,9 @@ osnoise_state > /out/osnoise-after-thr
 echo "threshold-end $(uptime_s)" >> /out/times
 
 # ---- 3. tracefs's own text; a recording refused beside it ----
+say "phase $(uptime_s)"
+saved_cpus=$(cat $T/osnoise/cpus) saved_tl=$(cat $T/osnoise/timerlat_period_us)
+saved_period=$(cat $T/osnoise/period_us) saved_runtime=$(cat $T/osnoise/runtime_us)
 mkdir $T/instances/spiketext
 echo 2-3 > $T/osnoise/cpus
 echo 10000 > $T/osnoise/timerlat_period_us
@@ -85,7 +92,32 @@ $WL --cpus 0,2,3 --rate 400 membarrier 200 > /dev/null
 cat $T/instances/spiketext/trace > /out/tracefs.txt
 echo nop > $T/instances/spiketext/current_tracer
 rmdir $T/instances/spiketext
+echo $saved_tl > $T/osnoise/timerlat_period_us
+echo $saved_cpus > $T/osnoise/cpus
 echo "text-end $(uptime_s)" >> /out/times
+
+# ---- 4. the osnoise tracer ----
+say "phase $(uptime_s)"
+# (half of each period: a whole one busy on the isolated vCPUs hung the
+# guest at the recording's end under TCG)
+ipitrace record --force --osnoise --tracer-period 100000,50000 -d 1.5 -o /out/osn.dat 2> /out/osn.err
+echo "rc $?" > /out/osn.rc
+osnoise_state > /out/osnoise-after-osn
+mkdir $T/instances/spikeosn
+echo 2-3 > $T/osnoise/cpus
+echo 50000 > $T/osnoise/runtime_us
+echo 100000 > $T/osnoise/period_us
+echo osnoise > $T/instances/spikeosn/current_tracer
+echo 1 > $T/instances/spikeosn/events/osnoise/enable
+sleep 1
+cat $T/instances/spikeosn/trace > /out/tracefs-osnoise.txt
+echo nop > $T/instances/spikeosn/current_tracer
+rmdir $T/instances/spikeosn
+echo $saved_period > $T/osnoise/period_us
+echo $saved_runtime > $T/osnoise/runtime_us
+echo $saved_cpus > $T/osnoise/cpus
+osnoise_state > /out/osnoise-end
+echo "osnoise-end $(uptime_s)" >> /out/times
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
 sync
 say "done"

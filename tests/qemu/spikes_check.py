@@ -43,6 +43,8 @@ TIMERLAT_TC = re.compile(r"^seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)$")
 TIMERLAT_FS = re.compile(r"^#(\d+)\s+context\s+(irq|thread)\s+timer_latency\s+(\d+) ns$")
 NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start (\d+)\.(\d{9}) duration (\d+) ns(?: interferences? (\d+))?$")
 SPIKE_EVENTS = ("timerlat", "irq_noise", "thread_noise", "softirq_noise", "nmi_noise", "sample_threshold")
+OSNOISE_TC = re.compile(r"^noise:(\d+)\s+max_sample:(\d+)\s+hw:(\d+)\s+nmi:(\d+)\s+irq:(\d+)\s+softirq:(\d+)\s+thread:(\d+)$")
+OSNOISE_FS = re.compile(r"^(\d+)\s+(\d+)\s+\d+\.\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$")
 
 
 def parse(text, tracefs=False):
@@ -50,6 +52,13 @@ def parse(text, tracefs=False):
     evs = []
     for l in text.splitlines():
         if tracefs:
+            m = re.match(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\d+\s.*)$", l)
+            if m:
+                o = OSNOISE_FS.match(m.group(5).strip())
+                assert o, "tracefs osnoise line: " + l
+                g = [int(x) for x in o.groups()]
+                evs.append(dict(cpu=int(m.group(3)), ts=m.group(4), ev="osnoise", f=tuple(g[1:])))
+                continue
             m = re.match(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(#.*)$", l)
             if m:
                 t = TIMERLAT_FS.match(m.group(5).strip())
@@ -66,6 +75,10 @@ def parse(text, tracefs=False):
             t = TIMERLAT_TC.match(rest)
             assert t, "timerlat line: " + l
             f = tuple(int(x) for x in t.groups())
+        elif ev == "osnoise":
+            o = OSNOISE_TC.match(rest)
+            assert o, "osnoise line: " + l
+            f = tuple(int(x) for x in o.groups())
         elif ev in SPIKE_EVENTS:
             n = NOISE.match(rest)
             assert n, "noise line: " + l
@@ -275,4 +288,24 @@ result("explain", rc == 0 and len(spikes) > 0 and with_ipis > 0 and not mism and
 print("FIGURE spikes-explain-over-300us %d spikes, %d with IPI interrupts" % (len(spikes), with_ipis))
 top = [l for l in ex.splitlines() if re.match(r"^\s+\d+\.\d+ us\s+\d+ IPIs", l)][:3]
 print("FIGURE spikes-explain-top-senders (TCG) " + " | ".join(x.strip() for x in top))
+
+# ---- the osnoise tracer: its summaries on 2-3, as trace-cmd prints them;
+# settings back; tracefs's nine-column text read as written ----
+rc, osn_text, err = run("trace-cmd", "report", os.path.join(out, "osn.dat"))
+osn = [e for e in parse(osn_text) if e["ev"] == "osnoise"]
+rc2, osn_dump, err2 = run(ipt, "dump", os.path.join(out, "osn.dat"))
+nrm = lambda t: [" ".join(l.split()) for l in t.splitlines() if LINE.match(l) and LINE.match(l).group(5) in SPIKE_EVENTS + ("osnoise",)]
+result("osnoise-record", read("osn.rc").strip() == "rc 0" and len(osn) >= 2 and {e["cpu"] for e in osn} <= set(ISO) and
+       nrm(osn_text) == nrm(osn_dump) and read("osnoise-before") == read("osnoise-after-osn") == read("osnoise-end"),
+       "%s %s; %d summaries on %r; dump same: %s; settings %r vs %r" %
+       (read("osn.rc").strip(), read("osn.err")[-200:], len(osn), sorted({e["cpu"] for e in osn}),
+        nrm(osn_text) == nrm(osn_dump), read("osnoise-before"), read("osnoise-after-osn")))
+print("FIGURE spikes-osnoise-summaries %d (100 ms periods, 50 ms busy; TCG) max noise %s us" %
+      (len(osn), max((e["f"][0] for e in osn), default=None)))
+fs = [e for e in parse(read("tracefs-osnoise.txt"), tracefs=True) if e["ev"] in SPIKE_EVENTS + ("osnoise",)]
+rc, d, err = run(ipt, "dump", os.path.join(out, "tracefs-osnoise.txt"))
+dd = [e for e in parse(d) if e["ev"] in SPIKE_EVENTS + ("osnoise",)]
+result("osnoise-tracefs-text", rc == 0 and any(e["ev"] == "osnoise" for e in fs) and
+       [key(e) for e in fs] == [key(e) for e in dd],
+       "rc %d %s; %d lines vs %d" % (rc, err.strip()[:200], len(dd), len(fs)))
 sys.exit(1 if fails else 0)
