@@ -6,17 +6,20 @@
 # which 15 in the guest); tests/qemu/spikes.sh records in the guest
 # (`record --timerlat` while ipi-workload on CPUs 0-1 sends IPIs to 2-3,
 # then `--timerlat=3000`, then tracefs's own text of a timerlat instance and
-# a recording refused beside it); tests/qemu/spikes_check.py checks on the
+# a recording refused beside it, then `record --osnoise` and an osnoise
+# instance's text); tests/qemu/spikes_check.py checks on the
 # host, against trace-cmd's report of the guest's files, the guest's
 # /proc/interrupts and osnoise/ settings and tracefs's text, each parsed
 # there: the samples (every one, on CPUs 2-3 only), the irq_noise entries
 # of the IPIs and the sends, dump's lines of them against trace-cmd's, the
-# settings restored, the threshold ending the recording, the refusal.
+# settings restored, the threshold ending the recording, the refusal, the
+# osnoise summaries, and `explain` against a join of its own over
+# `trace-cmd report -t`.
 # Latencies under TCG are figures without a target.  The guest's results
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live
 # suite: qemu
-# seconds: 60
+# seconds: 45
 # asan: no - the guest runs a static non-ASan build; make check-qemu runs it
 . "$(dirname "$0")/lib.sh"
 Q=$TOP/build/qemu
