@@ -528,6 +528,9 @@ static int setup_tracer(struct ipt_recorder *r)
 	r->tracer = ipt_spike_tracer_setup(r->live, r->tracefs, &to);
 	if (!r->tracer)
 		return fail_about(r, IPT_RECORDER_ABOUT_TRACER);
+	for (int i = 0; i < r->nev; i++)
+		if (!strcmp(r->ev[i].sys, "osnoise") && !r->ev[i].name)
+			return add_system(r, "ftrace");	/* -e osnoise named it already */
 	if (ipt_live_has_event(r->live, "osnoise", NULL) && add_event(r, "osnoise", NULL, false, NULL, false))
 		return -1;
 	return add_system(r, "ftrace");
