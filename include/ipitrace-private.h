@@ -258,6 +258,7 @@ enum ipt_recorder_about {
 	IPT_RECORDER_ABOUT_STACKS,	/* opts.stacks */
 	IPT_RECORDER_ABOUT_CPUS,		/* opts.cpus */
 	IPT_RECORDER_ABOUT_USER_STACKS,	/* opts.user_stacks */
+	IPT_RECORDER_ABOUT_TRACER,	/* opts.tracer */
 };
 
 /* What a note to the caller says (opts.note). */
@@ -298,6 +299,20 @@ struct ipt_recorder_opts {
 	/* An existing file at output: an error when the file is written, not
 	 * replaced (the caller checks first, to say so before recording). */
 	bool no_replace;
+	/* The kernel's latency tracer beside the IPI events: "timerlat" or
+	 * "osnoise" (NULL: none), in the instance, on tracer_cpus (NULL: the
+	 * CPUs the readers do not run on, or all if they run on every one),
+	 * with the osnoise:* events.  Its global osnoise/ settings are saved
+	 * and restored; another instance running it is an error, as is a
+	 * kernel without it.  tracer_period_us (0: the kernel's) is
+	 * timerlat_period_us or osnoise's period_us and runtime_us;
+	 * tracer_threshold_us (0: none) stop_tracing_total_us (timerlat) or
+	 * stop_tracing_us (osnoise): the kernel stops tracing at the first
+	 * sample over it (ipt_recorder_tracer_stopped); tracer_runtime_us
+	 * (osnoise, 0: the period) its runtime_us. */
+	const char *tracer;
+	const struct ipt_cpuset *tracer_cpus;
+	unsigned long tracer_period_us, tracer_threshold_us, tracer_runtime_us;
 };
 
 struct ipt_recorder;
@@ -351,6 +366,12 @@ int ipt_recorder_write(struct ipt_recorder *r);
  * removed; -1 if the instance could not be removed (noted). */
 int ipt_recorder_close(struct ipt_recorder *r);
 void ipt_recorder_free(struct ipt_recorder *r);
+
+/* The kernel stopped the tracing (opts.tracer_threshold_us was crossed):
+ * the recording holds everything up to that sample; end it. */
+bool ipt_recorder_tracer_stopped(const struct ipt_recorder *r);
+/* The CPUs the tracer watches (after ipt_recorder_arm; empty: no tracer). */
+const struct ipt_cpuset *ipt_recorder_tracer_cpus(const struct ipt_recorder *r);
 
 /* What the session runs with (after ipt_recorder_probe). */
 const struct ipt_cpuset *ipt_recorder_cpus(const struct ipt_recorder *r);	/* CPUs recorded */
@@ -919,6 +940,49 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
 	ipt_jw_key(j, k);
 	ipt_jw_null(j);
 }
+
+/*
+ * ---- Latency spikes and the IPIs inside them (`ipitrace explain`, first cut) ----
+ *
+ * A spike is a timerlat sample of the thread context (record --timerlat):
+ * on its CPU the thread woke latency_ns after its timer was due, so it
+ * covers [ts_ns - latency_ns, ts_ns].  Each IPI send whose interrupt (as
+ * matching finds it: ipt_row_match) entered on that CPU inside the window
+ * is listed under it with its sender; handler_ns counts once per
+ * interrupt (coalesced sends share it).  Needs a trace in ns.
+ */
+struct ipt_spikes_opts {
+	size_t sz;			/* sizeof(struct ipt_spikes_opts) */
+	uint64_t threshold_ns;		/* every thread sample over it; 0: the worst */
+	int worst;			/* ... per CPU, without a threshold (0: 10) */
+};
+struct ipt_spike_ipi {
+	uint64_t send_ns, entry_ns;	/* the send, the interrupt's entry */
+	bool has_handler;
+	bool coalesced;			/* its interrupt is an earlier entry's */
+	uint64_t handler_ns;		/* the interrupt's entry -> exit */
+	int32_t src_cpu, pid;
+	enum ipt_ipi_kind kind;
+	char *comm;			/* the sender */
+	char *callsite;			/* symbol, or NULL */
+	uint64_t callsite_off;
+	char *func;			/* the function run (or the callback), or NULL */
+};
+struct ipt_spike {
+	int cpu;
+	uint32_t seq;
+	uint64_t ts_ns, latency_ns, start_ns;	/* start_ns = ts_ns - latency_ns */
+	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
+	struct ipt_spike_ipi *ipis;	/* in time order of their sends */
+	size_t nipis;
+};
+struct ipt_spikes;
+/* The spikes of t (sorted by CPU and start) and their IPIs; NULL on error
+ * (no timerlat samples in the trace: IPT_ERR_INVALID). */
+struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
+size_t ipt_spikes_count(const struct ipt_spikes *sp);
+const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i);
+void ipt_spikes_free(struct ipt_spikes *sp);
 
 #ifdef __cplusplus
 }

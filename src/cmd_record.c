@@ -58,6 +58,8 @@ struct rec_opts {
 	bool from_serve;		/* --from-serve: serve's counts and rows */
 	const char *socket;		/* where serve answers */
 	const char *tracefs_opt;	/* the first option that sets up tracefs */
+	const char *tracer;		/* --timerlat or --osnoise: "timerlat", "osnoise" */
+	unsigned long tracer_threshold_us, tracer_period_us, tracer_runtime_us;
 };
 
 struct recorder {
@@ -75,6 +77,7 @@ struct recorder {
 	bool status;			/* a status line once a second (a terminal, not -q) */
 	bool status_shown;		/* one is on the screen */
 	double t_status;		/* when it was last drawn */
+	bool tracer_stop;		/* the tracer's threshold ended the recording */
 };
 
 /* record_usage - the --help text */
@@ -182,6 +185,22 @@ static void record_usage(FILE *f)
 		"                        is isolated, the first CPU, so the others are left\n"
 		"                        alone)\n"
 		"  -Z, --compression C   none or zstd (default); trace-cmd reads both\n"
+		"      --timerlat[=US]   run the kernel's timerlat tracer in the recording's\n"
+		"                        instance on the watched CPUs (--cpus, else those the\n"
+		"                        readers leave alone, else all) and record its\n"
+		"                        samples ('#SEQ context irq|thread timer_latency N\n"
+		"                        ns') and the osnoise:* events beside the IPIs; with\n"
+		"                        US, the kernel stops tracing at the first thread\n"
+		"                        latency over US microseconds (osnoise/\n"
+		"                        stop_tracing_total_us, as rtla timerlat -T) and the\n"
+		"                        recording ends there\n"
+		"      --osnoise[=US]    the same with the osnoise tracer (its per-period\n"
+		"                        summaries and osnoise:* noise events); US: one noise\n"
+		"                        over US stops it (osnoise/stop_tracing_us)\n"
+		"      --tracer-period US[,RUNTIME]  the tracer's period: timerlat_period_us,\n"
+		"                        or osnoise's period_us and runtime_us (RUNTIME, else\n"
+		"                        the whole period); default: the kernel's, 1000 us and\n"
+		"                        1 s\n"
 		"  -q, --quiet           only errors and the lost-events warning on stderr\n"
 		"      --from-serve      the counts and rows of a running `ipitrace serve`\n"
 		"                        (above); only -o, -d, -q, --socket and COMMAND apply\n"
@@ -195,6 +214,13 @@ static void record_usage(FILE *f)
 		"triggers) is removed at the end; instances of recorders that were killed\n"
 		"(SIGKILL) are removed by the next run.  /proc/sys/kernel/ftrace_enabled is\n"
 		"neither needed nor written.\n"
+		"\n"
+		"With --timerlat or --osnoise the tracer's settings under tracefs/osnoise/\n"
+		"(cpus, period, stop_tracing_us, stop_tracing_total_us), which are global,\n"
+		"are saved first and written back at the end; if another instance or the\n"
+		"top level already runs osnoise or timerlat (rtla), or the kernel has no such\n"
+		"tracer (CONFIG_TIMERLAT_TRACER, CONFIG_OSNOISE_TRACER), one line says so and\n"
+		"nothing is recorded.  `ipitrace dump` prints the samples as trace-cmd does.\n"
 		"\n"
 		"Exit status: COMMAND's exit status if given (128+N if killed by signal N:\n"
 		"143 when -d ended it with SIGTERM, which a warning says, with when, and the\n"
@@ -248,11 +274,12 @@ static int parse_opt(struct rec_opts *o, int c)
 {
 	char *end;
 
-	if (strchr("cFpmsUeCbHZ", c) && !o->tracefs_opt) {
+	if (strchr("cFpmsUeCbHZTNP", c) && !o->tracefs_opt) {
 		static const struct { char c; const char *name; } names[] = {
 			{ 'c', "--cpus" }, { 'F', "--filter" }, { 'p', "--pid" }, { 'm', "--comm" },
 			{ 's', "--stacks" }, { 'U', "--user-stacks" }, { 'e', "--events" }, { 'C', "--clock" },
 			{ 'b', "--buffer-kb" }, { 'H', "--housekeeping" }, { 'Z', "--compression" },
+			{ 'T', "--timerlat" }, { 'N', "--osnoise" }, { 'P', "--tracer-period" },
 		};
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -307,6 +334,39 @@ static int parse_opt(struct rec_opts *o, int c)
 			return usage_err("record", "--compression: '%s' is not none or zstd", optarg);
 		o->compression = optarg;
 		return 0;
+	case 'T':
+	case 'N': {
+		const char *name = c == 'T' ? "timerlat" : "osnoise";
+
+		if (o->tracer && strcmp(o->tracer, name))
+			return usage_err("record", "--timerlat and --osnoise: one tracer at a time");
+		o->tracer = name;
+		o->tracer_threshold_us = 0;
+		if (!optarg)
+			return 0;
+		errno = 0;
+		o->tracer_threshold_us = strtoul(optarg, &end, 10);
+		if (errno || *end || end == optarg || *optarg == '-' || !o->tracer_threshold_us ||
+		    o->tracer_threshold_us > 1000000000UL)
+			return usage_err("record", "--%s: bad threshold '%s' (microseconds, e.g. --%s=100)",
+					 name, optarg, name);
+		return 0;
+	}
+	case 'P':
+		errno = 0;
+		o->tracer_period_us = strtoul(optarg, &end, 10);
+		if (!errno && *end == ',' && end[1] != '-') {
+			char *r = end + 1;
+
+			o->tracer_runtime_us = strtoul(r, &end, 10);
+			if (end == r || !o->tracer_runtime_us || o->tracer_runtime_us > o->tracer_period_us)
+				end = r - 1;	/* said below */
+		}
+		if (errno || *end || end == optarg || *optarg == '-' || o->tracer_period_us < 100 ||
+		    o->tracer_period_us > 10000000UL)
+			return usage_err("record", "--tracer-period: bad period '%s' (microseconds, 100 to "
+					 "10000000; osnoise: PERIOD,RUNTIME with 0 < RUNTIME <= PERIOD)", optarg);
+		return 0;
 	case 'q': o->quiet = true; return 0;
 	case 'h': return 3;
 	default: return 2;	/* '?' and ':': parse_args says which */
@@ -360,6 +420,9 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "from-serve", no_argument, NULL, 'S' },
 		{ "socket", required_argument, NULL, 'K' },
 		{ "force", no_argument, NULL, 'O' },
+		{ "timerlat", optional_argument, NULL, 'T' },
+		{ "osnoise", optional_argument, NULL, 'N' },
+		{ "tracer-period", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -387,6 +450,10 @@ static int parse_args(struct rec_opts *o, int argc, char **argv)
 	if (o->from_serve && o->tracefs_opt)
 		return usage_err("record", "%s: not with --from-serve (serve's programs count what they "
 				 "were started with; only -o, -d, -q, --socket and COMMAND apply)", o->tracefs_opt);
+	if (o->tracer_period_us && !o->tracer)
+		return usage_err("record", "--tracer-period: only with --timerlat or --osnoise");
+	if (o->tracer_runtime_us && strcmp(o->tracer, "osnoise"))
+		return usage_err("record", "--tracer-period: a RUNTIME only with --osnoise");
 	if (o->from_serve && !o->output_given)
 		o->output = DEFAULT_SERVE_OUTPUT;
 	if (output_taken(o->output, o->force))
@@ -433,6 +500,8 @@ static void rec_error(struct recorder *r)
 
 	if (about == IPT_RECORDER_ABOUT_FILTER)
 		err_msg("--filter %s", ipt_errmsg());
+	else if (about == IPT_RECORDER_ABOUT_TRACER && r->o.tracer)
+		err_msg("--%s: %s", r->o.tracer, ipt_errmsg());
 	else if (about_option(about))
 		err_msg("%s: %s", about_option(about), ipt_errmsg());
 	else
@@ -512,6 +581,11 @@ static int setup(struct recorder *r)
 		.checkpoint = test_stop,
 		.arg = r,
 		.command_line = cli_command_line(),
+		.tracer = r->o.tracer,
+		.tracer_cpus = r->o.tracer && r->o.have_cpus ? &r->o.cpus : NULL,
+		.tracer_period_us = r->o.tracer_period_us,
+		.tracer_threshold_us = r->o.tracer_threshold_us,
+		.tracer_runtime_us = r->o.tracer_runtime_us,
 	};
 	char *command = NULL;
 
@@ -550,6 +624,14 @@ static int setup(struct recorder *r)
 	if (ipt_recorder_arm(r->rec)) {
 		rec_error(r);
 		return -1;
+	}
+	if (r->o.tracer) {
+		char c[256], thr[64] = "no threshold";
+
+		if (r->o.tracer_threshold_us)
+			snprintf(thr, sizeof(thr), "tracing stops at a sample over %lu us", r->o.tracer_threshold_us);
+		info(r, "%s tracer on CPU %s (%s; its osnoise/ settings restored at the end)", r->o.tracer,
+		     cpulist(ipt_recorder_tracer_cpus(r->rec), c, sizeof(c)), thr);
 	}
 	return 0;
 }
@@ -725,6 +807,13 @@ static int wait_end(struct recorder *r)
 			return -1;
 		if (left <= 0)
 			return 0;
+		if (r->rec && ipt_recorder_tracer_stopped(r->rec)) {
+			status_clear(r);
+			info(r, "%s stopped tracing: a sample over %lu us; ending the recording", r->o.tracer,
+			     r->o.tracer_threshold_us);
+			r->tracer_stop = true;
+			return 0;
+		}
 		status_line(r, now_s());
 		if (left < 0.1) {
 			ts.tv_sec = 0;
@@ -778,6 +867,8 @@ static void end_child(struct recorder *r)
 	/* said, and stored: a command cut short is not a command that ended */
 	if (r->stop_signal)
 		snprintf(why, sizeof(why), "ipitrace got SIG%s", sigabbrev_np(sig));
+	else if (r->tracer_stop)
+		snprintf(why, sizeof(why), "%s stopped tracing at its threshold", r->o.tracer);
 	else
 		snprintf(why, sizeof(why), "-d %g s reached", r->o.duration);
 	snprintf(how, sizeof(how), "SIG%s after %.2f s (%s)", sigabbrev_np(sig), r->t_stop - r->t_start, why);

@@ -21,6 +21,7 @@ int cmd_explode(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 /*
  * open_counter - what top and serve count with: backend "auto" (NULL: a
  * running serve's attachment if sock answers, else BPF, else where BPF is

@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "who sends which IPIs to whom, how often, how long" },
 	{ "diff", cmd_diff, "before and after: two recordings compared, with significance" },
 	{ "dump", cmd_dump, "print the events of a trace, masks as CPU lists" },
+	{ "explain", cmd_explain, "timerlat spikes and the IPIs inside them, with their senders" },
 	{ "count", cmd_count, "decode every event and count them per CPU and type" },
 	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
 	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },

@@ -33,7 +33,7 @@ def run(*args):
 
 # ---- what the program has, from its --help texts ----
 
-OPTLINE = re.compile(r'^ {2,8}(-[A-Za-z0-9])?(?:, )?(--[a-z0-9][a-z0-9-]*)?(?=[ =]|$)')
+OPTLINE = re.compile(r'^ {2,8}(-[A-Za-z0-9])?(?:, )?(--[a-z0-9][a-z0-9-]*)?(?=[ =\[]|$)')
 
 def help_options(text):
     """the options of one --help text: its option lines' short and long names"""

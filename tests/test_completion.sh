@@ -49,7 +49,8 @@ m = re.search(r'\nCommands:\n((?:  \S.*\n)+)', main_help)
 for line in (m.group(1) if m else '').splitlines():
     cmds.append(line.split()[0])
 
-OPTLINE = re.compile(r'^(?: {2}(?:-([A-Za-z0-9]), )?|\s{6})(--[a-z0-9][a-z0-9-]*)(?: ([A-Z][A-Z:.]*))?(?=\s|$)')
+# "--name[=ARG]": a value attached or none, so a flag to complete
+OPTLINE = re.compile(r'^(?: {2}(?:-([A-Za-z0-9]), )?|\s{6})(--[a-z0-9][a-z0-9-]*)(?:\[=[A-Z]+\])?(?: ([A-Z][A-Z:.]*))?(?=\s|$)')
 
 def entries(text):
     """[(short or None, long, ARG or None, description block)] of a --help"""

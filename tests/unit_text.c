@@ -564,6 +564,103 @@ static void test_errors(void)
 		     "offset 51: bad offset in stack line");
 }
 
+/* ---- the latency tracers: timerlat samples, osnoise events (issue 39) ---- */
+
+static void test_spikes(void)
+{
+	/* tracefs's forms (the timerlat line has no event name) and trace-cmd's */
+	static const char in[] =
+		"# tracer: timerlat\n"
+		"          <idle>-0       [002] d..h1..     6.880400: #1     context    irq timer_latency    123680 ns\n"
+		"      timerlat/2-168     [002] .......     6.881019: #1     context thread timer_latency   2277370 ns\n"
+		"        cc1-87882 [005] dNLh1.. 548.771082: irq_noise: local_timer:236 start 548.771077442 duration 7597 ns\n"
+		"        cc1-87882 [005] dNLh1.. 548.771083: irq_noise: call_function_single:251 start 548.771080000 duration 1200 ns\n"
+		"   osnoise/8-961 [008] .... 5789.858413: sample_threshold: start 5789.858404555 duration 8812 ns interferences 2\n"
+		"   osnoise/8-961 [008] .... 5789.858414: sample_threshold: start 5789.858404556 duration 8813 ns interference 3\n"
+		"   osnoise/8-961 [008] .... 5789.858415: thread_noise:      cc1:87882 start 5789.858000001 duration 400 ns\n"
+		"   osnoise/8-961 [008] .... 5789.858416: softirq_noise:    TIMER:1 start 5789.858000002 duration 500 ns\n"
+		"   osnoise/8-961 [008] .... 5789.858417: nmi_noise: start 5789.858000003 duration 600 ns\n"
+		"   timerlat/3-192 [003] .... 5789.858418: timerlat: seq:7\tcontext:1\ttimer_latency:8534240\n"
+		"   kworker/3:1-50 [003] .... 5789.858419: thread_noise: kworker/3:1:50 start 1.000000000 duration 7 ns\n";
+	struct ipt_trace *t = open_text(in);
+	struct recs rs;
+	const struct ipt_record *r;
+
+	CHECK(t != NULL, "open: %s", ipt_errmsg());
+	if (!t)
+		return;
+	all_records(t, &rs);
+	CHECK(rs.n == 11, "%d records", rs.n);
+	if (rs.n != 11)
+		goto out;
+	r = &rs.r[0];
+	CHECK_STR(evname(r), "timerlat");
+	CHECK(u(t, r, "seqnum") == 1 && u(t, r, "context") == 0 && u(t, r, "timer_latency") == 123680,
+	      "irq sample");
+	r = &rs.r[1];
+	CHECK(u(t, r, "context") == 1 && u(t, r, "timer_latency") == 2277370, "thread sample");
+	r = &rs.r[2];
+	CHECK_STR(evname(r), "irq_noise");
+	CHECK_STR(str(t, r, "desc"), "local_timer");
+	CHECK(u(t, r, "vector") == 236 && u(t, r, "start") == 548771077442ULL && u(t, r, "duration") == 7597,
+	      "irq_noise fields");
+	CHECK_STR(str(t, &rs.r[3], "desc"), "call_function_single");
+	CHECK(u(t, &rs.r[3], "vector") == 251, "vector 251");
+	/* ordered by time: the osnoise/8 lines, then CPU 3's */
+	for (int i = 4; i < 11; i++) {
+		r = &rs.r[i];
+		if (!strcmp(evname(r), "sample_threshold") && u(t, r, "duration") == 8812)
+			CHECK(u(t, r, "interference") == 2 && u(t, r, "start") == 5789858404555ULL, "threshold 2");
+		else if (!strcmp(evname(r), "sample_threshold"))
+			CHECK(u(t, r, "interference") == 3, "threshold 3");
+		else if (!strcmp(evname(r), "thread_noise") && r->cpu == 8)
+			CHECK(!strcmp(str(t, r, "comm"), "cc1") && u(t, r, "pid") == 87882 &&
+			      u(t, r, "duration") == 400, "thread_noise cc1: %s", str(t, r, "comm"));
+		else if (!strcmp(evname(r), "thread_noise"))
+			CHECK(!strcmp(str(t, r, "comm"), "kworker/3:1") && u(t, r, "pid") == 50 &&
+			      u(t, r, "start") == 1000000000ULL, "comm with a colon: %s", str(t, r, "comm"));
+		else if (!strcmp(evname(r), "softirq_noise"))
+			CHECK(u(t, r, "vector") == 1 && u(t, r, "duration") == 500, "softirq_noise");
+		else if (!strcmp(evname(r), "nmi_noise"))
+			CHECK(u(t, r, "duration") == 600 && u(t, r, "start") == 5789858000003ULL, "nmi_noise");
+		else if (!strcmp(evname(r), "timerlat"))
+			CHECK(u(t, r, "seqnum") == 7 && u(t, r, "context") == 1 &&
+			      u(t, r, "timer_latency") == 8534240, "trace-cmd's timerlat");
+		else
+			CHECK(0, "unexpected %s", evname(r));
+	}
+out:
+	done(t, &rs);
+	expect_error("  a-1 [000] 1.000001: #1 context irq timer_latency 12x ns\n",
+		     "offset 0: timerlat: cannot read");
+	expect_error("  a-1 [000] 1.000001: irq_noise: local_timer:236 start 1.5 duration 7 ns\n",
+		     "offset 0: irq_noise: cannot read");
+	expect_error("  a-1 [000] 1.000001: irq_noise: start 1.000000000 duration 7 ns extra\n",
+		     "offset 0: irq_noise: cannot read");
+	expect_error("  a-1 [000] 1.000001: timerlat: seq:1 context:0\n", "offset 0: timerlat: cannot read");
+	/* the osnoise tracer's summaries: tracefs's nine columns, trace-cmd's print fmt */
+	t = open_text("  osnoise/3-299 [003] ....... 23.084779: 100000      53150  46.85000    9350    282      0      1      0      0\n"
+		      "  osnoise/2-298 [002] ....... 23.087371: osnoise: noise:105428\tmax_sample:54926\thw:8\tnmi:1\tirq:3\tsoftirq:4\tthread:5\n");
+	CHECK(t != NULL, "open: %s", ipt_errmsg());
+	if (!t)
+		return;
+	all_records(t, &rs);
+	CHECK(rs.n == 2, "%d records", rs.n);
+	if (rs.n == 2) {
+		r = &rs.r[0];
+		CHECK_STR(evname(r), "osnoise");
+		CHECK(u(t, r, "runtime") == 100000 && u(t, r, "noise") == 53150 && u(t, r, "max_sample") == 9350 &&
+		      u(t, r, "hw_count") == 282 && u(t, r, "irq_count") == 1 && u(t, r, "thread_count") == 0,
+		      "tracefs columns");
+		r = &rs.r[1];
+		CHECK(u(t, r, "runtime") == 0 && u(t, r, "noise") == 105428 && u(t, r, "max_sample") == 54926 &&
+		      u(t, r, "hw_count") == 8 && u(t, r, "nmi_count") == 1 && u(t, r, "irq_count") == 3 &&
+		      u(t, r, "softirq_count") == 4 && u(t, r, "thread_count") == 5, "trace-cmd's form");
+	}
+	done(t, &rs);
+	expect_error("  a-1 [000] 1.000001: osnoise: noise:1 max_sample:2\n", "offset 0: osnoise: cannot read");
+}
+
 static void test_probe(void)
 {
 	static const char report[] = "  a-1 [000] 1.000001: ipi_send_cpu: cpu=1\n";
@@ -611,6 +708,7 @@ int main(void)
 	test_latency_form();
 	test_big_offsets();
 	test_errors();
+	test_spikes();
 	test_probe();
 	test_empty_trace();
 	TEST_MAIN_END();

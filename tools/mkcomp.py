@@ -49,7 +49,9 @@ def parse_options(text):
         while i < len(lines) and lines[i].startswith('    ') and not OPT.match(lines[i]):
             desc.append(lines[i].strip())
             i += 1
-        words = m.group(1).replace(',', ' ').split()
+        # "--name[=ARG]": a value only attached to it, so a flag to complete
+        words = [re.sub(r'^(--[A-Za-z0-9][\w-]*)\[=\w+\]$', r'\1', w)
+                 for w in m.group(1).replace(',', ' ').split()]
         names = [w for w in words if re.fullmatch(r'--?[A-Za-z0-9][\w-]*', w)]
         args = [w for w in words if not w.startswith('-')]
         if names:

@@ -34,6 +34,9 @@ enum ev_kind {
 	EK_STACK,	/* kernel_stack, "=>" lines follow */
 	EK_RAISE,	/* arm64 ipi_raise: "target_mask=HEX (reason)" */
 	EK_REASON,	/* arm64 ipi_entry/ipi_exit: "(reason)" */
+	EK_TIMERLAT,	/* ftrace's timerlat sample (text_spikes.c) */
+	EK_NOISE,	/* osnoise:*_noise, sample_threshold (text_spikes.c) */
+	EK_OSNOISE,	/* ftrace's osnoise summary (text_spikes.c) */
 };
 
 /* how a field's value text is read: a number, a %pS symbol, a %p pointer, a
@@ -252,6 +255,13 @@ int ipt_text_fields_switch(struct tx *x, const struct einfo *ei, const char *s, 
 int ipt_text_fields_wakeup(struct tx *x, const struct einfo *ei, const char *s, const char *e);
 int ipt_text_fields_raise(struct tx *x, const struct einfo *ei, const char *s, const char *e);
 int ipt_text_fields_reason(struct tx *x, const struct einfo *ei, const char *s, const char *e);
+
+/* ---- text_spikes.c: the latency tracers' lines ---- */
+int ipt_text_fields_timerlat(struct tx *x, const struct einfo *ei, const char *s, const char *e);
+int ipt_text_fields_noise(struct tx *x, const struct einfo *ei, const char *s, const char *e);
+int ipt_text_fields_osnoise(struct tx *x, const struct einfo *ei, const char *s, const char *e);
+/* [s, e) is tracefs's nine-column osnoise summary (no event name) */
+bool ipt_text_osnoise_columns(const char *s, const char *e);
 
 /* ---- text_header.c: header lines and loss marks ---- */
 

@@ -99,6 +99,65 @@
 	"\tfield:__data_loc char[] text;\toffset:8;\tsize:4;\tsigned:0;\n\n"                 \
 	"print fmt: \"%s\", __get_str(text)\n"
 
+/* ftrace's own timerlat entry (Linux 6.1, common fields as above) */
+#define F_TIMERLAT                                                                          \
+	"\tfield:unsigned int seqnum;\toffset:8;\tsize:4;\tsigned:0;\n"                       \
+	"\tfield:int context;\toffset:12;\tsize:4;\tsigned:1;\n"                              \
+	"\tfield:u64 timer_latency;\toffset:16;\tsize:8;\tsigned:0;\n\n"                     \
+	"print fmt: \"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, "           \
+	"REC->context, REC->timer_latency\n"
+
+/* ftrace's own osnoise entry (the tracer's per-period summary) */
+#define F_OSNOISE                                                                           \
+	"\tfield:u64 noise;\toffset:8;\tsize:8;\tsigned:0;\n"                                 \
+	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n"                              \
+	"\tfield:u64 max_sample;\toffset:24;\tsize:8;\tsigned:0;\n"                           \
+	"\tfield:unsigned int hw_count;\toffset:32;\tsize:4;\tsigned:0;\n"                    \
+	"\tfield:unsigned int nmi_count;\toffset:36;\tsize:4;\tsigned:0;\n"                   \
+	"\tfield:unsigned int irq_count;\toffset:40;\tsize:4;\tsigned:0;\n"                   \
+	"\tfield:unsigned int softirq_count;\toffset:44;\tsize:4;\tsigned:0;\n"               \
+	"\tfield:unsigned int thread_count;\toffset:48;\tsize:4;\tsigned:0;\n\n"              \
+	"print fmt: \"noise:%llu\\tmax_sample:%llu\\thw:%u\\tnmi:%u\\tirq:%u\\tsoftirq:%u\\t"   \
+	"thread:%u\\n\", REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, "         \
+	"REC->irq_count, REC->softirq_count, REC->thread_count\n"
+
+/* osnoise:* (include/trace/events/osnoise.h, Linux 6.1) */
+#define NOISE_START_DURATION                                                                \
+	"\tfield:u64 start;\toffset:8;\tsize:8;\tsigned:0;\n"                                 \
+	"\tfield:u64 duration;\toffset:16;\tsize:8;\tsigned:0;\n"
+#define NOISE_PRINT "start %llu.%09u duration %llu ns"
+#define NOISE_ARGS "(REC->start) / 1000000000UL, (REC->start) % 1000000000UL, REC->duration"
+
+#define F_IRQ_NOISE                                                                         \
+	NOISE_START_DURATION                                                                \
+	"\tfield:__data_loc char[] desc;\toffset:24;\tsize:4;\tsigned:1;\n"                   \
+	"\tfield:int vector;\toffset:28;\tsize:4;\tsigned:1;\n\n"                             \
+	"print fmt: \"%s:%d " NOISE_PRINT "\", __get_str(desc), REC->vector, " NOISE_ARGS "\n"
+
+#define F_NMI_NOISE                                                                         \
+	NOISE_START_DURATION "\n"                                                           \
+	"print fmt: \"" NOISE_PRINT "\", " NOISE_ARGS "\n"
+
+#define F_SOFTIRQ_NOISE                                                                     \
+	NOISE_START_DURATION                                                                \
+	"\tfield:int vector;\toffset:24;\tsize:4;\tsigned:1;\n\n"                             \
+	"print fmt: \"%8s:%d " NOISE_PRINT "\", __print_symbolic(REC->vector, { 0, \"HI\" }, " \
+	"{ 1, \"TIMER\" }, { 2, \"NET_TX\" }, { 3, \"NET_RX\" }, { 4, \"BLOCK\" }, "          \
+	"{ 5, \"IRQ_POLL\" }, { 6, \"TASKLET\" }, { 7, \"SCHED\" }, { 8, \"HRTIMER\" }, "     \
+	"{ 9, \"RCU\" }), REC->vector, " NOISE_ARGS "\n"
+
+#define F_THREAD_NOISE                                                                      \
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"                             \
+	"\tfield:u64 start;\toffset:24;\tsize:8;\tsigned:0;\n"                                \
+	"\tfield:u64 duration;\toffset:32;\tsize:8;\tsigned:0;\n"                             \
+	"\tfield:pid_t pid;\toffset:40;\tsize:4;\tsigned:1;\n\n"                              \
+	"print fmt: \"%8s:%d " NOISE_PRINT "\", REC->comm, REC->pid, " NOISE_ARGS "\n"
+
+#define F_SAMPLE_THRESHOLD                                                                  \
+	NOISE_START_DURATION                                                                \
+	"\tfield:u64 interference;\toffset:24;\tsize:8;\tsigned:0;\n\n"                       \
+	"print fmt: \"" NOISE_PRINT " interference %llu\", " NOISE_ARGS ", REC->interference\n"
+
 /* a built-in event: its kernel name, id and format, and how its fields text is read */
 struct builtin {
 	const char *system;
@@ -140,6 +199,13 @@ static const struct builtin builtins[] = {
 	{ "ipi", "ipi_raise", 24, EK_RAISE, F_IPI_RAISE },
 	{ "ipi", "ipi_entry", 22, EK_REASON, F_IPI_REASON },
 	{ "ipi", "ipi_exit", 23, EK_REASON, F_IPI_REASON },
+	{ "ftrace", "timerlat", 17, EK_TIMERLAT, F_TIMERLAT },
+	{ "ftrace", "osnoise", 16, EK_OSNOISE, F_OSNOISE },
+	{ "osnoise", "sample_threshold", 447, EK_NOISE, F_SAMPLE_THRESHOLD },
+	{ "osnoise", "nmi_noise", 448, EK_NOISE, F_NMI_NOISE },
+	{ "osnoise", "irq_noise", 449, EK_NOISE, F_IRQ_NOISE },
+	{ "osnoise", "softirq_noise", 450, EK_NOISE, F_SOFTIRQ_NOISE },
+	{ "osnoise", "thread_noise", 451, EK_NOISE, F_THREAD_NOISE },
 };
 
 #define GENERIC_ID_BASE 10000	/* ids of generic "text" events */
@@ -212,7 +278,7 @@ static int add_event(struct tx *x, const char *system, enum ev_kind kind, const 
 /* ipt_text_event_for - the event of a name: built in, or a new generic one */
 int ipt_text_event_for(struct tx *x, const char *name, size_t n, int *idx)
 {
-	char text[sizeof(COMMON_FIELDS) + sizeof(F_SCHED_SWITCH) + 256];
+	char text[sizeof(COMMON_FIELDS) + sizeof(F_SCHED_SWITCH) + 1024];
 
 	if (smap_get(&x->evmap, name, n, idx))
 		return 0;

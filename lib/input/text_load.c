@@ -17,6 +17,9 @@
  *   tracefs:   "   comm-pid   [CPU] flags  secs.usecs: event: fields"
  *              "   comm-pid   ( tgid) [CPU] flags  secs.usecs: ..."
  *   buffers:   "NAME: " before the line of an instance buffer (report)
+ *   timerlat:  "... secs.usecs: #SEQ context irq|thread timer_latency N ns"
+ *              (tracefs's form of the tracer's samples: no event name)
+ *   osnoise:   "... secs.usecs: RUNTIME NOISE %CPU MAX HW NMI IRQ SIRQ THREAD" 
  *   stacks:    "=> sym (addr)" / " => sym" lines after a kernel_stack line
  *              (tracefs writes "<stack trace>" instead of "kernel_stack:")
  *   headers:   "cpus=N", "version = N", "# ..." comments ("#P:N" gives the
@@ -84,6 +87,12 @@ static int event_line(struct tx *x, struct line *ln)
 		} else if (starts(f, fe, "<user stack trace")) {
 			name = "user_stack";
 			nlen = 10;
+		} else if (starts(f, fe, "#") && find(f, fe, " timer_latency ")) {
+			name = "timerlat";	/* tracefs prints timerlat's samples so */
+			nlen = 8;
+		} else if (ipt_text_osnoise_columns(f, fe)) {
+			name = "osnoise";	/* and osnoise's summaries so */
+			nlen = 7;
 		} else if (find(f, fe, " <-")) {
 			name = "function";
 			nlen = 8;
@@ -113,6 +122,15 @@ static int event_line(struct tx *x, struct line *ln)
 		break;
 	case EK_REASON:
 		r = ipt_text_fields_reason(x, ei, f, fe);
+		break;
+	case EK_TIMERLAT:
+		r = ipt_text_fields_timerlat(x, ei, f, fe);
+		break;
+	case EK_NOISE:
+		r = ipt_text_fields_noise(x, ei, f, fe);
+		break;
+	case EK_OSNOISE:
+		r = ipt_text_fields_osnoise(x, ei, f, fe);
 		break;
 	case EK_STACK:
 	case EK_TEXT:

@@ -204,6 +204,35 @@ uint64_t ipt_capture_bytes(struct ipt_capture *c, int i);
 /* Stop (if running), close everything; the temporary files vanish. */
 void ipt_capture_free(struct ipt_capture *c);
 
+/* ---- the timerlat or osnoise tracer beside the IPI events (spiketracer.c) ---- */
+
+struct ipt_spike_tracer;
+struct ipt_spike_tracer_opts {
+	const char *tracer;		/* "timerlat" or "osnoise" */
+	const struct ipt_cpuset *cpus;	/* osnoise/cpus: the CPUs it watches */
+	unsigned long period_us;	/* 0: the kernel's (timerlat_period_us, or
+					   osnoise's period_us = runtime_us) */
+	unsigned long runtime_us;	/* osnoise's runtime_us (0: period_us) */
+	unsigned long threshold_us;	/* stop_tracing_total_us (timerlat) or
+					   stop_tracing_us (osnoise); 0: never */
+};
+/*
+ * Check that this kernel has the tracer and that no other instance (nor
+ * the top level) runs osnoise or timerlat, save the global osnoise/
+ * settings and write ours.  NULL (nothing left changed) on failure.
+ */
+struct ipt_spike_tracer *ipt_spike_tracer_setup(struct ipt_live *live, const char *tracefs,
+						const struct ipt_spike_tracer_opts *o);
+/* The tracer on in the instance (its threads start; tracing_on says when
+ * their samples are kept). */
+int ipt_spike_tracer_start(struct ipt_spike_tracer *t);
+/* The kernel turned the instance's tracing off (a stop_tracing threshold). */
+bool ipt_spike_tracer_stopped(struct ipt_spike_tracer *t);
+/* The instance's tracer back to nop; t forgets the instance. */
+void ipt_spike_tracer_off(struct ipt_spike_tracer *t);
+/* Tracer off, the saved settings written back, t freed; -1 if one stays. */
+int ipt_spike_tracer_restore(struct ipt_spike_tracer *t);
+
 /* ---- user stacks (ustack.c) ---- */
 
 struct ipt_ustacks;

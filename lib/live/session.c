@@ -82,6 +82,9 @@ struct ipt_recorder {
 	char *self_tids;		/* the recorder's process and threads */
 	char *command_end;		/* ipt_recorder_set_command_end */
 	struct ipt_ustacks *ustacks;	/* --user-stacks: their resolver */
+	struct ipt_spike_tracer *tracer;	/* opts.tracer: its saved settings */
+	struct ipt_cpuset tracer_cpus;
+	bool tracer_failed;		/* its settings were not restored */
 };
 
 /* note - pass a line to the caller */
@@ -146,6 +149,14 @@ struct ipt_recorder *ipt_recorder_new(const struct ipt_recorder_opts *opts)
 		r->o.stacks = true;	/* a user stack is told apart by the kernel one after it */
 	if (!r->o.compression)
 		r->o.compression = "zstd";
+	if (r->o.tracer && strcmp(r->o.tracer, "timerlat") && strcmp(r->o.tracer, "osnoise")) {
+		ipt_err_code(IPT_ERR_INVALID, "tracer '%s': not timerlat or osnoise", r->o.tracer);
+		free(r->command_line);
+		free(r->command);
+		free(r);
+		return NULL;
+	}
+	ipt_cpuset_init(&r->tracer_cpus);
 	ipt_cpuset_init(&r->online);
 	ipt_cpuset_init(&r->pin);
 	return r;
@@ -486,6 +497,57 @@ static int setup_instance(struct ipt_recorder *r)
 	return 0;
 }
 
+/*
+ * setup_tracer - opts.tracer: its CPUs (opts.tracer_cpus, else the online
+ * CPUs the readers leave alone, else all), the kernel's checks and the
+ * global settings saved and written (the tracer itself goes on in arm),
+ * and the osnoise events beside the IPI ones
+ */
+static int setup_tracer(struct ipt_recorder *r)
+{
+	struct ipt_spike_tracer_opts to = { 0 };
+
+	if (!r->o.tracer)
+		return 0;
+	if (r->o.tracer_cpus) {
+		if (ipt_cpuset_copy(&r->tracer_cpus, r->o.tracer_cpus))
+			return -1;
+	} else {
+		if (ipt_cpuset_copy(&r->tracer_cpus, &r->online))
+			return -1;
+		for (int c = ipt_cpuset_next(&r->pin, 0); c >= 0; c = ipt_cpuset_next(&r->pin, (unsigned int)c + 1))
+			ipt_cpuset_del(&r->tracer_cpus, (unsigned int)c);
+		if (ipt_cpuset_empty(&r->tracer_cpus) && ipt_cpuset_copy(&r->tracer_cpus, &r->online))
+			return -1;
+	}
+	to.tracer = r->o.tracer;
+	to.cpus = &r->tracer_cpus;
+	to.period_us = r->o.tracer_period_us;
+	to.runtime_us = r->o.tracer_runtime_us;
+	to.threshold_us = r->o.tracer_threshold_us;
+	r->tracer = ipt_spike_tracer_setup(r->live, r->tracefs, &to);
+	if (!r->tracer)
+		return fail_about(r, IPT_RECORDER_ABOUT_TRACER);
+	for (int i = 0; i < r->nev; i++)
+		if (!strcmp(r->ev[i].sys, "osnoise") && !r->ev[i].name)
+			return add_system(r, "ftrace");	/* -e osnoise named it already */
+	if (ipt_live_has_event(r->live, "osnoise", NULL) && add_event(r, "osnoise", NULL, false, NULL, false))
+		return -1;
+	return add_system(r, "ftrace");
+}
+
+/* restore_tracer - the tracer off and its settings back (noted if not) */
+static void restore_tracer(struct ipt_recorder *r)
+{
+	if (!r->tracer)
+		return;
+	if (ipt_spike_tracer_restore(r->tracer)) {
+		r->tracer_failed = true;
+		note(r, IPT_RECORDER_NOTE_ERROR, IPT_RECORDER_ABOUT_TRACER, "%s", ipt_errmsg());
+	}
+	r->tracer = NULL;
+}
+
 /* ipt_recorder_probe - tracefs, pinning, the instance, clock and events */
 /* irq_snapshot - /proc/interrupts now, for point (a machine without it: none) */
 static void irq_snapshot(struct ipt_recorder *r, enum ipt_irq_point point)
@@ -527,7 +589,7 @@ int ipt_recorder_probe(struct ipt_recorder *r)
 	    choose_pin(r) || setup_instance(r))
 		return -1;
 	return read_headers(r) || choose_clock(r) || probe_events(r) || add_kprobes(r) ||
-	       add_extra(r) ? -1 : 0;
+	       add_extra(r) || setup_tracer(r) ? -1 : 0;
 }
 
 /* ipt_recorder_nevents - how many catalogue events were probed */
@@ -696,7 +758,11 @@ int ipt_recorder_arm(struct ipt_recorder *r)
 	r->about = IPT_RECORDER_ABOUT_NONE;
 	if (r->o.checkpoint)
 		r->o.checkpoint(IPT_RECORDER_PROBED, r->o.arg);
-	return setup_filters(r) || enable_events(r) ? -1 : 0;
+	if (setup_filters(r) || enable_events(r))
+		return -1;
+	if (r->tracer && ipt_spike_tracer_start(r->tracer))
+		return fail_about(r, IPT_RECORDER_ABOUT_TRACER);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1012,6 +1078,7 @@ static int remove_instance(struct ipt_recorder *r)
 	if (!r->live)
 		return 0;
 	ipt_live_set_tracing(r->live, false);
+	ipt_spike_tracer_off(r->tracer);
 	for (int i = 0; i < r->nev; i++)
 		if (r->ev[i].stack)
 			ipt_live_set_trigger(r->live, r->ev[i].sys, r->ev[i].name, "!stacktrace");
@@ -1037,6 +1104,19 @@ static int kv(struct ipt_strbuf *sb, const char *key, const char *value)
 	return ipt_strbuf_add(sb, "\n", 1);
 }
 
+/* tracer_provenance - opts.tracer's lines: tracer, tracer_cpus, its period and threshold */
+static int tracer_provenance(const struct ipt_recorder *r, struct ipt_strbuf *sb)
+{
+	char cpus[512] = "";
+
+	if (!r->o.tracer)
+		return 0;
+	ipt_cpuset_format_list(&r->tracer_cpus, cpus, sizeof(cpus));
+	return ipt_strbuf_addf(sb, "tracer=%s\ntracer_cpus=%s\ntracer_period_us=%lu\n"
+			       "tracer_threshold_us=%lu\n", r->o.tracer, cpus, r->o.tracer_period_us,
+			       r->o.tracer_threshold_us);
+}
+
 /* add_provenance - how this recording was made, for the file */
 static int add_provenance(struct ipt_recorder *r)
 {
@@ -1059,7 +1139,7 @@ static int add_provenance(struct ipt_recorder *r)
 	    kv(&sb, "user_stacks", r->o.user_stacks ? "yes" : NULL) ||
 	    kv(&sb, "buffer_kb", buf) || kv(&sb, "clock", r->clock) ||
 	    kv(&sb, "start_utc", *r->start_utc ? r->start_utc : NULL) ||
-	    kv(&sb, "recorder_pids", r->self_tids))
+	    kv(&sb, "recorder_pids", r->self_tids) || tracer_provenance(r, &sb))
 		goto out;
 	ret = ipt_tdw_add_option(r->w, IPT_OPTION_PROVENANCE, sb.buf, (uint32_t)sb.len + 1);
 out:
@@ -1119,6 +1199,7 @@ int ipt_recorder_write(struct ipt_recorder *r)
 			return -1;
 	}
 	remove_kprobes(r);
+	restore_tracer(r);
 	irq_snapshot(r, IPT_IRQ_AFTER_TEARDOWN);
 	if (add_provenance(r) || add_user_symbols(r) ||
 	    (r->irqs.len && ipt_tdw_add_option(w, IPT_OPTION_INTERRUPTS, r->irqs.buf, (uint32_t)r->irqs.len + 1)))
@@ -1144,7 +1225,8 @@ int ipt_recorder_close(struct ipt_recorder *r)
 	r->cap = NULL;
 	remove_instance(r);
 	remove_kprobes(r);
-	return r->rm_failed ? -1 : 0;
+	restore_tracer(r);
+	return r->rm_failed || r->tracer_failed ? -1 : 0;
 }
 
 /* ipt_recorder_free - close and release, the caller's affinity restored */
@@ -1171,6 +1253,7 @@ void ipt_recorder_free(struct ipt_recorder *r)
 	free(r->clock_text);
 	ipt_cpuset_free(&r->online);
 	ipt_cpuset_free(&r->pin);
+	ipt_cpuset_free(&r->tracer_cpus);
 	free(r->command_line);
 	free(r->command);
 	free(r->command_end);
@@ -1285,6 +1368,18 @@ const char *ipt_recorder_clock(const struct ipt_recorder *r)
 unsigned long ipt_recorder_buffer_kb(const struct ipt_recorder *r)
 {
 	return r->o.buffer_kb;
+}
+
+/* ipt_recorder_tracer_stopped - the kernel stopped the tracing at a threshold */
+bool ipt_recorder_tracer_stopped(const struct ipt_recorder *r)
+{
+	return r->tracer && ipt_spike_tracer_stopped(r->tracer);
+}
+
+/* ipt_recorder_tracer_cpus - the tracer's CPUs */
+const struct ipt_cpuset *ipt_recorder_tracer_cpus(const struct ipt_recorder *r)
+{
+	return &r->tracer_cpus;
 }
 
 /* ipt_recorder_error - what the last failure was about */

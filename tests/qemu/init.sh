@@ -28,6 +28,10 @@ for m in $(cat /modules.order 2>/dev/null); do
 	insmod "/modules/$m" 2>> /out/insmod.err
 done
 
+# ipitest=spikes on the command line (the PREEMPT_RT guest of
+# tests/test_qemu_spikes.sh): its own script, which powers off
+grep -q 'ipitest=spikes' /proc/cmdline && . /spikes.sh
+
 # settle: half a second without a fork (read on a FIFO opened read-write)
 mkfifo /tmp/settle
 settle() { read -t 0.5 x <> /tmp/settle; }

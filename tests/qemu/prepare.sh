@@ -1,7 +1,8 @@
 #!/bin/sh
 # prepare.sh ARCH DIR - everything one qemu guest of tests/test_qemu.sh needs,
 # cached under DIR (build/qemu): Debian's own cloud kernel for ARCH (x86_64 or
-# arm64) and busybox-static fetched with `apt-get download` and unpacked, a
+# arm64; x86_64-rt: Debian's PREEMPT_RT kernel, linux-image-rt-amd64, with
+# the osnoise and timerlat tracers, for tests/test_qemu_spikes.sh) and busybox-static fetched with `apt-get download` and unpacked, a
 # static ipitrace, ipi-workload and irq-snap built for ARCH, and an initramfs
 # (DIR/ARCH/initrd.gz) holding them, the virtio disk modules and
 # tests/qemu/init.sh as /init.  Prints "kernel PATH" and "initrd PATH".
@@ -12,8 +13,9 @@ arch=$1
 dir=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
 case $arch in
-x86_64) darch=amd64 cc=${CC:-cc} ldir= virtio="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk" ;;
-arm64) darch=arm64 cc=aarch64-linux-gnu-gcc ldir=-L/usr/lib/aarch64-linux-gnu virtio="virtio_ring virtio virtio_mmio virtio_blk" ;;
+x86_64) darch=amd64 flavour=cloud cc=${CC:-cc} ldir= virtio="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk" ;;
+x86_64-rt) darch=amd64 flavour=rt cc=${CC:-cc} ldir= virtio="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk" ;;
+arm64) darch=arm64 flavour=cloud cc=aarch64-linux-gnu-gcc ldir=-L/usr/lib/aarch64-linux-gnu virtio="virtio_ring virtio virtio_mmio virtio_blk" ;;
 *) echo "prepare.sh: unknown arch '$arch'" >&2; exit 2 ;;
 esac
 cannot() { echo "$*" >&2; exit 3; }
@@ -22,7 +24,7 @@ cd "$dir"
 
 # ---- packages (downloaded once) ----
 if [ ! -s "$arch/kernel.name" ]; then
-	meta=linux-image-cloud-$darch
+	meta=linux-image-$flavour-$darch
 	[ $darch = amd64 ] || meta=$meta:$darch
 	k=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9][^ :]*\).*/\1/p' | head -n 1)
 	[ -n "$k" ] || cannot "apt-cache knows no $meta (dpkg --add-architecture arm64; apt-get update)"
@@ -67,6 +69,7 @@ mkdir -p "$r/bin" "$r/modules" "$r/proc" "$r/sys" "$r/dev" "$r/out" "$r/tmp"
 cp "$bb" "$r/bin/busybox"
 cp "$bd/ipitrace" "$bd/tools/ipi-workload" "$bd/tools/irq-snap" "$r/bin/"
 cp "$top/tests/qemu/init.sh" "$r/init"
+cp "$top/tests/qemu/spikes.sh" "$r/spikes.sh"
 chmod 755 "$r/init"
 : > "$r/modules.order"
 for m in $virtio; do

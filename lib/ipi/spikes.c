@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * spikes.c - latency spikes and the IPIs inside them (ipitrace explain,
+ * first cut; issue 39 item 3)
+ *
+ * A spike is a timerlat sample of the thread context: on its CPU, the
+ * thread woke timer_latency ns after its timer was due, so it covers
+ * [ts - timer_latency, ts].  Chosen: every sample over opts.threshold_ns,
+ * else the worst opts.worst per CPU.  Then one report run with its row
+ * results (matching: which interrupt on the target served each send) and
+ * the rows again: every served send whose interrupt entered on a spike's
+ * CPU inside its window is listed under it, with its handler time once
+ * per interrupt (coalesced sends share one) and its sender.
+ */
+#include "core/core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ipt_spikes {
+	struct ipt_spike *s;
+	size_t n, cap;
+};
+
+/* field - an unsigned field of a record, or def */
+static uint64_t field(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f,
+		      uint64_t def)
+{
+	uint64_t v;
+
+	return f && !ipt_field_u64(t, r, f, &v) ? v : def;
+}
+
+static int by_latency_desc(const void *a, const void *b)
+{
+	const struct ipt_spike *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns > y->latency_ns ? -1 : 1;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct ipt_spike *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* samples - the thread samples chosen, sorted by (CPU, start) */
+static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct ipt_spikes *sp)
+{
+	const struct ipt_event *ev = ipt_trace_find_event(t, "ftrace", "timerlat");
+	const struct ipt_field *fseq, *fctx, *flat;
+	struct ipt_iter *it;
+	struct ipt_record r;
+	uint64_t seen = 0;
+	int rc;
+
+	if (!ev)
+		return ipt_err_code(IPT_ERR_INVALID, "the trace has no timerlat samples (record --timerlat)");
+	fseq = ipt_event_field(ev, "seqnum");
+	fctx = ipt_event_field(ev, "context");
+	flat = ipt_event_field(ev, "timer_latency");
+	if (!fctx || !flat)
+		return ipt_err_code(IPT_ERR_INVALID, "timerlat: a format without context and timer_latency");
+	it = ipt_iter_new(t, NULL);
+	if (!it)
+		return -1;
+	while ((rc = ipt_iter_next(it, &r)) > 0) {
+		struct ipt_spike *s;
+		uint64_t lat;
+
+		if (r.event != ev)
+			continue;
+		seen++;
+		if (field(t, &r, fctx, 0) != 1)
+			continue;
+		lat = field(t, &r, flat, 0);
+		if (o->threshold_ns && lat <= o->threshold_ns)
+			continue;
+		if (IPT_GROW_ZERO(sp->s, sp->cap, sp->n + 1)) {
+			rc = -1;
+			break;
+		}
+		s = &sp->s[sp->n++];
+		s->cpu = r.cpu;
+		s->ts_ns = r.ts;
+		s->latency_ns = lat;
+		s->start_ns = r.ts > lat ? r.ts - lat : 0;
+		s->seq = (uint32_t)field(t, &r, fseq, 0);
+	}
+	ipt_iter_free(it);
+	if (rc < 0)
+		return -1;
+	if (!seen)
+		return ipt_err_code(IPT_ERR_INVALID, "the trace has no timerlat samples (record --timerlat)");
+	if (!sp->n)
+		return 0;
+	if (!o->threshold_ns && o->worst > 0) {	/* the worst per CPU */
+		size_t k = 0;
+
+		qsort(sp->s, sp->n, sizeof(*sp->s), by_latency_desc);
+		for (size_t i = 0, rank = 0; i < sp->n; i++) {
+			rank = i && sp->s[i].cpu == sp->s[i - 1].cpu ? rank + 1 : 0;
+			if (rank < (size_t)o->worst)
+				sp->s[k++] = sp->s[i];
+		}
+		sp->n = k;
+	}
+	qsort(sp->s, sp->n, sizeof(*sp->s), by_start);
+	return 0;
+}
+
+/* add_ipi - one served send under spike s (strings copied) */
+static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
+{
+	struct ipt_spike_ipi *ip;
+	size_t cap = s->nipis;	/* grown one at a time: few per spike */
+	bool seen = false;
+
+	for (size_t i = 0; i < s->nipis; i++)
+		seen |= s->ipis[i].entry_ns == m->handler_ts_ns;
+	if (IPT_GROW_ZERO(s->ipis, cap, s->nipis + 1))
+		return -1;
+	ip = &s->ipis[s->nipis];
+	ip->send_ns = row->ts;
+	ip->entry_ns = m->handler_ts_ns;
+	ip->has_handler = m->has_handler;
+	ip->handler_ns = m->has_handler ? m->handler_ns : 0;
+	ip->coalesced = seen;
+	ip->src_cpu = row->src_cpu;
+	ip->pid = row->pid;
+	ip->kind = row->kind;
+	ip->callsite_off = row->callsite_off;
+	ip->comm = strdup(row->comm ? row->comm : "");
+	ip->callsite = row->callsite_sym ? strdup(row->callsite_sym) : NULL;
+	ip->func = row->func_sym ? strdup(row->func_sym) :
+		   row->callback_sym ? strdup(row->callback_sym) : NULL;
+	if (!ip->comm || (row->callsite_sym && !ip->callsite) ||
+	    ((row->func_sym || row->callback_sym) && !ip->func)) {
+		free(ip->comm);
+		free(ip->callsite);
+		free(ip->func);
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	}
+	s->nipis++;
+	if (!seen)
+		s->ipi_ns += ip->handler_ns;
+	return 0;
+}
+
+/* place - the row under every spike whose window holds its interrupt */
+static int place(struct ipt_spikes *sp, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
+{
+	size_t lo = 0, hi = sp->n;
+	uint64_t at = m->handler_ts_ns;
+
+	/* the first spike of the row's CPU starting after the entry */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ipt_spike *s = &sp->s[mid];
+
+		if (s->cpu < row->target_cpu || (s->cpu == row->target_cpu && s->start_ns <= at))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* windows of one CPU rarely overlap: look back a few */
+	for (size_t k = lo, n = 0; k-- > 0 && n < 8; n++) {
+		struct ipt_spike *s = &sp->s[k];
+
+		if (s->cpu != row->target_cpu)
+			break;
+		if (at >= s->start_ns && at <= s->ts_ns && add_ipi(s, row, m))
+			return -1;
+	}
+	return 0;
+}
+
+/* ipt_spikes_explain - the spikes of t and the IPIs inside them */
+struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts)
+{
+	struct ipt_spikes_opts o;
+	struct ipt_report_opts ro = { .sz = sizeof(ro), .row_results = true, .no_tables = true, .threads = 1 };
+	struct ipt_report *rep = NULL;
+	struct ipt_ipi_iter *it = NULL;
+	struct ipt_spikes *sp;
+	struct ipt_ipi_row row;
+	struct ipt_row_match m;
+	int rc = -1;
+
+	if (IPT_OPTS_COPY(o, opts, "spikes"))
+		return NULL;
+	if (!o.threshold_ns && !o.worst)
+		o.worst = 10;
+	if (!ipt_trace_ts_in_ns(t)) {
+		ipt_err_code(IPT_ERR_INVALID, "explain: the trace's clock is not in nanoseconds");
+		return NULL;
+	}
+	sp = calloc(1, sizeof(*sp));
+	if (!sp) {
+		ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (samples(t, &o, sp))
+		goto out;
+	if (!sp->n) {
+		rc = 0;
+		goto out;
+	}
+	rep = ipt_report_run(t, &ro);
+	if (!rep)
+		goto out;
+	it = ipt_ipi_iter_new_with(t, NULL, rep);
+	if (!it)
+		goto out;
+	while ((rc = ipt_ipi_next(it, &row)) > 0) {
+		if (ipt_report_row_match(rep, &row, &m)) {
+			rc = -1;
+			break;
+		}
+		if (m.known && m.matched && m.has_handler_ts && place(sp, &row, &m)) {
+			rc = -1;
+			break;
+		}
+	}
+out:
+	ipt_ipi_iter_free(it);
+	ipt_report_free(rep);
+	if (rc < 0) {
+		ipt_spikes_free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+size_t ipt_spikes_count(const struct ipt_spikes *sp)
+{
+	return sp ? sp->n : 0;
+}
+
+const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i)
+{
+	return sp && i < sp->n ? &sp->s[i] : NULL;
+}
+
+void ipt_spikes_free(struct ipt_spikes *sp)
+{
+	if (!sp)
+		return;
+	for (size_t i = 0; i < sp->n; i++) {
+		for (size_t k = 0; k < sp->s[i].nipis; k++) {
+			free(sp->s[i].ipis[k].comm);
+			free(sp->s[i].ipis[k].callsite);
+			free(sp->s[i].ipis[k].func);
+		}
+		free(sp->s[i].ipis);
+	}
+	free(sp->s);
+	free(sp);
+}

@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+# spikes_check.py OUT IPITRACE - checks of the PREEMPT_RT guest of
+# tests/test_qemu_spikes.sh (tests/qemu/spikes.sh made OUT): against
+# trace-cmd's report of the guest's trace.dat, the guest's /proc/interrupts
+# and osnoise/ settings, and tracefs's own text, each parsed here.
+# Prints "PASS name" / "FAIL name: why" lines and "FIGURE" lines.
+import os
+import re
+import subprocess
+import sys
+
+out, ipt = sys.argv[1], sys.argv[2]
+ISO = (2, 3)
+fails = 0
+
+
+def result(name, ok, why=""):
+    global fails
+    if ok:
+        print("PASS spikes-" + name)
+    else:
+        fails += 1
+        print("FAIL spikes-%s: %s" % (name, why))
+
+
+def read(name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def run(*cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+# a trace-cmd report line (ipitrace dump prints the same shape)
+LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s*(.*)$")
+# the spike events' fields as trace-cmd prints them
+TIMERLAT_TC = re.compile(r"^seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)$")
+TIMERLAT_FS = re.compile(r"^#(\d+)\s+context\s+(irq|thread)\s+timer_latency\s+(\d+) ns$")
+NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start (\d+)\.(\d{9}) duration (\d+) ns(?: interferences? (\d+))?$")
+SPIKE_EVENTS = ("timerlat", "irq_noise", "thread_noise", "softirq_noise", "nmi_noise", "sample_threshold")
+OSNOISE_TC = re.compile(r"^noise:(\d+)\s+max_sample:(\d+)\s+hw:(\d+)\s+nmi:(\d+)\s+irq:(\d+)\s+softirq:(\d+)\s+thread:(\d+)$")
+OSNOISE_FS = re.compile(r"^(\d+)\s+(\d+)\s+\d+\.\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$")
+
+
+def parse(text, tracefs=False):
+    """events of a report (or tracefs) text: dicts with cpu, ts (str), ev, f"""
+    evs = []
+    for l in text.splitlines():
+        if tracefs:
+            m = re.match(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(\d+\s.*)$", l)
+            if m:
+                o = OSNOISE_FS.match(m.group(5).strip())
+                assert o, "tracefs osnoise line: " + l
+                g = [int(x) for x in o.groups()]
+                evs.append(dict(cpu=int(m.group(3)), ts=m.group(4), ev="osnoise", f=tuple(g[1:])))
+                continue
+            m = re.match(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+\.\d+):\s+(#.*)$", l)
+            if m:
+                t = TIMERLAT_FS.match(m.group(5).strip())
+                assert t, "tracefs timerlat line: " + l
+                evs.append(dict(cpu=int(m.group(3)), ts=m.group(4), ev="timerlat",
+                                f=(int(t.group(1)), 0 if t.group(2) == "irq" else 1, int(t.group(3)))))
+                continue
+        m = LINE.match(l)
+        if not m:
+            continue
+        cpu, ts, ev, rest = int(m.group(3)), m.group(4), m.group(5), m.group(6).strip()
+        f = None
+        if ev == "timerlat":
+            t = TIMERLAT_TC.match(rest)
+            assert t, "timerlat line: " + l
+            f = tuple(int(x) for x in t.groups())
+        elif ev == "osnoise":
+            o = OSNOISE_TC.match(rest)
+            assert o, "osnoise line: " + l
+            f = tuple(int(x) for x in o.groups())
+        elif ev in SPIKE_EVENTS:
+            n = NOISE.match(rest)
+            assert n, "noise line: " + l
+            name, num, s, ns, dur, inter = n.groups()
+            f = ((name or "").strip(), int(num) if num else None, int(s) * 10**9 + int(ns), int(dur),
+                 int(inter) if inter else None)
+        else:
+            f = rest
+        evs.append(dict(cpu=cpu, ts=ts, ev=ev, f=f))
+    return evs
+
+
+def interrupts(text):
+    """{row: [count per CPU]} of a /proc/interrupts text"""
+    lines = text.splitlines()
+    if not lines:
+        return {}
+    ncpu = len(lines[0].split())
+    rows = {}
+    for l in lines[1:]:
+        parts = l.split()
+        if not parts:
+            continue
+        rows[parts[0].rstrip(":")] = [int(x) for x in parts[1:1 + ncpu] if x.isdigit()]
+    return rows
+
+
+def delta(a, b, row, cpu):
+    ra, rb = interrupts(a).get(row), interrupts(b).get(row)
+    return rb[cpu] - ra[cpu] if ra and rb and len(ra) > cpu and len(rb) > cpu else None
+
+
+# ---- the recording ----
+result("record", read("record.rc").strip() == "rc 0" and os.path.getsize(os.path.join(out, "trace.dat")) > 0,
+       read("record.rc") + read("record.err")[-300:])
+result("isolated", read("isolated").strip() == "2-3" and read("nohz_full").strip() == "2-3",
+       "isolated %r nohz_full %r" % (read("isolated"), read("nohz_full")))
+result("tracer-cpus", "timerlat tracer on CPU 2-3 " in read("record.err"),
+       [l for l in read("record.err").splitlines() if "tracer" in l])
+during = dict(l.split("=", 1) for l in read("osnoise-during").splitlines() if "=" in l)
+result("settings-during", during.get("cpus") == "2-3" and during.get("timerlat_period_us") == "10000" and
+       any(l.endswith(" timerlat") and l.startswith("ipitrace-") for l in read("instances-during").splitlines()),
+       "%r %r" % (during, read("instances-during")))
+result("settings-restored", read("osnoise-before") != "" and read("osnoise-before") == read("osnoise-after") and
+       read("osnoise-before") == read("osnoise-after-thr"),
+       "before %r after %r after-thr %r" % (read("osnoise-before"), read("osnoise-after"), read("osnoise-after-thr")))
+result("cleanup", not read("instances-after").strip() and not read("kprobes-after").strip(),
+       read("instances-after") + read("kprobes-after"))
+
+rc, tc_text, err = run("trace-cmd", "report", os.path.join(out, "trace.dat"))
+tc = parse(tc_text)
+samples = [e for e in tc if e["ev"] == "timerlat"]
+print("FIGURE spikes-timerlat-samples %d" % len(samples))
+# every sample on an isolated CPU; per CPU and context, seq counts up by 1
+# (irq and thread samples share it), nothing lost
+ok, why = bool(samples), "no samples"
+seqs = {}
+for e in samples:
+    seq, ctx, lat = e["f"]
+    if e["cpu"] not in ISO:
+        ok, why = False, "a sample on CPU %d" % e["cpu"]
+    k = (e["cpu"], ctx)
+    if k in seqs and seq != seqs[k] + 1:
+        ok, why = False, "CPU %d context %d: seq %d after %d" % (e["cpu"], ctx, seq, seqs[k])
+    seqs[k] = seq
+result("samples", ok and set(seqs) == {(c, x) for c in ISO for x in (0, 1)}, "%s; %s" % (why, sorted(seqs)))
+for c in ISO:
+    th = sorted(e["f"][2] for e in samples if e["cpu"] == c and e["f"][1] == 1)
+    if th:
+        print("FIGURE spikes-cpu%d-thread-latency-us (TCG) n=%d p50 %.0f p99 %.0f max %.0f" %
+              (c, len(th), th[len(th) // 2] / 1e3, th[min(len(th) - 1, len(th) * 99 // 100)] / 1e3, th[-1] / 1e3))
+
+noise = [e for e in tc if e["ev"] == "irq_noise" and e["cpu"] in ISO]
+cf_noise = {c: sum(1 for e in noise if e["cpu"] == c and e["f"][0] in ("call_function", "call_function_single"))
+            for c in ISO}
+result("irq-noise-ipis", all(cf_noise[c] > 0 for c in ISO), "call_function irq_noise per CPU %r" % cf_noise)
+print("FIGURE spikes-noise-entries " + " ".join("%s=%d" % (ev, sum(1 for e in tc if e["ev"] == ev))
+                                                 for ev in SPIKE_EVENTS[1:]))
+
+# sends to the isolated CPUs (the kprobes stand for ipi_send_*)
+sends = {c: 0 for c in ISO}
+for e in tc:
+    if e["ev"] in ("resched", "call_single"):
+        m = re.search(r"cpu=(\d+)", e["f"])
+        if m and int(m.group(1)) in ISO:
+            sends[int(m.group(1))] += 1
+    elif e["ev"] == "call_mask":
+        m = re.search(r"cpumask=(0x[0-9a-f]+)", e["f"])
+        if m:
+            for c in ISO:
+                sends[c] += int(m.group(1), 16) >> c & 1
+result("sends", all(sends[c] > 0 for c in ISO), "sends to 2-3 %r" % sends)
+print("FIGURE spikes-sends-to-iso %r" % sends)
+
+# the function-call interrupts on 2-3 against /proc/interrupts (CAL counts
+# them, TLB shootdowns included): at least those of the workload's window
+# (taken while recording), at most those from before the recording to after
+ok, why = True, []
+for c in ISO:
+    n = sum(1 for e in tc if e["cpu"] == c and e["ev"] in ("call_function_entry", "call_function_single_entry"))
+    lo, hi = delta(read("irq-w0.txt"), read("irq-w1.txt"), "CAL", c), delta(read("irq-a.txt"), read("irq-b.txt"), "CAL", c)
+    why.append("cpu%d trace %d window %s whole %s noise %d" % (c, n, lo, hi, cf_noise[c]))
+    if lo is None or hi is None or not lo <= n <= hi or not lo <= cf_noise[c] <= hi:
+        ok = False
+result("interrupts", ok, "; ".join(why))
+print("FIGURE spikes-cal " + "; ".join(why))
+
+# dump prints the spike events as trace-cmd does: the same lines, in order
+rc, dump_text, err = run(ipt, "dump", os.path.join(out, "trace.dat"))
+norm = lambda t: [" ".join(l.split()) for l in t.splitlines()
+                  if LINE.match(l) and LINE.match(l).group(5) in SPIKE_EVENTS]
+a, b = norm(tc_text), norm(dump_text)
+first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), None)
+result("dump", rc == 0 and a == b and len(a) == len(samples) + sum(1 for e in tc if e["ev"] in SPIKE_EVENTS[1:]),
+       "rc %d, %d lines vs trace-cmd's %d; first difference %r vs %r" %
+       (rc, len(b), len(a), b[first] if first is not None else "", a[first] if first is not None else ""))
+
+# ---- the threshold ended the recording at the sample over it ----
+rc, thr_text, err = run("trace-cmd", "report", os.path.join(out, "thr.dat"))
+th = [e["f"][2] for e in parse(thr_text) if e["ev"] == "timerlat" and e["f"][1] == 1]
+result("threshold", "timerlat stopped tracing: a sample over 3000 us" in read("thr.err") and len(th) >= 1 and
+       max(th[-2:]) > 3000000 and all(x <= 3000000 for x in th[:-2]),
+       "%s; last thread latencies %r, earlier max %r" %
+       (read("thr.rc").strip(), th[-3:], max(th[:-2]) if len(th) > 2 else None))
+
+# ---- another instance runs the tracer: one line, nothing touched ----
+ref = read("refused.err").splitlines()
+result("refused", read("refused.rc").strip() == "rc 1" and len(ref) == 1 and
+       "instance spiketext already runs the timerlat tracer" in ref[0] and
+       read("osnoise-hand") == read("osnoise-hand-after") and not os.path.exists(os.path.join(out, "refused.dat")),
+       "%s %r" % (read("refused.rc").strip(), ref))
+
+# ---- tracefs's text: every timerlat and noise line read as written ----
+fs = [e for e in parse(read("tracefs.txt"), tracefs=True) if e["ev"] in SPIKE_EVENTS]
+rc, dump_fs, err = run(ipt, "dump", os.path.join(out, "tracefs.txt"))
+dd = [e for e in parse(dump_fs) if e["ev"] in SPIKE_EVENTS]
+key = lambda e: (e["cpu"], e["ts"], e["ev"], e["f"])
+first = next((i for i in range(min(len(fs), len(dd))) if key(fs[i]) != key(dd[i])), None)
+result("tracefs-text", rc == 0 and len(fs) > 50 and [key(e) for e in fs] == [key(e) for e in dd] and
+       any(e["ev"] == "timerlat" for e in fs) and any(e["ev"] == "irq_noise" for e in fs),
+       "rc %d %s; %d lines vs %d; first difference %r vs %r" %
+       (rc, err.strip()[:200], len(dd), len(fs), key(dd[first]) if first is not None else "",
+        key(fs[first]) if first is not None else ""))
+print("FIGURE spikes-tracefs-text-lines %d" % len(fs))
+
+# ---- explain: every thread sample over 300 us and the IPI interrupts in
+# its window, against a second implementation over trace-cmd's report -t
+# (ns timestamps): the vector entries on that CPU inside [ts - lat, ts],
+# their handler times (entry to the next exit of the vector on that CPU),
+# and for each send explain names, a send event of trace-cmd's at that
+# very time, to that CPU, by that task
+THR = 300000
+rc, tct, err = run("trace-cmd", "report", "-t", os.path.join(out, "trace.dat"))
+ev = parse(tct)
+VEC = ("call_function", "call_function_single", "reschedule")
+spikes, entries, sends = [], {}, {}
+open_entry = {}
+for e in ev:
+    ns = int(e["ts"].replace(".", ""))
+    if e["ev"] == "timerlat" and e["f"][1] == 1 and e["f"][2] > THR:
+        spikes.append((e["cpu"], e["f"][0], ns - e["f"][2], ns))
+    elif e["ev"] in tuple(v + "_entry" for v in VEC):
+        open_entry[(e["cpu"], e["ev"][:-6])] = ns
+    elif e["ev"] in tuple(v + "_exit" for v in VEC):
+        k = (e["cpu"], e["ev"][:-5])
+        if k in open_entry:
+            entries.setdefault(e["cpu"], []).append((open_entry.pop(k), ns))
+    elif e["ev"] in ("resched", "call_single", "call_mask"):
+        m = re.search(r"cpumask=(0x[0-9a-f]+)", e["f"]) if e["ev"] == "call_mask" else re.search(r"cpu=(\d+)", e["f"])
+        if m:
+            tg = [c for c in range(64) if int(m.group(1), 16) >> c & 1] if e["ev"] == "call_mask" else [int(m.group(1))]
+            sends.setdefault(ns, []).append((tg, e))
+comm_of = {}
+for l in tct.splitlines():
+    m = LINE.match(l)
+    if m:
+        comm_of[(int(m.group(4).replace(".", "")), int(m.group(3)))] = m.group(1).strip()
+want = {}
+for cpu, seq, lo, hi in spikes:
+    ins = [(a, b - a) for a, b in entries.get(cpu, []) if lo <= a <= hi]
+    want[(cpu, seq)] = (len(ins), sum(h for _, h in ins))
+rc, ex, err = run(ipt, "explain", "-t", str(THR // 1000), os.path.join(out, "trace.dat"))
+got, cur, bad_send = {}, None, []
+for l in ex.splitlines():
+    m = re.match(r"^spike cpu (\d+) seq (\d+) at ", l)
+    if m:
+        cur = (int(m.group(1)), int(m.group(2)))
+        got[cur] = [0, 0]
+        continue
+    m = re.match(r"^  ipi \S+ entry (\d+\.\d+) (?:handler (\d+\.\d+) us|\(coalesced)"
+                 r".*; sent (\d+\.\d+) from cpu (\d+) by (.*)\[(\d+)\] via", l)
+    if m and cur:
+        if m.group(2):
+            got[cur][0] += 1
+            got[cur][1] += round(float(m.group(2)) * 1000)
+        sns = int(m.group(3).replace(".", ""))
+        ok_send = any(cur[0] in tg and e["cpu"] == int(m.group(4)) and comm_of.get((sns, e["cpu"]), "").endswith(m.group(5)[-15:])
+                      for tg, e in sends.get(sns, []))
+        if not ok_send:
+            bad_send.append(l.strip())
+mism = [(k, want.get(k), tuple(got.get(k, ()))) for k in sorted(set(want) | set(got))
+        if want.get(k) != tuple(got.get(k, ()))]
+with_ipis = sum(1 for k in want if want[k][0])
+result("explain", rc == 0 and len(spikes) > 0 and with_ipis > 0 and not mism and not bad_send,
+       "rc %d %s; %d spikes, %d with IPIs; (cpu, seq) want (interrupts, handler ns) vs explain: %r; sends not found: %r" %
+       (rc, err.strip()[:200], len(spikes), with_ipis, mism[:4], bad_send[:3]))
+print("FIGURE spikes-explain-over-300us %d spikes, %d with IPI interrupts" % (len(spikes), with_ipis))
+top = [l for l in ex.splitlines() if re.match(r"^\s+\d+\.\d+ us\s+\d+ IPIs", l)][:3]
+print("FIGURE spikes-explain-top-senders (TCG) " + " | ".join(x.strip() for x in top))
+
+# ---- the osnoise tracer: its summaries on 2-3, as trace-cmd prints them;
+# settings back; tracefs's nine-column text read as written ----
+rc, osn_text, err = run("trace-cmd", "report", os.path.join(out, "osn.dat"))
+osn = [e for e in parse(osn_text) if e["ev"] == "osnoise"]
+rc2, osn_dump, err2 = run(ipt, "dump", os.path.join(out, "osn.dat"))
+nrm = lambda t: [" ".join(l.split()) for l in t.splitlines() if LINE.match(l) and LINE.match(l).group(5) in SPIKE_EVENTS + ("osnoise",)]
+result("osnoise-record", read("osn.rc").strip() == "rc 0" and len(osn) >= 2 and {e["cpu"] for e in osn} <= set(ISO) and
+       nrm(osn_text) == nrm(osn_dump) and read("osnoise-before") == read("osnoise-after-osn") == read("osnoise-end"),
+       "%s %s; %d summaries on %r; dump same: %s; settings %r vs %r" %
+       (read("osn.rc").strip(), read("osn.err")[-200:], len(osn), sorted({e["cpu"] for e in osn}),
+        nrm(osn_text) == nrm(osn_dump), read("osnoise-before"), read("osnoise-after-osn")))
+print("FIGURE spikes-osnoise-summaries %d (100 ms periods, 50 ms busy; TCG) max noise %s us" %
+      (len(osn), max((e["f"][0] for e in osn), default=None)))
+fs = [e for e in parse(read("tracefs-osnoise.txt"), tracefs=True) if e["ev"] in SPIKE_EVENTS + ("osnoise",)]
+rc, d, err = run(ipt, "dump", os.path.join(out, "tracefs-osnoise.txt"))
+dd = [e for e in parse(d) if e["ev"] in SPIKE_EVENTS + ("osnoise",)]
+result("osnoise-tracefs-text", rc == 0 and any(e["ev"] == "osnoise" for e in fs) and
+       [key(e) for e in fs] == [key(e) for e in dd],
+       "rc %d %s; %d lines vs %d" % (rc, err.strip()[:200], len(dd), len(fs)))
+sys.exit(1 if fails else 0)
