@@ -118,3 +118,42 @@ int print_cpu_values(FILE *f, const char *label, const char *const *values, int 
 		ipt_cpuset_free(&cpus[i]);
 	return ret;
 }
+
+void cpu_unit_add(struct cpu_unit *u, size_t *n, int c, bool iso)
+{
+	struct cpu_unit *w = &u[*n];
+
+	w->first = w->last = c;
+	w->iso = iso;
+	if (*n && u[*n - 1].last == c - 1 && u[*n - 1].iso == iso && !strcmp(u[*n - 1].text, w->text))
+		u[*n - 1].last = c;
+	else
+		(*n)++;
+}
+
+int busiest_units(const struct ipt_report *r, const struct cpu_unit *u, size_t n, size_t top, bool *shown)
+{
+	uint64_t *w = calloc(n + 1, sizeof(*w));
+	bool *pick = calloc(n + 1, sizeof(*pick));
+
+	if (!w || !pick) {
+		free(w);
+		free(pick);
+		return -1;
+	}
+	for (int role = 1; role >= 0; role--) {	/* the isolated ones, then the rest */
+		size_t m = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				w[m++] = ipt_report_cpu(r, u[i].first)->ipis;
+		busiest(w, m, top, pick);
+		m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (u[i].iso == role)
+				shown[i] = pick[m++];
+	}
+	free(w);
+	free(pick);
+	return 0;
+}

@@ -36,6 +36,25 @@ const char *cpu_list_short(const struct ipt_cpuset *set, char *buf, size_t size,
  */
 size_t busiest(const uint64_t *weight, size_t n, size_t top, bool *shown);
 
+/* A row of a per-CPU table of many CPUs: consecutive CPUs of one role with
+ * the same figures (text: the row as shown), as one range. */
+struct cpu_unit {
+	int first, last;
+	bool iso;
+	char text[512];
+};
+
+/* cpu_unit_add - CPU c (its role and row text) after the units u[0..*n):
+ * merged into the last one when it is c - 1's, of the same role and text */
+void cpu_unit_add(struct cpu_unit *u, size_t *n, int c, bool iso);
+
+/*
+ * busiest_units - mark in shown[] (n entries) the top units of each role
+ * by their CPUs' IPIs (each CPU of a unit has the same figures), the
+ * isolated ones and the others apart.  -1 if out of memory.
+ */
+int busiest_units(const struct ipt_report *r, const struct cpu_unit *u, size_t n, size_t top, bool *shown);
+
 /*
  * print_cpu_values - "LABEL 0 on 0-2, unknown on 3-8191": the CPUs with the
  * same value together, in the order of their first CPU; values[c] NULL

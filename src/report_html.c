@@ -699,14 +699,6 @@ static int cpu_rows(const struct hx *x)
 	return more;
 }
 
-/* A row of the per-CPU table of many CPUs: consecutive CPUs of one role
- * with the same figures, as one range (as the text report's). */
-struct cpu_unit {
-	int first, last;
-	bool iso;
-	char cells[512];
-};
-
 /* cpu_table_wide - beyond 16 CPUs: the busiest ranges of isolated CPUs,
  * then the busiest of the others, then every CPU in a <details>; -1 if out
  * of memory */
@@ -716,11 +708,10 @@ static int cpu_table_wide(const struct hx *x)
 	int ncpus = x->s->ncpus, more = 0;
 	size_t n = 0;
 	struct cpu_unit *u = calloc((size_t)ncpus + 1, sizeof(*u));
-	uint64_t *w = calloc((size_t)ncpus + 1, sizeof(*w));
-	bool *shown = calloc((size_t)ncpus + 1, sizeof(*shown)), *pick = calloc((size_t)ncpus + 1, sizeof(*pick));
+	bool *shown = calloc((size_t)ncpus + 1, sizeof(*shown));
 	int ret = -1;
 
-	if (!u || !w || !shown || !pick)
+	if (!u || !shown)
 		goto out;
 	for (int c = 0; c < ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
@@ -728,26 +719,11 @@ static int cpu_table_wide(const struct hx *x)
 
 		if (!cp->ipis && !cp->handlers && !cp->sent && !iso)
 			continue;
-		cpu_cells(x, c, u[n].cells, sizeof(u[n].cells));
-		u[n].first = u[n].last = c;
-		u[n].iso = iso;
-		if (n && u[n - 1].last == c - 1 && u[n - 1].iso == iso && !strcmp(u[n - 1].cells, u[n].cells))
-			u[n - 1].last = c;
-		else
-			n++;
+		cpu_cells(x, c, u[n].text, sizeof(u[n].text));
+		cpu_unit_add(u, &n, c, iso);
 	}
-	for (int role = 1; role >= 0; role--) {	/* the isolated ones, then the rest */
-		size_t m = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (u[i].iso == role)
-				w[m++] = ipt_report_cpu(x->r, u[i].first)->ipis;
-		busiest(w, m, (size_t)x->top, pick);
-		m = 0;
-		for (size_t i = 0; i < n; i++)
-			if (u[i].iso == role)
-				shown[i] = pick[m++];
-	}
+	if (busiest_units(x->r, u, n, (size_t)x->top, shown))
+		goto out;
 	fprintf(f, "<p class=\"note\">%d CPUs: the %d busiest %sCPUs; consecutive CPUs with the same figures "
 		"as one range. The table under it lists every CPU with IPIs, interrupts or sends.</p>\n", ncpus, x->top,
 		x->iso ? "isolated CPUs (shaded) and the busiest other " : "");
@@ -761,7 +737,7 @@ static int cpu_table_wide(const struct hx *x)
 		fprintf(f, "<tr%s><td>%d", u[i].iso ? " class=\"iso\"" : "", u[i].first);
 		if (u[i].last > u[i].first)
 			fprintf(f, "-%d", u[i].last);
-		fprintf(f, "</td>%s</tr>\n", u[i].cells);
+		fprintf(f, "</td>%s</tr>\n", u[i].text);
 	}
 	fputs("</table>\n", f);
 	if (more)
@@ -776,9 +752,7 @@ static int cpu_table_wide(const struct hx *x)
 	ret = 0;
 out:
 	free(u);
-	free(w);
 	free(shown);
-	free(pick);
 	return ret;
 }
 

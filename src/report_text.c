@@ -449,14 +449,6 @@ static void per_cpu_body(const struct ctx *x, int c, char *b, size_t size)
 			 hist3(x, cp->handler, h2, sizeof(h2)));
 }
 
-/* A row of the per-CPU table of many CPUs: consecutive CPUs of one role
- * with the same figures, as one range. */
-struct cpu_unit {
-	int first, last;
-	bool iso;
-	char body[256];
-};
-
 /* cpu_units - the rows of the per-CPU table of many CPUs, merged into
  * ranges; the isolated CPUs are there even with no IPI.  NULL if out of memory. */
 static struct cpu_unit *cpu_units(const struct ctx *x, size_t *n)
@@ -468,17 +460,11 @@ static struct cpu_unit *cpu_units(const struct ctx *x, size_t *n)
 		return NULL;
 	for (int c = 0; c < x->s->ncpus; c++) {
 		const struct ipt_report_cpu *cp = ipt_report_cpu(x->r, c);
-		struct cpu_unit *w = &u[k];
 
 		if (!cp->ipis && !cp->handlers && !is_iso(x, c))
 			continue;
-		per_cpu_body(x, c, w->body, sizeof(w->body));
-		w->first = w->last = c;
-		w->iso = is_iso(x, c);
-		if (k && u[k - 1].last == c - 1 && u[k - 1].iso == w->iso && !strcmp(u[k - 1].body, w->body))
-			u[k - 1].last = c;
-		else
-			k++;
+		per_cpu_body(x, c, u[k].text, sizeof(u[k].text));
+		cpu_unit_add(u, &k, c, is_iso(x, c));
 	}
 	*n = k;
 	return u;
@@ -489,23 +475,10 @@ static void text_per_cpu_wide(const struct ctx *x)
 {
 	size_t n = 0, more = 0;
 	struct cpu_unit *u = cpu_units(x, &n);
-	uint64_t *w = calloc(n + 1, sizeof(*w));
-	bool *shown = calloc(n + 1, sizeof(*shown)), *pick = calloc(n + 1, sizeof(*pick));
+	bool *shown = calloc(n + 1, sizeof(*shown));
 
-	if (!u || !w || !shown || !pick)
+	if (!u || !shown || busiest_units(x->r, u, n, (size_t)x->top, shown))
 		goto out;
-	for (int role = 1; role >= 0; role--) {	/* the isolated ones, then the rest */
-		size_t m = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (u[i].iso == role)
-				w[m++] = ipt_report_cpu(x->r, u[i].first)->ipis;
-		busiest(w, m, (size_t)x->top, pick);
-		m = 0;
-		for (size_t i = 0; i < n; i++)
-			if (u[i].iso == role)
-				shown[i] = pick[m++];
-	}
 	for (size_t i = 0; i < n; i++) {
 		char cpus[24];
 
@@ -519,16 +492,14 @@ static void text_per_cpu_wide(const struct ctx *x)
 		else
 			snprintf(cpus, sizeof(cpus), "%d", u[i].first);
 		if (x->iso)
-			printf("  %9s %-4s%s\n", cpus, u[i].iso ? "iso" : "", u[i].body);
+			printf("  %9s %-4s%s\n", cpus, u[i].iso ? "iso" : "", u[i].text);
 		else
-			printf("  %9s%s\n", cpus, u[i].body);
+			printf("  %9s%s\n", cpus, u[i].text);
 	}
 	more_line(more, "CPUs with IPIs");
 out:
 	free(u);
-	free(w);
 	free(shown);
-	free(pick);
 }
 
 static void text_per_cpu(struct ctx *x)
