@@ -225,10 +225,10 @@ static int fz_report_run(struct ipt_trace *t, int threads, uint64_t digest[8])
 	memset(&r, 0, sizeof(r));
 	ret = ipt_rpt_run(&r, t, &ro);
 	if (!ret) {
-		struct rpt_entry *e = ipt_cmap_sorted(&r.senders, &n);
+		struct rpt_entry *e = ipt_cpumap_sorted(&r.senders, &n);
 
 		free(e);
-		e = ipt_cmap_sorted(&r.pairs, &n);
+		e = ipt_cpumap_sorted(&r.pairs, &n);
 		free(e);
 		e = ipt_cmap_sorted(&r.matrix, &n);
 		free(e);

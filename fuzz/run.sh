@@ -51,7 +51,8 @@ case "$OPT" in -O[0-3s]) ;; *) echo "run.sh: FUZZ_OPT must be -O0 .. -O3 or -Os,
 OBJ=$F/obj BIN=$F/bin
 [ "$OPT" = -O1 ] || { OBJ=$F/obj$OPT; BIN=$F/bin$OPT; }
 mkdir -p "$OBJ" "$BIN" "$O/logs" "$O/corpus" "$O/artifacts" || exit 2
-COMMON="-g $OPT -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+COMMON="-g $OPT -std=gnu11 -D_GNU_SOURCE -Iinclude -Ilib -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+	-Werror=incompatible-pointer-types -Werror=implicit-function-declaration"
 LIBFLAGS="$COMMON -fsanitize=fuzzer-no-link,address,undefined"
 BINFLAGS="$COMMON -fsanitize=fuzzer,address,undefined"
 LIBS="-lzstd -lz -lpthread -lm"
