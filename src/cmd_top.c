@@ -363,8 +363,9 @@ static int cmp_sends(const void *a, const void *b)
 {
 	const struct line *x = a, *y = b;
 
-	if (x->r.sends + x->r.csd != y->r.sends + y->r.csd)
-		return x->r.sends + x->r.csd < y->r.sends + y->r.csd ? 1 : -1;
+	/* the sends column, as the status line names it (csd queueing has its own) */
+	if (x->r.sends != y->r.sends)
+		return x->r.sends < y->r.sends ? 1 : -1;
 	return x->r.cpu - y->r.cpu;
 }
 

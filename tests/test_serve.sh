@@ -187,14 +187,17 @@ EOF
 }
 stacks_check "$TMP/watched.txt"; rc=$?
 # membarrier interrupts CPU 1 only while the spinner is current there: on a
-# machine busy with the other test jobs a run can draw none; then once more
-if [ $rc = 2 ]; then
-	"$TMP/$WLC" membarrier 300 > /dev/null
+# machine busy with the other test jobs a run can draw none; then again, paced
+# over half a second so that the spinner is current there for part of it
+tries=1
+while [ $rc = 2 ] && [ $tries -lt 5 ]; do
+	tries=$((tries + 1))
+	"$TMP/$WLC" --rate 600 membarrier 300 > /dev/null
 	sleep 0.2
 	"$IPT" serve --dump "$TMP/watched2.txt" --socket "$SOCK" 2>> "$TMP/dump.err"
 	stacks_check "$TMP/watched2.txt"; rc=$?
-	echo " (a second membarrier run: the first drew no IPI to CPU 1)" >> "$TMP/stk.txt"
-fi
+	echo " (membarrier run $tries: the runs before drew no IPI to CPU 1)" >> "$TMP/stk.txt"
+done
 [ $rc = 0 ] && pass "serve-stacks: $(tr -d '\n' < "$TMP/stk.txt")" ||
 	fail serve-stacks "$(tr -d '\n' < "$TMP/stk.txt")"
 # the dump reads back with its clock and with sends matched to the handlers kept
