@@ -91,7 +91,9 @@ struct csd_pend {
 
 struct ipt_match {
 	struct ipt_match_config cfg;
-	struct cpu_state *cpu;
+	struct cpu_state **cpu;		/* made at a CPU's first send or interrupt
+					 * (state_of): most CPUs of a wide machine
+					 * may have none */
 	int ncpu;
 	size_t capcpu, capres;
 	struct ipt_hmap csd;		/* of struct csd_pend, by csd pointer and target */
@@ -119,6 +121,22 @@ struct ipt_match {
 	uint64_t nsole;			/* ... of so many */
 	struct ipt_match_results res;
 };
+
+/* state_of - the matching state of cpu (< ncpu), made the first time
+ * (NULL without memory) */
+static struct cpu_state *state_of(struct ipt_match *m, int cpu)
+{
+	struct cpu_state *s = m->cpu[cpu];
+
+	if (s)
+		return s;
+	s = ipt_calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->open_class = -1;
+	s->open_isu = -1;
+	return m->cpu[cpu] = s;
+}
 
 /* ---- the queues of sends ---- */
 
@@ -170,6 +188,7 @@ static void unmatched(struct ipt_match *m, const struct ipt_match_send *e, enum 
 /* ipt_match_send - a send to target, queued until an interrupt of class cls */
 int ipt_match_send(struct ipt_match *m, int target, int cls, const struct ipt_match_send *e)
 {
+	struct cpu_state *s;
 	struct queue *q;
 
 	if (cls < 0 || cls >= RPT_NCLASS)
@@ -180,7 +199,10 @@ int ipt_match_send(struct ipt_match *m, int target, int cls, const struct ipt_ma
 		unmatched(m, e, RES_NO_RECEIVE_EVENTS);
 		return 0;
 	}
-	q = &m->cpu[target].q[cls];
+	s = state_of(m, target);
+	if (!s)
+		return -1;
+	q = &s->q[cls];
 	/* memory stays bounded: the oldest of too many waiting sends are
 	 * given up on (a real handler serves them within microseconds) */
 	if (q->n >= QUEUE_MAX)
@@ -225,10 +247,12 @@ static int open_add(struct cpu_state *s, const struct ipt_match_send *e)
 static int serve(struct ipt_match *m, int cpu, const struct ipt_match_send *e, uint64_t ts, bool open,
 		 bool coalesced)
 {
-	struct cpu_state *s = &m->cpu[cpu];
+	struct cpu_state *s = state_of(m, cpu);
 	struct ipt_match_cpu *c = &m->res.cpu[cpu];
 	uint64_t lat = ts >= e->ts ? ts - e->ts : 0;
 
+	if (!s)
+		return -1;
 	if (lat > m->max_lat)
 		m->max_lat = lat;
 	c->matched++;
@@ -272,7 +296,7 @@ static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pi
 		r->isu[r->nisu] = (struct ipt_report_isolated_unsent){ ts, cpu, pid,
 			ipt_class_name(m->cfg.classes, cls), IPT_UNSENT_UNKNOWN, -1 };
 		isu = (int64_t)r->nisu++;
-		m->cpu[cpu].open_isu = isu;
+		m->cpu[cpu]->open_isu = isu;
 	}
 	if (m->cfg.sends_filtered || m->nund >= UNDECIDED_MAX) {
 		/* filtered: the recording left sends out; past the bound: no
@@ -482,9 +506,8 @@ static bool too_late(const struct ipt_match_send *e, uint64_t ts, uint64_t bound
  * A wrong guess moves that one send by one interrupt: the sends after it
  * are matched afresh at each interrupt.
  */
-int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
+static int entry_on(struct ipt_match *m, struct cpu_state *s, int cpu, int cls, uint64_t ts, int32_t pid)
 {
-	struct cpu_state *s = &m->cpu[cpu];
 	struct ipt_match_cpu *c = &m->res.cpu[cpu];
 	bool call = cls == CLS_CALL || cls == CLS_CALL_SINGLE;
 	/* a function-call vector serves its own sends, else those of either */
@@ -569,9 +592,8 @@ int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t 
 
 /* ipt_match_exit - the IPI interrupt running on cpu ends: its time to the
  * sends it served (and to the one it holds, when that is decided) */
-int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
+static int exit_on(struct ipt_match *m, struct cpu_state *s, int cpu, int cls, uint64_t ts)
 {
-	struct cpu_state *s = &m->cpu[cpu];
 	struct chain *ch = chain_at(s, cls);
 	struct link *l = ch->n ? &ch->l[ch->n - 1] : NULL;
 	uint64_t dur;
@@ -604,6 +626,20 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
 	return handler_dist(m, cpu, dur, s->open_counted, s->open_kinds);
 }
 
+int ipt_match_entry(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pid)
+{
+	struct cpu_state *s = state_of(m, cpu);
+
+	return s ? entry_on(m, s, cpu, cls, ts, pid) : -1;
+}
+
+int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
+{
+	struct cpu_state *s = m->cpu[cpu];	/* none yet: no interrupt is running there */
+
+	return s ? exit_on(m, s, cpu, cls, ts) : 0;
+}
+
 /*
  * ipt_match_drop - events were lost on cpu just before its next record: a
  * send waiting there may have had its interrupt in the gap, so it is not
@@ -613,9 +649,9 @@ int ipt_match_exit(struct ipt_match *m, int cpu, int cls, uint64_t ts)
  */
 int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts)
 {
-	struct cpu_state *s = &m->cpu[cpu];
+	struct cpu_state *s = state_of(m, cpu);
 
-	if (IPT_GROW(m->loss, m->caploss, m->nloss + 1))
+	if (!s || IPT_GROW(m->loss, m->caploss, m->nloss + 1))
 		return -1;
 	m->loss[m->nloss++] = (struct lossw){ from, ts };
 	s->open_isu = -1;
@@ -676,7 +712,7 @@ int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src,
 	s->ts = ts;
 	s->src = src;
 	s->target = target;
-	s->epoch = m->cpu[target].drops;
+	s->epoch = m->cpu[target] ? m->cpu[target]->drops : 0;	/* none yet: none lost */
 	return 0;
 }
 
@@ -699,11 +735,14 @@ static bool csd_take(struct ipt_match *m, uint64_t csd, int target, struct csd_p
 /* ipt_match_csd_entry - a csd function starts on cpu: the call queued for it */
 int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts)
 {
-	struct cpu_state *s = &m->cpu[cpu];
+	struct cpu_state *s = state_of(m, cpu);
 	struct ipt_match_cpu *c = &m->res.cpu[cpu];
 	struct csd_pend q;
-	bool paired = csd && csd_take(m, csd, cpu, &q);
+	bool paired;
 
+	if (!s)
+		return -1;
+	paired = csd && csd_take(m, csd, cpu, &q);
 	if (paired && q.epoch != s->drops) {
 		paired = false;	/* queued before events were lost here: not paired */
 		m->res.csd_set_aside++;
@@ -724,9 +763,9 @@ int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts)
 /* ipt_match_csd_exit - the innermost csd function running on cpu ends */
 int ipt_match_csd_exit(struct ipt_match *m, int cpu, uint64_t ts)
 {
-	struct cpu_state *s = &m->cpu[cpu];
+	struct cpu_state *s = m->cpu[cpu];	/* none yet: no csd function ran */
 
-	if (s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
+	if (s && s->ncsd > 0 && --s->ncsd < (int)ARRAY_SIZE(s->csd) && s->csd[s->ncsd].matched)
 		return hist_add(&m->res.cpu[cpu].csd_run, ts - s->csd[s->ncsd].ts);
 	return 0;
 }
@@ -738,8 +777,10 @@ int ipt_match_csd_exit(struct ipt_match *m, int cpu, uint64_t ts)
 int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu)
 {
 	for (int c = 0; c < ncpu; c++) {
-		struct cpu_state *s = &m->cpu[c];
+		struct cpu_state *s = m->cpu[c];
 
+		if (!s)
+			continue;	/* no send to it was queued, no interrupt ran there */
 		for (int k = 0; k < RPT_NCLASS; k++) {
 			struct ipt_match_send *e;
 
@@ -865,10 +906,6 @@ int ipt_match_cpus(struct ipt_match *m, int n)
 		return 0;
 	if (IPT_GROW_ZERO(m->cpu, m->capcpu, n))
 		return -1;
-	for (int i = m->ncpu; i < n; i++) {
-		m->cpu[i].open_class = -1;
-		m->cpu[i].open_isu = -1;
-	}
 	m->ncpu = n;	/* the states are ready: freed whatever follows */
 	if (IPT_GROW_ZERO(m->res.cpu, m->capres, n))
 		return -1;
@@ -881,10 +918,13 @@ void ipt_match_free(struct ipt_match *m)
 	if (!m)
 		return;
 	for (int c = 0; c < m->ncpu; c++) {
+		if (!m->cpu[c])
+			continue;
 		for (int k = 0; k < RPT_NCLASS; k++)
-			free(m->cpu[c].q[k].v);
-		free(m->cpu[c].open);
-		free(m->cpu[c].chain);
+			free(m->cpu[c]->q[k].v);
+		free(m->cpu[c]->open);
+		free(m->cpu[c]->chain);
+		free(m->cpu[c]);
 	}
 	free(m->cpu);
 	for (int c = 0; c < m->res.ncpu; c++) {
