@@ -71,6 +71,9 @@ struct priv {
 	struct item *last_row;		/* opts.on_row: the counted IT_ROW before IT_ROW_REST */
 	struct pipe *pipe;
 	bool has_stacks;		/* the trace has kernel or user stack events */
+	bool implicit_results;		/* rows to CPUs that recorded nothing keep no
+					 * result of their own (no row filter, no
+					 * stacks: see struct ipt_rowres) */
 	/* rows to CPUs without data need no item (p_unreceived, p_rows):
 	 * nothing wants them in order */
 	bool lean;
@@ -323,7 +326,11 @@ static int c_row(struct rpt *r, const struct item *it)
 				return -1;
 			e.iso = (int64_t)r->niso - 1;
 		}
-		if (r->opts.row_results) {
+		if (r->opts.row_results && p->implicit_results && it->cls >= 0 && it->cls < RPT_NCLASS &&
+		    !ipt_match_has_stream(r->match, target)) {
+			if (ipt_rowres_implicit(&r->res, target))	/* known: no_receive_events */
+				return -1;
+		} else if (r->opts.row_results) {
 			if (ipt_rowres_add(&r->res, it->u.row.id, it->target))
 				return -1;
 			e.res = (int64_t)r->res.n - 1;
@@ -1191,6 +1198,24 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 	return 0;
 }
 
+/* implicit_setup - with row results, the CPUs that recorded nothing (the
+ * rows to them need no result of their own when nothing else asks for
+ * one: no row filter, no stacks) */
+static int implicit_setup(struct rpt *r)
+{
+	struct priv *p = r->priv;
+	struct ipt_rowres *rs = &r->res;
+
+	rs->nnostream = (IPT_CPUSET_MAX + 63) / 64;
+	if (!(rs->nostream = ipt_calloc(rs->nnostream, sizeof(*rs->nostream))))
+		return -1;
+	for (int c = 0; c < IPT_CPUSET_MAX; c++)
+		if (!ipt_match_has_stream(r->match, c))
+			rs->nostream[c / 64] |= 1ull << (c % 64);
+	p->implicit_results = !r->filter && !p->has_stacks;
+	return 0;
+}
+
 /* ipt_rpt_run - one pass over the trace */
 int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 {
@@ -1242,6 +1267,8 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	if (!(r->match = ipt_match_new(t, &mc)) ||
 	    ensure_cpu(r, ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) - 1 : 0))
 		return -1;
+	if (r->opts.row_results && implicit_setup(r))
+		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
@@ -1255,9 +1282,8 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		r->cpus[c].lost = pp->pc[c].lost;
 		r->cpus[c].lost_unknown = pp->pc[c].lost_unknown;
 	}
-	if (end_match(r))
+	if (end_match(r) || ipt_rowres_end(&r->res))
 		goto out;
-	ipt_rowres_end(&r->res);
 	/* CPUs with events but beyond the trace's own count */
 	for (int c = r->ncpus; c < p->ncpu; c++)
 		if (r->cpus[c].ipis || r->cpus[c].sent)

@@ -11,9 +11,41 @@
 
 /* ---- written while the pass runs ---- */
 
+/* row_bit - one more counted row, with a result in v or not */
+static int row_bit(struct ipt_rowres *rs, bool has)
+{
+	size_t w = rs->nrows / 64;
+
+	if (w >= rs->capkept && IPT_GROW_ZERO(rs->kept, rs->capkept, w + 1))
+		return -1;
+	if (has)
+		rs->kept[w] |= 1ull << (rs->nrows % 64);
+	rs->nrows++;
+	return 0;
+}
+
+int ipt_rowres_implicit(struct ipt_rowres *rs, int target)
+{
+	(void)target;	/* the reader checks it against nostream */
+	return row_bit(rs, false);
+}
+
+bool ipt_rowres_index(const struct ipt_rowres *rs, size_t ord, size_t *idx)
+{
+	size_t w = ord / 64;
+	uint64_t bit = 1ull << (ord % 64);
+
+	if (ord >= rs->nrows || !(rs->kept[w] & bit) || !rs->rank)
+		return false;
+	*idx = rs->rank[w] + (size_t)__builtin_popcountll(rs->kept[w] & (bit - 1));
+	return true;
+}
+
 /* ipt_rowres_add - a counted row's result, pending until matching decides */
 int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
 {
+	if (row_bit(rs, true))
+		return -1;
 	if (rs->n == rs->cap) {
 		/* not ipt_grow: 16 bytes a row, 50 MB for 3 M rows, grown in
 		 * huge pages by mremap (ipt_realloc_soon), never copied */
@@ -91,12 +123,22 @@ static int wide_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-void ipt_rowres_end(struct ipt_rowres *rs)
+int ipt_rowres_end(struct ipt_rowres *rs)
 {
+	size_t nw = (rs->nrows + 63) / 64, sum = 0;
+
+	rs->rank = ipt_malloc((nw ? nw : 1) * sizeof(*rs->rank));
+	if (!rs->rank)
+		return -1;
+	for (size_t w = 0; w < nw; w++) {
+		rs->rank[w] = sum;
+		sum += (size_t)__builtin_popcountll(rs->kept[w]);
+	}
 	if (rs->hlong.n > 1)
 		qsort(rs->hlong.v, rs->hlong.n, sizeof(*rs->hlong.v), wide_cmp);
 	if (rs->hwide.n > 1)
 		qsort(rs->hwide.v, rs->hwide.n, sizeof(*rs->hwide.v), wide_cmp);
+	return 0;
 }
 
 void ipt_rowres_free(struct ipt_rowres *rs)
@@ -105,6 +147,9 @@ void ipt_rowres_free(struct ipt_rowres *rs)
 	free(rs->stack);
 	free(rs->hlong.v);
 	free(rs->hwide.v);
+	free(rs->kept);
+	free(rs->rank);
+	free(rs->nostream);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -138,15 +183,40 @@ static uint64_t wide_find(const struct rpt_wides *w, size_t i)
 	return lo && w->v[lo - 1].res == i ? w->v[lo - 1].v : 0;
 }
 
-/* ipt_rpt_result_at - result i (in range) for row, into m (zeroed) when it
- * is that row's; false when the row is not the one the report counted
- * there (its id, if check_id, or its target CPU differ) */
-bool ipt_rpt_result_at(const struct ipt_report *rep, size_t i, const struct ipt_ipi_row *row, bool check_id,
+/* nostream_has - whether cpu recorded nothing (its rows' results are implicit) */
+static bool nostream_has(const struct ipt_rowres *rs, int cpu)
+{
+	return cpu >= 0 && (size_t)cpu / 64 < rs->nnostream && (rs->nostream[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* results_before - how many of the counted rows before ord have a result in v */
+static size_t results_before(const struct ipt_rowres *rs, size_t ord)
+{
+	if (ord >= rs->nrows || !rs->rank)
+		return rs->n;
+	return rs->rank[ord / 64] + (size_t)__builtin_popcountll(rs->kept[ord / 64] & ((1ull << (ord % 64)) - 1));
+}
+
+/* ipt_rpt_result_at - the result of counted row ord for row, into m
+ * (zeroed) when it is that row's; false when the row is not the one the
+ * report counted there (its id, if check_id, or its target CPU differ;
+ * a row without a result of its own: its target must have recorded
+ * nothing) */
+bool ipt_rpt_result_at(const struct ipt_report *rep, size_t ord, const struct ipt_ipi_row *row, bool check_id,
 		       struct ipt_row_match *m)
 {
 	const struct rpt *r = &rep->r;
-	const struct rpt_result *res = &r->res.v[i];
+	const struct rpt_result *res;
+	size_t i;
 
+	if (!ipt_rowres_index(&r->res, ord, &i)) {
+		if (ord >= r->res.nrows || !nostream_has(&r->res, row->target_cpu))
+			return false;
+		m->known = true;	/* implicit: no handler could be seen there */
+		m->unmatched = IPT_UNMATCHED_NO_RECEIVE_EVENTS;
+		return true;
+	}
+	res = &r->res.v[i];
 	if ((check_id && res->id_lo != (uint32_t)row->id) || res->target != row->target_cpu)
 		return false;	/* a row the report did not count */
 	if (res->state == RES_PENDING)
@@ -196,7 +266,7 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (rep->rcur < rep->r.res.n && ipt_rpt_result_at(rep, rep->rcur, row, true, m))
+	if (rep->rcur < rep->r.res.nrows && ipt_rpt_result_at(rep, rep->rcur, row, true, m))
 		rep->rcur++;
 	return 0;
 }
@@ -207,7 +277,7 @@ int ipt_report_row_match_nth(const struct ipt_report *rep, size_t i, const struc
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (i < rep->r.res.n)
+	if (i < rep->r.res.nrows)
 		ipt_rpt_result_at(rep, i, row, true, m);
 	return 0;
 }
@@ -216,8 +286,8 @@ void ipt_report_row_results_drop(struct ipt_report *rep, size_t lo, size_t hi)
 {
 	struct ipt_rowres *rs = &rep->r.res;
 
-	if (hi > rs->n)
-		hi = rs->n;
+	lo = results_before(rs, lo);	/* counted rows -> their results */
+	hi = results_before(rs, hi);
 	if (lo < hi)
 		ipt_soon_discard(rs->v, rs->cap * sizeof(*rs->v), lo * sizeof(*rs->v), hi * sizeof(*rs->v));
 }

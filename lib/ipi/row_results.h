@@ -46,6 +46,15 @@ struct rpt_wides {			/* sorted by res (the last set wins) once the run ends */
 struct ipt_rowres {
 	struct rpt_result *v;		/* in huge pages, never copied */
 	size_t n, cap;
+	/* per counted row (in order), whether it has a result in v; one that
+	 * has none went to a CPU that recorded nothing, with no row filter and
+	 * no stacks (ipt_rowres_implicit): unmatched, no_receive_events, no
+	 * stack.  On wide machines most rows are such: 16 bytes each saved. */
+	uint64_t *kept;
+	size_t nrows, capkept;
+	uint64_t *rank;			/* results before each word of kept (ipt_rowres_end) */
+	uint64_t *nostream;		/* CPUs that recorded nothing, a bit each */
+	size_t nnostream;		/* ... words */
 	uint32_t *stack;		/* per result its stack's id in the report's
 					 * stacks (0 none), up to the last set */
 	size_t capstack;
@@ -56,6 +65,12 @@ struct ipt_rowres {
 /* A counted row's result, pending until matching decides: index rs->n - 1.
  * 0, or -1 without memory (so for every setter). */
 int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target);
+/* A counted row without a result of its own: sent to a CPU that recorded
+ * nothing (set in nostream), so unmatched, no_receive_events. */
+int ipt_rowres_implicit(struct ipt_rowres *rs, int target);
+/* The counted row ord's result: its index in v (true), or false when it
+ * has none (implicit) or ord is past the rows. */
+bool ipt_rowres_index(const struct ipt_rowres *rs, size_t ord, size_t *idx);
 /* Result i's stack id. */
 int ipt_rowres_set_stack(struct ipt_rowres *rs, int64_t i, uint32_t sid);
 static inline uint32_t ipt_rowres_stack(const struct ipt_rowres *rs, size_t i)
@@ -68,8 +83,9 @@ void ipt_rowres_unmatched(struct ipt_rowres *rs, int64_t i, enum rpt_res_state w
 int ipt_rowres_matched(struct ipt_rowres *rs, int64_t i, bool coalesced, uint64_t ts, uint64_t hts);
 /* Result i's interrupt ran ns from entry to exit. */
 int ipt_rowres_set_hdur(struct ipt_rowres *rs, int64_t i, uint64_t ns);
-/* The run ended: the side tables sorted for reading. */
-void ipt_rowres_end(struct ipt_rowres *rs);
+/* The run ended: the side tables sorted for reading, the index of the
+ * counted rows' results made; 0, or -1 without memory. */
+int ipt_rowres_end(struct ipt_rowres *rs);
 void ipt_rowres_free(struct ipt_rowres *rs);
 
 #endif
