@@ -24,9 +24,10 @@ static void explain_usage(FILE *f)
 		"(the matching of `report`): its kind, the interrupt's entry and handler time\n"
 		"and share of the spike, the sending CPU, task, call site and function.\n"
 		"Sends served by one interrupt (coalesced) are listed, its time counted once.\n"
-		"Then the senders by the spike time of their IPIs.  Under the spikes, what\n"
-		"else interfered (timer, other interrupts, softirqs, threads) is not yet\n"
-		"listed: the osnoise:* events in the file show it (`dump -e osnoise`).\n"
+		"What else interfered on that CPU inside the window follows: the osnoise:*\n"
+		"noise events (irq, softirq, nmi, thread) with their net durations (an IPI's\n"
+		"irq_noise names it), then `unaccounted`: the latency less the sum of those.\n"
+		"Then the senders by the spike time of their IPIs.\n"
 		"\n"
 		"  -t, --threshold US   every thread sample over US microseconds (default:\n"
 		"                       the worst 10 per CPU)\n"
@@ -45,6 +46,53 @@ static void secs(uint64_t ns, char *buf, size_t n)
 {
 	snprintf(buf, n, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
 		 (unsigned long long)(ns % 1000000000ULL));
+}
+
+/* pct - part of whole in percent (0 for an empty whole) */
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* print_noise - the osnoise rows of a spike and its unaccounted time */
+static void print_noise(const struct ipt_spike *s)
+{
+	char a[32];
+
+	if (!s->noise_known) {
+		printf("  other interference: unknown (no osnoise:* noise events on cpu %d in the recording)\n",
+		       s->cpu);
+	}
+	for (size_t j = 0; j < s->nnoise; j++) {
+		const struct ipt_spike_noise *nz = &s->noise[j];
+		char what[96], ipi[48] = "";
+
+		if (nz->kind == IPT_SPIKE_NOISE_NMI)
+			snprintf(what, sizeof(what), "nmi");
+		else
+			snprintf(what, sizeof(what), "%s %s:%d", ipt_spike_noise_kind_name(nz->kind), nz->name,
+				 (int)nz->num);
+		if (nz->ipi >= 0)
+			snprintf(ipi, sizeof(ipi), " (IPI %d above)", (int)nz->ipi + 1);
+		else if (nz->kind == IPT_SPIKE_NOISE_IRQ && (!strncmp(nz->name, "call_function", 13) ||
+							     !strcmp(nz->name, "reschedule")))
+			snprintf(ipi, sizeof(ipi), " (an IPI: no send matched)");
+		secs(nz->end_ns, a, sizeof(a));
+		if (nz->before_window)
+			printf("  %s ended %s: net %.3f us, %.3f us of it inside the window (%.1f%%)%s\n", what, a,
+			       us(nz->duration_ns), us(nz->counted_ns), pct(nz->counted_ns, s->latency_ns), ipi);
+		else
+			printf("  %s ended %s: net %.3f us (%.1f%%)%s\n", what, a, us(nz->duration_ns),
+			       pct(nz->counted_ns, s->latency_ns), ipi);
+	}
+	if (s->over)
+		printf("  unaccounted: none; the listed %s exceed the latency by %.3f us (%s)\n",
+		       s->noise_known ? "net durations" : "IPI handler times", us(s->excess_ns),
+		       s->noise_known ? "osnoise measures in the local clock, the window is in the trace's" :
+					"the handlers overlap the window's edges");
+	else
+		printf("  unaccounted %.3f us (%.1f%%)%s\n", us(s->unaccounted_ns), pct(s->unaccounted_ns, s->latency_ns),
+		       s->noise_known ? "" : ": latency - the IPI handler times; other interference unknown");
 }
 
 /* sender - "comm pid, callsite+off, function" of one IPI, the summary's key */
@@ -115,6 +163,7 @@ static void print(const struct ipt_spikes *sp, bool threshold)
 			if (!ip->coalesced)
 				tt->ns += ip->handler_ns;
 		}
+		print_noise(s);
 	}
 	if (nt)
 		qsort(t, nt, sizeof(*t), by_ns);
