@@ -14,6 +14,12 @@
 #    refuse in one line.
 # 4. `record --osnoise` (100 ms periods, half of each busy) for 1.5 s, and
 #    tracefs's own text of an osnoise instance made by hand.
+# 5. Three recordings (`record --timerlat -- injipi ...`) with a known
+#    injected sender: the workload binary copied as /bin/injipi, so that
+#    its command name is the test's own, sends membarrier IPIs from CPU 0
+#    to its spinner threads on 2-3 (2000 a second, for 0.5 s; timerlat's
+#    period 2 ms, so that many windows hold one), while a decoy (ipi-workload pingpong
+#    between CPUs 1 and 3) sends wakeups beside it.
 # Everything goes as a tar onto /dev/vda, then power off.
 WL=/bin/ipi-workload
 for f in isolated nohz_full online possible; do
@@ -118,6 +124,19 @@ echo $saved_runtime > $T/osnoise/runtime_us
 echo $saved_cpus > $T/osnoise/cpus
 osnoise_state > /out/osnoise-end
 echo "osnoise-end $(uptime_s)" >> /out/times
+# ---- 5. an injected sender, three runs ----
+say "phase $(uptime_s)"
+cp $WL /bin/injipi
+for run in 1 2 3; do
+	$WL --cpus 1,3 --rate 200 pingpong 100000 > /dev/null 2>&1 &
+	DP=$!
+	ipitrace record --force --timerlat --tracer-period 2000 -o /out/inj$run.dat \
+		-- /bin/injipi --cpus 0,2,3 --rate 2000 membarrier 1000 > /out/inj$run.wl 2> /out/inj$run.err
+	echo "rc $?" > /out/inj$run.rc
+	kill $DP 2> /dev/null
+	wait $DP 2> /dev/null
+done
+echo "inject-end $(uptime_s)" >> /out/times
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
 sync
 say "done"
