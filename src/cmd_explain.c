@@ -5,6 +5,7 @@
  * text; ipt_spikes_explain does the work)
  */
 #include "commands.h"
+#include "explain_out.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -97,111 +98,7 @@ static void print_noise(const struct ipt_spike *s)
 		       s->noise_known ? "" : ": latency - the IPI handler times; other interference unknown");
 }
 
-/* sender - "comm pid, callsite+off, function" of one IPI, the summary's key */
-static void sender(const struct ipt_spike_ipi *ip, char *buf, size_t n)
-{
-	char cs[192] = "?";
-
-	if (ip->callsite)
-		snprintf(cs, sizeof(cs), "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
-	snprintf(buf, n, "%s[%d] via %s function %s", ip->comm, (int)ip->pid, cs, ip->func ? ip->func : "?");
-}
-
-/* one key of the summary: its IPIs' spike time (handler time, once per
- * interrupt), its IPIs and the spikes they are in */
-struct tally {
-	char key[512];
-	const struct ipt_spike_ipi *ip;	/* the first IPI of the key (its fields) */
-	uint64_t ns, ipis, spikes;
-	size_t last;			/* the last spike counted, + 1 */
-};
-struct tallies {
-	struct tally *t;
-	size_t n, cap;
-};
-
-static int by_ns(const void *a, const void *b)
-{
-	const struct tally *x = a, *y = b;
-
-	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->key, y->key);
-}
-
-/* tally - count ip (in spike number i) under key; -1 out of memory */
-static int tally(struct tallies *ts, const char *key, const struct ipt_spike_ipi *ip, size_t i)
-{
-	struct tally *tt = NULL;
-
-	for (size_t j = 0; j < ts->n && !tt; j++)
-		if (!strcmp(ts->t[j].key, key))
-			tt = &ts->t[j];
-	if (!tt) {
-		if (IPT_GROW(ts->t, ts->cap, ts->n + 1))
-			return -1;
-		tt = &ts->t[ts->n++];
-		memset(tt, 0, sizeof(*tt));
-		snprintf(tt->key, sizeof(tt->key), "%s", key);
-		tt->ip = ip;
-	}
-	tt->ipis++;
-	if (!ip->coalesced)
-		tt->ns += ip->handler_ns;
-	if (tt->last != i + 1) {
-		tt->spikes++;
-		tt->last = i + 1;
-	}
-	return 0;
-}
-
-/* the summary over all spikes: by sender and call path (text: both) */
-struct summary {
-	struct tallies full, senders, paths;
-	uint64_t with;			/* spikes holding IPI interrupts */
-};
-
-static void summary_free(struct summary *m)
-{
-	free(m->full.t);
-	free(m->senders.t);
-	free(m->paths.t);
-}
-
-static int summarize(const struct ipt_spikes *sp, struct summary *m)
-{
-	size_t n = ipt_spikes_count(sp);
-
-	memset(m, 0, sizeof(*m));
-	for (size_t i = 0; i < n; i++) {
-		const struct ipt_spike *s = ipt_spikes_get(sp, i);
-
-		m->with += s->nipis > 0;
-		for (size_t k = 0; k < s->nipis; k++) {
-			const struct ipt_spike_ipi *ip = &s->ipis[k];
-			char key[512], cs[192] = "?";
-
-			sender(ip, key, sizeof(key));
-			if (tally(&m->full, key, ip, i))
-				return -1;
-			snprintf(key, sizeof(key), "%s[%d]", ip->comm, (int)ip->pid);
-			if (tally(&m->senders, key, ip, i))
-				return -1;
-			if (ip->callsite)
-				snprintf(cs, sizeof(cs), "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
-			snprintf(key, sizeof(key), "%s -> %s", cs, ip->func ? ip->func : "?");
-			if (tally(&m->paths, key, ip, i))
-				return -1;
-		}
-	}
-	if (m->full.n)
-		qsort(m->full.t, m->full.n, sizeof(*m->full.t), by_ns);
-	if (m->senders.n)
-		qsort(m->senders.t, m->senders.n, sizeof(*m->senders.t), by_ns);
-	if (m->paths.n)
-		qsort(m->paths.t, m->paths.n, sizeof(*m->paths.t), by_ns);
-	return 0;
-}
-
-static void print(const struct ipt_spikes *sp, const struct summary *m, bool threshold)
+static void print(const struct ipt_spikes *sp, const struct explain_summary *m, bool threshold)
 {
 	size_t n = ipt_spikes_count(sp);
 
@@ -225,7 +122,7 @@ static void print(const struct ipt_spikes *sp, const struct summary *m, bool thr
 			if (ip->has_handler)
 				snprintf(h, sizeof(h), "handler %.3f us (%.1f%%)", us(ip->handler_ns),
 					 pct(ip->handler_ns, s->latency_ns));
-			sender(ip, key, sizeof(key));
+			explain_sender(ip, key, sizeof(key));
 			printf("  ipi %s entry %s %s%s; sent %s from cpu %d by %s\n", ipt_kind_name(ip->kind), c,
 			       ip->coalesced ? "(coalesced: the interrupt above) " : "", ip->coalesced ? "" : h, a,
 			       (int)ip->src_cpu, key);
@@ -363,12 +260,12 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_end(j);
 }
 
-static void json_tallies(struct ipt_jw *j, const char *k, const struct tallies *ts, bool path)
+static void json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
 {
 	ipt_jw_key(j, k);
 	ipt_jw_arr(j);
 	for (size_t i = 0; i < ts->n; i++) {
-		const struct tally *t = &ts->t[i];
+		const struct explain_tally *t = &ts->t[i];
 		char cs[192];
 
 		ipt_jw_obj(j);
@@ -387,7 +284,7 @@ static void json_tallies(struct ipt_jw *j, const char *k, const struct tallies *
 	ipt_jw_end(j);
 }
 
-static int print_json(const struct ipt_spikes *sp, const struct summary *m, const struct ipt_spikes_opts *o)
+static int print_json(const struct ipt_spikes *sp, const struct explain_summary *m, const struct ipt_spikes_opts *o)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	size_t n = ipt_spikes_count(sp);
@@ -447,7 +344,7 @@ int cmd_explain(int argc, char **argv)
 	struct ipt_trace *t;
 	const char *path;
 	char found[256], *end;
-	struct summary m;
+	struct explain_summary m;
 	bool json = false;
 	int c, r;
 
@@ -497,7 +394,7 @@ int cmd_explain(int argc, char **argv)
 		ipt_trace_close(t);
 		return 1;
 	}
-	if (summarize(sp, &m)) {
+	if (explain_summarize(sp, &m)) {
 		err_msg("explain: out of memory");
 		r = 1;
 	} else if (json) {
@@ -506,7 +403,7 @@ int cmd_explain(int argc, char **argv)
 		print(sp, &m, so.threshold_ns != 0);
 		r = 0;
 	}
-	summary_free(&m);
+	explain_summary_free(&m);
 	ipt_spikes_free(sp);
 	ipt_trace_close(t);
 	return r;
