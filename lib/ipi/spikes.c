@@ -282,19 +282,32 @@ static void tie(struct ipt_spike *s)
 		uint64_t exit = ip->entry_ns + ip->handler_ns;
 		int32_t best = -1;
 
-		if (ip->coalesced) {	/* the earlier send's interrupt */
-			for (size_t j = 0; j < k; j++)
-				if (!s->ipis[j].coalesced && s->ipis[j].entry_ns == ip->entry_ns)
+		if (ip->coalesced) {	/* the earlier send's interrupt (sends in time order) */
+			for (size_t j = k; j-- > 0;)
+				if (!s->ipis[j].coalesced && s->ipis[j].entry_ns == ip->entry_ns) {
 					ip->noise = s->ipis[j].noise;
+					break;
+				}
 			continue;
 		}
-		for (size_t j = 0; j < s->nnoise && j < INT32_MAX; j++) {
+		/* noise[] is in the order of the ends: the first ending at or
+		 * after the exit, then on while within IPT_SPIKE_TIE_NS */
+		size_t lo = 0, hi = s->nnoise;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->noise[mid].end_ns < exit)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS; j++) {
 			const struct ipt_spike_noise *nz = &s->noise[j];
 
-			if (nz->kind != IPT_SPIKE_NOISE_IRQ || nz->ipi >= 0 || !ipi_vector(nz->name) ||
-			    nz->end_ns < exit || nz->end_ns - exit > IPT_SPIKE_TIE_NS)
+			if (nz->kind != IPT_SPIKE_NOISE_IRQ || nz->ipi >= 0 || !ipi_vector(nz->name))
 				continue;
-			best = (int32_t)j;	/* in time order: the first is the nearest */
+			best = (int32_t)j;	/* the nearest */
 			break;
 		}
 		ip->noise = best;
@@ -302,9 +315,10 @@ static void tie(struct ipt_spike *s)
 			s->noise[best].ipi = (int32_t)k;
 	}
 	s->listed_ns = 0;
-	if (s->noise_known)
+	if (s->noise_known)	/* each at most the window: saturate on a made-up trace */
 		for (size_t j = 0; j < s->nnoise; j++)
-			s->listed_ns += s->noise[j].counted_ns;
+			s->listed_ns = s->listed_ns > UINT64_MAX - s->noise[j].counted_ns ? UINT64_MAX :
+				       s->listed_ns + s->noise[j].counted_ns;
 	else
 		s->listed_ns = s->ipi_ns;
 	s->over = s->listed_ns > s->latency_ns;
