@@ -5,7 +5,7 @@
 # CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 35 s here, of
 # which 15 in the guest); tests/qemu/spikes.sh records in the guest
 # (`record --timerlat` while ipi-workload on CPUs 0-1 sends IPIs to 2-3,
-# then `--timerlat=3000`, then tracefs's own text of a timerlat instance and
+# then `--timerlat=1000`, then tracefs's own text of a timerlat instance and
 # a recording refused beside it, then `record --osnoise` and an osnoise
 # instance's text); tests/qemu/spikes_check.py checks on the
 # host, against trace-cmd's report of the guest's files, the guest's

@@ -200,8 +200,8 @@ result("dump", rc == 0 and a == b and len(a) == len(samples) + sum(1 for e in tc
 # ---- the threshold ended the recording at the sample over it ----
 rc, thr_text, err = run("trace-cmd", "report", os.path.join(out, "thr.dat"))
 th = [e["f"][2] for e in parse(thr_text) if e["ev"] == "timerlat" and e["f"][1] == 1]
-result("threshold", "timerlat stopped tracing: a sample over 3000 us" in read("thr.err") and len(th) >= 1 and
-       max(th[-2:]) > 3000000 and all(x <= 3000000 for x in th[:-2]),
+result("threshold", "timerlat stopped tracing: a sample over 1000 us" in read("thr.err") and len(th) >= 1 and
+       max(th[-2:]) > 1000000 and all(x <= 1000000 for x in th[:-2]),
        "%s; last thread latencies %r, earlier max %r" %
        (read("thr.rc").strip(), th[-3:], max(th[:-2]) if len(th) > 2 else None))
 
