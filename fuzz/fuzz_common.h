@@ -12,7 +12,8 @@
  *                  record rendered three ways and matched by event filters
  *                  (dump --filter), every field read, a one-CPU
  *                  iterator, the IPI rows (through a filter that looks up
- *                  every column and keeps every row) and the report engine.
+ *                  every column and keeps every row), the report engine and
+ *                  explain's spikes (their sums checked).
  */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
@@ -422,6 +423,59 @@ static void fz_dump(struct ipt_trace *t, unsigned int flags)
 	ipt_strbuf_free(&b);
 }
 
+/* fz_spikes_check - a spike's rows read and its sums as documented
+ * (ipitrace-private.h): abort otherwise */
+static void fz_spikes_check(const struct ipt_spike *s)
+{
+	uint64_t listed = 0, ipi = 0;
+
+	if (s->start_ns > s->ts_ns)
+		abort();
+	for (size_t k = 0; k < s->nipis; k++) {
+		const struct ipt_spike_ipi *ip = &s->ipis[k];
+
+		fz_touch(ip->comm);
+		fz_touch(ip->callsite);
+		fz_touch(ip->func);
+		if (ip->entry_ns < s->start_ns || ip->entry_ns > s->ts_ns ||
+		    (ip->noise >= 0 && ((size_t)ip->noise >= s->nnoise || s->noise[ip->noise].kind != IPT_SPIKE_NOISE_IRQ)))
+			abort();
+		ipi += ip->coalesced ? 0 : ip->handler_ns;
+	}
+	for (size_t j = 0; j < s->nnoise; j++) {
+		const struct ipt_spike_noise *nz = &s->noise[j];
+
+		fz_touch(nz->name);
+		fz_touch(ipt_spike_noise_kind_name(nz->kind));
+		if (nz->end_ns < s->start_ns || nz->end_ns > s->ts_ns || nz->counted_ns > nz->duration_ns ||
+		    nz->counted_ns > nz->end_ns - s->start_ns || nz->before_window != (nz->counted_ns < nz->duration_ns) ||
+		    (nz->ipi >= 0 && (size_t)nz->ipi >= s->nipis) || (j && nz->end_ns < s->noise[j - 1].end_ns))
+			abort();
+		listed = listed > UINT64_MAX - nz->counted_ns ? UINT64_MAX : listed + nz->counted_ns;
+	}
+	if (ipi != s->ipi_ns || (!s->noise_known && s->nnoise) || s->listed_ns != (s->noise_known ? listed : ipi) ||
+	    s->over != (s->listed_ns > s->latency_ns) ||
+	    (s->over ? s->unaccounted_ns != 0 || s->excess_ns != s->listed_ns - s->latency_ns :
+		       s->excess_ns != 0 || s->unaccounted_ns != s->latency_ns - s->listed_ns))
+		abort();
+}
+
+/* fz_spikes - explain's spikes: the worst per CPU, and a threshold */
+static void fz_spikes(struct ipt_trace *t)
+{
+	struct ipt_spikes_opts o[2] = { { .sz = sizeof(o[0]), .worst = 3 },
+					{ .sz = sizeof(o[0]), .threshold_ns = 1000 } };
+
+	for (int i = 0; i < 2; i++) {
+		struct ipt_spikes *sp = ipt_spikes_explain(t, &o[i]);
+
+		for (size_t k = 0; k < ipt_spikes_count(sp); k++)
+			fz_spikes_check(ipt_spikes_get(sp, k));
+		fz_sink += ipt_spikes_count(sp);
+		ipt_spikes_free(sp);
+	}
+}
+
 /* fz_exercise - everything a consumer of an opened trace does */
 static void fz_exercise(struct ipt_trace *t, unsigned int max)
 {
@@ -464,6 +518,7 @@ static void fz_exercise(struct ipt_trace *t, unsigned int max)
 		    max);
 	fz_report(t);
 	fz_public_report(t);
+	fz_spikes(t);
 	fz_dump(t, 0);
 	fz_dump(t, IPT_RENDER_RAW);
 }

@@ -942,7 +942,7 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
 }
 
 /*
- * ---- Latency spikes and the IPIs inside them (`ipitrace explain`, first cut) ----
+ * ---- Latency spikes and what interfered inside them (`ipitrace explain`) ----
  *
  * A spike is a timerlat sample of the thread context (record --timerlat):
  * on its CPU the thread woke latency_ns after its timer was due, so it
@@ -950,12 +950,27 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
  * matching finds it: ipt_row_match) entered on that CPU inside the window
  * is listed under it with its sender; handler_ns counts once per
  * interrupt (coalesced sends share it).  Needs a trace in ns.
+ *
+ * The osnoise:* noise events (irq_noise, softirq_noise, nmi_noise,
+ * thread_noise) on that CPU are the other interference.  Each is written
+ * when its noise ends, so its record's time is the end (in the trace's
+ * clock); its start field is in the kernel's local clock (trace_clock_local),
+ * not comparable with the trace's, and is not used.  A noise is in the
+ * window when its end is; one whose net duration reaches back before the
+ * window's start (end - duration < start) is counted only up to the start
+ * (before_window; counted_ns < duration_ns).  Durations are net of nested
+ * noise, so they add up: unaccounted = latency - the sum of counted_ns.
+ * An IPI interrupt is tied to its irq_noise: the first of an IPI vector
+ * (call_function*, reschedule, irq_work) on that CPU ending at or after the
+ * interrupt's exit, within IPT_SPIKE_TIE_NS.  Without noise events in the
+ * trace (noise_known false) the sum is the IPI handler times.
  */
 struct ipt_spikes_opts {
 	size_t sz;			/* sizeof(struct ipt_spikes_opts) */
 	uint64_t threshold_ns;		/* every thread sample over it; 0: the worst */
 	int worst;			/* ... per CPU, without a threshold (0: 10) */
 };
+#define IPT_SPIKE_TIE_NS 100000ULL	/* an IPI's exit to its irq_noise's end, at most */
 struct ipt_spike_ipi {
 	uint64_t send_ns, entry_ns;	/* the send, the interrupt's entry */
 	bool has_handler;
@@ -967,6 +982,25 @@ struct ipt_spike_ipi {
 	char *callsite;			/* symbol, or NULL */
 	uint64_t callsite_off;
 	char *func;			/* the function run (or the callback), or NULL */
+	int32_t noise;			/* its irq_noise in the spike's noise[], or -1 */
+};
+enum ipt_spike_noise_kind {
+	IPT_SPIKE_NOISE_IRQ,		/* irq_noise: name desc, num vector */
+	IPT_SPIKE_NOISE_SOFTIRQ,	/* softirq_noise: name the softirq's, num vector */
+	IPT_SPIKE_NOISE_NMI,		/* nmi_noise: name "nmi", num -1 */
+	IPT_SPIKE_NOISE_THREAD,		/* thread_noise: name comm, num pid */
+};
+/* "irq", "softirq", "nmi", "thread" */
+const char *ipt_spike_noise_kind_name(enum ipt_spike_noise_kind k);
+struct ipt_spike_noise {
+	enum ipt_spike_noise_kind kind;
+	char name[32];
+	int32_t num;
+	uint64_t end_ns;		/* its record's time (the trace's clock) */
+	uint64_t duration_ns;		/* net, as the kernel measured it */
+	uint64_t counted_ns;		/* of it inside the window */
+	bool before_window;		/* end - duration < the window's start */
+	int32_t ipi;			/* the first IPI of ipis[] tied to it, or -1 */
 };
 struct ipt_spike {
 	int cpu;
@@ -975,9 +1009,17 @@ struct ipt_spike {
 	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
 	struct ipt_spike_ipi *ipis;	/* in time order of their sends */
 	size_t nipis;
+	struct ipt_spike_noise *noise;	/* in time order of their ends */
+	size_t nnoise;
+	bool noise_known;		/* the trace has the osnoise noise events */
+	uint64_t listed_ns;		/* sum of noise[].counted_ns (noise_known),
+					 * else ipi_ns */
+	bool over;			/* listed_ns > latency_ns: no unaccounted */
+	uint64_t unaccounted_ns;	/* latency_ns - listed_ns, when !over */
+	uint64_t excess_ns;		/* listed_ns - latency_ns, when over */
 };
 struct ipt_spikes;
-/* The spikes of t (sorted by CPU and start) and their IPIs; NULL on error
+/* The spikes of t (sorted by CPU and start), their IPIs and noise; NULL on error
  * (no timerlat samples in the trace: IPT_ERR_INVALID). */
 struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
 size_t ipt_spikes_count(const struct ipt_spikes *sp);

@@ -5,6 +5,7 @@
  * text; ipt_spikes_explain does the work)
  */
 #include "commands.h"
+#include "explain_out.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -24,13 +25,16 @@ static void explain_usage(FILE *f)
 		"(the matching of `report`): its kind, the interrupt's entry and handler time\n"
 		"and share of the spike, the sending CPU, task, call site and function.\n"
 		"Sends served by one interrupt (coalesced) are listed, its time counted once.\n"
-		"Then the senders by the spike time of their IPIs.  Under the spikes, what\n"
-		"else interfered (timer, other interrupts, softirqs, threads) is not yet\n"
-		"listed: the osnoise:* events in the file show it (`dump -e osnoise`).\n"
+		"What else interfered on that CPU inside the window follows: the osnoise:*\n"
+		"noise events (irq, softirq, nmi, thread) with their net durations (an IPI's\n"
+		"irq_noise names it), then `unaccounted`: the latency less the sum of those.\n"
+		"Then the senders by the spike time of their IPIs.\n"
 		"\n"
 		"  -t, --threshold US   every thread sample over US microseconds (default:\n"
 		"                       the worst 10 per CPU)\n"
 		"  -n, --worst N        without --threshold: the worst N per CPU (default 10)\n"
+		"  -f, --format FMT     text (default) or json (docs/schema/explain.json)\n"
+		"      --json           the same as --format json\n"
 		"  -h, --help           this text\n");
 }
 
@@ -47,33 +51,56 @@ static void secs(uint64_t ns, char *buf, size_t n)
 		 (unsigned long long)(ns % 1000000000ULL));
 }
 
-/* sender - "comm pid, callsite+off, function" of one IPI, the summary's key */
-static void sender(const struct ipt_spike_ipi *ip, char *buf, size_t n)
+/* pct - part of whole in percent (0 for an empty whole) */
+static double pct(uint64_t part, uint64_t whole)
 {
-	char cs[192] = "?";
-
-	if (ip->callsite)
-		snprintf(cs, sizeof(cs), "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
-	snprintf(buf, n, "%s[%d] via %s function %s", ip->comm, (int)ip->pid, cs, ip->func ? ip->func : "?");
+	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-struct tally {
-	char key[512];
-	uint64_t ns, ipis;
-};
-
-static int by_ns(const void *a, const void *b)
+/* print_noise - the osnoise rows of a spike and its unaccounted time */
+static void print_noise(const struct ipt_spike *s)
 {
-	const struct tally *x = a, *y = b;
+	char a[32];
 
-	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->key, y->key);
+	if (!s->noise_known) {
+		printf("  other interference: unknown (no osnoise:* noise events on cpu %d in the recording)\n",
+		       s->cpu);
+	}
+	for (size_t j = 0; j < s->nnoise; j++) {
+		const struct ipt_spike_noise *nz = &s->noise[j];
+		char what[96], ipi[48] = "";
+
+		if (nz->kind == IPT_SPIKE_NOISE_NMI)
+			snprintf(what, sizeof(what), "nmi");
+		else
+			snprintf(what, sizeof(what), "%s %s:%d", ipt_spike_noise_kind_name(nz->kind), nz->name,
+				 (int)nz->num);
+		if (nz->ipi >= 0)
+			snprintf(ipi, sizeof(ipi), " (IPI %d above)", (int)nz->ipi + 1);
+		else if (nz->kind == IPT_SPIKE_NOISE_IRQ && (!strncmp(nz->name, "call_function", 13) ||
+							     !strcmp(nz->name, "reschedule")))
+			snprintf(ipi, sizeof(ipi), " (an IPI: no send matched)");
+		secs(nz->end_ns, a, sizeof(a));
+		if (nz->before_window)
+			printf("  %s ended %s: net %.3f us, %.3f us of it inside the window (%.1f%%)%s\n", what, a,
+			       us(nz->duration_ns), us(nz->counted_ns), pct(nz->counted_ns, s->latency_ns), ipi);
+		else
+			printf("  %s ended %s: net %.3f us (%.1f%%)%s\n", what, a, us(nz->duration_ns),
+			       pct(nz->counted_ns, s->latency_ns), ipi);
+	}
+	if (s->over)
+		printf("  unaccounted: none; the listed %s exceed the latency by %.3f us (%s)\n",
+		       s->noise_known ? "net durations" : "IPI handler times", us(s->excess_ns),
+		       s->noise_known ? "osnoise measures in the local clock, the window is in the trace's" :
+					"the handlers overlap the window's edges");
+	else
+		printf("  unaccounted %.3f us (%.1f%%)%s\n", us(s->unaccounted_ns), pct(s->unaccounted_ns, s->latency_ns),
+		       s->noise_known ? "" : ": latency - the IPI handler times; other interference unknown");
 }
 
-static void print(const struct ipt_spikes *sp, bool threshold)
+static void print(const struct ipt_spikes *sp, const struct explain_summary *m, bool threshold)
 {
-	size_t n = ipt_spikes_count(sp), nt = 0, cap = 0;
-	struct tally *t = NULL;
-	uint64_t with = 0;
+	size_t n = ipt_spikes_count(sp);
 
 	printf("%zu spikes (timerlat thread samples, %s)\n", n,
 	       threshold ? "over the threshold" : "the worst per CPU");
@@ -85,44 +112,221 @@ static void print(const struct ipt_spikes *sp, bool threshold)
 		secs(s->ts_ns, b, sizeof(b));
 		printf("\nspike cpu %d seq %u at %s: latency %.3f us, window [%s, %s], IPIs %zu, "
 		       "IPI handler time %.3f us (%.1f%%)\n", s->cpu, s->seq, b, us(s->latency_ns), a, b,
-		       s->nipis, us(s->ipi_ns), s->latency_ns ? 100.0 * (double)s->ipi_ns / (double)s->latency_ns : 0);
-		with += s->nipis > 0;
+		       s->nipis, us(s->ipi_ns), pct(s->ipi_ns, s->latency_ns));
 		for (size_t k = 0; k < s->nipis; k++) {
 			const struct ipt_spike_ipi *ip = &s->ipis[k];
 			char key[512], h[64] = "handler ?";
-			struct tally *tt = NULL;
 
 			secs(ip->entry_ns, c, sizeof(c));
 			secs(ip->send_ns, a, sizeof(a));
 			if (ip->has_handler)
 				snprintf(h, sizeof(h), "handler %.3f us (%.1f%%)", us(ip->handler_ns),
-					 s->latency_ns ? 100.0 * (double)ip->handler_ns / (double)s->latency_ns : 0);
-			sender(ip, key, sizeof(key));
+					 pct(ip->handler_ns, s->latency_ns));
+			explain_sender(ip, key, sizeof(key));
 			printf("  ipi %s entry %s %s%s; sent %s from cpu %d by %s\n", ipt_kind_name(ip->kind), c,
 			       ip->coalesced ? "(coalesced: the interrupt above) " : "", ip->coalesced ? "" : h, a,
 			       (int)ip->src_cpu, key);
-			for (size_t j = 0; j < nt; j++)
-				if (!strcmp(t[j].key, key))
-					tt = &t[j];
-			if (!tt) {
-				if (IPT_GROW(t, cap, nt + 1))
-					continue;
-				tt = &t[nt++];
-				memset(tt, 0, sizeof(*tt));
-				snprintf(tt->key, sizeof(tt->key), "%s", key);
-			}
-			tt->ipis++;
-			if (!ip->coalesced)
-				tt->ns += ip->handler_ns;
 		}
+		print_noise(s);
 	}
-	if (nt)
-		qsort(t, nt, sizeof(*t), by_ns);
 	printf("\n%llu of %zu spikes hold IPI interrupts; senders by IPI handler time inside spikes:\n",
-	       (unsigned long long)with, n);
-	for (size_t j = 0; j < nt; j++)
-		printf("  %10.3f us %6llu IPIs  %s\n", us(t[j].ns), (unsigned long long)t[j].ipis, t[j].key);
-	free(t);
+	       (unsigned long long)m->with, n);
+	for (size_t j = 0; j < m->full.n; j++)
+		printf("  %10.3f us %6llu IPIs  %s\n", us(m->full.t[j].ns), (unsigned long long)m->full.t[j].ipis,
+		       m->full.t[j].key);
+}
+
+/* ---- JSON (docs/schema/explain.json) ---- */
+#define EXPLAIN_SCHEMA	"ipitrace-explain/1"
+
+/* callsite_sym - "sym+0xoff" into buf, or NULL */
+static const char *callsite_sym(const struct ipt_spike_ipi *ip, char *buf, size_t n)
+{
+	if (!ip->callsite)
+		return NULL;
+	snprintf(buf, n, "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
+	return buf;
+}
+
+/* kshare - "k": part / whole, or null for an empty whole */
+static void kshare(struct ipt_jw *j, const char *k, uint64_t part, uint64_t whole)
+{
+	ipt_jw_key(j, k);
+	if (whole)
+		ipt_jw_fixed(j, (double)part / (double)whole, 6);
+	else
+		ipt_jw_null(j);
+}
+
+static void json_ipi(struct ipt_jw *j, const struct ipt_spike *s, const struct ipt_spike_ipi *ip)
+{
+	char cs[192];
+
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "kind", ipt_kind_name(ip->kind));
+	ipt_jw_kstr(j, "vector", ip->noise >= 0 && (size_t)ip->noise < s->nnoise ? s->noise[ip->noise].name : NULL);
+	ipt_jw_ku64(j, "send_ns", ip->send_ns);
+	ipt_jw_ku64(j, "entry_ns", ip->entry_ns);
+	ipt_jw_kbool(j, "coalesced", ip->coalesced);
+	ipt_jw_key(j, "handler_ns");
+	if (ip->has_handler && !ip->coalesced)
+		ipt_jw_u64(j, ip->handler_ns);
+	else
+		ipt_jw_null(j);
+	if (ip->has_handler && !ip->coalesced)
+		kshare(j, "share", ip->handler_ns, s->latency_ns);
+	else
+		ipt_jw_knull(j, "share");
+	ipt_jw_key(j, "noise");
+	if (ip->noise >= 0)
+		ipt_jw_i64(j, ip->noise);
+	else
+		ipt_jw_null(j);
+	ipt_jw_key(j, "sender");
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "comm", ip->comm);
+	ipt_jw_ki64(j, "pid", ip->pid);
+	ipt_jw_ki64(j, "cpu", ip->src_cpu);
+	ipt_jw_end(j);
+	ipt_jw_kstr(j, "callsite_sym", callsite_sym(ip, cs, sizeof(cs)));
+	ipt_jw_kstr(j, "func_name", ip->func);
+	ipt_jw_end(j);
+}
+
+static void json_noise(struct ipt_jw *j, const struct ipt_spike *s, const struct ipt_spike_noise *nz)
+{
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "kind", ipt_spike_noise_kind_name(nz->kind));
+	ipt_jw_kstr(j, "name", nz->name);
+	ipt_jw_key(j, "num");
+	if (nz->kind == IPT_SPIKE_NOISE_NMI)
+		ipt_jw_null(j);
+	else
+		ipt_jw_i64(j, nz->num);
+	ipt_jw_ku64(j, "end_ns", nz->end_ns);
+	ipt_jw_ku64(j, "duration_ns", nz->duration_ns);
+	ipt_jw_ku64(j, "counted_ns", nz->counted_ns);
+	ipt_jw_kbool(j, "before_window", nz->before_window);
+	kshare(j, "share", nz->counted_ns, s->latency_ns);
+	ipt_jw_key(j, "ipi");
+	if (nz->ipi >= 0)
+		ipt_jw_i64(j, nz->ipi);
+	else
+		ipt_jw_null(j);
+	ipt_jw_end(j);
+}
+
+static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
+{
+	ipt_jw_obj(j);
+	ipt_jw_ki64(j, "cpu", s->cpu);
+	ipt_jw_ku64(j, "seq", s->seq);
+	ipt_jw_ku64(j, "ts_ns", s->ts_ns);
+	ipt_jw_key(j, "window");
+	ipt_jw_obj(j);
+	ipt_jw_ku64(j, "start_ns", s->start_ns);
+	ipt_jw_ku64(j, "end_ns", s->ts_ns);
+	ipt_jw_end(j);
+	ipt_jw_ku64(j, "latency_ns", s->latency_ns);
+	ipt_jw_ku64(j, "ipi_ns", s->ipi_ns);
+	ipt_jw_key(j, "ipis");
+	ipt_jw_arr(j);
+	for (size_t k = 0; k < s->nipis; k++)
+		json_ipi(j, s, &s->ipis[k]);
+	ipt_jw_end(j);
+	ipt_jw_kbool(j, "noise_known", s->noise_known);
+	ipt_jw_key(j, "interference");
+	ipt_jw_arr(j);
+	for (size_t k = 0; k < s->nnoise; k++)
+		json_noise(j, s, &s->noise[k]);
+	ipt_jw_end(j);
+	ipt_jw_ku64(j, "listed_ns", s->listed_ns);
+	ipt_jw_key(j, "unaccounted_ns");
+	if (s->over)
+		ipt_jw_null(j);
+	else
+		ipt_jw_u64(j, s->unaccounted_ns);
+	ipt_jw_key(j, "excess_ns");
+	if (s->over)
+		ipt_jw_u64(j, s->excess_ns);
+	else
+		ipt_jw_null(j);
+	ipt_jw_kstr(j, "note", s->over ? (s->noise_known ?
+		"the net durations exceed the latency: osnoise measures them in the kernel's local clock, "
+		"the window is in the trace's" :
+		"the IPI handler times exceed the latency: the handlers overlap the window's edges") :
+		s->noise_known ? NULL : "no osnoise noise events on this CPU in the recording: "
+		"unaccounted is the latency less the IPI handler times; other interference unknown");
+	ipt_jw_end(j);
+}
+
+static void json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct explain_tally *t = &ts->t[i];
+		char cs[192];
+
+		ipt_jw_obj(j);
+		if (path) {
+			ipt_jw_kstr(j, "callsite_sym", callsite_sym(t->ip, cs, sizeof(cs)));
+			ipt_jw_kstr(j, "func_name", t->ip->func);
+		} else {
+			ipt_jw_kstr(j, "comm", t->ip->comm);
+			ipt_jw_ki64(j, "pid", t->ip->pid);
+		}
+		ipt_jw_ku64(j, "spike_ns", t->ns);
+		ipt_jw_ku64(j, "ipis", t->ipis);
+		ipt_jw_ku64(j, "spikes", t->spikes);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+}
+
+static int print_json(const struct ipt_spikes *sp, const struct explain_summary *m, const struct ipt_spikes_opts *o)
+{
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	size_t n = ipt_spikes_count(sp);
+	struct ipt_jw j;
+
+	ipt_jw_init(&j, &sb, stdout);
+	ipt_jw_obj(&j);
+	ipt_jw_kstr(&j, "schema", EXPLAIN_SCHEMA);
+	ipt_jw_key(&j, "threshold_ns");
+	if (o->threshold_ns)
+		ipt_jw_u64(&j, o->threshold_ns);
+	else
+		ipt_jw_null(&j);
+	ipt_jw_key(&j, "worst");
+	if (o->threshold_ns)
+		ipt_jw_null(&j);
+	else
+		ipt_jw_i64(&j, o->worst ? o->worst : 10);
+	ipt_jw_key(&j, "spikes");
+	ipt_jw_arr(&j);
+	for (size_t i = 0; i < n; i++) {
+		ipt_jw_next(&j);
+		ipt_jw_raw(&j, "\n");
+		json_spike(&j, ipt_spikes_get(sp, i));
+	}
+	ipt_jw_end(&j);
+	ipt_jw_key(&j, "summary");
+	ipt_jw_obj(&j);
+	ipt_jw_ku64(&j, "spikes", n);
+	ipt_jw_ku64(&j, "with_ipis", m->with);
+	json_tallies(&j, "senders", &m->senders, false);
+	json_tallies(&j, "paths", &m->paths, true);
+	ipt_jw_end(&j);
+	ipt_jw_end(&j);
+	ipt_jw_raw(&j, "\n");
+	if (ipt_jw_finish(&j)) {
+		err_msg("explain: the JSON was not written whole (%s)", ferror(stdout) ? "a write error" : "out of memory");
+		ipt_strbuf_free(&sb);
+		return 1;
+	}
+	ipt_strbuf_free(&sb);
+	return 0;
 }
 
 int cmd_explain(int argc, char **argv)
@@ -130,6 +334,8 @@ int cmd_explain(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "threshold", required_argument, NULL, 't' },
 		{ "worst", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,10 +344,12 @@ int cmd_explain(int argc, char **argv)
 	struct ipt_trace *t;
 	const char *path;
 	char found[256], *end;
+	struct explain_summary m;
+	bool json = false;
 	int c, r;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:n:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case '?':
 		case ':':
@@ -162,6 +370,12 @@ int cmd_explain(int argc, char **argv)
 			so.worst = (int)v;
 			break;
 		}
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				return usage_err("explain", "--format: text or json, not '%s'", optarg);
+			json = !strcmp(optarg, "json");
+			break;
+		case 'j': json = true; break;
 		case 'h': explain_usage(stdout); return 0;
 		default: return 2;
 		}
@@ -180,8 +394,17 @@ int cmd_explain(int argc, char **argv)
 		ipt_trace_close(t);
 		return 1;
 	}
-	print(sp, so.threshold_ns != 0);
+	if (explain_summarize(sp, &m)) {
+		err_msg("explain: out of memory");
+		r = 1;
+	} else if (json) {
+		r = print_json(sp, &m, &so);
+	} else {
+		print(sp, &m, so.threshold_ns != 0);
+		r = 0;
+	}
+	explain_summary_free(&m);
 	ipt_spikes_free(sp);
 	ipt_trace_close(t);
-	return 0;
+	return r;
 }

@@ -346,7 +346,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 	} else {
 		struct report_view v = { x.top, x.by, x.sort, x.ns, x.with_recorder, ro.isolated,
-					  iso_arg ? "--isolated" : "the recording", all_isolated, iso_arg != NULL };
+					  iso_arg ? "--isolated" : "the recording", all_isolated, iso_arg != NULL,
+					  ro.filter != NULL };
 
 		if ((x.json ? report_json : report_text)(r, x.t, &v, stdout))
 			goto out;

@@ -20,6 +20,7 @@ struct report_view {
 	bool all_isolated;			/* list every IPI to them (else the first and
 						 * the slowest) */
 	bool isolated_given;			/* they were given (--isolated), else recorded */
+	bool filtered;				/* -F or --cpus: the spikes section is unfiltered */
 };
 
 /* Write the report r over t to f.  0, or 1 after printing an error. */

@@ -4,6 +4,7 @@
  */
 #include "commands.h"
 #include "report_out.h"
+#include "explain_out.h"
 #include "cpu_ranges.h"
 
 #include <math.h>
@@ -1067,6 +1068,78 @@ out:
 	text_isolated_unsent(x, list);
 }
 
+/* text_spikes - a timerlat recording's spikes in brief (`explain` lists
+ * each): per CPU the worst 10 samples, their IPI, noise and unaccounted
+ * time, and the senders by spike time.  Only for a latency recording: one
+ * with the osnoise events beside timerlat's (record --timerlat records
+ * both); every trace.dat holds ftrace's timerlat format, and looking for
+ * samples would read the trace once more. */
+static int text_spikes(const struct ctx *x, bool filtered)
+{
+	struct ipt_spikes_opts so = { .sz = sizeof(so) };
+	struct explain_summary m;
+	struct ipt_spikes *sp;
+	size_t n, over = 0, unknown = 0;
+
+	if (!ipt_trace_find_event(x->t, "ftrace", "timerlat") || !ipt_trace_find_event(x->t, "osnoise", "irq_noise") ||
+	    !x->ns)
+		return 0;
+	printf("\nlatency spikes: timerlat thread samples, the worst 10 per CPU%s (ipitrace explain lists each)\n",
+	       filtered ? "; the whole trace: -F and --cpus do not apply" : "");
+	sp = ipt_spikes_explain(x->t, &so);
+	if (!sp) {
+		printf("  none: %s\n", ipt_errmsg());
+		return 0;
+	}
+	if (explain_summarize(sp, &m)) {
+		explain_summary_free(&m);
+		ipt_spikes_free(sp);
+		return -1;
+	}
+	n = ipt_spikes_count(sp);
+	printf("  %4s %7s %10s %9s %10s %10s %14s\n", "cpu", "spikes", "worst us", "with IPIs", "IPI us", "noise us",
+	       "unaccounted us");
+	for (size_t i = 0; i < n;) {
+		const struct ipt_spike *s = ipt_spikes_get(sp, i);
+		uint64_t worst = 0, ipi = 0, noise = 0, unacc = 0, with = 0, k = 0;
+		bool known = true;
+
+		for (; i < n && ipt_spikes_get(sp, i)->cpu == s->cpu; i++, k++) {
+			const struct ipt_spike *e = ipt_spikes_get(sp, i);
+
+			worst = e->latency_ns > worst ? e->latency_ns : worst;
+			ipi += e->ipi_ns;
+			with += e->nipis > 0;
+			known &= e->noise_known;
+			noise += e->noise_known ? e->listed_ns : 0;
+			unacc += e->unaccounted_ns;
+			over += e->over;
+			unknown += !e->noise_known;
+		}
+		if (known)
+			printf("  %4d %7llu %10.1f %9llu %10.1f %10.1f %14.1f\n", s->cpu, (unsigned long long)k, us(worst),
+			       (unsigned long long)with, us(ipi), us(noise), us(unacc));
+		else
+			printf("  %4d %7llu %10.1f %9llu %10.1f %10s %14s\n", s->cpu, (unsigned long long)k, us(worst),
+			       (unsigned long long)with, us(ipi), "?", "?");
+	}
+	if (unknown)
+		printf("  ?: %zu spikes on CPUs with no osnoise noise events: their other interference is unknown\n",
+		       unknown);
+	if (over)
+		printf("  %zu spikes list more net noise than their latency (local and trace clocks): no unaccounted "
+		       "time counted for them\n", over);
+	printf("  senders by IPI handler time inside spikes%s\n", m.full.n ? ":" : ": none");
+	for (size_t j = 0; j < m.full.n && (!x->top || j < (size_t)x->top); j++)
+		printf("  %10.1f us %6llu IPIs  %s\n", us(m.full.t[j].ns), (unsigned long long)m.full.t[j].ipis,
+		       m.full.t[j].key);
+	if (x->top && m.full.n > (size_t)x->top)
+		more_line(m.full.n - (size_t)x->top, "senders");
+	explain_summary_free(&m);
+	ipt_spikes_free(sp);
+	return 0;
+}
+
 int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_view *v, FILE *f)
 {
 	struct ctx x = { .r = r, .s = ipt_report_summary(r), .t = t, .top = v->top, .by = v->by,
@@ -1092,6 +1165,10 @@ int report_text(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 	text_kernel(&x);
 	if (v->isolated)
 		text_isolated(&x, v->isolated, v->all_isolated);
+	if (text_spikes(&x, v->filtered)) {
+		err_msg("%s", ipt_errmsg());
+		goto out;
+	}
 	ret = 0;
 	goto out;
 nomem:

@@ -162,6 +162,13 @@ def doctored(name, schema, path):
                  ('a callback named, not an address', ['cpus', '*', 'senders', '*', 'callback'], 'set',
                   'sched_ttwu_pending'),
                  ('a CPU without senders', ['cpus', '*', 'senders'], 'del', None)]
+    elif kind == 'ipitrace-explain':
+        ways += [('no summary', ['summary'], 'del', None),
+                 ('a spike without unaccounted_ns', ['spikes', '*', 'unaccounted_ns'], 'del', None),
+                 ('a latency a float', ['spikes', '*', 'latency_ns'], 'set', 1.5),
+                 ('a noise of an unknown kind', ['spikes', '*', 'interference', '*', 'kind'], 'set', 'hardirq'),
+                 ('a noise duration negative', ['spikes', '*', 'interference', '*', 'duration_ns'], 'set', -1),
+                 ('a window without its start', ['spikes', '*', 'window', 'start_ns'], 'del', None)]
     elif kind == 'ipitrace-watched':
         ways += [('no rows_total', ['rows_total'], 'del', None),
                  ('kept a string', ['kept'], 'set', '3'),

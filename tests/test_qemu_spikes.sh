@@ -5,7 +5,7 @@
 # CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 35 s here, of
 # which 15 in the guest); tests/qemu/spikes.sh records in the guest
 # (`record --timerlat` while ipi-workload on CPUs 0-1 sends IPIs to 2-3,
-# then `--timerlat=3000`, then tracefs's own text of a timerlat instance and
+# then `--timerlat=1000`, then tracefs's own text of a timerlat instance and
 # a recording refused beside it, then `record --osnoise` and an osnoise
 # instance's text); tests/qemu/spikes_check.py checks on the
 # host, against trace-cmd's report of the guest's files, the guest's
@@ -14,7 +14,12 @@
 # of the IPIs and the sends, dump's lines of them against trace-cmd's, the
 # settings restored, the threshold ending the recording, the refusal, the
 # osnoise summaries, and `explain` against a join of its own over
-# `trace-cmd report -t`.
+# `trace-cmd report -t`; then three recordings with an injected sender
+# (the workload binary copied as `injipi`, membarrier IPIs from CPU 0 to
+# its spinners on 2-3, a pingpong decoy beside it), each checked: `explain
+# -f json` names injipi the top IPI sender by spike time, with the spike
+# time our own join gives it, and each spike's IPI interrupts, their
+# handler times, first senders and irq_noise ties agree with that join.
 # Latencies under TCG are figures without a target.  The guest's results
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live

@@ -15,6 +15,8 @@
 #    of two consecutive answers, chained, and their senders, counts and
 #    addresses (callback null for none, top_function "(none)") the fake's,
 #    their symbols those /proc/kallsyms gives the addresses;
+#  - explain.json against its metaschema (explain -f json of real texts:
+#    tests/test_explain.sh);
 #  - /watched, offline: a document written here from docs/schema/README.md's
 #    description follows watched.json;
 #  - each schema refuses doctored documents (a required member taken out, a
@@ -43,9 +45,9 @@ fi
 
 if offline_part; then
 # ---- the schemas themselves ----
-"$PY" "$V" meta "$S"/diff.json "$S"/report.json "$S"/top.json "$S"/watched.json > "$TMP/v" 2>&1
+"$PY" "$V" meta "$S"/diff.json "$S"/explain.json "$S"/report.json "$S"/top.json "$S"/watched.json > "$TMP/v" 2>&1
 verdicts "$TMP/v"
-for s in diff report top watched; do
+for s in diff explain report top watched; do
 	grep -q "schema-meta-$s:" "$TMP/v" || fail "schema-meta-$s" "$(tail -n 2 "$TMP/v" | tr '\n' ';')"
 done
 

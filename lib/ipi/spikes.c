@@ -10,7 +10,10 @@
  * results (matching: which interrupt on the target served each send) and
  * the rows again: every served send whose interrupt entered on a spike's
  * CPU inside its window is listed under it, with its handler time once
- * per interrupt (coalesced sends share one) and its sender.
+ * per interrupt (coalesced sends share one) and its sender.  Then the
+ * trace once more for the osnoise:* noise events: each under the spikes of
+ * its CPU whose window holds its end (see ipitrace-private.h), the IPI
+ * interrupts tied to their irq_noise, and the sums.
  */
 #include "core/core.h"
 
@@ -148,6 +151,7 @@ static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const str
 		free(ip->func);
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	}
+	ip->noise = -1;
 	s->nipis++;
 	if (!seen)
 		s->ipi_ns += ip->handler_ns;
@@ -180,6 +184,220 @@ static int place(struct ipt_spikes *sp, const struct ipt_ipi_row *row, const str
 			return -1;
 	}
 	return 0;
+}
+
+const char *ipt_spike_noise_kind_name(enum ipt_spike_noise_kind k)
+{
+	static const char *const names[] = { "irq", "softirq", "nmi", "thread" };
+
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+/* the softirq names of include/linux/interrupt.h, by vector */
+static const char *softirq_name(uint64_t v)
+{
+	static const char *const names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+					     "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+	return v < sizeof(names) / sizeof(names[0]) ? names[v] : NULL;
+}
+
+/* one kind of noise event and its fields */
+struct noise_ev {
+	const struct ipt_event *ev;
+	enum ipt_spike_noise_kind kind;
+	const struct ipt_field *dur, *name, *num;
+};
+
+/* text_field - a char[] or __string field as text (NUL-ended, cut to n - 1) */
+static void text_field(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f,
+		       char *buf, size_t n)
+{
+	const uint8_t *d;
+	uint32_t len, k = 0;
+
+	buf[0] = 0;
+	if (!f || ipt_field_bytes(t, r, f, &d, &len))
+		return;
+	for (; k < len && k + 1 < n && d[k]; k++)
+		buf[k] = (char)(d[k] >= 0x20 && d[k] < 0x7f ? d[k] : '?');
+	buf[k] = 0;
+}
+
+/* add_noise - one noise event under spike s */
+static int add_noise(struct ipt_spike *s, const struct ipt_spike_noise *nz)
+{
+	size_t cap = s->nnoise;
+
+	if (IPT_GROW_ZERO(s->noise, cap, s->nnoise + 1))
+		return -1;
+	s->noise[s->nnoise] = *nz;
+	if (nz->end_ns - s->start_ns < nz->duration_ns) {
+		s->noise[s->nnoise].before_window = true;
+		s->noise[s->nnoise].counted_ns = nz->end_ns - s->start_ns;
+	} else {
+		s->noise[s->nnoise].counted_ns = nz->duration_ns;
+	}
+	s->nnoise++;
+	return 0;
+}
+
+/* place_noise - nz under every spike of cpu whose window holds its end */
+static int place_noise(struct ipt_spikes *sp, int cpu, const struct ipt_spike_noise *nz)
+{
+	size_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ipt_spike *s = &sp->s[mid];
+
+		if (s->cpu < cpu || (s->cpu == cpu && s->start_ns <= nz->end_ns))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo, n = 0; k-- > 0 && n < 8; n++) {
+		struct ipt_spike *s = &sp->s[k];
+
+		if (s->cpu != cpu)
+			break;
+		if (nz->end_ns >= s->start_ns && nz->end_ns <= s->ts_ns && add_noise(s, nz))
+			return -1;
+	}
+	return 0;
+}
+
+/* ipi_vector - an irq_noise desc of an IPI's vector */
+static bool ipi_vector(const char *desc)
+{
+	return !strncmp(desc, "call_function", 13) || !strcmp(desc, "reschedule") ||
+	       !strcmp(desc, "irq_work") || !strncmp(desc, "IPI", 3);
+}
+
+/* tie - the IPI interrupts of s to their irq_noise; the sums */
+static void tie(struct ipt_spike *s)
+{
+	for (size_t k = 0; k < s->nipis; k++) {
+		struct ipt_spike_ipi *ip = &s->ipis[k];
+		uint64_t exit = ip->entry_ns + ip->handler_ns;
+		int32_t best = -1;
+
+		if (ip->coalesced) {	/* the earlier send's interrupt (sends in time order) */
+			for (size_t j = k; j-- > 0;)
+				if (!s->ipis[j].coalesced && s->ipis[j].entry_ns == ip->entry_ns) {
+					ip->noise = s->ipis[j].noise;
+					break;
+				}
+			continue;
+		}
+		/* noise[] is in the order of the ends: the first ending at or
+		 * after the exit, then on while within IPT_SPIKE_TIE_NS */
+		size_t lo = 0, hi = s->nnoise;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->noise[mid].end_ns < exit)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS; j++) {
+			const struct ipt_spike_noise *nz = &s->noise[j];
+
+			if (nz->kind != IPT_SPIKE_NOISE_IRQ || nz->ipi >= 0 || !ipi_vector(nz->name))
+				continue;
+			best = (int32_t)j;	/* the nearest */
+			break;
+		}
+		ip->noise = best;
+		if (best >= 0)
+			s->noise[best].ipi = (int32_t)k;
+	}
+	s->listed_ns = 0;
+	if (s->noise_known)	/* each at most the window: saturate on a made-up trace */
+		for (size_t j = 0; j < s->nnoise; j++)
+			s->listed_ns = s->listed_ns > UINT64_MAX - s->noise[j].counted_ns ? UINT64_MAX :
+				       s->listed_ns + s->noise[j].counted_ns;
+	else
+		s->listed_ns = s->ipi_ns;
+	s->over = s->listed_ns > s->latency_ns;
+	s->unaccounted_ns = s->over ? 0 : s->latency_ns - s->listed_ns;
+	s->excess_ns = s->over ? s->listed_ns - s->latency_ns : 0;
+}
+
+/* noise - the osnoise:* noise events of t under the spikes; the ties */
+static int noise(struct ipt_trace *t, struct ipt_spikes *sp)
+{
+	static const char *const names[] = { "irq_noise", "softirq_noise", "nmi_noise", "thread_noise" };
+	struct noise_ev ne[4];
+	size_t nev = 0, ncpu = 0;
+	bool *seen = NULL;
+	struct ipt_iter *it;
+	struct ipt_record r;
+	int rc = 0;
+
+	for (size_t i = 0; i < 4; i++) {
+		const struct ipt_event *ev = ipt_trace_find_event(t, "osnoise", names[i]);
+
+		if (!ev || !ipt_event_field(ev, "duration"))
+			continue;
+		ne[nev].ev = ev;
+		ne[nev].kind = (enum ipt_spike_noise_kind)i;
+		ne[nev].dur = ipt_event_field(ev, "duration");
+		ne[nev].name = ipt_event_field(ev, i == 0 ? "desc" : "comm");
+		ne[nev].num = ipt_event_field(ev, i == 3 ? "pid" : "vector");
+		nev++;
+	}
+	for (size_t i = 0; i < sp->n; i++)
+		if (sp->s[i].cpu >= 0 && (size_t)sp->s[i].cpu >= ncpu)
+			ncpu = (size_t)sp->s[i].cpu + 1;
+	if (nev && ncpu) {
+		seen = calloc(ncpu, sizeof(*seen));
+		if (!seen)
+			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		it = ipt_iter_new(t, NULL);
+		if (!it) {
+			free(seen);
+			return -1;
+		}
+		while ((rc = ipt_iter_next(it, &r)) > 0) {
+			struct ipt_spike_noise nz = { .ipi = -1, .num = -1 };
+			const struct noise_ev *e = NULL;
+			uint64_t v;
+
+			for (size_t i = 0; i < nev && !e; i++)
+				if (r.event == ne[i].ev)
+					e = &ne[i];
+			if (!e || r.cpu < 0 || (size_t)r.cpu >= ncpu)
+				continue;
+			seen[r.cpu] = true;
+			nz.kind = e->kind;
+			nz.end_ns = r.ts;
+			nz.duration_ns = field(t, &r, e->dur, 0);
+			if (e->num && !ipt_field_u64(t, &r, e->num, &v))
+				nz.num = (int32_t)v;
+			if (e->kind == IPT_SPIKE_NOISE_SOFTIRQ && softirq_name((uint64_t)(uint32_t)nz.num))
+				snprintf(nz.name, sizeof(nz.name), "%s", softirq_name((uint64_t)(uint32_t)nz.num));
+			else if (e->kind == IPT_SPIKE_NOISE_NMI)
+				snprintf(nz.name, sizeof(nz.name), "nmi");
+			else
+				text_field(t, &r, e->name, nz.name, sizeof(nz.name));
+			if (place_noise(sp, r.cpu, &nz)) {
+				rc = -1;
+				break;
+			}
+		}
+		ipt_iter_free(it);
+	}
+	for (size_t i = 0; i < sp->n; i++) {
+		struct ipt_spike *s = &sp->s[i];
+
+		s->noise_known = seen && s->cpu >= 0 && (size_t)s->cpu < ncpu && seen[s->cpu];
+		tie(s);
+	}
+	free(seen);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ipt_spikes_explain - the spikes of t and the IPIs inside them */
@@ -229,6 +447,8 @@ struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spik
 			break;
 		}
 	}
+	if (rc >= 0)
+		rc = noise(t, sp);
 out:
 	ipt_ipi_iter_free(it);
 	ipt_report_free(rep);
@@ -260,6 +480,7 @@ void ipt_spikes_free(struct ipt_spikes *sp)
 			free(sp->s[i].ipis[k].func);
 		}
 		free(sp->s[i].ipis);
+		free(sp->s[i].noise);
 	}
 	free(sp->s);
 	free(sp);

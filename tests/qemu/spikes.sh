@@ -7,13 +7,21 @@
 #    CPUs 0-1 sends IPIs to threads on 2-3 (membarrier: function calls;
 #    mprotect: TLB shootdowns; pipe wakeups), the osnoise settings and
 #    /proc/interrupts read before, during and after.
-# 2. `--timerlat=3000`: the kernel stops tracing at the first thread
-#    latency over 3 ms (TCG has many) and the recording ends there.
+# 2. `--timerlat=1000`: the kernel stops tracing at the first thread
+#    latency over 1 ms (TCG has many; some boots none over 3 ms in 20 s)
+#    and the recording ends there.
 # 3. tracefs's own text of a timerlat instance made by hand, and, while
 #    that instance runs the tracer, a recording with --timerlat that must
 #    refuse in one line.
 # 4. `record --osnoise` (100 ms periods, half of each busy) for 1.5 s, and
 #    tracefs's own text of an osnoise instance made by hand.
+# 5. Three recordings (`record --timerlat -- injipi ...`) with a known
+#    injected sender: the workload binary copied as /bin/injipi, so that
+#    its command name is the test's own, sends membarrier IPIs from CPU 0
+#    to its spinner threads on 2-3 (4000 a second, for 0.5 s; timerlat's
+#    period 2 ms, so that many windows hold one), while a decoy
+#    (ipi-workload pingpong between CPUs 1 and 3, 20 round trips a second:
+#    a wakeup's handler is many times a membarrier's) sends beside it.
 # Everything goes as a tar onto /dev/vda, then power off.
 WL=/bin/ipi-workload
 for f in isolated nohz_full online possible; do
@@ -69,7 +77,7 @@ cat $T/kprobe_events > /out/kprobes-after 2>/dev/null
 
 # ---- 2. a threshold: the kernel ends the recording ----
 say "phase $(uptime_s)"
-ipitrace record --force --timerlat=3000 --tracer-period 10000 -d 30 -o /out/thr.dat \
+ipitrace record --force --timerlat=1000 --tracer-period 10000 -d 30 -o /out/thr.dat \
 	-- $WL --cpus 0,2,3 --rate 200 membarrier 4000 > /dev/null 2> /out/thr.err
 echo "rc $?" > /out/thr.rc
 osnoise_state > /out/osnoise-after-thr
@@ -118,6 +126,19 @@ echo $saved_runtime > $T/osnoise/runtime_us
 echo $saved_cpus > $T/osnoise/cpus
 osnoise_state > /out/osnoise-end
 echo "osnoise-end $(uptime_s)" >> /out/times
+# ---- 5. an injected sender, three runs ----
+say "phase $(uptime_s)"
+cp $WL /bin/injipi
+for run in 1 2 3; do
+	$WL --cpus 1,3 --rate 20 pingpong 100000 > /dev/null 2>&1 &
+	DP=$!
+	ipitrace record --force --timerlat --tracer-period 2000 -o /out/inj$run.dat \
+		-- /bin/injipi --cpus 0,2,3 --rate 4000 membarrier 2000 > /out/inj$run.wl 2> /out/inj$run.err
+	echo "rc $?" > /out/inj$run.rc
+	kill $DP 2> /dev/null
+	wait $DP 2> /dev/null
+done
+echo "inject-end $(uptime_s)" >> /out/times
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
 sync
 say "done"

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * explain_out.h - the summary of `ipitrace explain` (explain_sum.c), for
+ * its text and JSON (cmd_explain.c) and the spikes section of `report`
+ */
+#ifndef IPT_EXPLAIN_OUT_H
+#define IPT_EXPLAIN_OUT_H
+
+#include "ipitrace-private.h"
+
+/* one key of the summary: its IPIs' spike time (handler time, once per
+ * interrupt), its IPIs and the spikes they are in */
+struct explain_tally {
+	char key[512];
+	const struct ipt_spike_ipi *ip;	/* the first IPI of the key (its fields) */
+	uint64_t ns, ipis, spikes;
+	size_t last;			/* the last spike counted, + 1 */
+};
+struct explain_tallies {
+	struct explain_tally *t;
+	size_t n, cap;
+};
+/* the summary over all spikes, each list by spike time, most first: by
+ * "comm[pid] via callsite function" (full), by sender, by call path */
+struct explain_summary {
+	struct explain_tallies full, senders, paths;
+	uint64_t with;			/* spikes holding IPI interrupts */
+};
+/* "comm[pid] via callsite+off function func" of one IPI */
+void explain_sender(const struct ipt_spike_ipi *ip, char *buf, size_t n);
+/* 0, or -1 out of memory (m freed by explain_summary_free either way) */
+int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m);
+void explain_summary_free(struct explain_summary *m);
+
+#endif

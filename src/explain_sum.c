@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * explain_sum.c - the summary of the spikes of `ipitrace explain`: the
+ * IPI senders and call paths by the handler time of their interrupts
+ * inside spikes (once per interrupt: coalesced sends add none)
+ */
+#include "explain_out.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* sender - "comm pid, callsite+off, function" of one IPI, the summary's key */
+void explain_sender(const struct ipt_spike_ipi *ip, char *buf, size_t n)
+{
+	char cs[192] = "?";
+
+	if (ip->callsite)
+		snprintf(cs, sizeof(cs), "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
+	snprintf(buf, n, "%s[%d] via %s function %s", ip->comm, (int)ip->pid, cs, ip->func ? ip->func : "?");
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct explain_tally *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->key, y->key);
+}
+
+/* tally - count ip (in spike number i) under key; -1 out of memory */
+static int tally(struct explain_tallies *ts, const char *key, const struct ipt_spike_ipi *ip, size_t i)
+{
+	struct explain_tally *tt = NULL;
+
+	for (size_t j = 0; j < ts->n && !tt; j++)
+		if (!strcmp(ts->t[j].key, key))
+			tt = &ts->t[j];
+	if (!tt) {
+		if (IPT_GROW(ts->t, ts->cap, ts->n + 1))
+			return -1;
+		tt = &ts->t[ts->n++];
+		memset(tt, 0, sizeof(*tt));
+		snprintf(tt->key, sizeof(tt->key), "%s", key);
+		tt->ip = ip;
+	}
+	tt->ipis++;
+	if (!ip->coalesced)
+		tt->ns += ip->handler_ns;
+	if (tt->last != i + 1) {
+		tt->spikes++;
+		tt->last = i + 1;
+	}
+	return 0;
+}
+
+
+void explain_summary_free(struct explain_summary *m)
+{
+	free(m->full.t);
+	free(m->senders.t);
+	free(m->paths.t);
+}
+
+int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m)
+{
+	size_t n = ipt_spikes_count(sp);
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < n; i++) {
+		const struct ipt_spike *s = ipt_spikes_get(sp, i);
+
+		m->with += s->nipis > 0;
+		for (size_t k = 0; k < s->nipis; k++) {
+			const struct ipt_spike_ipi *ip = &s->ipis[k];
+			char key[512], cs[192] = "?";
+
+			explain_sender(ip, key, sizeof(key));
+			if (tally(&m->full, key, ip, i))
+				return -1;
+			snprintf(key, sizeof(key), "%s[%d]", ip->comm, (int)ip->pid);
+			if (tally(&m->senders, key, ip, i))
+				return -1;
+			if (ip->callsite)
+				snprintf(cs, sizeof(cs), "%s+0x%llx", ip->callsite, (unsigned long long)ip->callsite_off);
+			snprintf(key, sizeof(key), "%s -> %s", cs, ip->func ? ip->func : "?");
+			if (tally(&m->paths, key, ip, i))
+				return -1;
+		}
+	}
+	if (m->full.n)
+		qsort(m->full.t, m->full.n, sizeof(*m->full.t), by_ns);
+	if (m->senders.n)
+		qsort(m->senders.t, m->senders.n, sizeof(*m->senders.t), by_ns);
+	if (m->paths.n)
+		qsort(m->paths.t, m->paths.n, sizeof(*m->paths.t), by_ns);
+	return 0;
+}
+

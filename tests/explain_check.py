@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+# explain_check.py NAME TEXT JSON EXPLAIN_TEXT THRESHOLD_NS - `ipitrace
+# explain` of a trace-cmd report text (ns timestamps) against a join of its
+# own over that text: the timerlat thread samples over the threshold, and
+# for each, the osnoise noise events on its CPU whose line (the noise's end)
+# is inside [ts - latency, ts], each counted for its net duration or, when
+# that reaches back before the window, up to the window's start; the sum
+# and what is left (unaccounted, or by how much the sum exceeds the
+# latency); a CPU with no noise lines at all: interference unknown.  Then
+# the text output's unaccounted lines against the JSON's.
+# Prints "PASS name" / "FAIL name: why".
+import json
+import re
+import sys
+
+
+
+def result(n, ok, why):
+    print("PASS " + n if ok else "FAIL %s: %s" % (n, why))
+
+
+name, text, jpath, tpath, thr = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}):\s+(\w+):\s*(.*)$")
+NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start \d+\.\d{9} duration (\d+) ns")
+KINDS = {"irq_noise": "irq", "softirq_noise": "softirq", "nmi_noise": "nmi", "thread_noise": "thread"}
+spikes, noise, noisy = [], [], set()
+for l in open(text):
+    m = LINE.match(l)
+    if not m:
+        continue
+    cpu, ns, ev, rest = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(6), m.group(7)
+    if ev == "timerlat":
+        t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
+        if t and t.group(2) == "1" and int(t.group(3)) > thr:
+            spikes.append((cpu, int(t.group(1)), ns, int(t.group(3))))
+    elif ev in KINDS:
+        n = NOISE.match(rest)
+        assert n, l
+        noisy.add(cpu)
+        nm = "nmi" if ev == "nmi_noise" else n.group(1).strip()
+        noise.append((cpu, ns, KINDS[ev], nm, int(n.group(3))))
+want = {}
+for cpu, seq, ts, lat in spikes:
+    rows = []
+    for c, end, kind, nm, dur in noise:
+        if c == cpu and ts - lat <= end <= ts:
+            rows.append((kind, nm, end, dur, dur if end - dur >= ts - lat else end - (ts - lat)))
+    known = cpu in noisy
+    total = sum(r[4] for r in rows) if known else 0
+    want[(cpu, seq)] = (known, rows, total, lat - total if total <= lat else None,
+                        total - lat if total > lat else None)
+d = json.load(open(jpath))
+got = {}
+for s in d["spikes"]:
+    rows = [(r["kind"], r["name"], r["end_ns"], r["duration_ns"], r["counted_ns"]) for r in s["interference"]]
+    got[(s["cpu"], s["seq"])] = (s["noise_known"], rows, s["listed_ns"] - s["ipi_ns"] * (not s["noise_known"]),
+                                 s["unaccounted_ns"], s["excess_ns"])
+bad = [(k, want.get(k), got.get(k)) for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+nrows = sum(len(w[1]) for w in want.values())
+over = sum(1 for w in want.values() if w[4] is not None)
+before = sum(1 for w in want.values() for r in w[1] if r[4] != r[3])
+unknown = sum(1 for w in want.values() if not w[0])
+ok = bool(want) and not bad
+result("explain-noise-" + name, ok, "%d spikes, mismatches %r" % (len(want), bad[:3]))
+print("FIGURE explain-noise-%s spikes %d, noise rows %d, before the window %d, over %d, unknown %d" %
+      (name, len(want), nrows, before, over, unknown))
+# the text's unaccounted lines, spike by spike, say the JSON's
+tx, cur = {}, None
+for l in open(tpath):
+    m = re.match(r"^spike cpu (\d+) seq (\d+) at ", l)
+    if m:
+        cur = (int(m.group(1)), int(m.group(2)))
+    m = re.match(r"^  unaccounted (\d+\.\d{3}) us", l)
+    if m and cur:
+        tx[cur] = round(float(m.group(1)) * 1000)
+    m = re.match(r"^  unaccounted: none; .* by (\d+\.\d{3}) us", l)
+    if m and cur:
+        tx[cur] = -round(float(m.group(1)) * 1000)
+js = {(s["cpu"], s["seq"]): s["unaccounted_ns"] if s["unaccounted_ns"] is not None else -s["excess_ns"]
+      for s in d["spikes"]}
+ok = tx == js and len(tx) == len(want)	# %.3f us is the ns exactly
+result("explain-text-" + name, ok, "text %r json %r" % (sorted(tx.items())[:3], sorted(js.items())[:3]))

@@ -1,0 +1,107 @@
+#!/bin/sh
+# test_explain.sh - `ipitrace explain` offline, over trace-cmd report texts
+# of timerlat recordings (tests/data/spikes/): x86_64-rt-6.1-tcg.txt, a cut
+# of a recording in the PREEMPT_RT guest of test_qemu_spikes.sh (its sends
+# are kprobes, which a text does not define: no IPI is joined, each IPI's
+# irq_noise says so), and edges.txt, written by hand: a noise reaching back
+# before its window, listed durations over the latency, softirq and nmi
+# noise, a CPU with no noise events.  tests/explain_check.py joins the
+# samples and the noise lines itself and compares `explain -f json`'s rows,
+# sums and unaccounted time (or excess) with it, and the text's
+# unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
+# and it refuses doctored documents (tests/schema_validate.py, with
+# python3-jsonschema); report's spikes section against the JSON; the
+# usage errors and a trace with no timerlat.
+# The join of IPIs to their sends and senders runs in test_qemu_spikes.sh.
+# seconds: 5
+. "$(dirname "$0")/lib.sh"
+D=$TOP/tests/data/spikes
+S=$TOP/docs/schema/explain.json
+for f in x86_64-rt-6.1-tcg edges; do
+	if ! "$IPT" explain -t 1 -f json "$D/$f.txt" > "$TMP/$f.json" 2> "$TMP/$f.err" ||
+	   ! "$IPT" explain --threshold 1 "$D/$f.txt" > "$TMP/$f.out" 2>> "$TMP/$f.err"; then
+		fail "explain-$f" "$(tail -n 1 "$TMP/$f.err")"
+		continue
+	fi
+	"$PY" "$TOP/tests/explain_check.py" "$f" "$D/$f.txt" "$TMP/$f.json" "$TMP/$f.out" 1000 > "$TMP/v" 2>&1
+	grep '^FIGURE' "$TMP/v"
+	while read -r word rest; do
+		case $word in
+		PASS) pass "$rest" ;;
+		FAIL) fail "${rest%%:*}" "${rest#*: }" ;;
+		esac
+	done < "$TMP/v"
+	grep -q '^PASS\|^FAIL' "$TMP/v" || fail "explain-check-$f" "$(tail -n 2 "$TMP/v" | tr '\n' ';')"
+	# --json is -f json
+	"$IPT" explain -t 1 --json "$D/$f.txt" > "$TMP/$f.2.json" 2>&1
+	check "explain-json-flag-$f" cmp -s "$TMP/$f.json" "$TMP/$f.2.json"
+done
+# the worst per CPU (the default: 10): at most 10 on each CPU, the worst
+"$IPT" explain --json "$D/x86_64-rt-6.1-tcg.txt" > "$TMP/w.json" 2> "$TMP/w.err"
+"$PY" - "$TMP/w.json" "$D/x86_64-rt-6.1-tcg.txt" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+lat = {}
+for l in open(sys.argv[2]):
+    m = re.search(r"\[(\d+)\].*timerlat:\s+seq:(\d+)\s+context:1\s+timer_latency:(\d+)", l)
+    if m:
+        lat.setdefault(int(m.group(1)), []).append(int(m.group(3)))
+want = sorted((c, x) for c in lat for x in sorted(lat[c], reverse=True)[:10])
+got = sorted((s["cpu"], s["latency_ns"]) for s in d["spikes"])
+print("ok" if d["worst"] == 10 and d["threshold_ns"] is None and want == got else "bad %r %r" % (want, got))
+PYEOF
+check explain-worst-default grep -qx ok "$TMP/v"
+if "$PY" -c 'import jsonschema' 2> /dev/null; then
+	"$PY" "$TOP/tests/schema_validate.py" meta "$S" > "$TMP/v" 2>&1
+	"$PY" "$TOP/tests/schema_validate.py" valid schema-explain "$S" "$TMP"/*.json >> "$TMP/v" 2>&1
+	"$PY" "$TOP/tests/schema_validate.py" doctored schema-explain-doctored "$S" "$TMP/edges.json" >> "$TMP/v" 2>&1
+	verdicts "$TMP/v"
+else
+	skip schema-explain "no jsonschema module in $PY (apt-get install python3-jsonschema)"
+fi
+# report's spikes section: per CPU the worst 10, as explain -f json of the
+# same selection (checked above against our own join: the fixtures hold
+# fewer than 10 samples per CPU, so -t 1 chose the same) sums them
+for f in x86_64-rt-6.1-tcg edges; do
+	"$IPT" report "$D/$f.txt" > "$TMP/rep.txt" 2> "$TMP/rep.err"
+	"$PY" - "$TMP/rep.txt" "$TMP/$f.json" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+sec = text.split("\nlatency spikes: timerlat thread samples, the worst 10 per CPU")
+rows = {}
+if len(sec) == 2:
+    for l in sec[1].splitlines():
+        m = re.match(r"^\s+(\d+)\s+(\d+)\s+(\d+\.\d)\s+(\d+)\s+(\d+\.\d)\s+(\S+)\s+(\S+)$", l)
+        if m:
+            rows[int(m.group(1))] = m.groups()[1:]
+want = {}
+for s in d["spikes"]:
+    w = want.setdefault(s["cpu"], [0, 0, 0, 0, 0, 0, True])
+    w[0] += 1
+    w[1] = max(w[1], s["latency_ns"])
+    w[2] += len(s["ipis"]) > 0
+    w[3] += s["ipi_ns"]
+    w[4] += s["listed_ns"] if s["noise_known"] else 0
+    w[5] += s["unaccounted_ns"] or 0
+    w[6] &= s["noise_known"]
+exp = {c: (str(w[0]), "%.1f" % (w[1] / 1e3), str(w[2]), "%.1f" % (w[3] / 1e3),
+           "%.1f" % (w[4] / 1e3) if w[6] else "?", "%.1f" % (w[5] / 1e3) if w[6] else "?") for c, w in want.items()}
+print("ok" if rows and rows == exp else "bad %r vs %r" % (rows, exp))
+PYEOF
+	check "explain-report-section-$f" grep -qx ok "$TMP/v"
+	grep -qx ok "$TMP/v" || cat "$TMP/v"
+done
+"$IPT" report -F 'cpu == 1' "$D/edges.txt" > "$TMP/rep.txt" 2>&1
+check explain-report-section-filtered grep -q 'the whole trace: -F and --cpus do not apply' "$TMP/rep.txt"
+# usage errors and a trace with no timerlat samples
+"$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
+check explain-format-usage test $? = 2
+"$IPT" explain -t 0 "$D/edges.txt" > /dev/null 2> "$TMP/err"
+check explain-threshold-usage test $? = 2
+printf 'cpus=1\n     sh-1 [000] 1.000000000: call_function_entry: vector=251\n' > "$TMP/none.txt"
+"$IPT" explain "$TMP/none.txt" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+[ $rc = 1 ] && grep -q 'no timerlat samples' "$TMP/err" && pass explain-no-timerlat ||
+	fail explain-no-timerlat "exit $rc: $(cat "$TMP/err")"
+finish
