@@ -386,6 +386,147 @@ for n in $real_sizes; do
 	fi
 done
 
+# ---------------------------------------------------------------- recordings of kinds
+# Real recordings of different kinds (the recipes are in the header), each
+# made with `ipitrace record` into bench/out/rec-KIND.dat (v7 zstd) and
+# rec-KIND.none.dat (trace-cmd convert --compression none).  They are kept
+# between runs: rec-KIND.dat.stamp holds the recipe and a checksum of the
+# recording code (rec_src; the binary itself when BENCH_IPITRACE names
+# another), and a recording is made again when that changes.
+rec_src="src/cmd_record.c lib/live/*.[ch] lib/output/tracedat_write.[ch] lib/core/compress.c"
+rec_sum=$(cd "$root" && cat $rec_src 2>/dev/null | cksum)
+[ -z "${BENCH_IPITRACE:-}" ] || rec_sum="$rec_sum binary $(cksum <"$ipitrace")"
+kinds=${BENCH_KINDS-messaging compile tlb quiet}
+rec_tsv=$out/recordings.tsv
+: >"$rec_tsv"
+src=$out/src
+
+# kind_recipe KIND: the recording's recipe, in k_label (the trace column),
+# k_opts (record options), k_cmd (the command recorded, run by sh -c; none:
+# -d alone ends it), k_pre (run before, not recorded), k_secs (about how long
+# it records) and k_sum (a checksum of what it runs from this tree).
+kind_recipe() {
+	k_pre='' k_cmd='' k_opts='' k_sum=''
+	case $1 in
+	messaging)
+		k_label=messaging k_opts='-e sched'
+		if [ "$scale" = small ]; then k_cmd='perf bench sched messaging -g 2 -l 500' k_secs=2
+		else k_cmd='perf bench sched messaging -g 2 -l 3000' k_secs=6; fi ;;
+	compile)
+		k_label=compile k_opts='-e sched'
+		if [ "$scale" = small ]; then k_cmd="make -s -C $src -j2 build/libipitrace.a" k_secs=15
+		else k_cmd="make -s -C $src -j2 build/ipitrace" k_secs=30; fi
+		k_pre="make -s -C $src clean"
+		k_sum="src $(git -C "$src" rev-parse HEAD 2>/dev/null)" ;;
+	tlb)
+		k_label='tlb storm'
+		if [ "$scale" = small ]; then k_n=5000 k_secs=3; else k_n=30000 k_secs=15; fi
+		k_cmd="$workload --cpus 0,1 tlb $k_n && $workload --cpus 0,1 membarrier $k_n"
+		k_sum="ipi-workload $(cksum <"$workload")" ;;
+	quiet)
+		k_label='quiet+stack'
+		if [ "$scale" = small ]; then k_secs=5; else k_secs=20; fi
+		k_opts="--stacks -d $k_secs" ;;
+	*)	return 1 ;;
+	esac
+	k_what="ipitrace record${k_opts:+ $k_opts}${k_cmd:+ -- $k_cmd}"
+	return 0
+}
+
+# the budget: the kinds leave the synthetic traces at least half of it
+kinds_end=$((budget / 2))
+if [ "$(id -u)" -ne 0 ] || [ -z "$tracefs" ]; then
+	[ -z "$kinds" ] || note "recordings of kinds ($kinds) skipped: need root and tracefs"
+	kinds=
+fi
+for kind in $kinds; do
+	kind_recipe "$kind" || { note "BENCH_KINDS: unknown kind '$kind' (messaging compile tlb quiet)"; continue; }
+	f=$out/rec-$kind.dat fn=$out/rec-$kind.none.dat
+	case $kind in
+	compile)
+		if [ ! -f "$src/Makefile" ]; then
+			rm -rf "$src"
+			git clone -q "$root" "$src" 2>"$out/rec-$kind.log" ||
+				{ note "compile skipped: git clone of the tree into bench/out/src failed ($(tail -n 1 "$out/rec-$kind.log"))"; continue; }
+			kind_recipe "$kind"
+		fi ;;
+	tlb)	[ -x "$workload" ] || { note "tlb storm skipped: build/tools/ipi-workload is missing"; continue; } ;;
+	messaging)
+		perf bench sched messaging -g 1 -l 1 >/dev/null 2>&1 || { note "messaging skipped: no 'perf bench sched messaging' (Debian linux-perf)"; continue; } ;;
+	esac
+	k_stamp="$k_what${k_pre:+ (after: $k_pre)}; $k_sum; recording code $rec_sum"
+	made="kept from an earlier run"
+	if [ ! -f "$f" ] || [ ! -f "$fn" ] || [ "$(cat "$f.stamp" 2>/dev/null)" != "$k_stamp" ]; then
+		if [ $(( $(elapsed) + k_secs )) -gt $kinds_end ]; then
+			note "$k_label skipped: recording it (~${k_secs}s) would pass ${kinds_end}s, half the ${budget}s budget ($(elapsed)s used)"
+			continue
+		fi
+		rm -f "$f" "$fn" "$f.stamp" "$f.load"
+		[ -z "$k_pre" ] || $k_pre >/dev/null 2>&1
+		log "recording $k_label: $k_what"
+		now_us; k_t0=$r_us
+		# shellcheck disable=SC2086 # k_opts: words on purpose
+		if [ -n "$k_cmd" ]; then
+			"$ipitrace" record --force $k_opts -o "$f" -- sh -c "$k_cmd" >/dev/null 2>"$out/rec-$kind.log"
+		else
+			"$ipitrace" record --force $k_opts -o "$f" >/dev/null 2>"$out/rec-$kind.log"
+		fi
+		k_rc=$?
+		now_us; k_took=$(( (r_us - k_t0) / 1000000 ))
+		if [ $k_rc -ne 0 ] || [ ! -s "$f" ]; then
+			note "$k_label skipped: ipitrace record failed (exit $k_rc: $(grep -v '^ipitrace:   cpu' "$out/rec-$kind.log" | tail -n 1 | cut -c 1-120))"
+			rm -f "$f"; continue
+		fi
+		if [ $have_tc = 0 ] || ! trace-cmd convert -i "$f" -o "$fn.tmp" --compression none >/dev/null 2>&1; then
+			note "$k_label: no uncompressed copy (trace-cmd convert failed)"
+			rm -f "$fn.tmp"; continue
+		fi
+		cut -d ' ' -f 1 /proc/loadavg >"$f.load"
+		mv "$fn.tmp" "$fn" && printf '%s\n' "$k_stamp" >"$f.stamp"
+		made="recorded in ${k_took}s"
+	fi
+	# events: count's per-CPU lines; IPIs, sends, lost and kinds: report's head
+	ev=$("$ipitrace" count "$f" 2>/dev/null | awk '/^cpu [0-9]+: [0-9]+ events/ { n += $3 } END { print n + 0 }')
+	"$ipitrace" report "$f" 2>/dev/null | awk '
+		/^  events [0-9]+, IPI send events/ { gsub(/,/, ""); s = $6; i = $NF }
+		/^  lost events:/ { l = $3 }
+		/^  kinds:/ { sub(/^  kinds: /, ""); k = $0 }
+		/^  duration / { d = sprintf("%.1f", $2) }
+		END { printf "%s\t%s\t%s\t%s\t%s\n", s + 0, i + 0, l == "" ? "?" : l, k, d }' >"$out/.kinfo"
+	IFS='	' read -r k_sends k_ipis k_lost k_kinds k_dur <"$out/.kinfo"
+	k_what=$(printf '%s' "$k_what" | sed "s|$root/||g")
+	note "$k_label: $ev events, $k_ipis IPIs ($k_sends sends; ${k_kinds:-no IPIs}), $k_lost lost, ${k_dur}s; $made; $k_what"
+	if [ "$kind" = tlb ]; then
+		tlbn=$(printf '%s\n' "$k_kinds" | awk '{ for (i = 1; i < NF; i++) if ($i == "tlb") print $(i + 1) }')
+		if [ "${tlbn:-0}" -eq 0 ]; then
+			note "tlb storm: no TLB IPIs: the hypervisor flushes remote TLBs itself here; the IPIs are the membarrier ones and the wakeups"
+		else
+			note "tlb storm: $tlbn TLB IPIs: this VM's kernel sends the remote TLB flushes as IPIs (the hypervisor does not take them)"
+		fi
+	fi
+	if [ "$kind" = quiet ]; then
+		note "quiet+stack: nothing run but the machine's own background (load average $(cat "$f.load" 2>/dev/null || echo '?') at the recording's end: other work on this host is in it)"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$k_label" "$ev" "$k_sends" "$k_ipis" "$k_lost" "$k_dur" "$made" "$k_what" >>"$rec_tsv"
+	# measuring: about 10 us an event (trace-cmd report twice, ~2-3 us an
+	# event each, the rest ipitrace) plus the runs' start-ups
+	need=$((ev / 100000 + 8))
+	if [ $(( $(elapsed) + need )) -gt $kinds_end ]; then
+		note "$k_label: not measured: ~${need}s would pass ${kinds_end}s, half the ${budget}s budget ($(elapsed)s used)"
+		continue
+	fi
+	for kin in "v7 zstd" "v7 none"; do
+		[ "$kin" = "v7 zstd" ] && kf=$f || kf=$fn
+		[ $have_tc = 0 ] || row kinds "$k_label" "$ev" "$kin" tc "trace-cmd report" trace-cmd report "$kf"
+		row kinds "$k_label" "$ev" "$kin" report "ipitrace report" "$ipitrace" report "$kf"
+		row kinds "$k_label" "$ev" "$kin" convert "ipitrace convert (csv)" "$ipitrace" convert --format csv -o - "$kf"
+		[ $decode_threads = 0 ] ||
+			row kinds "$k_label" "$ev" "$kin" decode1 "${decode_label%% (*} --threads 1" $decode_cmd --threads 1 "$kf"
+	done
+done
+rm -f "$out/.kinfo"
+[ -n "$kinds" ] && [ $decode_threads = 0 ] && note "recordings of kinds: no 'count --threads 1' rows (the decode command has no --threads)"
+
 # ---------------------------------------------------------------- recorded traces
 # The shared recordings (BENCH_RECORDED, default ../shared/traces/recorded):
 # busy-stacks.dat is the start-up case (12.8k events, full kallsyms).
@@ -511,7 +652,7 @@ rm -f "$out/.time" "$out/.stderr" "$out/.extra"
 total=$(elapsed)
 info="BENCH_SCALE=$scale, $(nproc) CPUs, $(uname -sr), load avg $(cut -d ' ' -f 1-3 /proc/loadavg), total ${total}s"
 
-awk -F '\t' -v info="$info" -v notes="$notes" -v json="$out/results.json" \
+awk -F '\t' -v info="$info" -v notes="$notes" -v json="$out/results.json" -v rec="$rec_tsv" \
 	-v scale="$scale" -v total="$total" -v tcmax="$tc_max" '
 function evs(v) {
 	if (v >= 1e9) return sprintf("%.2fG", v / 1e9)
@@ -633,6 +774,27 @@ END {
 		x = rr == "" ? "" : ratio_evs(rr, "v7 zstd", k, "tc")
 		verdict(k " >= 25x trace-cmd report on a real recording (v7 zstd" (rr == "" ? "" : ", " rr) ")", x == "" ? "" : x >= 25, x == "" ? "no data (no real recording)" : sprintf("x%.1f", x))
 	}
+	# recordings of kinds: each one against trace-cmd and count --threads 1
+	nkt = 0
+	for (i = 1; i <= nr; i++) if (G[i] == "kinds" && !(T[i] in kseen)) { kseen[T[i]] = 1; kt[++nkt] = T[i] }
+	for (j = 1; j <= nkt; j++) {
+		t = kt[j]
+		for (m = 1; m <= 2; m++) {
+			k = m == 1 ? "report" : "convert"
+			for (f = 1; f <= 2; f++) {
+				in_ = f == 1 ? "v7 none" : "v7 zstd"
+				g = k == "report" ? (f == 1 ? 50 : 25) : (f == 1 ? 25 : 15)
+				x = ratio_evs(t, in_, k, "tc")
+				verdict(t ": " k " >= " g "x trace-cmd report (" in_ ")", x == "" ? "" : x >= g, x == "" ? "no data" : sprintf("x%.1f", x))
+			}
+		}
+		a = get(t, "v7 none", "report"); b = get(t, "v7 none", "decode1")
+		x = (a != "" && b != "" && b > 0) ? a / b : ""
+		verdict(t ": report within 3x of count --threads 1 (v7 none)", x == "" ? "" : x <= 3,
+			x == "" ? "no data" : sprintf("%.2fx (%.3fs vs %.3fs)", x, a, b))
+		a = get(t, "v7 zstd", "report"); b = get(t, "v7 zstd", "decode1")
+		if (a != "" && b != "" && b > 0) printf "  %-68s %-8s %s\n", "  (info: " t ", report against count --threads 1, v7 zstd)", "", sprintf("%.2fx (%.3fs vs %.3fs)", a / b, a, b)
+	}
 	# start-up: a short recording with the full kallsyms
 	a = ""; for (i = 1; i <= nr; i++) if (G[i] == "recorded" && T[i] == "busy-stacks" && K[i] == "startup" && F[i] == "") a = S[i] + 0
 	verdict("start-up: report on busy-stacks.dat (12.8k events) < 15 ms wall", a == "" ? "" : a < 0.015,
@@ -680,8 +842,14 @@ END {
 		verdict("time grows linearly with events (<= 1.25x linear): " keys[j], ok, txt == "" ? "n/a (one size only)" : txt)
 	}
 
-	printf "{\n  \"scale\": %s,\n  \"info\": %s,\n  \"total_s\": %d,\n  \"rows\": [\n%s\n  ],\n  \"targets\": [\n%s\n  ],\n  \"notes\": [\n%s\n  ]\n}\n",
-		jstr(scale), jstr(info), total, rows, tj, nj > json
+	# the recordings of kinds: what each is (bench/out/recordings.tsv)
+	while ((getline line < rec) > 0) {
+		split(line, r, "\t")
+		rj = rj (rj == "" ? "" : ",\n") sprintf("    {\"kind\": %s, \"trace\": %s, \"events\": %d, \"ipi_sends\": %d, \"ipis\": %d, \"lost\": %s, \"duration_s\": %s, \"made\": %s, \"recipe\": %s}",
+			jstr(r[1]), jstr(r[2]), r[3], r[4], r[5], r[6] ~ /^[0-9]+$/ ? r[6] : "null", r[7] ~ /^[0-9.]+$/ ? r[7] : "null", jstr(r[8]), jstr(r[9]))
+	}
+	printf "{\n  \"scale\": %s,\n  \"info\": %s,\n  \"total_s\": %d,\n  \"rows\": [\n%s\n  ],\n  \"recordings\": [\n%s\n  ],\n  \"targets\": [\n%s\n  ],\n  \"notes\": [\n%s\n  ]\n}\n",
+		jstr(scale), jstr(info), total, rows, rj, tj, nj > json
 }' "$tsv"
 rc=$?
 log "results: $out/results.json (raw: $tsv); ${total}s"
