@@ -17,6 +17,33 @@
 #             `trace-cmd convert --compression none`.  The workload makes only
 #             ~50k events/s, so real traces stop at BENCH_REAL_MAX events
 #             (default 1M; small: 100k).  Skipped with a note without tracefs.
+#   kinds     real recordings of four kinds (BENCH_KINDS, default all four,
+#             in this order), each `ipitrace record` on this machine (root +
+#             tracefs; trace-cmd record cannot enable ftrace here) into
+#             bench/out/rec-KIND.dat (v7 zstd), with rec-KIND.none.dat
+#             from `trace-cmd convert --compression none`.  The recipes
+#             (BENCH_SCALE=small in brackets):
+#     messaging   ipitrace record -e sched -- perf bench sched messaging
+#                 -g 2 -l 3000 [-l 500]  (Debian's linux-perf; ~4 s [~1 s])
+#     compile     make -C bench/out/src clean, then ipitrace record -e sched
+#                 -- make -C bench/out/src -j2 build/ipitrace
+#                 [build/libipitrace.a]; bench/out/src is a git clone of
+#                 this tree made once (~12 s [~7 s])
+#     tlb storm   ipitrace record -- ipi-workload --cpus 0,1 tlb 30000 [5000]
+#                 && ipi-workload --cpus 0,1 membarrier 30000 [5000]; where
+#                 the hypervisor flushes remote TLBs itself there are no TLB
+#                 IPIs, and the notes say which happened (~2 s)
+#     quiet+stack ipitrace record --stacks -d 20 [-d 5]: nothing run, only
+#                 the machine's own background (other work on the host is
+#                 in it: the notes give the load average)
+#             Kept between runs: rec-KIND.dat.stamp holds the recipe and a
+#             checksum of the recording code (src/cmd_record.c, lib/live/,
+#             lib/output/tracedat_write.*, lib/core/compress.c; with
+#             BENCH_IPITRACE, the binary); a change remakes the recording.
+#             The notes give each one's events, IPIs, sends, kinds and lost
+#             events (also "recordings" in results.json).  Recording and
+#             measuring the kinds stop at half of BENCH_BUDGET (the rest
+#             is skipped with a note).
 #   perf.data `perf record -a` of the same workload (ipi:*, csd:* and the IPI
 #             irq_vectors), read by `perf script`.
 #   recorded  busy-stacks.dat from BENCH_RECORDED (default
@@ -38,6 +65,8 @@
 #                                 `ipitrace report` stands in (marked proxy).
 #   ipitrace count --threads 1    decoding with one thread, on every trace:
 #                                 report and convert are held to 3x of it.
+#   (kinds: only trace-cmd report, ipitrace report, convert (csv) and
+#    count --threads 1, on v7 zstd and v7 none.)
 #   ... --threads 1 / 2           report (and count) with one and two threads,
 #                                 on the largest synth trace, if supported
 #                                 (--threads in --help, or IPITRACE_THREADS);
@@ -59,7 +88,9 @@
 # value): the "x tc" ones (report and convert 100x on v7 none and 30x on
 # zstd, dump 20x) and "within 3x of count --threads 1" use the largest synth
 # size trace-cmd really ran on (never a '~' row); the real-recording ones
-# (50x none, 25x zstd) the largest real recording; start-up is report on
+# (50x none, 25x zstd) the largest real recording; each recording of a
+# kind has its own: report 50x none and 25x zstd, convert 25x none and 15x
+# zstd, report within 3x of count --threads 1 (v7 none); start-up is report on
 # busy-stacks.dat under 15 ms; the floor and threads ones use the largest synth size;
 # peak RSS compares the largest synth size with the smallest; "linear" checks
 # that each step in size grows the time at most 1.25x the event ratio.
@@ -69,7 +100,8 @@
 # not fit, the size is scaled down (and the output says so).
 #
 # Environment: BENCH_SCALE=full|small, BENCH_SIZES="N ..." (override),
-# BENCH_REAL_MAX, BENCH_TC_MAX, BENCH_BUDGET, BENCH_IPITRACE (the binary to
+# BENCH_REAL_MAX, BENCH_KINDS ("messaging compile tlb quiet", or a part;
+# empty: none), BENCH_TC_MAX, BENCH_BUDGET, BENCH_IPITRACE (the binary to
 # measure; default build/ipitrace), BENCH_CLEAN=1 (start from an
 # empty bench/out), IPITRACE_BENCH_DECODE_CMD.
 set -u
@@ -394,6 +426,7 @@ done
 # recording code (rec_src; the binary itself when BENCH_IPITRACE names
 # another), and a recording is made again when that changes.
 rec_src="src/cmd_record.c lib/live/*.[ch] lib/output/tracedat_write.[ch] lib/core/compress.c"
+# shellcheck disable=SC2086 # rec_src: globs on purpose
 rec_sum=$(cd "$root" && cat $rec_src 2>/dev/null | cksum)
 [ -z "${BENCH_IPITRACE:-}" ] || rec_sum="$rec_sum binary $(cksum <"$ipitrace")"
 kinds=${BENCH_KINDS-messaging compile tlb quiet}
@@ -472,7 +505,7 @@ for kind in $kinds; do
 			"$ipitrace" record --force $k_opts -o "$f" >/dev/null 2>"$out/rec-$kind.log"
 		fi
 		k_rc=$?
-		now_us; k_took=$(( (r_us - k_t0) / 1000000 ))
+		now_us; k_took=$(( (r_us - k_t0) / 100000 )); k_took=$((k_took / 10)).$((k_took % 10))
 		if [ $k_rc -ne 0 ] || [ ! -s "$f" ]; then
 			note "$k_label skipped: ipitrace record failed (exit $k_rc: $(grep -v '^ipitrace:   cpu' "$out/rec-$kind.log" | tail -n 1 | cut -c 1-120))"
 			rm -f "$f"; continue
@@ -520,6 +553,7 @@ for kind in $kinds; do
 		[ $have_tc = 0 ] || row kinds "$k_label" "$ev" "$kin" tc "trace-cmd report" trace-cmd report "$kf"
 		row kinds "$k_label" "$ev" "$kin" report "ipitrace report" "$ipitrace" report "$kf"
 		row kinds "$k_label" "$ev" "$kin" convert "ipitrace convert (csv)" "$ipitrace" convert --format csv -o - "$kf"
+		# shellcheck disable=SC2086 # decode_cmd: words on purpose
 		[ $decode_threads = 0 ] ||
 			row kinds "$k_label" "$ev" "$kin" decode1 "${decode_label%% (*} --threads 1" $decode_cmd --threads 1 "$kf"
 	done
