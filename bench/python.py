@@ -184,11 +184,11 @@ def main():
         csv = os.path.join(outdir, os.path.basename(trace) + ".bench.csv")
 
         def via_csv():
-            subprocess.run([ipt, "convert", "-f", "csv", "-o", csv, trace], check=True)
+            subprocess.run([ipt, "convert", "-f", "csv", "--force", "-o", csv, trace], check=True)
             return pd.read_csv(csv, dtype=CSV_DTYPES, keep_default_na=False, na_values=[""])
 
         def via_csv_base():
-            subprocess.run([ipt, "convert", "-f", "csv", "--no-match", "-o", csv, trace], check=True)
+            subprocess.run([ipt, "convert", "-f", "csv", "--no-match", "--force", "-o", csv, trace], check=True)
             return pd.read_csv(csv, dtype=CSV_DTYPES, keep_default_na=False, na_values=[""])
 
         # convert's 16 columns alone, where it has the matching ones (--no-match)
