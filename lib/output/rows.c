@@ -114,13 +114,66 @@ static size_t slen(const char *s)
 	return s ? strlen(s) : 0;
 }
 
-/* csv_row - one CSV line for a row (or an event's targets when !explode) */
-static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb, bool nl)
+/*
+ * The columns after the target CPU of the last exploded row, kept for the
+ * next row of the same send: a send to many CPUs is as many rows that
+ * differ only in that column (its other targets come one after another),
+ * and formatting the names again was most of what a wide mask's rows cost.
+ * Reused only when every field the text is made of is the same (per thread).
+ */
+struct csv_tail {
+	bool valid;
+	uint64_t id, ts, ntargets, callsite, callsite_off, callback, func;
+	int32_t src_cpu, pid;
+	int kind;
+	const char *comm, *event, *callsite_sym, *callback_sym, *func_sym, *reason;
+	size_t len;
+	char text[1024];
+};
+static __thread struct csv_tail last_tail;
+
+static bool same_tail(const struct csv_tail *t, const struct ipt_ipi_row *r)
+{
+	return t->valid && t->id == r->id && t->ts == r->ts && t->src_cpu == r->src_cpu &&
+	       t->ntargets == r->ntargets && t->pid == r->pid && t->comm == r->comm && t->event == r->event &&
+	       t->kind == (int)r->kind && t->callsite == r->callsite && t->callsite_sym == r->callsite_sym &&
+	       t->callsite_off == r->callsite_off && t->callback == r->callback &&
+	       t->callback_sym == r->callback_sym && t->func == r->func && t->func_sym == r->func_sym &&
+	       t->reason == r->reason;
+}
+
+static void keep_tail(struct csv_tail *t, const struct ipt_ipi_row *r, const char *text, size_t len)
+{
+	t->valid = len <= sizeof(t->text);
+	if (!t->valid)
+		return;
+	t->id = r->id;
+	t->ts = r->ts;
+	t->src_cpu = r->src_cpu;
+	t->ntargets = r->ntargets;
+	t->pid = r->pid;
+	t->comm = r->comm;
+	t->event = r->event;
+	t->kind = (int)r->kind;
+	t->callsite = r->callsite;
+	t->callsite_sym = r->callsite_sym;
+	t->callsite_off = r->callsite_off;
+	t->callback = r->callback;
+	t->callback_sym = r->callback_sym;
+	t->func = r->func;
+	t->func_sym = r->func_sym;
+	t->reason = r->reason;
+	memcpy(t->text, text, len);
+	t->len = len;
+}
+
+/* csv_row_full - csv_row formatting every column */
+static int csv_row_full(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb, bool nl)
 {
 	size_t lc = slen(r->comm), le = slen(r->event), lcs = slen(r->callsite_sym);
 	size_t lcb = slen(r->callback_sym), lf = slen(r->func_sym), lr = slen(r->reason);
 	const char *kind = ipt_kind_name(r->kind);
-	char small[256], *list = NULL;
+	char small[256], *list = NULL, *tail = NULL;
 	size_t ll = 0;
 	char *p;
 
@@ -144,6 +197,7 @@ static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf 
 	*p++ = ',';
 	if (explode) {
 		p = put_i64(p, r->target_cpu);
+		tail = p;
 	} else {
 		*p++ = '"';
 		memcpy(p, list, ll);
@@ -180,11 +234,40 @@ static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf 
 	p = put_csv(p, r->func_sym, lf);
 	*p++ = ',';
 	p = put_csv(p, r->reason, lr);
+	if (tail)
+		keep_tail(&last_tail, r, tail, (size_t)(p - tail));
 	if (nl)
 		*p++ = '\n';
 	*p = 0;
 	sb->len = (size_t)(p - sb->buf);
 	return 0;
+}
+
+/* csv_row - one CSV line for a row (or an event's targets when !explode) */
+static int csv_row(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb, bool nl)
+{
+	if (explode && same_tail(&last_tail, r)) {
+		char *q;
+
+		if (ipt_strbuf_grow(sb, 64 + last_tail.len))
+			return -1;
+		q = sb->buf + sb->len;
+		q = put_u64(q, r->ts);
+		*q++ = ',';
+		q = put_u64(q, r->id);
+		*q++ = ',';
+		q = put_i64(q, r->src_cpu);
+		*q++ = ',';
+		q = put_i64(q, r->target_cpu);
+		memcpy(q, last_tail.text, last_tail.len);
+		q += last_tail.len;
+		if (nl)
+			*q++ = '\n';
+		*q = 0;
+		sb->len = (size_t)(q - sb->buf);
+		return 0;
+	}
+	return csv_row_full(explode, r, sb, nl);
 }
 
 /* ipt_rows_header - the CSV header line (nothing for JSON lines) */
