@@ -13,6 +13,9 @@
 #include "core/core.h"
 
 #include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* the name of column c (ipt_row_column: the one description of the rows) */
 #define COL(c) (ipt_row_column(IPT_COL_##c)->name)
@@ -44,16 +47,11 @@ static char *targets_list(const struct ipt_ipi_row *r, char *small, size_t n)
 
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	char tmp[24], *s = ipt_decimal(tmp + sizeof(tmp), v);
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	memcpy(p, s, n);
+	return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -92,7 +90,22 @@ static char *put_csv(char *p, const char *s, size_t len)
 
 	if (!s)
 		return p;
-	for (i = 0; i < len; i++) {
+	i = 0;
+#ifdef __SSE2__
+	/* 16 bytes at a time while no byte needs quoting */
+	for (; i + 16 <= len; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(',')),
+						      _mm_cmpeq_epi8(x, _mm_set1_epi8('"'))),
+					 _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\n')),
+						      _mm_cmpeq_epi8(x, _mm_set1_epi8('\r'))));
+
+		if (_mm_movemask_epi8(m))
+			break;
+		_mm_storeu_si128((__m128i *)(void *)(p + i), x);
+	}
+#endif
+	for (; i < len; i++) {
 		if (special[(unsigned char)s[i]])
 			break;
 		p[i] = s[i];
