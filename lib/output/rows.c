@@ -136,10 +136,7 @@ static size_t slen(const char *s)
  */
 struct csv_tail {
 	bool valid;
-	uint64_t id, ts, ntargets, callsite, callsite_off, callback, func;
-	int32_t src_cpu, pid;
-	int kind;
-	const char *comm, *event, *callsite_sym, *callback_sym, *func_sym, *reason;
+	struct ipt_ipi_row row;		/* the fields of the row it was made of */
 	size_t len;
 	char text[1024];
 };
@@ -147,12 +144,14 @@ static __thread struct csv_tail last_tail;
 
 static bool same_tail(const struct csv_tail *t, const struct ipt_ipi_row *r)
 {
-	return t->valid && t->id == r->id && t->ts == r->ts && t->src_cpu == r->src_cpu &&
-	       t->ntargets == r->ntargets && t->pid == r->pid && t->comm == r->comm && t->event == r->event &&
-	       t->kind == (int)r->kind && t->callsite == r->callsite && t->callsite_sym == r->callsite_sym &&
-	       t->callsite_off == r->callsite_off && t->callback == r->callback &&
-	       t->callback_sym == r->callback_sym && t->func == r->func && t->func_sym == r->func_sym &&
-	       t->reason == r->reason;
+	const struct ipt_ipi_row *k = &t->row;
+
+	return t->valid && k->id == r->id && k->ts == r->ts && k->src_cpu == r->src_cpu &&
+	       k->ntargets == r->ntargets && k->pid == r->pid && k->comm == r->comm && k->event == r->event &&
+	       k->kind == r->kind && k->callsite == r->callsite && k->callsite_sym == r->callsite_sym &&
+	       k->callsite_off == r->callsite_off && k->callback == r->callback &&
+	       k->callback_sym == r->callback_sym && k->func == r->func && k->func_sym == r->func_sym &&
+	       k->reason == r->reason;
 }
 
 static void keep_tail(struct csv_tail *t, const struct ipt_ipi_row *r, const char *text, size_t len)
@@ -160,22 +159,7 @@ static void keep_tail(struct csv_tail *t, const struct ipt_ipi_row *r, const cha
 	t->valid = len <= sizeof(t->text);
 	if (!t->valid)
 		return;
-	t->id = r->id;
-	t->ts = r->ts;
-	t->src_cpu = r->src_cpu;
-	t->ntargets = r->ntargets;
-	t->pid = r->pid;
-	t->comm = r->comm;
-	t->event = r->event;
-	t->kind = (int)r->kind;
-	t->callsite = r->callsite;
-	t->callsite_sym = r->callsite_sym;
-	t->callsite_off = r->callsite_off;
-	t->callback = r->callback;
-	t->callback_sym = r->callback_sym;
-	t->func = r->func;
-	t->func_sym = r->func_sym;
-	t->reason = r->reason;
+	t->row = *r;	/* (its pointers are only compared) */
 	memcpy(t->text, text, len);
 	t->len = len;
 }
