@@ -7,7 +7,7 @@
 # CPU 1 from CPU 0 while Prometheus scrapes it; `top` reuses serve's
 # attachment (no new programs, no text-patching IPIs), and so does
 # `record --from-serve`, whose counts and rows equal the instance's; a second serve
-# refuses; bad HTTP requests do not hurt it; SIGTERM detaches; a 20 s soak.
+# refuses; bad HTTP requests do not hurt it; SIGTERM detaches; a 30 s soak.
 # BPF runs once per `make check`: in the plain build's pass only.
 # run: live
 # asan: no - BPF programs attached once, in the plain pass (the script says so itself)
@@ -432,10 +432,10 @@ else
 	fail serve-sigterm "rc $RC, socket $(ls "$SOCK" 2>&1), programs $(nprogs) (before $progs0)"
 fi
 
-# ---- the soak, 20 s (make soak: 10 minutes) ----
-if sh "$TOP/tests/soak.sh" "$B" 20 > "$TMP/soak.txt" 2>&1; then
-	pass "serve-soak-20s: $(tail -n 1 "$TMP/soak.txt")"
+# ---- the soak, 30 s (make soak: 10 minutes) ----
+if sh "$TOP/tests/soak.sh" "$B" 30 > "$TMP/soak.txt" 2>&1; then
+	pass "serve-soak-30s: $(tail -n 1 "$TMP/soak.txt")"
 else
-	fail serve-soak-20s "$(tail -n 3 "$TMP/soak.txt" | tr '\n' ';')"
+	fail serve-soak-30s "$(tail -n 3 "$TMP/soak.txt" | tr '\n' ';')"
 fi
 finish
