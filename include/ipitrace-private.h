@@ -962,7 +962,10 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
  * noise, so they add up: unaccounted = latency - the sum of counted_ns.
  * An IPI interrupt is tied to its irq_noise: the first of an IPI vector
  * (call_function*, reschedule, irq_work) on that CPU ending at or after the
- * interrupt's exit, within IPT_SPIKE_TIE_NS.  Without noise events in the
+ * interrupt's entry and at most IPT_SPIKE_TIE_NS after its exit.  (osnoise
+ * writes it from its own probe on the vector's exit tracepoint: after the
+ * exit event when the events were enabled before the tracer started, as
+ * `record --timerlat` does, before it otherwise, as in rtla's -t trace.)  Without noise events in the
  * trace (noise_known false) the sum is the IPI handler times.
  */
 struct ipt_spikes_opts {

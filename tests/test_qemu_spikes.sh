@@ -20,6 +20,12 @@
 # -f json` names injipi the top IPI sender by spike time, with the spike
 # time our own join gives it, and each spike's IPI interrupts, their
 # handler times, first senders and irq_noise ties agree with that join.
+# Then Debian's rtla 6.1 in the guest (`rtla timerlat top -t` with -e for
+# irq_vectors, osnoise and the recorder's probes, made again by hand under
+# the group spikeprobes) while injipi runs: its saved text read by
+# `explain`, checked by the same join (microseconds: tracefs's text) and
+# injipi its top sender; and the observer cost, `rtla timerlat hist` on
+# 2-3 under the same load without and with `ipitrace record` (max, p99).
 # Latencies under TCG are figures without a target.  The guest's results
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live

@@ -291,18 +291,19 @@ static void tie(struct ipt_spike *s)
 			continue;
 		}
 		/* noise[] is in the order of the ends: the first ending at or
-		 * after the exit, then on while within IPT_SPIKE_TIE_NS */
+		 * after the entry (osnoise may write it just before the exit
+		 * event), then on while within IPT_SPIKE_TIE_NS of the exit */
 		size_t lo = 0, hi = s->nnoise;
 
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (s->noise[mid].end_ns < exit)
+			if (s->noise[mid].end_ns < ip->entry_ns)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS; j++) {
+		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && (s->noise[j].end_ns <= exit || s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS); j++) {
 			const struct ipt_spike_noise *nz = &s->noise[j];
 
 			if (nz->kind != IPT_SPIKE_NOISE_IRQ || nz->ipi >= 0 || !ipi_vector(nz->name))
