@@ -5,7 +5,9 @@
 # are kprobes, which a text does not define: no IPI is joined, each IPI's
 # irq_noise says so), and edges.txt, written by hand: a noise reaching back
 # before its window, listed durations over the latency, softirq and nmi
-# noise, a CPU with no noise events.  tests/explain_check.py joins the
+# noise, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
+# text Debian's rtla 6.1 saved in that guest (tracefs's form, the
+# recorder's probes among its events), its IPIs joined here.  tests/explain_check.py joins the
 # samples and the noise lines itself and compares `explain -f json`'s rows,
 # sums and unaccounted time (or excess) with it, and the text's
 # unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
@@ -94,6 +96,59 @@ PYEOF
 done
 "$IPT" report -F 'cpu == 1' "$D/edges.txt" > "$TMP/rep.txt" 2>&1
 check explain-report-section-filtered grep -q 'the whole trace: -F and --cpus do not apply' "$TMP/rep.txt"
+# rtla's saved trace (rtla-6.1-tcg.txt: the head of `rtla timerlat top -t`
+# in the guest of test_qemu_spikes.sh, with -e for the recorder's probes
+# made by hand): each IPI interrupt in a thread sample over 100 us joined,
+# by our own reading of the tracefs lines, to the last call_mask probe line
+# to that CPU before its entry (sender comm, pid, CPU, send time), the
+# `many:` probe line just before that on the sender's CPU (call site,
+# function), its handler time (entry to exit, in microseconds); injipi the
+# top sender
+"$IPT" explain -t 100 -f json "$D/rtla-6.1-tcg.txt" > "$TMP/rtla.json" 2> "$TMP/rtla.err"
+"$PY" - "$TMP/rtla.json" "$D/rtla-6.1-tcg.txt" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, re, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("bad json: %s" % e)
+    sys.exit(0)
+L = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d{6}):\s+(.*)$")
+ev = []
+for l in open(sys.argv[2]):
+    m = L.match(l)
+    if m:
+        ev.append((m.group(1).strip(), int(m.group(2)), int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)) * 1000,
+                   m.group(6)))
+spikes, last_many, sends, entries, noise = [], {}, [], {}, []
+for comm, pid, cpu, ns, rest in ev:
+    m = re.match(r"#(\d+)\s+context\s+thread\s+timer_latency\s+(\d+) ns", rest)
+    if m and int(m.group(2)) > 100000:
+        spikes.append((cpu, int(m.group(1)), ns - int(m.group(2)), ns))
+    m = re.match(r"many: \(smp_call_function_many_cond\+0x0/0x[0-9a-f]+\) func=(\w+)\+\S+ callsite=(\S+)/0x", rest)
+    if m:
+        last_many[cpu] = (m.group(1), m.group(2))
+    m = re.match(r"call_mask: \(native_send_call_func_ipi\+0x0/0x[0-9a-f]+\) cpumask=0x([0-9a-f]+) ", rest)
+    if m:
+        sends.append((ns, int(m.group(1), 16), comm, pid, cpu, last_many.get(cpu)))
+    if rest.startswith("call_function_entry:"):
+        entries[cpu] = [ns, None]
+    if rest.startswith("call_function_exit:") and cpu in entries and entries[cpu][1] is None:
+        entries[cpu][1] = ns
+        noise.append((cpu, entries[cpu][0], ns))
+want = []
+for cpu, seq, lo, hi in spikes:
+    for c, entry, exit in noise:
+        if c == cpu and lo <= entry <= hi:
+            s = [x for x in sends if x[0] < entry and x[1] >> cpu & 1][-1]
+            want.append((cpu, seq, entry, exit - entry, s[2], s[3], s[4], s[0], s[5][1], s[5][0]))
+got = [(sp["cpu"], sp["seq"], i["entry_ns"], i["handler_ns"], i["sender"]["comm"], i["sender"]["pid"], i["sender"]["cpu"],
+        i["send_ns"], i["callsite_sym"], i["func_name"]) for sp in d["spikes"] for i in sp["ipis"]]
+top = d["summary"]["senders"][0]["comm"] if d["summary"]["senders"] else None
+print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == len(spikes) else
+      "bad: ours %r vs explain %r; %d spikes vs %d; top %r" % (want, got, len(spikes), len(d["spikes"]), top))
+PYEOF
+check explain-rtla-text grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/rtla.err"
 # usage errors and a trace with no timerlat samples
 "$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
 check explain-format-usage test $? = 2
