@@ -260,30 +260,6 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_end(j);
 }
 
-static void json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
-{
-	ipt_jw_key(j, k);
-	ipt_jw_arr(j);
-	for (size_t i = 0; i < ts->n; i++) {
-		const struct explain_tally *t = &ts->t[i];
-		char cs[192];
-
-		ipt_jw_obj(j);
-		if (path) {
-			ipt_jw_kstr(j, "callsite_sym", callsite_sym(t->ip, cs, sizeof(cs)));
-			ipt_jw_kstr(j, "func_name", t->ip->func);
-		} else {
-			ipt_jw_kstr(j, "comm", t->ip->comm);
-			ipt_jw_ki64(j, "pid", t->ip->pid);
-		}
-		ipt_jw_ku64(j, "spike_ns", t->ns);
-		ipt_jw_ku64(j, "ipis", t->ipis);
-		ipt_jw_ku64(j, "spikes", t->spikes);
-		ipt_jw_end(j);
-	}
-	ipt_jw_end(j);
-}
-
 static int print_json(const struct ipt_spikes *sp, const struct explain_summary *m, const struct ipt_spikes_opts *o)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -315,8 +291,8 @@ static int print_json(const struct ipt_spikes *sp, const struct explain_summary 
 	ipt_jw_obj(&j);
 	ipt_jw_ku64(&j, "spikes", n);
 	ipt_jw_ku64(&j, "with_ipis", m->with);
-	json_tallies(&j, "senders", &m->senders, false);
-	json_tallies(&j, "paths", &m->paths, true);
+	explain_json_tallies(&j, "senders", &m->senders, false);
+	explain_json_tallies(&j, "paths", &m->paths, true);
 	ipt_jw_end(&j);
 	ipt_jw_end(&j);
 	ipt_jw_raw(&j, "\n");

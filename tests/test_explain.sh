@@ -92,6 +92,35 @@ exp = {c: (str(w[0]), "%.1f" % (w[1] / 1e3), str(w[2]), "%.1f" % (w[3] / 1e3),
 print("ok" if rows and rows == exp else "bad %r vs %r" % (rows, exp))
 PYEOF
 	check "explain-report-section-$f" grep -qx ok "$TMP/v"
+	grep -qx ok "$TMP/v" || cat "$TMP/v"	# report -f json's spikes: the same sums per CPU, explain's summary
+	"$IPT" report -f json "$D/$f.txt" > "$TMP/rep-$f.json" 2> "$TMP/rep.err"
+	"$PY" - "$TMP/rep-$f.json" "$TMP/$f.json" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))["spikes"]
+except (ValueError, KeyError) as e:
+    print("bad: %r" % e)
+    sys.exit(0)
+d = json.load(open(sys.argv[2]))
+want = {}
+for s in d["spikes"]:
+    w = want.setdefault(s["cpu"], dict(cpu=s["cpu"], spikes=0, worst_ns=0, with_ipis=0, ipi_ns=0, noise_ns=0,
+                                       unaccounted_ns=0, over=0))
+    w["spikes"] += 1
+    w["worst_ns"] = max(w["worst_ns"], s["latency_ns"])
+    w["with_ipis"] += len(s["ipis"]) > 0
+    w["ipi_ns"] += s["ipi_ns"]
+    w["over"] += s["excess_ns"] is not None
+    if not s["noise_known"] or w["noise_ns"] is None:
+        w["noise_ns"] = w["unaccounted_ns"] = None
+    else:
+        w["noise_ns"] += s["listed_ns"]
+        w["unaccounted_ns"] += s["unaccounted_ns"] or 0
+exp = dict(worst=10, count=len(d["spikes"]), with_ipis=d["summary"]["with_ipis"],
+           per_cpu=[want[c] for c in sorted(want)], senders=d["summary"]["senders"], paths=d["summary"]["paths"])
+print("ok" if r == exp else "bad %r vs %r" % (r, exp))
+PYEOF
+	check "explain-report-json-$f" grep -qx ok "$TMP/v"
 	grep -qx ok "$TMP/v" || cat "$TMP/v"
 done
 "$IPT" report -F 'cpu == 1' "$D/edges.txt" > "$TMP/rep.txt" 2>&1
@@ -159,4 +188,11 @@ printf 'cpus=1\n     sh-1 [000] 1.000000000: call_function_entry: vector=251\n' 
 rc=$?
 [ $rc = 1 ] && grep -q 'no timerlat samples' "$TMP/err" && pass explain-no-timerlat ||
 	fail explain-no-timerlat "exit $rc: $(cat "$TMP/err")"
+if "$PY" -c 'import jsonschema' 2> /dev/null; then
+	"$PY" "$TOP/tests/schema_validate.py" valid schema-report-spikes "$TOP/docs/schema/report.json" "$TMP"/rep-*.json > "$TMP/v" 2>&1
+	verdicts "$TMP/v"
+fi
+# report -f json of a trace with no timerlat: spikes null
+"$IPT" report -f json "$TMP/none.txt" 2> /dev/null | "$PY" -c 'import json, sys; print("ok" if json.load(sys.stdin)["spikes"] is None else "bad")' > "$TMP/v" 2>&1
+check explain-report-json-none grep -qx ok "$TMP/v"
 finish
