@@ -1007,7 +1007,11 @@ struct ipt_spike_noise {
 };
 struct ipt_spike {
 	int cpu;
-	uint32_t seq;
+	uint32_t seq;			/* timerlat's; 0 for an osnoise sample */
+	bool osnoise;			/* an osnoise:sample_threshold: latency_ns is
+					 * its duration (the gap in the tracer's
+					 * loop), else a timerlat thread sample */
+	uint32_t interference;		/* osnoise: the interferences it counted */
 	uint64_t ts_ns, latency_ns, start_ns;	/* start_ns = ts_ns - latency_ns */
 	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
 	struct ipt_spike_ipi *ipis;	/* in time order of their sends */

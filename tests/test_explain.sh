@@ -5,7 +5,9 @@
 # are kprobes, which a text does not define: no IPI is joined, each IPI's
 # irq_noise says so), and edges.txt, written by hand: a noise reaching back
 # before its window, listed durations over the latency, softirq and nmi
-# noise, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
+# noise, a CPU with no noise events; osnoise.txt, by hand too: osnoise
+# sample_threshold spikes ([ts - duration, ts]), one noise reaching back
+# before its window, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
 # text Debian's rtla 6.1 saved in that guest (tracefs's form, the
 # recorder's probes among its events), its IPIs joined here.  tests/explain_check.py joins the
 # samples and the noise lines itself and compares `explain -f json`'s rows,
@@ -19,7 +21,7 @@
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data/spikes
 S=$TOP/docs/schema/explain.json
-for f in x86_64-rt-6.1-tcg edges; do
+for f in x86_64-rt-6.1-tcg edges osnoise; do
 	if ! "$IPT" explain -t 1 -f json "$D/$f.txt" > "$TMP/$f.json" 2> "$TMP/$f.err" ||
 	   ! "$IPT" explain --threshold 1 "$D/$f.txt" > "$TMP/$f.out" 2>> "$TMP/$f.err"; then
 		fail "explain-$f" "$(tail -n 1 "$TMP/$f.err")"
