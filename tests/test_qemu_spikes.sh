@@ -25,7 +25,10 @@
 # the group spikeprobes) while injipi runs: its saved text read by
 # `explain`, checked by the same join (microseconds: tracefs's text) and
 # injipi its top sender; and the observer cost, `rtla timerlat hist` on
-# 2-3 under the same load without and with `ipitrace record` (max, p99).
+# 2-3 under the same load without and with `ipitrace record` (max, p99);
+# and osnoise's samples as spikes: `explain` of the osnoise recording lists
+# every sample_threshold over 1 ms of trace-cmd's report, [ts - duration,
+# ts], with the IPI interrupts our join finds in it.
 # Latencies under TCG are figures without a target.  The guest's results
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live

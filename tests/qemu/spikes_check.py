@@ -333,7 +333,7 @@ except ImportError:
 INJ_THR = 100000     # ns: the runs' latencies under TCG are 100-500 us
 
 
-def oracle(text, tracefs=False):
+def oracle(text, tracefs=False, osnoise_thr=None):
     """per (cpu, seq): [(entry_ns, handler_ns, sender comm, {comms of its sends}, tied irq_noise)]
     and the spikes' windows.  tracefs=True: tracefs's text (rtla's saved
     trace), its timestamps in microseconds"""
@@ -349,8 +349,11 @@ def oracle(text, tracefs=False):
     for e in evs:
         ns = tons(e["ts"])
         ev = e["ev"]
-        if ev == "timerlat" and e["f"][1] == 1 and e["f"][2] > INJ_THR:
+        if ev == "timerlat" and e["f"][1] == 1 and e["f"][2] > INJ_THR and osnoise_thr is None:
             spk.append((e["cpu"], e["f"][0], ns - e["f"][2], ns))
+        elif ev == "sample_threshold" and osnoise_thr is not None and e["f"][3] > osnoise_thr:
+            # an osnoise sample: [ts - duration, ts], keyed by its time
+            spk.append((e["cpu"], ns, ns - e["f"][3], ns))
         elif ev in CLASS:
             m = re.search(r"cpumask=(0x[0-9a-f]+)", e["f"]) if ev == "call_mask" else re.search(r"cpu=(\d+)", e["f"])
             if not m:
@@ -531,5 +534,37 @@ for c in ISO:
         print("FIGURE spikes-observer-cost-cpu%d (TCG, no target) thread latency us: without recording n=%d p99 %s max %s; "
               "with ipitrace record n=%d p99 %s max %s" % ((c,) + cost["without"][c] + cost["with"][c]))
 
+
+# ---- osnoise's samples as spikes: `explain -f json -t 1000` of the
+# osnoise recording lists every sample_threshold over 1 ms of trace-cmd's
+# report (its CPU, time, duration as the latency, interference count,
+# window [ts - duration, ts]) and, in each, the IPI interrupts our join
+# finds there with their first senders ----
+OSN_THR = 1000000
+rc, osn_t, err = run("trace-cmd", "report", "-t", os.path.join(out, "osn.dat"))
+want = {}
+for e in parse(osn_t):
+    if e["ev"] == "sample_threshold" and e["f"][3] > OSN_THR:
+        ns = int(e["ts"].replace(".", ""))
+        want[(e["cpu"], ns)] = (e["f"][3], e["f"][4], ns - e["f"][3])
+ow = oracle(osn_t, osnoise_thr=OSN_THR) if rc == 0 else {}
+rc2, js, err2 = run(ipt, "explain", "-f", "json", "-t", str(OSN_THR // 1000), os.path.join(out, "osn.dat"))
+try:
+    d = json.loads(js)
+except ValueError:
+    d = {"spikes": []}
+got = {(sp["cpu"], sp["ts_ns"]): (sp["latency_ns"], sp["interferences"], sp["window"]["start_ns"])
+       for sp in d["spikes"] if sp["source"] == "osnoise" and sp["seq"] is None}
+gi = {(sp["cpu"], sp["ts_ns"]): sorted((i["entry_ns"], i["sender"]["comm"]) for i in sp["ipis"] if not i["coalesced"])
+      for sp in d["spikes"]}
+wi = {k: sorted((x[0], x[2]) for x in v["ints"]) for k, v in ow.items()}
+bad = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+badi = [k for k in sorted(set(wi) | set(gi)) if wi.get(k) != gi.get(k)]
+result("osnoise-spikes", rc == 0 and rc2 == 0 and len(want) > 0 and len(d["spikes"]) == len(want) and not bad and not badi,
+       "rc %d/%d %s; %d samples over 1 ms vs %d spikes; mismatches %r; IPIs %r" %
+       (rc, rc2, err2.strip()[:200], len(want), len(d["spikes"]),
+        [(k, want.get(k), got.get(k)) for k in bad[:3]], [(k, wi.get(k), gi.get(k)) for k in badi[:3]]))
+print("FIGURE spikes-osnoise-samples-over-1ms (TCG) %d, %d with IPI interrupts" %
+      (len(want), sum(1 for v in wi.values() if v)))
 
 sys.exit(1 if fails else 0)
