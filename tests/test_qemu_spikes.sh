@@ -33,7 +33,7 @@
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live
 # suite: qemu
-# seconds: 85
+# seconds: 70
 # asan: no - the guest runs a static non-ASan build; make check-qemu runs it
 . "$(dirname "$0")/lib.sh"
 Q=$TOP/build/qemu

@@ -166,9 +166,14 @@ DP=$!
 mkdir -p /out/rtla && cd /out/rtla
 rtla timerlat top -q -c 2-3 -p 2000 -d 30 -t -e irq_vectors -e osnoise -e spikeprobes > /out/rtla.out 2> /out/rtla.err &
 RT=$!
+# until rtla's trace instance (osnoise_trace; timerlat_top is its top's)
+# holds samples: its setup takes seconds under TCG, and the trace instance
+# starts seconds after the top one
 i=0
-while [ $(ls $T/instances | wc -l) -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.5
+while ! grep -q timer_latency $T/instances/osnoise_trace/trace 2> /dev/null && [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+echo "rtla-tracing $(uptime_s)" >> /out/times
 ls $T/instances > /out/rtla-instances
 /bin/injipi --cpus 0,2,3 --rate 4000 membarrier 2000 > /out/rtla-inj.wl 2>&1
 for d in $T/instances/*; do echo 0 > $d/tracing_on; done
