@@ -2,8 +2,9 @@
 # qemu (issue 39): tests/qemu/prepare.sh fetches linux-image-rt-amd64 (6.1,
 # with the osnoise and timerlat tracers; cached in build/qemu, never
 # committed) and builds the initramfs; tests/qemu/boot.sh boots it (TCG, 4
-# CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 35 s here, of
-# which 15 in the guest); tests/qemu/spikes.sh records in the guest
+# CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 50 s here, of
+# which 45 in the guest, 22 of them the two rtla phases); tests/qemu/spikes.sh
+# records in the guest
 # (`record --timerlat` while ipi-workload on CPUs 0-1 sends IPIs to 2-3,
 # then `--timerlat=1000`, then tracefs's own text of a timerlat instance and
 # a recording refused beside it, then `record --osnoise` and an osnoise
