@@ -14,8 +14,9 @@
 # sums and unaccounted time (or excess) with it, and the text's
 # unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
 # and it refuses doctored documents (tests/schema_validate.py, with
-# python3-jsonschema); report's spikes section against the JSON; the
-# usage errors and a trace with no timerlat.
+# python3-jsonschema); report's spikes section against the JSON; report
+# --html's spike timelines against tests/spikes_html_check.py; the usage
+# errors and a trace with no timerlat.
 # The join of IPIs to their sends and senders runs in test_qemu_spikes.sh.
 # seconds: 5
 . "$(dirname "$0")/lib.sh"
@@ -180,6 +181,43 @@ print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == l
 PYEOF
 check explain-rtla-text grep -qx ok "$TMP/v"
 grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/rtla.err"
+# report --html: the spikes section's timelines (the worst 20 of the worst
+# 10 per CPU, each with its noise bars) against tests/spikes_html_check.py's
+# own reading of the text; many.txt, made here: 3 CPUs of 15 samples each
+# (more than 10 per CPU, more than 20 in all), with noise inside and
+# outside their windows
+"$PY" - "$TMP/many.txt" <<'PY'
+import random, sys
+random.seed(7)
+out = ["cpus=3"]
+t = 20_000_000_000
+for seq in range(1, 16):
+    for cpu in range(3):
+        lat = random.randrange(5_000, 400_000)
+        t += 1_000_000
+        for k in range(random.randrange(0, 4)):	# noise ending inside, or before the window
+            end = t - random.randrange(0, lat + 50_000)
+            out.append((end, "        spin-70        [%03d] %d.%09d: irq_noise:            local_timer:236 start %d.%09d duration %d ns"
+                        % (cpu, end // 10**9, end % 10**9, (end - 3000) // 10**9, (end - 3000) % 10**9, 3000)))
+        out.append((t, "      timerlat/%d-5%d    [%03d] %d.%09d: timerlat:             seq:%d\tcontext:1\ttimer_latency:%d"
+                    % (cpu, cpu, cpu, t // 10**9, t % 10**9, seq, lat)))
+lines = [out[0]] + [l for _, l in sorted(out[1:], key=lambda x: x[0])]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$TMP/many.txt"; do
+	n=$(basename "$f" .txt)
+	if "$IPT" report --html "$TMP/$n.html" --force "$f" 2> "$TMP/html.err"; then
+		"$PY" "$TOP/tests/spikes_html_check.py" "html-spikes-$n" "$f" "$TMP/$n.html" > "$TMP/v" 2>&1
+		verdict_line=$(grep '^PASS\|^FAIL' "$TMP/v")
+		case $verdict_line in
+		PASS*) pass "${verdict_line#PASS }" ;;
+		FAIL*) fail "html-spikes-$n" "${verdict_line#FAIL html-spikes-$n: }" ;;
+		*) fail "html-spikes-$n" "$(tail -n 2 "$TMP/v" | tr '\n' ';')" ;;
+		esac
+	else
+		fail "html-spikes-$n" "$(tail -n 1 "$TMP/html.err")"
+	fi
+done
 # usage errors and a trace with no timerlat samples
 "$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
 check explain-format-usage test $? = 2
@@ -197,4 +235,8 @@ fi
 # report -f json of a trace with no timerlat: spikes null
 "$IPT" report -f json "$TMP/none.txt" 2> /dev/null | "$PY" -c 'import json, sys; print("ok" if json.load(sys.stdin)["spikes"] is None else "bad")' > "$TMP/v" 2>&1
 check explain-report-json-none grep -qx ok "$TMP/v"
+# ... and its HTML report has no spikes section (nor a link to one)
+"$IPT" report --html "$TMP/none.html" --force "$TMP/none.txt" > /dev/null 2>&1
+[ -s "$TMP/none.html" ] && ! grep -q 'id="spikes"\|#spikes' "$TMP/none.html" && pass html-spikes-none ||
+	fail html-spikes-none "a spikes section in the report of a trace without timerlat"
 finish
