@@ -181,6 +181,31 @@ print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == l
 PYEOF
 check explain-rtla-text grep -qx ok "$TMP/v"
 grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/rtla.err"
+# a function-call send hook whose caller probe was taken by an interrupt
+# in between (exec_single and call_single inside a timer interrupt, as in
+# one of the guest's rtla texts): still a function call, by its task, at
+# its own call site, served by the call_function interrupt on CPU 3 (not
+# a reschedule's); its function, with no caller probe left, the generic
+# handler, as a recording's kallsyms would name it
+cat > "$TMP/kp.txt" <<'KPEOF'
+# tracer: timerlat
+          injipi-445     [000] d..h2..    29.895189: exec_single: (generic_exec_single+0x0/0xc0) cpu=1 flags=1 func=nohz_csd_func+0x0/0x90 callsite=smp_call_function_single_async+0x1e/0x70
+          injipi-445     [000] d..h2..    29.895193: call_single: (native_send_call_func_single_ipi+0x0/0x20) cpu=1 callsite=generic_exec_single+0x54/0xc0
+          injipi-445     [000] ..L.1..    29.895208: call_mask: (native_send_call_func_ipi+0x0/0xb0) cpumask=0xc callsite=smp_call_function_many_cond+0x2de/0x340
+          injipi-446     [003] d.Lh...    29.895230: call_function_entry: vector=252
+          injipi-446     [003] d.Lh...    29.895239: call_function_exit: vector=252
+      timerlat/3-422     [003] .......    29.895300: #7     context thread timer_latency    200000 ns
+KPEOF
+"$IPT" explain -f json "$TMP/kp.txt" 2> "$TMP/err" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+got = [(i["kind"], i["sender"]["comm"], i["sender"]["cpu"], i["send_ns"], i["entry_ns"], i["handler_ns"], i["callsite_sym"],
+        i["func_name"]) for s in d["spikes"] for i in s["ipis"]]
+want = [("call", "injipi", 0, 29895208000, 29895230000, 9000, "smp_call_function_many_cond+0x2de",
+         "generic_smp_call_function_single_interrupt")]
+print("ok" if got == want else "bad %r" % got)' > "$TMP/v" 2>&1
+check explain-text-kprobe-no-caller grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/err"
 # report --html: the spikes section's timelines (the worst 20 of the worst
 # 10 per CPU, each with its noise bars) against tests/spikes_html_check.py's
 # own reading of the text; many.txt, made here: 3 CPUs of 15 samples each

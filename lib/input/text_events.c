@@ -349,6 +349,16 @@ int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *
 			 k->body);
 		if (add_event(x, "kprobes", EK_KPROBE, text, &idx))
 			return -1;
+		/* a function-call send hook's interrupt runs the generic handler
+		 * (the decoder's callback when no caller probe names the
+		 * function, as a recording's kallsyms gives it): known by name */
+		if (!strcmp(k->role, "send_call")) {
+			static const char gh[] = "generic_smp_call_function_single_interrupt";
+			uint64_t addr;
+
+			if (ipt_text_sym_addr(x, gh, sizeof(gh) - 1, 0, 0, &addr))
+				return -1;
+		}
 		/* what it stands for, as a recording's PROBES option says it */
 		old = x->t->probes_text ? strlen(x->t->probes_text) : 0;
 		len = snprintf(NULL, 0, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
