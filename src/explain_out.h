@@ -31,5 +31,8 @@ void explain_sender(const struct ipt_spike_ipi *ip, char *buf, size_t n);
 /* 0, or -1 out of memory (m freed by explain_summary_free either way) */
 int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m);
 void explain_summary_free(struct explain_summary *m);
+/* "k": the tallies as explain's and report's JSON write them: by sender
+ * (comm, pid) or, path, by call site and function */
+void explain_json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path);
 
 #endif

@@ -96,3 +96,30 @@ int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m)
 	return 0;
 }
 
+
+void explain_json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct explain_tally *t = &ts->t[i];
+		char cs[192];
+
+		ipt_jw_obj(j);
+		if (path) {
+			if (t->ip->callsite)
+				snprintf(cs, sizeof(cs), "%s+0x%llx", t->ip->callsite,
+					 (unsigned long long)t->ip->callsite_off);
+			ipt_jw_kstr(j, "callsite_sym", t->ip->callsite ? cs : NULL);
+			ipt_jw_kstr(j, "func_name", t->ip->func);
+		} else {
+			ipt_jw_kstr(j, "comm", t->ip->comm);
+			ipt_jw_ki64(j, "pid", t->ip->pid);
+		}
+		ipt_jw_ku64(j, "spike_ns", t->ns);
+		ipt_jw_ku64(j, "ipis", t->ipis);
+		ipt_jw_ku64(j, "spikes", t->spikes);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+}

@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 #include "report_out.h"
+#include "explain_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 
 /* the "schema" member: docs/schema/report.json, whose "const" says the
  * same; a change to the JSON changes both (the version) */
-#define REPORT_SCHEMA	"ipitrace-report/2"
+#define REPORT_SCHEMA	"ipitrace-report/3"
 
 struct jctx {
 	struct ipt_jw *j;
@@ -680,6 +681,80 @@ static void isolated(const struct jctx *x)
 	ipt_jw_end(j);
 }
 
+/* spikes - a latency recording's spikes (the text's section): per CPU its
+ * worst 10 timerlat thread samples summed, and the senders and call paths
+ * by spike time as explain's summary; null for a recording without
+ * timerlat and osnoise events, or without samples */
+static int spikes(const struct jctx *x)
+{
+	struct ipt_jw *j = x->j;
+	struct ipt_spikes_opts so = { .sz = sizeof(so) };
+	struct explain_summary m;
+	struct ipt_spikes *sp;
+	size_t n;
+
+	ipt_jw_key(j, "spikes");
+	if (!ipt_trace_find_event(x->t, "ftrace", "timerlat") || !ipt_trace_find_event(x->t, "osnoise", "irq_noise") ||
+	    !x->o->ns || !(sp = ipt_spikes_explain(x->t, &so))) {
+		ipt_jw_null(j);
+		return 0;
+	}
+	if (explain_summarize(sp, &m)) {
+		explain_summary_free(&m);
+		ipt_spikes_free(sp);
+		return -1;
+	}
+	n = ipt_spikes_count(sp);
+	ipt_jw_obj(j);
+	ipt_jw_ki64(j, "worst", 10);
+	ipt_jw_ku64(j, "count", n);
+	ipt_jw_ku64(j, "with_ipis", m.with);
+	ipt_jw_key(j, "per_cpu");
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < n;) {
+		const struct ipt_spike *s = ipt_spikes_get(sp, i);
+		uint64_t worst = 0, ipi = 0, noise = 0, unacc = 0, with = 0, k = 0, over = 0;
+		bool known = true;
+
+		for (; i < n && ipt_spikes_get(sp, i)->cpu == s->cpu; i++, k++) {
+			const struct ipt_spike *e = ipt_spikes_get(sp, i);
+
+			worst = e->latency_ns > worst ? e->latency_ns : worst;
+			ipi += e->ipi_ns;
+			with += e->nipis > 0;
+			known &= e->noise_known;
+			noise += e->noise_known ? e->listed_ns : 0;
+			unacc += e->unaccounted_ns;
+			over += e->over;
+		}
+		ipt_jw_obj(j);
+		ipt_jw_ki64(j, "cpu", s->cpu);
+		ipt_jw_ku64(j, "spikes", k);
+		ipt_jw_ku64(j, "worst_ns", worst);
+		ipt_jw_ku64(j, "with_ipis", with);
+		ipt_jw_ku64(j, "ipi_ns", ipi);
+		ipt_jw_key(j, "noise_ns");
+		if (known)
+			ipt_jw_u64(j, noise);
+		else
+			ipt_jw_null(j);
+		ipt_jw_key(j, "unaccounted_ns");
+		if (known)
+			ipt_jw_u64(j, unacc);
+		else
+			ipt_jw_null(j);
+		ipt_jw_ku64(j, "over", over);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+	explain_json_tallies(j, "senders", &m.senders, false);
+	explain_json_tallies(j, "paths", &m.paths, true);
+	ipt_jw_end(j);
+	explain_summary_free(&m);
+	ipt_spikes_free(sp);
+	return 0;
+}
+
 int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_view *o, FILE *f)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -700,6 +775,8 @@ int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 		ret = -1;
 	else
 		isolated(&x);
+	if (!ret && spikes(&x))
+		ret = -1;
 	ipt_jw_end(&j);
 	ipt_jw_raw(&j, "\n");
 	if (ret)
