@@ -28,6 +28,18 @@ struct explain_summary {
 };
 /* "comm[pid] via callsite+off function func" of one IPI */
 void explain_sender(const struct ipt_spike_ipi *ip, char *buf, size_t n);
+/* one CPU's spikes summed (report's spikes section, text and JSON) */
+struct explain_cpu {
+	int cpu;
+	uint64_t spikes, worst_ns, with_ipis, ipi_ns;
+	bool noise_known;		/* every one of them has osnoise events */
+	uint64_t noise_ns, unaccounted_ns;	/* (noise: of those with them) */
+	uint64_t over;			/* spikes whose noise exceeds their latency */
+	uint64_t unknown;		/* spikes with no noise events */
+};
+/* The spikes of one CPU from spike i on (they come by CPU) into c; the
+ * index after them. */
+size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu *c);
 /* 0, or -1 out of memory (m freed by explain_summary_free either way) */
 int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m);
 void explain_summary_free(struct explain_summary *m);

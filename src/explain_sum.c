@@ -123,3 +123,28 @@ void explain_json_tallies(struct ipt_jw *j, const char *k, const struct explain_
 	}
 	ipt_jw_end(j);
 }
+
+size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu *c)
+{
+	size_t n = ipt_spikes_count(sp);
+
+	memset(c, 0, sizeof(*c));
+	c->noise_known = true;
+	if (i >= n)
+		return n;
+	c->cpu = ipt_spikes_get(sp, i)->cpu;
+	for (; i < n && ipt_spikes_get(sp, i)->cpu == c->cpu; i++) {
+		const struct ipt_spike *e = ipt_spikes_get(sp, i);
+
+		c->spikes++;
+		c->worst_ns = e->latency_ns > c->worst_ns ? e->latency_ns : c->worst_ns;
+		c->ipi_ns += e->ipi_ns;
+		c->with_ipis += e->nipis > 0;
+		c->noise_known &= e->noise_known;
+		c->noise_ns += e->noise_known ? e->listed_ns : 0;
+		c->unaccounted_ns += e->unaccounted_ns;
+		c->over += e->over;
+		c->unknown += !e->noise_known;
+	}
+	return i;
+}

@@ -712,38 +712,26 @@ static int spikes(const struct jctx *x)
 	ipt_jw_key(j, "per_cpu");
 	ipt_jw_arr(j);
 	for (size_t i = 0; i < n;) {
-		const struct ipt_spike *s = ipt_spikes_get(sp, i);
-		uint64_t worst = 0, ipi = 0, noise = 0, unacc = 0, with = 0, k = 0, over = 0;
-		bool known = true;
+		struct explain_cpu c;
 
-		for (; i < n && ipt_spikes_get(sp, i)->cpu == s->cpu; i++, k++) {
-			const struct ipt_spike *e = ipt_spikes_get(sp, i);
-
-			worst = e->latency_ns > worst ? e->latency_ns : worst;
-			ipi += e->ipi_ns;
-			with += e->nipis > 0;
-			known &= e->noise_known;
-			noise += e->noise_known ? e->listed_ns : 0;
-			unacc += e->unaccounted_ns;
-			over += e->over;
-		}
+		i = explain_cpu_sum(sp, i, &c);
 		ipt_jw_obj(j);
-		ipt_jw_ki64(j, "cpu", s->cpu);
-		ipt_jw_ku64(j, "spikes", k);
-		ipt_jw_ku64(j, "worst_ns", worst);
-		ipt_jw_ku64(j, "with_ipis", with);
-		ipt_jw_ku64(j, "ipi_ns", ipi);
+		ipt_jw_ki64(j, "cpu", c.cpu);
+		ipt_jw_ku64(j, "spikes", c.spikes);
+		ipt_jw_ku64(j, "worst_ns", c.worst_ns);
+		ipt_jw_ku64(j, "with_ipis", c.with_ipis);
+		ipt_jw_ku64(j, "ipi_ns", c.ipi_ns);
 		ipt_jw_key(j, "noise_ns");
-		if (known)
-			ipt_jw_u64(j, noise);
+		if (c.noise_known)
+			ipt_jw_u64(j, c.noise_ns);
 		else
 			ipt_jw_null(j);
 		ipt_jw_key(j, "unaccounted_ns");
-		if (known)
-			ipt_jw_u64(j, unacc);
+		if (c.noise_known)
+			ipt_jw_u64(j, c.unaccounted_ns);
 		else
 			ipt_jw_null(j);
-		ipt_jw_ku64(j, "over", over);
+		ipt_jw_ku64(j, "over", c.over);
 		ipt_jw_end(j);
 	}
 	ipt_jw_end(j);
