@@ -14,6 +14,8 @@ import json
 import re
 import sys
 
+from spikes_text import records
+
 
 
 def result(n, ok, why):
@@ -21,15 +23,10 @@ def result(n, ok, why):
 
 
 name, text, jpath, tpath, thr = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}):\s+(\w+):\s*(.*)$")
 NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start \d+\.\d{9} duration (\d+) ns")
 KINDS = {"irq_noise": "irq", "softirq_noise": "softirq", "nmi_noise": "nmi", "thread_noise": "thread"}
 spikes, noise, noisy = [], [], set()
-for l in open(text):
-    m = LINE.match(l)
-    if not m:
-        continue
-    cpu, ns, ev, rest = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(6), m.group(7)
+for cpu, ns, ev, rest in records(text):
     if ev == "timerlat":
         t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
         if t and t.group(2) == "1" and int(t.group(3)) > thr:

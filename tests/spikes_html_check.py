@@ -11,14 +11,11 @@ import re
 import sys
 from html.parser import HTMLParser
 
+from spikes_text import records
+
 name, text, page = sys.argv[1], sys.argv[2], sys.argv[3]
-LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}):\s+(\w+):\s*(.*)$")
 samples, ends = [], []
-for l in open(text):
-    m = LINE.match(l)
-    if not m:
-        continue
-    cpu, ns, ev, rest = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(6), m.group(7)
+for cpu, ns, ev, rest in records(text):
     if ev == "timerlat":
         t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
         if t and t.group(2) == "1":
