@@ -40,6 +40,13 @@ struct explain_cpu {
 /* The spikes of one CPU from spike i on (they come by CPU) into c; the
  * index after them. */
 size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu *c);
+/* A latency recording (record --timerlat): timerlat samples with the
+ * osnoise noise events beside them, in ns; report shows its spikes. */
+bool explain_latency_recording(struct ipt_trace *t, bool ns);
+/* The spikes of t as explain picks them by default (the worst 10 per CPU)
+ * and their summary: 1; 0 none (*sp NULL: ipt_errmsg() says why); -1 out
+ * of memory.  Freed with ipt_spikes_free and explain_summary_free. */
+int explain_default_spikes(struct ipt_trace *t, struct ipt_spikes **sp, struct explain_summary *m);
 /* 0, or -1 out of memory (m freed by explain_summary_free either way) */
 int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m);
 void explain_summary_free(struct explain_summary *m);

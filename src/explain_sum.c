@@ -148,3 +148,25 @@ size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu
 	}
 	return i;
 }
+
+bool explain_latency_recording(struct ipt_trace *t, bool ns)
+{
+	return ns && ipt_trace_find_event(t, "ftrace", "timerlat") && ipt_trace_find_event(t, "osnoise", "irq_noise");
+}
+
+int explain_default_spikes(struct ipt_trace *t, struct ipt_spikes **sp, struct explain_summary *m)
+{
+	struct ipt_spikes_opts so = { .sz = sizeof(so) };
+
+	memset(m, 0, sizeof(*m));
+	*sp = ipt_spikes_explain(t, &so);
+	if (!*sp)
+		return 0;
+	if (explain_summarize(*sp, m)) {
+		explain_summary_free(m);
+		ipt_spikes_free(*sp);
+		*sp = NULL;
+		return -1;
+	}
+	return 1;
+}

@@ -247,8 +247,7 @@ static const char *const css =
  * events, ns clock (as the text report's spikes section) */
 static bool has_spikes(const struct hx *x)
 {
-	return ipt_trace_find_event(x->t, "ftrace", "timerlat") && ipt_trace_find_event(x->t, "osnoise", "irq_noise") &&
-	       x->ns;
+	return explain_latency_recording(x->t, x->ns);
 }
 
 static void head(struct hx *x)
@@ -1230,7 +1229,6 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
  * recording (timerlat and osnoise events, ns clock), as the text report. */
 static int spikes(struct hx *x)
 {
-	struct ipt_spikes_opts so = { .sz = sizeof(so) };
 	struct explain_summary m;
 	const struct ipt_spike **v;
 	struct ipt_spikes *sp;
@@ -1241,15 +1239,17 @@ static int spikes(struct hx *x)
 	if (!has_spikes(x))
 		return 0;
 	fputs("<section id=\"spikes\">\n<h2>Latency spikes and what was inside them</h2>\n", f);
-	sp = ipt_spikes_explain(x->t, &so);
-	if (!sp) {
+	switch (explain_default_spikes(x->t, &sp, &m)) {
+	case -1:
+		return -1;
+	case 0:
 		fputs("<p class=\"note\">None: ", f);
 		html_esc(f, ipt_errmsg());
 		fputs("</p>\n</section>\n", f);
 		return 0;
 	}
 	n = ipt_spikes_count(sp);
-	if (explain_summarize(sp, &m) || !(v = calloc(n ? n : 1, sizeof(*v)))) {
+	if (!(v = calloc(n ? n : 1, sizeof(*v)))) {
 		explain_summary_free(&m);
 		ipt_spikes_free(sp);
 		return -1;

@@ -688,21 +688,17 @@ static void isolated(const struct jctx *x)
 static int spikes(const struct jctx *x)
 {
 	struct ipt_jw *j = x->j;
-	struct ipt_spikes_opts so = { .sz = sizeof(so) };
 	struct explain_summary m;
 	struct ipt_spikes *sp;
 	size_t n;
 
 	ipt_jw_key(j, "spikes");
-	if (!ipt_trace_find_event(x->t, "ftrace", "timerlat") || !ipt_trace_find_event(x->t, "osnoise", "irq_noise") ||
-	    !x->o->ns || !(sp = ipt_spikes_explain(x->t, &so))) {
+	switch (explain_latency_recording(x->t, x->o->ns) ? explain_default_spikes(x->t, &sp, &m) : 0) {
+	case -1:
+		return -1;
+	case 0:
 		ipt_jw_null(j);
 		return 0;
-	}
-	if (explain_summarize(sp, &m)) {
-		explain_summary_free(&m);
-		ipt_spikes_free(sp);
-		return -1;
 	}
 	n = ipt_spikes_count(sp);
 	ipt_jw_obj(j);

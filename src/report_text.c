@@ -1076,25 +1076,20 @@ out:
  * samples would read the trace once more. */
 static int text_spikes(const struct ctx *x, bool filtered)
 {
-	struct ipt_spikes_opts so = { .sz = sizeof(so) };
 	struct explain_summary m;
 	struct ipt_spikes *sp;
 	size_t n, over = 0, unknown = 0;
 
-	if (!ipt_trace_find_event(x->t, "ftrace", "timerlat") || !ipt_trace_find_event(x->t, "osnoise", "irq_noise") ||
-	    !x->ns)
+	if (!explain_latency_recording(x->t, x->ns))
 		return 0;
 	printf("\nlatency spikes: timerlat thread samples, the worst 10 per CPU%s (ipitrace explain lists each)\n",
 	       filtered ? "; the whole trace: -F and --cpus do not apply" : "");
-	sp = ipt_spikes_explain(x->t, &so);
-	if (!sp) {
+	switch (explain_default_spikes(x->t, &sp, &m)) {
+	case -1:
+		return -1;
+	case 0:
 		printf("  none: %s\n", ipt_errmsg());
 		return 0;
-	}
-	if (explain_summarize(sp, &m)) {
-		explain_summary_free(&m);
-		ipt_spikes_free(sp);
-		return -1;
 	}
 	n = ipt_spikes_count(sp);
 	printf("  %4s %7s %10s %9s %10s %10s %14s\n", "cpu", "spikes", "worst us", "with IPIs", "IPI us", "noise us",
