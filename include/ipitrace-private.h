@@ -962,7 +962,10 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
  * noise, so they add up: unaccounted = latency - the sum of counted_ns.
  * An IPI interrupt is tied to its irq_noise: the first of an IPI vector
  * (call_function*, reschedule, irq_work) on that CPU ending at or after the
- * interrupt's exit, within IPT_SPIKE_TIE_NS.  Without noise events in the
+ * interrupt's entry and at most IPT_SPIKE_TIE_NS after its exit.  (osnoise
+ * writes it from its own probe on the vector's exit tracepoint: after the
+ * exit event when the events were enabled before the tracer started, as
+ * `record --timerlat` does, before it otherwise, as in rtla's -t trace.)  Without noise events in the
  * trace (noise_known false) the sum is the IPI handler times.
  */
 struct ipt_spikes_opts {
@@ -1004,7 +1007,11 @@ struct ipt_spike_noise {
 };
 struct ipt_spike {
 	int cpu;
-	uint32_t seq;
+	uint32_t seq;			/* timerlat's; 0 for an osnoise sample */
+	bool osnoise;			/* an osnoise:sample_threshold: latency_ns is
+					 * its duration (the gap in the tracer's
+					 * loop), else a timerlat thread sample */
+	uint32_t interference;		/* osnoise: the interferences it counted */
 	uint64_t ts_ns, latency_ns, start_ns;	/* start_ns = ts_ns - latency_ns */
 	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
 	struct ipt_spike_ipi *ipis;	/* in time order of their sends */

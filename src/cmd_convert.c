@@ -375,8 +375,9 @@ int cmd_convert(int argc, char **argv)
 	}
 	ret = 1;
 	if (match) {	/* the matching first: row results for every counted row */
+		/* no senders, pairs or matrix tables: only the rows' results are read */
 		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
-					      .threads = threads > 8 ? 8 : (int)threads };
+					      .no_tables = true, .threads = threads > 8 ? 8 : (int)threads };
 
 		rep = ipt_report_run(t, &ro);
 		if (!rep) {

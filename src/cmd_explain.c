@@ -16,22 +16,25 @@ static void explain_usage(FILE *f)
 	fprintf(f,
 		"usage: ipitrace explain [OPTIONS] [FILE]\n"
 		"\n"
-		"The latency spikes of a recording made with `record --timerlat` (FILE '-'\n"
-		"or a pipe: standard input; none: the newest of ipitrace.dat and\n"
-		"ipitrace-*.dat here) and the IPIs inside each.  A spike is a timerlat sample\n"
-		"of the thread context: on its CPU the thread woke LAT after its timer was\n"
-		"due, so it covers [ts - LAT, ts].  Each IPI whose interrupt entered on that\n"
-		"CPU inside the window is listed under it, joined to the send that raised it\n"
-		"(the matching of `report`): its kind, the interrupt's entry and handler time\n"
-		"and share of the spike, the sending CPU, task, call site and function.\n"
-		"Sends served by one interrupt (coalesced) are listed, its time counted once.\n"
-		"What else interfered on that CPU inside the window follows: the osnoise:*\n"
-		"noise events (irq, softirq, nmi, thread) with their net durations (an IPI's\n"
-		"irq_noise names it), then `unaccounted`: the latency less the sum of those.\n"
+		"The latency spikes of a recording made with `record --timerlat` or\n"
+		"`--osnoise` (FILE '-' or a pipe: standard input; none: the newest of\n"
+		"ipitrace.dat and ipitrace-*.dat here) and the IPIs inside each.  A spike is\n"
+		"a timerlat sample of the thread context: on its CPU the thread woke LAT\n"
+		"after its timer was due, so it covers [ts - LAT, ts].  Or an osnoise\n"
+		"sample_threshold: a gap of DUR in the osnoise tracer's loop, covering\n"
+		"[ts - DUR, ts] (its start field is in another clock).  Each IPI whose\n"
+		"interrupt entered on that CPU inside the window is listed under it, joined\n"
+		"to the send that raised it (the matching of `report`): its kind, the\n"
+		"interrupt's entry and handler time and share of the spike, the sending CPU,\n"
+		"task, call site and function.  Sends served by one interrupt (coalesced)\n"
+		"are listed, its time counted once.  What else interfered on that CPU inside\n"
+		"the window follows: the osnoise:* noise events (irq, softirq, nmi, thread)\n"
+		"with their net durations (an IPI's irq_noise names it), then `unaccounted`:\n"
+		"the latency less the sum of those.\n"
 		"Then the senders by the spike time of their IPIs.\n"
 		"\n"
-		"  -t, --threshold US   every thread sample over US microseconds (default:\n"
-		"                       the worst 10 per CPU)\n"
+		"  -t, --threshold US   every sample over US microseconds (default: the\n"
+		"                       worst 10 per CPU)\n"
 		"  -n, --worst N        without --threshold: the worst N per CPU (default 10)\n"
 		"  -f, --format FMT     text (default) or json (docs/schema/explain.json)\n"
 		"      --json           the same as --format json\n"
@@ -102,7 +105,13 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 {
 	size_t n = ipt_spikes_count(sp);
 
-	printf("%zu spikes (timerlat thread samples, %s)\n", n,
+	size_t nosn = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nosn += ipt_spikes_get(sp, i)->osnoise;
+	printf("%zu spikes (%s, %s)\n", n,
+	       !nosn ? "timerlat thread samples" : nosn == n ? "osnoise samples" :
+	       "timerlat thread samples and osnoise samples",
 	       threshold ? "over the threshold" : "the worst per CPU");
 	for (size_t i = 0; i < n; i++) {
 		const struct ipt_spike *s = ipt_spikes_get(sp, i);
@@ -110,9 +119,14 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 
 		secs(s->start_ns, a, sizeof(a));
 		secs(s->ts_ns, b, sizeof(b));
-		printf("\nspike cpu %d seq %u at %s: latency %.3f us, window [%s, %s], IPIs %zu, "
-		       "IPI handler time %.3f us (%.1f%%)\n", s->cpu, s->seq, b, us(s->latency_ns), a, b,
-		       s->nipis, us(s->ipi_ns), pct(s->ipi_ns, s->latency_ns));
+		if (s->osnoise)
+			printf("\nspike cpu %d osnoise at %s: noise %.3f us, interferences %u, window [%s, %s], IPIs %zu, "
+			       "IPI handler time %.3f us (%.1f%%)\n", s->cpu, b, us(s->latency_ns), s->interference, a, b,
+			       s->nipis, us(s->ipi_ns), pct(s->ipi_ns, s->latency_ns));
+		else
+			printf("\nspike cpu %d seq %u at %s: latency %.3f us, window [%s, %s], IPIs %zu, "
+			       "IPI handler time %.3f us (%.1f%%)\n", s->cpu, s->seq, b, us(s->latency_ns), a, b,
+			       s->nipis, us(s->ipi_ns), pct(s->ipi_ns, s->latency_ns));
 		for (size_t k = 0; k < s->nipis; k++) {
 			const struct ipt_spike_ipi *ip = &s->ipis[k];
 			char key[512], h[64] = "handler ?";
@@ -137,7 +151,7 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 }
 
 /* ---- JSON (docs/schema/explain.json) ---- */
-#define EXPLAIN_SCHEMA	"ipitrace-explain/1"
+#define EXPLAIN_SCHEMA	"ipitrace-explain/2"
 
 /* callsite_sym - "sym+0xoff" into buf, or NULL */
 static const char *callsite_sym(const struct ipt_spike_ipi *ip, char *buf, size_t n)
@@ -220,7 +234,17 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 {
 	ipt_jw_obj(j);
 	ipt_jw_ki64(j, "cpu", s->cpu);
-	ipt_jw_ku64(j, "seq", s->seq);
+	ipt_jw_kstr(j, "source", s->osnoise ? "osnoise" : "timerlat");
+	ipt_jw_key(j, "seq");
+	if (s->osnoise)
+		ipt_jw_null(j);
+	else
+		ipt_jw_u64(j, s->seq);
+	ipt_jw_key(j, "interferences");
+	if (s->osnoise)
+		ipt_jw_u64(j, s->interference);
+	else
+		ipt_jw_null(j);
 	ipt_jw_ku64(j, "ts_ns", s->ts_ns);
 	ipt_jw_key(j, "window");
 	ipt_jw_obj(j);
@@ -260,30 +284,6 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_end(j);
 }
 
-static void json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
-{
-	ipt_jw_key(j, k);
-	ipt_jw_arr(j);
-	for (size_t i = 0; i < ts->n; i++) {
-		const struct explain_tally *t = &ts->t[i];
-		char cs[192];
-
-		ipt_jw_obj(j);
-		if (path) {
-			ipt_jw_kstr(j, "callsite_sym", callsite_sym(t->ip, cs, sizeof(cs)));
-			ipt_jw_kstr(j, "func_name", t->ip->func);
-		} else {
-			ipt_jw_kstr(j, "comm", t->ip->comm);
-			ipt_jw_ki64(j, "pid", t->ip->pid);
-		}
-		ipt_jw_ku64(j, "spike_ns", t->ns);
-		ipt_jw_ku64(j, "ipis", t->ipis);
-		ipt_jw_ku64(j, "spikes", t->spikes);
-		ipt_jw_end(j);
-	}
-	ipt_jw_end(j);
-}
-
 static int print_json(const struct ipt_spikes *sp, const struct explain_summary *m, const struct ipt_spikes_opts *o)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -315,8 +315,8 @@ static int print_json(const struct ipt_spikes *sp, const struct explain_summary 
 	ipt_jw_obj(&j);
 	ipt_jw_ku64(&j, "spikes", n);
 	ipt_jw_ku64(&j, "with_ipis", m->with);
-	json_tallies(&j, "senders", &m->senders, false);
-	json_tallies(&j, "paths", &m->paths, true);
+	explain_json_tallies(&j, "senders", &m->senders, false);
+	explain_json_tallies(&j, "paths", &m->paths, true);
 	ipt_jw_end(&j);
 	ipt_jw_end(&j);
 	ipt_jw_raw(&j, "\n");

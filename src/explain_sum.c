@@ -96,3 +96,77 @@ int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m)
 	return 0;
 }
 
+
+void explain_json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path)
+{
+	ipt_jw_key(j, k);
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < ts->n; i++) {
+		const struct explain_tally *t = &ts->t[i];
+		char cs[192];
+
+		ipt_jw_obj(j);
+		if (path) {
+			if (t->ip->callsite)
+				snprintf(cs, sizeof(cs), "%s+0x%llx", t->ip->callsite,
+					 (unsigned long long)t->ip->callsite_off);
+			ipt_jw_kstr(j, "callsite_sym", t->ip->callsite ? cs : NULL);
+			ipt_jw_kstr(j, "func_name", t->ip->func);
+		} else {
+			ipt_jw_kstr(j, "comm", t->ip->comm);
+			ipt_jw_ki64(j, "pid", t->ip->pid);
+		}
+		ipt_jw_ku64(j, "spike_ns", t->ns);
+		ipt_jw_ku64(j, "ipis", t->ipis);
+		ipt_jw_ku64(j, "spikes", t->spikes);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+}
+
+size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu *c)
+{
+	size_t n = ipt_spikes_count(sp);
+
+	memset(c, 0, sizeof(*c));
+	c->noise_known = true;
+	if (i >= n)
+		return n;
+	c->cpu = ipt_spikes_get(sp, i)->cpu;
+	for (; i < n && ipt_spikes_get(sp, i)->cpu == c->cpu; i++) {
+		const struct ipt_spike *e = ipt_spikes_get(sp, i);
+
+		c->spikes++;
+		c->worst_ns = e->latency_ns > c->worst_ns ? e->latency_ns : c->worst_ns;
+		c->ipi_ns += e->ipi_ns;
+		c->with_ipis += e->nipis > 0;
+		c->noise_known &= e->noise_known;
+		c->noise_ns += e->noise_known ? e->listed_ns : 0;
+		c->unaccounted_ns += e->unaccounted_ns;
+		c->over += e->over;
+		c->unknown += !e->noise_known;
+	}
+	return i;
+}
+
+bool explain_latency_recording(struct ipt_trace *t, bool ns)
+{
+	return ns && ipt_trace_find_event(t, "ftrace", "timerlat") && ipt_trace_find_event(t, "osnoise", "irq_noise");
+}
+
+int explain_default_spikes(struct ipt_trace *t, struct ipt_spikes **sp, struct explain_summary *m)
+{
+	struct ipt_spikes_opts so = { .sz = sizeof(so) };
+
+	memset(m, 0, sizeof(*m));
+	*sp = ipt_spikes_explain(t, &so);
+	if (!*sp)
+		return 0;
+	if (explain_summarize(*sp, m)) {
+		explain_summary_free(m);
+		ipt_spikes_free(*sp);
+		*sp = NULL;
+		return -1;
+	}
+	return 1;
+}

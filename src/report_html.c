@@ -15,6 +15,7 @@
  */
 #include "commands.h"
 #include "cpu_ranges.h"
+#include "explain_out.h"
 #include "flame.h"
 #include "outfile.h"
 #include "report_html.h"
@@ -34,6 +35,8 @@ enum {
 	ISO_MAX = 1000,		/* rows of the isolated-CPU table */
 	TARGETS_MAX = 64,	/* target CPUs with their own senders and flame graph */
 	CPU_ROWS_MAX = 512,	/* rows of the per-CPU table */
+	SPIKES_MAX = 20,	/* latency spikes drawn as a timeline, the worst */
+	SPIKE_W = 640,		/* a spike's window, in px */
 };
 
 struct axis {			/* CPUs -> chart rows */
@@ -237,7 +240,15 @@ static const char *const css =
 	"padding:8px;width:630px}.h{width:305px}.kind .pair{display:flex;gap:8px}.stat{font-size:12px;color:#444;"
 	"margin:2px 0 4px}.pill{display:inline-block;background:#f1f1f1;border-radius:9px;padding:1px 8px;"
 	"margin:2px 4px 2px 0;font-size:12px}details{font-size:11px}summary{cursor:pointer;color:#3558a8}"
-	"tr.iso td{background:#fff3d6}.target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}";
+	"tr.iso td{background:#fff3d6}.target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}"
+	".spike{margin:8px 0 14px}";
+
+/* has_spikes - a latency recording: timerlat samples and osnoise noise
+ * events, ns clock (as the text report's spikes section) */
+static bool has_spikes(const struct hx *x)
+{
+	return explain_latency_recording(x->t, x->ns);
+}
 
 static void head(struct hx *x)
 {
@@ -293,7 +304,10 @@ static void head(struct hx *x)
 	      "<a href=\"#hist\">latency by kind</a><a href=\"#cpus\">per CPU</a>"
 	      "<a href=\"#tops\">top senders</a><a href=\"#targets\">per target CPU</a>"
 	      "<a href=\"#matching\">matching</a>"
-	      "<a href=\"#isolated\">isolated CPUs</a></nav>\n", f);
+	      "<a href=\"#isolated\">isolated CPUs</a>", f);
+	if (has_spikes(x))
+		fputs("<a href=\"#spikes\">latency spikes</a>", f);
+	fputs("</nav>\n", f);
 }
 
 static int heatmap(struct hx *x)
@@ -1121,6 +1135,153 @@ static void isolated(struct hx *x, const struct ipt_cpuset *iso)
 	fputs("</section>\n", f);
 }
 
+/* the spikes by latency, the worst first (then CPU and time, as listed) */
+static int by_latency(const void *a, const void *b)
+{
+	const struct ipt_spike *x = *(const struct ipt_spike *const *)a, *y = *(const struct ipt_spike *const *)b;
+
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns < y->latency_ns ? 1 : -1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* span_x - [from, to] inside the spike's window, as px from its start */
+static void span_x(const struct ipt_spike *s, uint64_t from, uint64_t to, double *x0, double *x1)
+{
+	double lat = s->latency_ns ? (double)s->latency_ns : 1;
+	double a = from > s->start_ns ? (double)(from - s->start_ns) : 0;
+	double b = to > s->start_ns ? (double)(to - s->start_ns) : 0;
+
+	*x0 = (a > lat ? lat : a) / lat * SPIKE_W;
+	*x1 = (b > lat ? lat : b) / lat * SPIKE_W;
+	if (*x1 - *x0 < 1)
+		*x1 = *x0 + 1;	/* too short to see: one pixel */
+}
+
+/* spike_timeline - one spike: its window, then a lane per IPI interrupt
+ * (entry -> exit, by kind; a coalesced send: a mark at its interrupt's
+ * entry) and per noise row (its end and net duration, cut at the window) */
+static void spike_timeline(struct hx *x, const struct ipt_spike *s)
+{
+	static const char *const kind_col[IPT_KIND__COUNT] = { "#4e79a7", "#59a14f", "#f28e2b", "#e15759",
+							       "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+							       "#9c755f" };
+	FILE *f = x->f;
+	size_t lanes = 1 + s->nipis + s->nnoise;
+	char a[32], key[512];
+	double x0, x1;
+	int y = 16;
+
+	fprintf(f, "<div class=\"spike\"><h3>CPU %d, sample %u: %s latency", s->cpu, s->seq,
+		dur((double)s->latency_ns, a));
+	fprintf(f, ", %zu IPI interrupt%s, ", s->nipis, s->nipis == 1 ? "" : "s");
+	if (!s->noise_known)
+		fputs("other interference unknown (no osnoise events on this CPU)", f);
+	else if (s->over)
+		fprintf(f, "noise listed %s over the latency (two clocks)", dur((double)s->excess_ns, a));
+	else
+		fprintf(f, "unaccounted %s", dur((double)s->unaccounted_ns, a));
+	fprintf(f, "</h3>\n<svg class=\"spike\" width=\"%d\" height=\"%zu\" data-cpu=\"%d\" data-seq=\"%u\" "
+		"data-latency-ns=\"%llu\" data-ipis=\"%zu\" data-noise=\"%zu\">\n", SPIKE_W + 260, lanes * 14 + 20,
+		s->cpu, s->seq, (unsigned long long)s->latency_ns, s->nipis, s->nnoise);
+	fprintf(f, "<rect class=\"window\" x=\"260\" y=\"2\" width=\"%d\" height=\"10\" fill=\"#ddd\">"
+		"<title>the sample's window: its timer was due at the start, the thread woke at the end</title>"
+		"</rect><text x=\"0\" y=\"11\">window</text>\n", SPIKE_W);
+	for (size_t i = 0; i < s->nipis; i++, y += 14) {
+		const struct ipt_spike_ipi *ip = &s->ipis[i];
+		const char *col = kind_col[ip->kind < IPT_KIND__COUNT ? ip->kind : IPT_KIND__COUNT - 1];
+
+		explain_sender(ip, key, sizeof(key));
+		span_x(s, ip->entry_ns, ip->entry_ns + (ip->has_handler && !ip->coalesced ? ip->handler_ns : 0), &x0, &x1);
+		fprintf(f, "<rect class=\"ipi\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"%s\"%s>"
+			"<title>%s IPI from CPU %d, ", 260 + x0, y, x1 - x0, col,
+			ip->coalesced ? " fill-opacity=\"0.4\"" : "", ipt_kind_name(ip->kind), (int)ip->src_cpu);
+		html_esc(f, key);
+		if (ip->coalesced)
+			fputs(": coalesced into the interrupt above", f);
+		else if (ip->has_handler)
+			fprintf(f, ": handler %s", dur((double)ip->handler_ns, a));
+		fprintf(f, "</title></rect><text x=\"0\" y=\"%d\">%s ", y + 9, ipt_kind_name(ip->kind));
+		html_esc(f, ip->comm ? ip->comm : "?");
+		fputs("</text>\n", f);
+	}
+	for (size_t i = 0; i < s->nnoise; i++, y += 14) {
+		const struct ipt_spike_noise *n = &s->noise[i];
+
+		span_x(s, n->end_ns > n->duration_ns ? n->end_ns - n->duration_ns : 0, n->end_ns, &x0, &x1);
+		fprintf(f, "<rect class=\"noise\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#999\">"
+			"<title>%s noise ", 260 + x0, y, x1 - x0, ipt_spike_noise_kind_name(n->kind));
+		html_esc(f, n->name);
+		fprintf(f, ": %s net, %s of it inside the window%s</title></rect><text x=\"0\" y=\"%d\">%s ",
+			dur((double)n->duration_ns, a), dur((double)n->counted_ns, key), n->before_window ?
+			" (it began before the window)" : "", y + 9, ipt_spike_noise_kind_name(n->kind));
+		html_esc(f, n->name);
+		fputs("</text>\n", f);
+	}
+	fputs("</svg></div>\n", f);
+}
+
+/* spikes - a timerlat recording's latency spikes (the worst 10 per CPU, as
+ * `ipitrace explain` picks them): the worst SPIKES_MAX as timelines, and
+ * the senders by IPI handler time inside spikes.  Only for a latency
+ * recording (timerlat and osnoise events, ns clock), as the text report. */
+static int spikes(struct hx *x)
+{
+	struct explain_summary m;
+	const struct ipt_spike **v;
+	struct ipt_spikes *sp;
+	FILE *f = x->f;
+	size_t n;
+	char a[32];
+
+	if (!has_spikes(x))
+		return 0;
+	fputs("<section id=\"spikes\">\n<h2>Latency spikes and what was inside them</h2>\n", f);
+	switch (explain_default_spikes(x->t, &sp, &m)) {
+	case -1:
+		return -1;
+	case 0:
+		fputs("<p class=\"note\">None: ", f);
+		html_esc(f, ipt_errmsg());
+		fputs("</p>\n</section>\n", f);
+		return 0;
+	}
+	n = ipt_spikes_count(sp);
+	if (!(v = calloc(n ? n : 1, sizeof(*v)))) {
+		explain_summary_free(&m);
+		ipt_spikes_free(sp);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = ipt_spikes_get(sp, i);
+	qsort(v, n, sizeof(*v), by_latency);
+	fprintf(f, "<p class=\"meta\">%zu timerlat thread samples, the worst 10 per CPU; %llu of them hold IPI "
+		"interrupts. The whole trace: filters and --cpus do not apply. "
+		"<code>ipitrace explain</code> lists each.</p>\n", n, (unsigned long long)m.with);
+	if (m.full.n)
+		fputs("<table>\n<tr><th class=\"l\">senders by IPI handler time inside spikes</th><th>time</th>"
+		      "<th>IPIs</th><th>spikes</th></tr>\n", f);
+	for (size_t j = 0; j < m.full.n && j < (size_t)x->top; j++) {
+		fputs("<tr><td class=\"l\">", f);
+		html_esc(f, m.full.t[j].key);
+		fprintf(f, "</td><td>%s</td><td>%llu</td><td>%llu</td></tr>\n", dur((double)m.full.t[j].ns, a),
+			(unsigned long long)m.full.t[j].ipis, (unsigned long long)m.full.t[j].spikes);
+	}
+	fputs(m.full.n ? "</table>\n" : "<p class=\"note\">No IPI interrupt inside any of them.</p>\n", f);
+	fprintf(f, "<p class=\"note\">The worst %d, each its window scaled to %d px: IPI interrupts from entry "
+		"to exit by kind (pale: a send coalesced into an interrupt above), the noise osnoise measured, "
+		"net, from its end.</p>\n", n < SPIKES_MAX ? (int)n : SPIKES_MAX, SPIKE_W);
+	for (size_t i = 0; i < n && i < SPIKES_MAX; i++)
+		spike_timeline(x, v[i]);
+	fputs("</section>\n", f);
+	free(v);
+	explain_summary_free(&m);
+	ipt_spikes_free(sp);
+	return 0;
+}
+
 static void hx_free(struct hx *x)
 {
 	free(x->tbins);
@@ -1198,6 +1359,10 @@ int report_html(struct ipt_report *r, struct ipt_trace *t, const char *filter,
 	}
 	matching(&x);
 	isolated(&x, iso);
+	if (spikes(&x)) {
+		outfile_abort(&of);
+		goto oom;
+	}
 	fprintf(x.f, "<p class=\"note\">Written by ipitrace %s. Times are trace clock times.</p>\n"
 		"</body>\n</html>\n", IPT_VERSION);
 	if (outfile_commit(&of))

@@ -5,6 +5,7 @@
  */
 #include "commands.h"
 #include "report_out.h"
+#include "explain_out.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 
 /* the "schema" member: docs/schema/report.json, whose "const" says the
  * same; a change to the JSON changes both (the version) */
-#define REPORT_SCHEMA	"ipitrace-report/2"
+#define REPORT_SCHEMA	"ipitrace-report/3"
 
 struct jctx {
 	struct ipt_jw *j;
@@ -680,6 +681,64 @@ static void isolated(const struct jctx *x)
 	ipt_jw_end(j);
 }
 
+/* spikes - a latency recording's spikes (the text's section): per CPU its
+ * worst 10 timerlat thread samples summed, and the senders and call paths
+ * by spike time as explain's summary; null for a recording without
+ * timerlat and osnoise events, or without samples */
+static int spikes(const struct jctx *x)
+{
+	struct ipt_jw *j = x->j;
+	struct explain_summary m;
+	struct ipt_spikes *sp;
+	size_t n;
+
+	ipt_jw_key(j, "spikes");
+	switch (explain_latency_recording(x->t, x->o->ns) ? explain_default_spikes(x->t, &sp, &m) : 0) {
+	case -1:
+		return -1;
+	case 0:
+		ipt_jw_null(j);
+		return 0;
+	}
+	n = ipt_spikes_count(sp);
+	ipt_jw_obj(j);
+	ipt_jw_ki64(j, "worst", 10);
+	ipt_jw_ku64(j, "count", n);
+	ipt_jw_ku64(j, "with_ipis", m.with);
+	ipt_jw_key(j, "per_cpu");
+	ipt_jw_arr(j);
+	for (size_t i = 0; i < n;) {
+		struct explain_cpu c;
+
+		i = explain_cpu_sum(sp, i, &c);
+		ipt_jw_obj(j);
+		ipt_jw_ki64(j, "cpu", c.cpu);
+		ipt_jw_ku64(j, "spikes", c.spikes);
+		ipt_jw_ku64(j, "worst_ns", c.worst_ns);
+		ipt_jw_ku64(j, "with_ipis", c.with_ipis);
+		ipt_jw_ku64(j, "ipi_ns", c.ipi_ns);
+		ipt_jw_key(j, "noise_ns");
+		if (c.noise_known)
+			ipt_jw_u64(j, c.noise_ns);
+		else
+			ipt_jw_null(j);
+		ipt_jw_key(j, "unaccounted_ns");
+		if (c.noise_known)
+			ipt_jw_u64(j, c.unaccounted_ns);
+		else
+			ipt_jw_null(j);
+		ipt_jw_ku64(j, "over", c.over);
+		ipt_jw_end(j);
+	}
+	ipt_jw_end(j);
+	explain_json_tallies(j, "senders", &m.senders, false);
+	explain_json_tallies(j, "paths", &m.paths, true);
+	ipt_jw_end(j);
+	explain_summary_free(&m);
+	ipt_spikes_free(sp);
+	return 0;
+}
+
 int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_view *o, FILE *f)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
@@ -700,6 +759,8 @@ int report_json(struct ipt_report *r, struct ipt_trace *t, const struct report_v
 		ret = -1;
 	else
 		isolated(&x);
+	if (!ret && spikes(&x))
+		ret = -1;
 	ipt_jw_end(&j);
 	ipt_jw_raw(&j, "\n");
 	if (ret)

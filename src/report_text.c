@@ -1076,52 +1076,37 @@ out:
  * samples would read the trace once more. */
 static int text_spikes(const struct ctx *x, bool filtered)
 {
-	struct ipt_spikes_opts so = { .sz = sizeof(so) };
 	struct explain_summary m;
 	struct ipt_spikes *sp;
 	size_t n, over = 0, unknown = 0;
 
-	if (!ipt_trace_find_event(x->t, "ftrace", "timerlat") || !ipt_trace_find_event(x->t, "osnoise", "irq_noise") ||
-	    !x->ns)
+	if (!explain_latency_recording(x->t, x->ns))
 		return 0;
 	printf("\nlatency spikes: timerlat thread samples, the worst 10 per CPU%s (ipitrace explain lists each)\n",
 	       filtered ? "; the whole trace: -F and --cpus do not apply" : "");
-	sp = ipt_spikes_explain(x->t, &so);
-	if (!sp) {
+	switch (explain_default_spikes(x->t, &sp, &m)) {
+	case -1:
+		return -1;
+	case 0:
 		printf("  none: %s\n", ipt_errmsg());
 		return 0;
-	}
-	if (explain_summarize(sp, &m)) {
-		explain_summary_free(&m);
-		ipt_spikes_free(sp);
-		return -1;
 	}
 	n = ipt_spikes_count(sp);
 	printf("  %4s %7s %10s %9s %10s %10s %14s\n", "cpu", "spikes", "worst us", "with IPIs", "IPI us", "noise us",
 	       "unaccounted us");
 	for (size_t i = 0; i < n;) {
-		const struct ipt_spike *s = ipt_spikes_get(sp, i);
-		uint64_t worst = 0, ipi = 0, noise = 0, unacc = 0, with = 0, k = 0;
-		bool known = true;
+		struct explain_cpu c;
 
-		for (; i < n && ipt_spikes_get(sp, i)->cpu == s->cpu; i++, k++) {
-			const struct ipt_spike *e = ipt_spikes_get(sp, i);
-
-			worst = e->latency_ns > worst ? e->latency_ns : worst;
-			ipi += e->ipi_ns;
-			with += e->nipis > 0;
-			known &= e->noise_known;
-			noise += e->noise_known ? e->listed_ns : 0;
-			unacc += e->unaccounted_ns;
-			over += e->over;
-			unknown += !e->noise_known;
-		}
-		if (known)
-			printf("  %4d %7llu %10.1f %9llu %10.1f %10.1f %14.1f\n", s->cpu, (unsigned long long)k, us(worst),
-			       (unsigned long long)with, us(ipi), us(noise), us(unacc));
+		i = explain_cpu_sum(sp, i, &c);
+		over += c.over;
+		unknown += c.unknown;
+		if (c.noise_known)
+			printf("  %4d %7llu %10.1f %9llu %10.1f %10.1f %14.1f\n", c.cpu, (unsigned long long)c.spikes,
+			       us(c.worst_ns), (unsigned long long)c.with_ipis, us(c.ipi_ns), us(c.noise_ns),
+			       us(c.unaccounted_ns));
 		else
-			printf("  %4d %7llu %10.1f %9llu %10.1f %10s %14s\n", s->cpu, (unsigned long long)k, us(worst),
-			       (unsigned long long)with, us(ipi), "?", "?");
+			printf("  %4d %7llu %10.1f %9llu %10.1f %10s %14s\n", c.cpu, (unsigned long long)c.spikes,
+			       us(c.worst_ns), (unsigned long long)c.with_ipis, us(c.ipi_ns), "?", "?");
 	}
 	if (unknown)
 		printf("  ?: %zu spikes on CPUs with no osnoise noise events: their other interference is unknown\n",

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # explain_check.py NAME TEXT JSON EXPLAIN_TEXT THRESHOLD_NS - `ipitrace
 # explain` of a trace-cmd report text (ns timestamps) against a join of its
-# own over that text: the timerlat thread samples over the threshold, and
-# for each, the osnoise noise events on its CPU whose line (the noise's end)
+# own over that text: the timerlat thread samples over the threshold (and
+# the osnoise sample_threshold lines over it, each covering [ts - duration,
+# ts]), and for each, the osnoise noise events on its CPU whose line (the noise's end)
 # is inside [ts - latency, ts], each counted for its net duration or, when
 # that reaches back before the window, up to the window's start; the sum
 # and what is left (unaccounted, or by how much the sum exceeds the
@@ -13,6 +14,8 @@ import json
 import re
 import sys
 
+from spikes_text import records
+
 
 
 def result(n, ok, why):
@@ -20,19 +23,20 @@ def result(n, ok, why):
 
 
 name, text, jpath, tpath, thr = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}):\s+(\w+):\s*(.*)$")
 NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start \d+\.\d{9} duration (\d+) ns")
 KINDS = {"irq_noise": "irq", "softirq_noise": "softirq", "nmi_noise": "nmi", "thread_noise": "thread"}
 spikes, noise, noisy = [], [], set()
-for l in open(text):
-    m = LINE.match(l)
-    if not m:
-        continue
-    cpu, ns, ev, rest = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(6), m.group(7)
+for cpu, ns, ev, rest in records(text):
     if ev == "timerlat":
         t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
         if t and t.group(2) == "1" and int(t.group(3)) > thr:
-            spikes.append((cpu, int(t.group(1)), ns, int(t.group(3))))
+            spikes.append((cpu, ns, ns, int(t.group(3))))
+    elif ev == "sample_threshold":
+        # an osnoise sample: the gap ends at its line, duration before it
+        t = re.match(r"start \d+\.\d{9} duration (\d+) ns interference (\d+)$", rest)
+        assert t, l
+        if int(t.group(1)) > thr:
+            spikes.append((cpu, ns, ns, int(t.group(1))))
     elif ev in KINDS:
         n = NOISE.match(rest)
         assert n, l
@@ -53,7 +57,7 @@ d = json.load(open(jpath))
 got = {}
 for s in d["spikes"]:
     rows = [(r["kind"], r["name"], r["end_ns"], r["duration_ns"], r["counted_ns"]) for r in s["interference"]]
-    got[(s["cpu"], s["seq"])] = (s["noise_known"], rows, s["listed_ns"] - s["ipi_ns"] * (not s["noise_known"]),
+    got[(s["cpu"], s["ts_ns"])] = (s["noise_known"], rows, s["listed_ns"] - s["ipi_ns"] * (not s["noise_known"]),
                                  s["unaccounted_ns"], s["excess_ns"])
 bad = [(k, want.get(k), got.get(k)) for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
 nrows = sum(len(w[1]) for w in want.values())
@@ -67,16 +71,16 @@ print("FIGURE explain-noise-%s spikes %d, noise rows %d, before the window %d, o
 # the text's unaccounted lines, spike by spike, say the JSON's
 tx, cur = {}, None
 for l in open(tpath):
-    m = re.match(r"^spike cpu (\d+) seq (\d+) at ", l)
+    m = re.match(r"^spike cpu (\d+) (?:seq \d+|osnoise) at (\d+)\.(\d{9}):", l)
     if m:
-        cur = (int(m.group(1)), int(m.group(2)))
+        cur = (int(m.group(1)), int(m.group(2)) * 10**9 + int(m.group(3)))
     m = re.match(r"^  unaccounted (\d+\.\d{3}) us", l)
     if m and cur:
         tx[cur] = round(float(m.group(1)) * 1000)
     m = re.match(r"^  unaccounted: none; .* by (\d+\.\d{3}) us", l)
     if m and cur:
         tx[cur] = -round(float(m.group(1)) * 1000)
-js = {(s["cpu"], s["seq"]): s["unaccounted_ns"] if s["unaccounted_ns"] is not None else -s["excess_ns"]
+js = {(s["cpu"], s["ts_ns"]): s["unaccounted_ns"] if s["unaccounted_ns"] is not None else -s["excess_ns"]
       for s in d["spikes"]}
 ok = tx == js and len(tx) == len(want)	# %.3f us is the ns exactly
 result("explain-text-" + name, ok, "text %r json %r" % (sorted(tx.items())[:3], sorted(js.items())[:3]))

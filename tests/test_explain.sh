@@ -5,19 +5,24 @@
 # are kprobes, which a text does not define: no IPI is joined, each IPI's
 # irq_noise says so), and edges.txt, written by hand: a noise reaching back
 # before its window, listed durations over the latency, softirq and nmi
-# noise, a CPU with no noise events.  tests/explain_check.py joins the
+# noise, a CPU with no noise events; osnoise.txt, by hand too: osnoise
+# sample_threshold spikes ([ts - duration, ts]), one noise reaching back
+# before its window, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
+# text Debian's rtla 6.1 saved in that guest (tracefs's form, the
+# recorder's probes among its events), its IPIs joined here.  tests/explain_check.py joins the
 # samples and the noise lines itself and compares `explain -f json`'s rows,
 # sums and unaccounted time (or excess) with it, and the text's
 # unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
 # and it refuses doctored documents (tests/schema_validate.py, with
-# python3-jsonschema); report's spikes section against the JSON; the
-# usage errors and a trace with no timerlat.
+# python3-jsonschema); report's spikes section against the JSON; report
+# --html's spike timelines against tests/spikes_html_check.py; the usage
+# errors and a trace with no timerlat.
 # The join of IPIs to their sends and senders runs in test_qemu_spikes.sh.
 # seconds: 5
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data/spikes
 S=$TOP/docs/schema/explain.json
-for f in x86_64-rt-6.1-tcg edges; do
+for f in x86_64-rt-6.1-tcg edges osnoise; do
 	if ! "$IPT" explain -t 1 -f json "$D/$f.txt" > "$TMP/$f.json" 2> "$TMP/$f.err" ||
 	   ! "$IPT" explain --threshold 1 "$D/$f.txt" > "$TMP/$f.out" 2>> "$TMP/$f.err"; then
 		fail "explain-$f" "$(tail -n 1 "$TMP/$f.err")"
@@ -90,10 +95,154 @@ exp = {c: (str(w[0]), "%.1f" % (w[1] / 1e3), str(w[2]), "%.1f" % (w[3] / 1e3),
 print("ok" if rows and rows == exp else "bad %r vs %r" % (rows, exp))
 PYEOF
 	check "explain-report-section-$f" grep -qx ok "$TMP/v"
+	grep -qx ok "$TMP/v" || cat "$TMP/v"	# report -f json's spikes: the same sums per CPU, explain's summary
+	"$IPT" report -f json "$D/$f.txt" > "$TMP/rep-$f.json" 2> "$TMP/rep.err"
+	"$PY" - "$TMP/rep-$f.json" "$TMP/$f.json" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))["spikes"]
+except (ValueError, KeyError) as e:
+    print("bad: %r" % e)
+    sys.exit(0)
+d = json.load(open(sys.argv[2]))
+want = {}
+for s in d["spikes"]:
+    w = want.setdefault(s["cpu"], dict(cpu=s["cpu"], spikes=0, worst_ns=0, with_ipis=0, ipi_ns=0, noise_ns=0,
+                                       unaccounted_ns=0, over=0))
+    w["spikes"] += 1
+    w["worst_ns"] = max(w["worst_ns"], s["latency_ns"])
+    w["with_ipis"] += len(s["ipis"]) > 0
+    w["ipi_ns"] += s["ipi_ns"]
+    w["over"] += s["excess_ns"] is not None
+    if not s["noise_known"] or w["noise_ns"] is None:
+        w["noise_ns"] = w["unaccounted_ns"] = None
+    else:
+        w["noise_ns"] += s["listed_ns"]
+        w["unaccounted_ns"] += s["unaccounted_ns"] or 0
+exp = dict(worst=10, count=len(d["spikes"]), with_ipis=d["summary"]["with_ipis"],
+           per_cpu=[want[c] for c in sorted(want)], senders=d["summary"]["senders"], paths=d["summary"]["paths"])
+print("ok" if r == exp else "bad %r vs %r" % (r, exp))
+PYEOF
+	check "explain-report-json-$f" grep -qx ok "$TMP/v"
 	grep -qx ok "$TMP/v" || cat "$TMP/v"
 done
 "$IPT" report -F 'cpu == 1' "$D/edges.txt" > "$TMP/rep.txt" 2>&1
 check explain-report-section-filtered grep -q 'the whole trace: -F and --cpus do not apply' "$TMP/rep.txt"
+# rtla's saved trace (rtla-6.1-tcg.txt: the head of `rtla timerlat top -t`
+# in the guest of test_qemu_spikes.sh, with -e for the recorder's probes
+# made by hand): each IPI interrupt in a thread sample over 100 us joined,
+# by our own reading of the tracefs lines, to the last call_mask probe line
+# to that CPU before its entry (sender comm, pid, CPU, send time), the
+# `many:` probe line just before that on the sender's CPU (call site,
+# function), its handler time (entry to exit, in microseconds); injipi the
+# top sender
+"$IPT" explain -t 100 -f json "$D/rtla-6.1-tcg.txt" > "$TMP/rtla.json" 2> "$TMP/rtla.err"
+"$PY" - "$TMP/rtla.json" "$D/rtla-6.1-tcg.txt" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, re, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError as e:
+    print("bad json: %s" % e)
+    sys.exit(0)
+L = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d{6}):\s+(.*)$")
+ev = []
+for l in open(sys.argv[2]):
+    m = L.match(l)
+    if m:
+        ev.append((m.group(1).strip(), int(m.group(2)), int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)) * 1000,
+                   m.group(6)))
+spikes, last_many, sends, entries, noise = [], {}, [], {}, []
+for comm, pid, cpu, ns, rest in ev:
+    m = re.match(r"#(\d+)\s+context\s+thread\s+timer_latency\s+(\d+) ns", rest)
+    if m and int(m.group(2)) > 100000:
+        spikes.append((cpu, int(m.group(1)), ns - int(m.group(2)), ns))
+    m = re.match(r"many: \(smp_call_function_many_cond\+0x0/0x[0-9a-f]+\) func=(\w+)\+\S+ callsite=(\S+)/0x", rest)
+    if m:
+        last_many[cpu] = (m.group(1), m.group(2))
+    m = re.match(r"call_mask: \(native_send_call_func_ipi\+0x0/0x[0-9a-f]+\) cpumask=0x([0-9a-f]+) ", rest)
+    if m:
+        sends.append((ns, int(m.group(1), 16), comm, pid, cpu, last_many.get(cpu)))
+    if rest.startswith("call_function_entry:"):
+        entries[cpu] = [ns, None]
+    if rest.startswith("call_function_exit:") and cpu in entries and entries[cpu][1] is None:
+        entries[cpu][1] = ns
+        noise.append((cpu, entries[cpu][0], ns))
+want = []
+for cpu, seq, lo, hi in spikes:
+    for c, entry, exit in noise:
+        if c == cpu and lo <= entry <= hi:
+            s = [x for x in sends if x[0] < entry and x[1] >> cpu & 1][-1]
+            want.append((cpu, seq, entry, exit - entry, s[2], s[3], s[4], s[0], s[5][1], s[5][0]))
+got = [(sp["cpu"], sp["seq"], i["entry_ns"], i["handler_ns"], i["sender"]["comm"], i["sender"]["pid"], i["sender"]["cpu"],
+        i["send_ns"], i["callsite_sym"], i["func_name"]) for sp in d["spikes"] for i in sp["ipis"]]
+top = d["summary"]["senders"][0]["comm"] if d["summary"]["senders"] else None
+print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == len(spikes) else
+      "bad: ours %r vs explain %r; %d spikes vs %d; top %r" % (want, got, len(spikes), len(d["spikes"]), top))
+PYEOF
+check explain-rtla-text grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/rtla.err"
+# a function-call send hook whose caller probe was taken by an interrupt
+# in between (exec_single and call_single inside a timer interrupt, as in
+# one of the guest's rtla texts): still a function call, by its task, at
+# its own call site, served by the call_function interrupt on CPU 3 (not
+# a reschedule's); its function, with no caller probe left, the generic
+# handler, as a recording's kallsyms would name it
+cat > "$TMP/kp.txt" <<'KPEOF'
+# tracer: timerlat
+          injipi-445     [000] d..h2..    29.895189: exec_single: (generic_exec_single+0x0/0xc0) cpu=1 flags=1 func=nohz_csd_func+0x0/0x90 callsite=smp_call_function_single_async+0x1e/0x70
+          injipi-445     [000] d..h2..    29.895193: call_single: (native_send_call_func_single_ipi+0x0/0x20) cpu=1 callsite=generic_exec_single+0x54/0xc0
+          injipi-445     [000] ..L.1..    29.895208: call_mask: (native_send_call_func_ipi+0x0/0xb0) cpumask=0xc callsite=smp_call_function_many_cond+0x2de/0x340
+          injipi-446     [003] d.Lh...    29.895230: call_function_entry: vector=252
+          injipi-446     [003] d.Lh...    29.895239: call_function_exit: vector=252
+      timerlat/3-422     [003] .......    29.895300: #7     context thread timer_latency    200000 ns
+KPEOF
+"$IPT" explain -f json "$TMP/kp.txt" 2> "$TMP/err" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+got = [(i["kind"], i["sender"]["comm"], i["sender"]["cpu"], i["send_ns"], i["entry_ns"], i["handler_ns"], i["callsite_sym"],
+        i["func_name"]) for s in d["spikes"] for i in s["ipis"]]
+want = [("call", "injipi", 0, 29895208000, 29895230000, 9000, "smp_call_function_many_cond+0x2de",
+         "generic_smp_call_function_single_interrupt")]
+print("ok" if got == want else "bad %r" % got)' > "$TMP/v" 2>&1
+check explain-text-kprobe-no-caller grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/err"
+# report --html: the spikes section's timelines (the worst 20 of the worst
+# 10 per CPU, each with its noise bars) against tests/spikes_html_check.py's
+# own reading of the text; many.txt, made here: 3 CPUs of 15 samples each
+# (more than 10 per CPU, more than 20 in all), with noise inside and
+# outside their windows
+"$PY" - "$TMP/many.txt" <<'PY'
+import random, sys
+random.seed(7)
+out = ["cpus=3"]
+t = 20_000_000_000
+for seq in range(1, 16):
+    for cpu in range(3):
+        lat = random.randrange(5_000, 400_000)
+        t += 1_000_000
+        for k in range(random.randrange(0, 4)):	# noise ending inside, or before the window
+            end = t - random.randrange(0, lat + 50_000)
+            out.append((end, "        spin-70        [%03d] %d.%09d: irq_noise:            local_timer:236 start %d.%09d duration %d ns"
+                        % (cpu, end // 10**9, end % 10**9, (end - 3000) // 10**9, (end - 3000) % 10**9, 3000)))
+        out.append((t, "      timerlat/%d-5%d    [%03d] %d.%09d: timerlat:             seq:%d\tcontext:1\ttimer_latency:%d"
+                    % (cpu, cpu, cpu, t // 10**9, t % 10**9, seq, lat)))
+lines = [out[0]] + [l for _, l in sorted(out[1:], key=lambda x: x[0])]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$TMP/many.txt"; do
+	n=$(basename "$f" .txt)
+	if "$IPT" report --html "$TMP/$n.html" --force "$f" 2> "$TMP/html.err"; then
+		"$PY" "$TOP/tests/spikes_html_check.py" "html-spikes-$n" "$f" "$TMP/$n.html" > "$TMP/v" 2>&1
+		verdict_line=$(grep '^PASS\|^FAIL' "$TMP/v")
+		case $verdict_line in
+		PASS*) pass "${verdict_line#PASS }" ;;
+		FAIL*) fail "html-spikes-$n" "${verdict_line#FAIL html-spikes-$n: }" ;;
+		*) fail "html-spikes-$n" "$(tail -n 2 "$TMP/v" | tr '\n' ';')" ;;
+		esac
+	else
+		fail "html-spikes-$n" "$(tail -n 1 "$TMP/html.err")"
+	fi
+done
 # usage errors and a trace with no timerlat samples
 "$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
 check explain-format-usage test $? = 2
@@ -104,4 +253,15 @@ printf 'cpus=1\n     sh-1 [000] 1.000000000: call_function_entry: vector=251\n' 
 rc=$?
 [ $rc = 1 ] && grep -q 'no timerlat samples' "$TMP/err" && pass explain-no-timerlat ||
 	fail explain-no-timerlat "exit $rc: $(cat "$TMP/err")"
+if "$PY" -c 'import jsonschema' 2> /dev/null; then
+	"$PY" "$TOP/tests/schema_validate.py" valid schema-report-spikes "$TOP/docs/schema/report.json" "$TMP"/rep-*.json > "$TMP/v" 2>&1
+	verdicts "$TMP/v"
+fi
+# report -f json of a trace with no timerlat: spikes null
+"$IPT" report -f json "$TMP/none.txt" 2> /dev/null | "$PY" -c 'import json, sys; print("ok" if json.load(sys.stdin)["spikes"] is None else "bad")' > "$TMP/v" 2>&1
+check explain-report-json-none grep -qx ok "$TMP/v"
+# ... and its HTML report has no spikes section (nor a link to one)
+"$IPT" report --html "$TMP/none.html" --force "$TMP/none.txt" > /dev/null 2>&1
+[ -s "$TMP/none.html" ] && ! grep -q 'id="spikes"\|#spikes' "$TMP/none.html" && pass html-spikes-none ||
+	fail html-spikes-none "a spikes section in the report of a trace without timerlat"
 finish

@@ -2,8 +2,9 @@
 # qemu (issue 39): tests/qemu/prepare.sh fetches linux-image-rt-amd64 (6.1,
 # with the osnoise and timerlat tracers; cached in build/qemu, never
 # committed) and builds the initramfs; tests/qemu/boot.sh boots it (TCG, 4
-# CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 35 s here, of
-# which 15 in the guest); tests/qemu/spikes.sh records in the guest
+# CPUs, CPUs 2-3 isolcpus, nohz_full and rcu_nocbs; about 50 s here, of
+# which 45 in the guest, 22 of them the two rtla phases); tests/qemu/spikes.sh
+# records in the guest
 # (`record --timerlat` while ipi-workload on CPUs 0-1 sends IPIs to 2-3,
 # then `--timerlat=1000`, then tracefs's own text of a timerlat instance and
 # a recording refused beside it, then `record --osnoise` and an osnoise
@@ -20,11 +21,20 @@
 # -f json` names injipi the top IPI sender by spike time, with the spike
 # time our own join gives it, and each spike's IPI interrupts, their
 # handler times, first senders and irq_noise ties agree with that join.
+# Then Debian's rtla 6.1 in the guest (`rtla timerlat top -t` with -e for
+# irq_vectors, osnoise and the recorder's probes, made again by hand under
+# the group spikeprobes) while injipi runs: its saved text read by
+# `explain`, checked by the same join (microseconds: tracefs's text) and
+# injipi its top sender; and the observer cost, `rtla timerlat hist` on
+# 2-3 under the same load without and with `ipitrace record` (max, p99);
+# and osnoise's samples as spikes: `explain` of the osnoise recording lists
+# every sample_threshold over 1 ms of trace-cmd's report, [ts - duration,
+# ts], with the IPI interrupts our join finds in it.
 # Latencies under TCG are figures without a target.  The guest's results
 # stay in build/qemu/out/x86_64-rt-spikes.  make check-qemu runs it.
 # run: live
 # suite: qemu
-# seconds: 45
+# seconds: 70
 # asan: no - the guest runs a static non-ASan build; make check-qemu runs it
 . "$(dirname "$0")/lib.sh"
 Q=$TOP/build/qemu

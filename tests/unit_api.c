@@ -1292,6 +1292,33 @@ static void test_rows(void)
 		       "\"func\":\"0xffffffff81234560\",\"func_sym\":\"baz\","
 		       "\"reason\":\"Function call interrupts\"}\n");
 
+	/* a send's next target: the same text but the target (the tail kept
+	 * from the row before is reused); a field that differs is formatted
+	 * anew, as are names long enough for 16-byte scanning, with a byte to
+	 * quote before or after the first 16 */
+	{
+		struct ipt_ipi_row r2 = row;
+		static const char tail[] = ",4,42,\"a,b\"\"c\",ipi_send_cpumask,call,0xffffffff81000010,foo+0x92,"
+					   "0xffffffff81000020,,0xffffffff81234560,baz,Function call interrupts\n";
+		char w2[512];
+
+		r2.target_cpu = 5;
+		ipt_strbuf_reset(&sb);
+		CHECK(ipt_rows_format(IPT_ROWS_CSV, true, &row, &sb) == 0 &&
+		      ipt_rows_format(IPT_ROWS_CSV, true, &r2, &sb) == 0, "csv: two targets of a send");
+		snprintf(w2, sizeof(w2), "1234567890123,7,1,3%s1234567890123,7,1,5%s", tail, tail);
+		CHECK_STR(ipt_strbuf_str(&sb), w2);
+		r2.comm = "a_very_long_command_name_with_no_comma";
+		r2.func_sym = "a_function_name_longer_than_16,with_a_comma";
+		r2.reason = "0123456789abcdef\"quote after 16";
+		ipt_strbuf_reset(&sb);
+		CHECK(ipt_rows_format(IPT_ROWS_CSV, true, &r2, &sb) == 0, "csv: other names, same send");
+		CHECK_STR(ipt_strbuf_str(&sb), "1234567890123,7,1,5,4,42,a_very_long_command_name_with_no_comma,"
+					       "ipi_send_cpumask,call,0xffffffff81000010,foo+0x92,0xffffffff81000020,,"
+					       "0xffffffff81234560,\"a_function_name_longer_than_16,with_a_comma\","
+					       "\"0123456789abcdef\"\"quote after 16\"\n");
+	}
+
 	/* appended, not replaced: two rows make two lines */
 	ipt_strbuf_reset(&sb);
 	ipt_rows_header(IPT_ROWS_CSV, true, &sb);

@@ -37,6 +37,7 @@ enum ev_kind {
 	EK_TIMERLAT,	/* ftrace's timerlat sample (text_spikes.c) */
 	EK_NOISE,	/* osnoise:*_noise, sample_threshold (text_spikes.c) */
 	EK_OSNOISE,	/* ftrace's osnoise summary (text_spikes.c) */
+	EK_KPROBE,	/* the recorder's dynamic probes: "(function+0x0/0xN) name=value ..." */
 };
 
 /* how a field's value text is read: a number, a %pS symbol, a %p pointer, a
@@ -205,6 +206,10 @@ const char *ipt_text_unreadable_layout(const char *p, const char *e);
 
 /* The index in x->ei of the event of a name: built in, or a new generic one. */
 int ipt_text_event_for(struct tx *x, const char *name, size_t n, int *idx);
+/* A line of a name not yet seen whose fields text [f, fe) begins with a
+ * probed function the recorder probes under that name: its event
+ * registered as the recorder's probe (0, also when it is none), -1 on error. */
+int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *f, const char *fe);
 
 /* ---- text_record.c: records into per-CPU pages ---- */
 
@@ -251,6 +256,8 @@ int ipt_text_continuation(struct tx *x, const char *p, const char *e);
 /* The fields text [s, e) of an event line into x->rec, one function for
  * each way of reading it (enum ev_kind). */
 int ipt_text_fields_kv(struct tx *x, const struct einfo *ei, const char *s, const char *e);
+/* a dynamic probe's line: "(function+0x0/0xN)" into __probe_ip, then name=value */
+int ipt_text_fields_kprobe(struct tx *x, const struct einfo *ei, const char *s, const char *e);
 int ipt_text_fields_switch(struct tx *x, const struct einfo *ei, const char *s, const char *e);
 int ipt_text_fields_wakeup(struct tx *x, const struct einfo *ei, const char *s, const char *e);
 int ipt_text_fields_raise(struct tx *x, const struct einfo *ei, const char *s, const char *e);

@@ -208,6 +208,50 @@ static const struct builtin builtins[] = {
 	{ "osnoise", "thread_noise", 451, EK_NOISE, F_THREAD_NOISE },
 };
 
+/*
+ * The recorder's dynamic probes (kernels without ipi:ipi_send_*, see
+ * lib/live/kprobes.c), as tracefs prints a kprobe: "(function+0x0/0xN)"
+ * then its arguments.  A text made beside the recorder's probes (rtla's
+ * -t with -e for their group) holds them under these names; each name is
+ * taken for the probe only when the function in parentheses is one the
+ * recorder probes under it.  Masks of one word (up to 64 CPUs) only.
+ */
+#define KP_IP "\tfield:void * __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+#define KP_CALLSITE(off) "\tfield:void * callsite;\toffset:" #off ";\tsize:8;\tsigned:0;\n"
+#define KP_CPU "\tfield:unsigned int cpu;\toffset:16;\tsize:4;\tsigned:0;\n"
+
+static const struct kprobe_kind {
+	const char *name, *stands_for, *role;
+	const char *functions[2];
+	int id;
+	const char *body;
+} kprobe_kinds[] = {
+	{ "resched", "ipi:ipi_send_cpu", "send", { "native_smp_send_reschedule", "smp_send_reschedule" }, 9001,
+	  KP_IP KP_CPU KP_CALLSITE(24) "\nprint fmt: \"(%lx) cpu=%u callsite=%pS\", REC->__probe_ip, REC->cpu, "
+	  "REC->callsite\n" },
+	{ "call_single", "ipi:ipi_send_cpu", "send_call",
+	  { "native_send_call_func_single_ipi", "arch_send_call_function_single_ipi" }, 9002,
+	  KP_IP KP_CPU KP_CALLSITE(24) "\nprint fmt: \"(%lx) cpu=%u callsite=%pS\", REC->__probe_ip, REC->cpu, "
+	  "REC->callsite\n" },
+	{ "call_mask", "ipi:ipi_send_cpumask", "send_call",
+	  { "native_send_call_func_ipi", "arch_send_call_function_ipi_mask" }, 9003,
+	  KP_IP "\tfield:unsigned long cpumask;\toffset:16;\tsize:8;\tsigned:0;\n" KP_CALLSITE(24)
+	  "\nprint fmt: \"(%lx) cpumask=0x%lx callsite=%pS\", REC->__probe_ip, REC->cpumask, REC->callsite\n" },
+	{ "exec_single", "-", "queue", { "generic_exec_single" }, 9004,
+	  KP_IP KP_CPU "\tfield:unsigned int flags;\toffset:20;\tsize:4;\tsigned:0;\n"
+	  "\tfield:void * func;\toffset:24;\tsize:8;\tsigned:0;\n" KP_CALLSITE(32)
+	  "\nprint fmt: \"(%lx) cpu=%u flags=%u func=%pS callsite=%pS\", REC->__probe_ip, REC->cpu, REC->flags, "
+	  "REC->func, REC->callsite\n" },
+	{ "queue", "-", "queue", { "__smp_call_single_queue" }, 9005,
+	  KP_IP KP_CPU "\tfield:unsigned int flags;\toffset:20;\tsize:4;\tsigned:0;\n"
+	  "\tfield:void * func;\toffset:24;\tsize:8;\tsigned:0;\n" KP_CALLSITE(32)
+	  "\nprint fmt: \"(%lx) cpu=%u flags=%u func=%pS callsite=%pS\", REC->__probe_ip, REC->cpu, REC->flags, "
+	  "REC->func, REC->callsite\n" },
+	{ "many", "-", "many", { "smp_call_function_many_cond" }, 9006,
+	  KP_IP "\tfield:void * func;\toffset:16;\tsize:8;\tsigned:0;\n" KP_CALLSITE(24)
+	  "\nprint fmt: \"(%lx) func=%pS callsite=%pS\", REC->__probe_ip, REC->func, REC->callsite\n" },
+};
+
 #define GENERIC_ID_BASE 10000	/* ids of generic "text" events */
 
 /* is_sym_field - a pointer field whose text is a symbol (%pS, %ps) */
@@ -272,6 +316,61 @@ static int add_event(struct tx *x, const char *system, enum ev_kind kind, const 
 	if (smap_put(&x->evmap, stored->name, strlen(stored->name), x->nei))
 		return -1;
 	*idx = x->nei++;
+	return 0;
+}
+
+int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *f, const char *fe)
+{
+	char text[sizeof(COMMON_FIELDS) + 1024];
+	const char *fn, *fnend;
+	int idx;
+
+	if (smap_get(&x->evmap, name, n, &idx) || f >= fe || *f != '(')
+		return 0;
+	fn = f + 1;
+	for (fnend = fn; fnend < fe && *fnend != '+' && *fnend != ')'; fnend++)
+		;
+	for (size_t i = 0; i < ARRAY_SIZE(kprobe_kinds); i++) {
+		const struct kprobe_kind *k = &kprobe_kinds[i];
+		bool ours = false;
+		char *probes;
+		size_t old;
+		int len;
+
+		if (strlen(k->name) != n || memcmp(k->name, name, n))
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(k->functions) && k->functions[j]; j++)
+			if (strlen(k->functions[j]) == (size_t)(fnend - fn) &&
+			    !memcmp(k->functions[j], fn, (size_t)(fnend - fn)))
+				ours = true;
+		if (!ours)
+			return 0;
+		snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n%s%s", k->name, k->id, COMMON_FIELDS,
+			 k->body);
+		if (add_event(x, "kprobes", EK_KPROBE, text, &idx))
+			return -1;
+		/* a function-call send hook's interrupt runs the generic handler
+		 * (the decoder's callback when no caller probe names the
+		 * function, as a recording's kallsyms gives it): known by name */
+		if (!strcmp(k->role, "send_call")) {
+			static const char gh[] = "generic_smp_call_function_single_interrupt";
+			uint64_t addr;
+
+			if (ipt_text_sym_addr(x, gh, sizeof(gh) - 1, 0, 0, &addr))
+				return -1;
+		}
+		/* what it stands for, as a recording's PROBES option says it */
+		old = x->t->probes_text ? strlen(x->t->probes_text) : 0;
+		len = snprintf(NULL, 0, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
+			       (int)(fnend - fn), fn);
+		probes = realloc(x->t->probes_text, old + (size_t)len + 1);
+		if (!probes)
+			return ipt_err_at(x->t->path, x->line_off, "out of memory");
+		snprintf(probes + old, (size_t)len + 1, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
+			 (int)(fnend - fn), fn);
+		x->t->probes_text = probes;
+		return 0;
+	}
 	return 0;
 }
 

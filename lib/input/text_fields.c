@@ -177,6 +177,26 @@ int ipt_text_fields_kv(struct tx *x, const struct einfo *ei, const char *s, cons
 	return 0;
 }
 
+int ipt_text_fields_kprobe(struct tx *x, const struct einfo *ei, const char *s, const char *e)
+{
+	const char *close = s < e && *s == '(' ? memchr(s, ')', (size_t)(e - s)) : NULL;
+	const struct finfo *ip = fld(ei, "__probe_ip");
+	uint64_t v;
+
+	if (!close || !ip)
+		return bad_field(x, ei, "probed address", s, e);
+	switch (ipt_text_parse_symval(x, s + 1, close, &v)) {
+	case 0:
+		break;
+	case -1:
+		return bad_field(x, ei, "probed address", s, e);
+	default:
+		return -1;
+	}
+	put_field(x, ip->f, v);
+	return ipt_text_fields_kv(x, ei, skip_blanks(close + 1, e), e);
+}
+
 /*
  * comm_pid_prio - trace-cmd plugin text "comm:pid [prio]" ending at e;
  * fills comm/pid/prio fields named by the prefix ("prev_", "next_", "").

@@ -100,7 +100,7 @@ static int event_line(struct tx *x, struct line *ln)
 			return ipt_err_at(x->t->path, x->line_off, "no event name after the timestamp");
 		}
 	}
-	if (ipt_text_event_for(x, name, nlen, &idx))
+	if (ipt_text_kprobe_event(x, name, nlen, f, fe) || ipt_text_event_for(x, name, nlen, &idx))
 		return -1;
 	if (set_comm(x, ln))
 		return -1;
@@ -131,6 +131,9 @@ static int event_line(struct tx *x, struct line *ln)
 		break;
 	case EK_OSNOISE:
 		r = ipt_text_fields_osnoise(x, ei, f, fe);
+		break;
+	case EK_KPROBE:
+		r = ipt_text_fields_kprobe(x, ei, f, fe);
 		break;
 	case EK_STACK:
 	case EK_TEXT:
@@ -269,7 +272,7 @@ static int finish(struct tx *x)
 	t->scratch = ipt_strdup(note);
 	if (!t->scratch)
 		return -1;
-	return ipt_trace_finish_events(t);
+	return ipt_trace_finish_events(t) || ipt_trace_apply_probes(t) ? -1 : 0;
 }
 
 /* release - the reader's own memory (the trace keeps the pages) */

@@ -5,7 +5,11 @@
  *
  * A spike is a timerlat sample of the thread context: on its CPU, the
  * thread woke timer_latency ns after its timer was due, so it covers
- * [ts - timer_latency, ts].  Chosen: every sample over opts.threshold_ns,
+ * [ts - timer_latency, ts].  Or an osnoise:sample_threshold: a gap of
+ * duration ns in the osnoise tracer's loop, written as the loop sees the
+ * gap's end; its start field is in the kernel's local clock, not the
+ * trace's, so it covers [ts - duration, ts] (as the noise events are
+ * placed by their ends).  Chosen: every sample over opts.threshold_ns,
  * else the worst opts.worst per CPU.  Then one report run with its row
  * results (matching: which interrupt on the target served each send) and
  * the rows again: every served send whose interrupt entered on a spike's
@@ -54,36 +58,48 @@ static int by_start(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-/* samples - the thread samples chosen, sorted by (CPU, start) */
+/* samples - the thread samples and osnoise samples chosen, sorted by (CPU, start) */
 static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct ipt_spikes *sp)
 {
 	const struct ipt_event *ev = ipt_trace_find_event(t, "ftrace", "timerlat");
-	const struct ipt_field *fseq, *fctx, *flat;
+	const struct ipt_event *st = ipt_trace_find_event(t, "osnoise", "sample_threshold");
+	const struct ipt_field *fseq = NULL, *fctx = NULL, *flat = NULL, *fdur = NULL, *fint = NULL;
+	static const char none[] = "the trace has no timerlat samples and no osnoise sample_threshold events "
+				   "(record --timerlat, --osnoise)";
 	struct ipt_iter *it;
 	struct ipt_record r;
 	uint64_t seen = 0;
 	int rc;
 
-	if (!ev)
-		return ipt_err_code(IPT_ERR_INVALID, "the trace has no timerlat samples (record --timerlat)");
-	fseq = ipt_event_field(ev, "seqnum");
-	fctx = ipt_event_field(ev, "context");
-	flat = ipt_event_field(ev, "timer_latency");
-	if (!fctx || !flat)
-		return ipt_err_code(IPT_ERR_INVALID, "timerlat: a format without context and timer_latency");
+	if (ev) {
+		fseq = ipt_event_field(ev, "seqnum");
+		fctx = ipt_event_field(ev, "context");
+		flat = ipt_event_field(ev, "timer_latency");
+		if (!fctx || !flat)
+			return ipt_err_code(IPT_ERR_INVALID, "timerlat: a format without context and timer_latency");
+	}
+	if (st) {
+		fdur = ipt_event_field(st, "duration");
+		fint = ipt_event_field(st, "interference");
+		if (!fdur)
+			st = NULL;
+	}
+	if (!ev && !st)
+		return ipt_err_code(IPT_ERR_INVALID, none);
 	it = ipt_iter_new(t, NULL);
 	if (!it)
 		return -1;
 	while ((rc = ipt_iter_next(it, &r)) > 0) {
 		struct ipt_spike *s;
 		uint64_t lat;
+		bool osn = st && r.event == st;
 
-		if (r.event != ev)
+		if (!osn && (!ev || r.event != ev))
 			continue;
 		seen++;
-		if (field(t, &r, fctx, 0) != 1)
+		if (!osn && field(t, &r, fctx, 0) != 1)
 			continue;
-		lat = field(t, &r, flat, 0);
+		lat = field(t, &r, osn ? fdur : flat, 0);
 		if (o->threshold_ns && lat <= o->threshold_ns)
 			continue;
 		if (IPT_GROW_ZERO(sp->s, sp->cap, sp->n + 1)) {
@@ -95,13 +111,17 @@ static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct 
 		s->ts_ns = r.ts;
 		s->latency_ns = lat;
 		s->start_ns = r.ts > lat ? r.ts - lat : 0;
-		s->seq = (uint32_t)field(t, &r, fseq, 0);
+		s->osnoise = osn;
+		if (osn)
+			s->interference = (uint32_t)field(t, &r, fint, 0);
+		else
+			s->seq = (uint32_t)field(t, &r, fseq, 0);
 	}
 	ipt_iter_free(it);
 	if (rc < 0)
 		return -1;
 	if (!seen)
-		return ipt_err_code(IPT_ERR_INVALID, "the trace has no timerlat samples (record --timerlat)");
+		return ipt_err_code(IPT_ERR_INVALID, none);
 	if (!sp->n)
 		return 0;
 	if (!o->threshold_ns && o->worst > 0) {	/* the worst per CPU */
@@ -291,18 +311,19 @@ static void tie(struct ipt_spike *s)
 			continue;
 		}
 		/* noise[] is in the order of the ends: the first ending at or
-		 * after the exit, then on while within IPT_SPIKE_TIE_NS */
+		 * after the entry (osnoise may write it just before the exit
+		 * event), then on while within IPT_SPIKE_TIE_NS of the exit */
 		size_t lo = 0, hi = s->nnoise;
 
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (s->noise[mid].end_ns < exit)
+			if (s->noise[mid].end_ns < ip->entry_ns)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS; j++) {
+		for (size_t j = lo; j < s->nnoise && j < INT32_MAX && (s->noise[j].end_ns <= exit || s->noise[j].end_ns - exit <= IPT_SPIKE_TIE_NS); j++) {
 			const struct ipt_spike_noise *nz = &s->noise[j];
 
 			if (nz->kind != IPT_SPIKE_NOISE_IRQ || nz->ipi >= 0 || !ipi_vector(nz->name))

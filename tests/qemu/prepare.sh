@@ -2,7 +2,8 @@
 # prepare.sh ARCH DIR - everything one qemu guest of tests/test_qemu.sh needs,
 # cached under DIR (build/qemu): Debian's own cloud kernel for ARCH (x86_64 or
 # arm64; x86_64-rt: Debian's PREEMPT_RT kernel, linux-image-rt-amd64, with
-# the osnoise and timerlat tracers, for tests/test_qemu_spikes.sh) and busybox-static fetched with `apt-get download` and unpacked, a
+# the osnoise and timerlat tracers, for tests/test_qemu_spikes.sh, with
+# Debian's rtla, libtracefs1, libtraceevent1 and libc6) and busybox-static fetched with `apt-get download` and unpacked, a
 # static ipitrace, ipi-workload and irq-snap built for ARCH, and an initramfs
 # (DIR/ARCH/initrd.gz) holding them, the virtio disk modules and
 # tests/qemu/init.sh as /init.  Prints "kernel PATH" and "initrd PATH".
@@ -38,6 +39,11 @@ get() {	# get PKG[:ARCH]: the .deb into deb/ unless there
 }
 if [ $darch = amd64 ]; then get "$k-unsigned" amd64; else get "$k-unsigned:arm64" arm64; fi
 [ $darch = amd64 ] || get busybox-static:arm64 arm64
+# the PREEMPT_RT guest runs Debian's rtla (tests/qemu/spikes.sh): it and
+# the libraries it links, unpacked into the initramfs below
+guestdebs=
+[ $arch = x86_64-rt ] && guestdebs="rtla libtracefs1 libtraceevent1 libc6"
+for p in $guestdebs; do get $p amd64; done
 if [ ! -d "$arch/root/boot" ]; then
 	rm -rf "$arch/root"
 	mkdir -p "$arch/root"
@@ -71,6 +77,8 @@ cp "$bd/ipitrace" "$bd/tools/ipi-workload" "$bd/tools/irq-snap" "$r/bin/"
 cp "$top/tests/qemu/init.sh" "$r/init"
 cp "$top/tests/qemu/spikes.sh" "$r/spikes.sh"
 chmod 755 "$r/init"
+for p in $guestdebs; do dpkg-deb -x deb/"$p"_*_amd64.deb "$r"; done
+rm -rf "$r/usr/share" "$r/usr/lib/x86_64-linux-gnu/gconv"
 : > "$r/modules.order"
 for m in $virtio; do
 	f=$(find "$dir/$arch/root/lib/modules" -name "$m.ko" | head -n 1)

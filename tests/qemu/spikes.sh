@@ -15,13 +15,18 @@
 #    refuse in one line.
 # 4. `record --osnoise` (100 ms periods, half of each busy) for 1.5 s, and
 #    tracefs's own text of an osnoise instance made by hand.
-# 5. Three recordings (`record --timerlat -- injipi ...`) with a known
+# 5. Four recordings (`record --timerlat -- injipi ...`) with a known
 #    injected sender: the workload binary copied as /bin/injipi, so that
 #    its command name is the test's own, sends membarrier IPIs from CPU 0
 #    to its spinner threads on 2-3 (4000 a second, for 0.5 s; timerlat's
 #    period 2 ms, so that many windows hold one), while a decoy
 #    (ipi-workload pingpong between CPUs 1 and 3, 20 round trips a second:
 #    a wakeup's handler is many times a membarrier's) sends beside it.
+# 6. Debian's rtla 6.1 (`timerlat top -t -e irq_vectors -e osnoise -e
+#    spikeprobes`, the recorder's probes of phase 1 made again by hand)
+#    while injipi runs as in 5: its saved text, which explain must read.
+# 7. The observer cost: `rtla timerlat hist` on 2-3 for 4 s under the same
+#    membarrier load, without and with `ipitrace record`.
 # Everything goes as a tar onto /dev/vda, then power off.
 WL=/bin/ipi-workload
 for f in isolated nohz_full online possible; do
@@ -57,6 +62,8 @@ RP=$!
 wait_on $RP /out/record.err
 echo "recording $(uptime_s)" >> /out/times
 osnoise_state > /out/osnoise-during
+# the recorder's probes (6.1 has no ipi_send_*): phase 6 makes them again
+cat $T/kprobe_events > /out/kprobe-defs
 for d in $T/instances/*; do
 	[ -f $d/current_tracer ] && echo "$(basename $d) $(cat $d/current_tracer)"
 done > /out/instances-during
@@ -126,10 +133,11 @@ echo $saved_runtime > $T/osnoise/runtime_us
 echo $saved_cpus > $T/osnoise/cpus
 osnoise_state > /out/osnoise-end
 echo "osnoise-end $(uptime_s)" >> /out/times
-# ---- 5. an injected sender, three runs ----
+# ---- 5. an injected sender, four runs (it must be the top sender in three:
+# under TCG one stalled handler of another sender can outweigh it) ----
 say "phase $(uptime_s)"
 cp $WL /bin/injipi
-for run in 1 2 3; do
+for run in 1 2 3 4; do
 	$WL --cpus 1,3 --rate 20 pingpong 100000 > /dev/null 2>&1 &
 	DP=$!
 	ipitrace record --force --timerlat --tracer-period 2000 -o /out/inj$run.dat \
@@ -139,6 +147,68 @@ for run in 1 2 3; do
 	wait $DP 2> /dev/null
 done
 echo "inject-end $(uptime_s)" >> /out/times
+
+# ---- 6. rtla's saved trace of the injected sender ----
+# Debian 12's rtla 6.1 (and libtracefs1, libtraceevent1, libc6 from
+# prepare.sh) runs timerlat top on 2-3 with -t and -e for the vector, osnoise
+# and send events: the recorder's own probe lines of phase 1, written into
+# kprobe_events again under the group spikeprobes.  rtla 6.1 saves the trace
+# only when tracing stopped (a -i/-T threshold hit: "rtla timerlat hit stop
+# tracing"), never at -d's end; so once injipi is done the script turns
+# tracing off in rtla's instances, as the kernel does at a threshold, and
+# rtla saves timerlat_trace.txt at its next one-second poll.
+say "phase $(uptime_s)"
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu PATH=/bin:/usr/bin
+sed -n 's|^p:ipitrace_[0-9]*/|p:spikeprobes/|p' /out/kprobe-defs > /out/rtla-probes
+while read -r l; do echo "$l" >> $T/kprobe_events; done < /out/rtla-probes
+cat $T/kprobe_events > /out/rtla-kprobes
+$WL --cpus 1,3 --rate 20 pingpong 100000 > /dev/null 2>&1 &
+DP=$!
+mkdir -p /out/rtla && cd /out/rtla
+rtla timerlat top -q -c 2-3 -p 2000 -d 30 -t -e irq_vectors -e osnoise -e spikeprobes > /out/rtla.out 2> /out/rtla.err &
+RT=$!
+# until rtla's trace instance (osnoise_trace; timerlat_top is its top's)
+# holds samples: its setup takes seconds under TCG, and the trace instance
+# starts seconds after the top one
+i=0
+while ! grep -q timer_latency $T/instances/osnoise_trace/trace 2> /dev/null && [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+echo "rtla-tracing $(uptime_s)" >> /out/times
+ls $T/instances > /out/rtla-instances
+/bin/injipi --cpus 0,2,3 --rate 4000 membarrier 2000 > /out/rtla-inj.wl 2>&1
+for d in $T/instances/*; do echo 0 > $d/tracing_on; done
+wait $RT
+echo "rc $?" > /out/rtla.rc
+cd /
+kill $DP 2> /dev/null
+wait $DP 2> /dev/null
+sed -n 's|^p:\([^ ]*\) .*|-:\1|p' /out/rtla-probes | while read -r l; do echo "$l" >> $T/kprobe_events; done
+cat $T/kprobe_events > /out/rtla-kprobes-after
+echo "rtla-end $(uptime_s)" >> /out/times
+
+# ---- 7. the observer cost: rtla timerlat hist on 2-3, 4 s, the same load
+# (membarrier IPIs from CPU 0 to 2-3, 1000 a second) without and with an
+# ipitrace recording (its readers on the housekeeping CPUs) ----
+say "phase $(uptime_s)"
+for mode in without with; do
+	if [ $mode = with ]; then
+		ipitrace record --force -o /tmp/cost.dat 2> /out/cost-record.err &
+		RP=$!
+		wait_on $RP /out/cost-record.err
+	fi
+	$WL --cpus 0,2,3 --rate 1000 membarrier 5000 > /dev/null 2>&1 &
+	LP=$!
+	rtla timerlat hist -c 2-3 -p 1000 -d 4 -b 10 -E 400 > /out/cost-$mode.txt 2> /out/cost-$mode.err
+	kill $LP 2> /dev/null
+	wait $LP 2> /dev/null
+	if [ $mode = with ]; then
+		kill -INT $RP
+		wait $RP
+		rm -f /tmp/cost.dat
+	fi
+done
+echo "cost-end $(uptime_s)" >> /out/times
 tar -cf - -C /out . | dd of=/dev/vda bs=64k conv=fsync 2> /dev/null
 sync
 say "done"

@@ -309,7 +309,7 @@ dd = [e for e in parse(d) if e["ev"] in SPIKE_EVENTS + ("osnoise",)]
 result("osnoise-tracefs-text", rc == 0 and any(e["ev"] == "osnoise" for e in fs) and
        [key(e) for e in fs] == [key(e) for e in dd],
        "rc %d %s; %d lines vs %d" % (rc, err.strip()[:200], len(dd), len(fs)))
-# ---- an injected sender, three runs: `explain -f json` names it the top
+# ---- an injected sender, four runs: `explain -f json` names it the top
 # IPI sender by spike time, and each spike's IPIs and their senders agree
 # with a join of our own over `trace-cmd report -t` of the run: the thread
 # samples over 100 us; in each window on that CPU, the IPI vectors' entries
@@ -333,21 +333,27 @@ except ImportError:
 INJ_THR = 100000     # ns: the runs' latencies under TCG are 100-500 us
 
 
-def oracle(text):
+def oracle(text, tracefs=False, osnoise_thr=None):
     """per (cpu, seq): [(entry_ns, handler_ns, sender comm, {comms of its sends}, tied irq_noise)]
-    and the spikes' windows"""
-    evs = parse(text)
+    and the spikes' windows.  tracefs=True: tracefs's text (rtla's saved
+    trace), its timestamps in microseconds"""
+    evs = parse(text, tracefs=tracefs)
+    scale = 1000 if tracefs else 1
+    tons = lambda ts: int(ts.replace(".", "")) * scale
     comm = {}
     for l in text.splitlines():
         m = LINE.match(l)
         if m:
-            comm[(int(m.group(4).replace(".", "")), int(m.group(3)), m.group(5))] = m.group(1).strip()
+            comm[(tons(m.group(4)), int(m.group(3)), m.group(5))] = m.group(1).strip()
     spk, pend, ent, ints, noise = [], {}, {}, {}, {}
     for e in evs:
-        ns = int(e["ts"].replace(".", ""))
+        ns = tons(e["ts"])
         ev = e["ev"]
-        if ev == "timerlat" and e["f"][1] == 1 and e["f"][2] > INJ_THR:
+        if ev == "timerlat" and e["f"][1] == 1 and e["f"][2] > INJ_THR and osnoise_thr is None:
             spk.append((e["cpu"], e["f"][0], ns - e["f"][2], ns))
+        elif ev == "sample_threshold" and osnoise_thr is not None and e["f"][3] > osnoise_thr:
+            # an osnoise sample: [ts - duration, ts], keyed by its time
+            spk.append((e["cpu"], ns, ns - e["f"][3], ns))
         elif ev in CLASS:
             m = re.search(r"cpumask=(0x[0-9a-f]+)", e["f"]) if ev == "call_mask" else re.search(r"cpu=(\d+)", e["f"])
             if not m:
@@ -367,34 +373,55 @@ def oracle(text):
                 x.append(ev[:-5])
         elif ev == "irq_noise" and e["f"][0] in CLASS.values():
             noise.setdefault(e["cpu"], []).append((ns, e["f"][0]))
-    # each IPI-vector irq_noise: the noise of the entry of that vector whose exit it follows first
+    # each IPI-vector irq_noise: the noise of the latest entry of that
+    # vector before it, untied, whose exit it precedes by at most 100 us
+    # (osnoise writes it from its probe on the exit tracepoint: after the
+    # exit event when the events were enabled first, as ipitrace records;
+    # just before it when the tracer started first, as in rtla's trace)
     for c, ns_list in noise.items():
         for nsn, v in ns_list:
             cands = [x for x in ints.get(c, []) if len(x) > 5 and x[5] == v and x[4] is None and
-                     x[0] + x[1] <= nsn <= x[0] + x[1] + 100000]
+                     x[0] <= nsn <= x[0] + x[1] + 100000]
             if cands:
                 cands[-1][4] = nsn
     per = {}
     for cpu, seq, lo, hi in spk:
         per[(cpu, seq)] = dict(
             ints=[(x[0], x[1], x[2], x[3], x[4]) for x in ints.get(cpu, []) if lo <= x[0] <= hi and x[2]],
-            noise=sum(1 for nsn, v in noise.get(cpu, []) if lo <= nsn <= hi))
+            noise=sum(1 for nsn, v in noise.get(cpu, []) if lo <= nsn <= hi),
+            # tracefs text: entries within a microsecond of the window's
+            # ends may fall either side (ipitrace orders a microsecond's
+            # lines by adding nanoseconds)
+            edge=[x[0] for x in ints.get(cpu, []) if x[2] and (abs(x[0] - lo) < 1000 or abs(x[0] - hi) < 1000)]
+            if tracefs else [])
     return per
 
 
-for k_ in (1, 2, 3):
-    dat = os.path.join(out, "inj%d.dat" % k_)
-    rc, tct, err = run("trace-cmd", "report", "-t", dat) if os.path.exists(dat) else (1, "", "no " + dat)
-    want = oracle(tct) if rc == 0 else {}
+def check_inject(label, dat, rc_file, tracefs=False, why=None, top_only=None):
+    """explain -f json of dat against oracle() of its text: the same
+    spikes, IPI interrupts, first senders, handler times and irq_noise ties
+    (to the nanosecond for trace.dat, within the microsecond tracefs's text
+    keeps), and injipi the top sender by spike time on both sides"""
+    why = list(why or [])
+    if tracefs:
+        try:
+            tct = open(dat).read()
+            rc = 0
+        except OSError as e:
+            rc, tct = 1, ""
+            why.append(str(e))
+    else:
+        rc, tct, err = run("trace-cmd", "report", "-t", dat) if os.path.exists(dat) else (1, "", "no " + dat)
+    want = oracle(tct, tracefs) if rc == 0 else {}
+    tol = 999 if tracefs else 0
     rc2, js, err2 = run(ipt, "explain", "-f", "json", "-t", str(INJ_THR // 1000), dat)
     try:
         d = json.loads(js)
     except ValueError:
         d = None
-    why, bad = [], []
-    if read("inj%d.rc" % k_).strip() != "rc 0" or rc or rc2 or not d:
-        why.append("record %s; trace-cmd rc %d; explain rc %d %s" %
-                   (read("inj%d.rc" % k_).strip(), rc, rc2, err2.strip()[:200]))
+    bad = []
+    if read(rc_file).strip() != "rc 0" or rc or rc2 or not d:
+        why.append("run %s; text rc %d; explain rc %d %s" % (read(rc_file).strip(), rc, rc2, err2.strip()[:200]))
         d = {"spikes": [], "summary": {"senders": []}}
     got = {}
     for sp in d["spikes"]:
@@ -402,41 +429,156 @@ for k_ in (1, 2, 3):
                 for i in sp["ipis"] if not i["coalesced"]]
         got[(sp["cpu"], sp["seq"])] = dict(
             ints=ints, noise=sum(1 for n in sp["interference"] if n["kind"] == "irq" and n["name"] in CLASS.values()))
+    key = (lambda ns: ns // 1000) if tracefs else (lambda ns: ns)
     for k in sorted(set(want) | set(got)):
         w, g = want.get(k), got.get(k)
         if not w or not g:
             bad.append((k, "a spike on one side only"))
             continue
-        wi = {x[0]: x for x in w["ints"]}
-        gi = {x[0]: x for x in g["ints"]}
+        edge = {key(e) for e in w["edge"]}
+        wi = {key(x[0]): x for x in w["ints"] if key(x[0]) not in edge}
+        gi = {key(x[0]): x for x in g["ints"] if key(x[0]) not in edge}
         if set(wi) != set(gi):
             bad.append((k, "entries %r vs explain %r" % (sorted(wi), sorted(gi))))
             continue
         for e, x in wi.items():
-            if gi[e][2] != x[2] or gi[e][1] != x[1] or gi[e][3] != (x[4] is not None):
+            if gi[e][2] != x[2] or abs(gi[e][1] - x[1]) > tol or gi[e][3] != (x[4] is not None):
                 bad.append((k, "entry %d: sends by %r, handler %r, noise %r vs explain %r" % (e, sorted(x[3]), x[1], x[4], gi[e])))
-        if w["noise"] != g["noise"]:
+        if w["noise"] != g["noise"] and not w["edge"]:
             bad.append((k, "IPI irq_noise %d vs explain %d" % (w["noise"], g["noise"])))
     # the top sender by spike time, ours (first sends' handler time) and explain's
-    by = {}
+    by, nby = {}, {}
     for w in want.values():
         for x in w["ints"]:
             by[x[2]] = by.get(x[2], 0) + x[1]
+            nby[x[2]] = nby.get(x[2], 0) + 1
     ours = sorted(by.items(), key=lambda kv: -kv[1])
     theirs = [(t["comm"], t["spike_ns"]) for t in d["summary"]["senders"]]
     inj_ns = sum(ns for c, ns in theirs if c == INJ)
-    top_ok = bool(ours) and ours[0][0] == INJ and bool(theirs) and theirs[0][0] == INJ and inj_ns == by.get(INJ)
+    edges = sum(len(w["edge"]) for w in want.values())
+    top_ok = bool(ours) and ours[0][0] == INJ and bool(theirs) and theirs[0][0] == INJ and \
+        abs(inj_ns - by.get(INJ, 0)) <= tol * nby.get(INJ, 0) + (200000 * edges if tracefs else 0)
     if ex_schema is not None and d.get("schema"):
         errs = [e.message for e in jsonschema.Draft202012Validator(ex_schema).iter_errors(d)]
         if errs:
             why.append("schema: " + errs[0][:200])
     nint = sum(len(w["ints"]) for w in want.values())
     with_ipis = sum(1 for w in want.values() if w["ints"])
-    result("inject%d" % k_, not why and not bad and top_ok and with_ipis > 0,
-           "%s; %d spikes, %d with IPIs; mismatches %r; top ours %r, explain's %r (%s: %r ns)" %
-           ("; ".join(why), len(want), with_ipis, bad[:3], ours[:2], theirs[:2], INJ, inj_ns))
-    print("FIGURE spikes-inject%d (TCG) %d spikes over 100 us, %d with IPI interrupts (%d); top senders by spike "
-          "time: %s" % (k_, len(want), with_ipis, nint,
+    detail = "%s; %d spikes, %d with IPIs; mismatches %r; top ours %r, explain's %r (%s: %r ns)" % \
+        ("; ".join(why), len(want), with_ipis, bad[:3], ours[:2], theirs[:2], INJ, inj_ns)
+    if top_only is None:
+        result(label, not why and not bad and top_ok and with_ipis > 0, detail)
+    else:
+        # the join on every run; the top sender counted by the caller
+        result(label + "-join", not why and not bad and with_ipis > 0, detail)
+        top_only.append((label, top_ok and not why, "top ours %r, explain's %r" % (ours[:1], theirs[:1])))
+    print("FIGURE spikes-%s (TCG) %d spikes over 100 us, %d with IPI interrupts (%d); top senders by spike "
+          "time: %s" % (label, len(want), with_ipis, nint,
                         ", ".join("%s %.1f us" % (c, ns / 1e3) for c, ns in theirs[:3])))
+    return d
+
+
+# four runs: the join must agree on each; injipi the top sender by spike
+# time on at least three (under TCG a single stalled handler of the decoy or
+# of a kernel thread, milliseconds long, can outweigh it in one run)
+tops = []
+for k_ in (1, 2, 3, 4):
+    check_inject("inject%d" % k_, os.path.join(out, "inj%d.dat" % k_), "inj%d.rc" % k_, top_only=tops)
+ntop = sum(1 for t in tops if t[1])
+result("inject-top", ntop >= 3, "%s the top sender by spike time in %d of %d runs (3 needed): %s" %
+       (INJ, ntop, len(tops), "; ".join("%s: %s" % (t[0], t[2]) for t in tops if not t[1])))
+print("FIGURE spikes-inject-top %s the top sender by spike time in %d of %d runs%s" %
+      (INJ, ntop, len(tops), "".join("; %s: %s" % (t[0], t[2]) for t in tops if not t[1])))
+
+# ---- rtla's saved trace (Debian's rtla 6.1: timerlat top -t with -e for
+# irq_vectors, osnoise and the recorder's probes made again by hand): it
+# ran, saved its text at the stop, left no probe behind; then the same
+# check as the injected runs over its text (microseconds) ----
+rt = os.path.join(out, "rtla", "timerlat_trace.txt")
+probes = read("rtla-probes").split("\n")
+made = [l for l in read("rtla-kprobes").splitlines() if l.startswith("p:spikeprobes/")]
+result("rtla-run", read("rtla.rc").strip() == "rc 0" and "Saving trace to timerlat_trace.txt" in read("rtla.out") and
+       os.path.exists(rt) and len(made) == 6 and made == [l for l in probes if l] and
+       not read("rtla-kprobes-after").strip() and set(read("rtla-instances").split()) == {"osnoise_trace", "timerlat_top"},
+       "%s; %r; probes made %d; left %r; instances %r" % (read("rtla.rc").strip(), read("rtla.out")[-200:] + read("rtla.err")[-200:],
+                                                         len(made), read("rtla-kprobes-after")[:200], read("rtla-instances")))
+rtext = read(os.path.join("rtla", "timerlat_trace.txt"))
+rsends = sum(1 for l in rtext.splitlines() if re.search(r"\] \S+\s+\d+\.\d+: (call_mask|call_single|resched): \(", l))
+print("FIGURE spikes-rtla-trace lines %d, samples %d, sends (kprobes) %d" %
+      (len(rtext.splitlines()), sum(1 for l in rtext.splitlines() if "timer_latency" in l), rsends))
+check_inject("rtla", rt, "rtla.rc", tracefs=True)
+rc, ex, err = run(ipt, "explain", "-t", str(INJ_THR // 1000), rt)
+one = next((b for b in ex.split("\n\n") if re.search(r"^  ipi .* by injipi\[", b, re.M)), "")
+for l in one.splitlines():
+    print("FIGURE spikes-rtla-explained (TCG) " + l)
+
+# ---- the observer cost: rtla timerlat hist's thread latencies on 2-3,
+# 4 s under the same load, without and with an ipitrace recording; their
+# max and p99 (the upper end of its 10 us bucket; over 4 ms: "over") ----
+def hist(text):
+    cols, rows, stats = None, [], {}
+    for l in text.splitlines():
+        w = l.split()
+        if w and w[0] == "Index":
+            cols = w[1:]
+        elif cols and w and w[0].isdigit() and len(w) == len(cols) + 1:
+            rows.append([int(x) for x in w])
+        elif cols and w and w[0].endswith(":") and len(w) == len(cols) + 1:
+            stats[w[0][:-1]] = [int(x) if x.lstrip("-").isdigit() else None for x in w[1:]]
+    res = {}
+    for i, c in enumerate(cols or []):
+        if not c.startswith("Thr-"):
+            continue
+        n = stats.get("count", [0] * len(cols))[i]
+        need, acc, p99 = n - n // 100, 0, None
+        for r in rows:
+            acc += r[i + 1]
+            if p99 is None and acc >= need:
+                p99 = r[0] + 10
+        res[int(c[4:])] = (n, p99 if p99 is not None else "over 4000", stats.get("max", [None] * len(cols))[i])
+    return res
+
+
+cost = {m: hist(read("cost-%s.txt" % m)) for m in ("without", "with")}
+ok = all(set(cost[m]) == set(ISO) and all(cost[m][c][0] > 1000 for c in ISO) for m in cost) and \
+    "recording on" in read("cost-record.err")
+result("observer-cost", ok, "%r; %s" % (cost, read("cost-record.err")[-200:]))
+for c in ISO:
+    if c in cost["without"] and c in cost["with"]:
+        print("FIGURE spikes-observer-cost-cpu%d (TCG, no target) thread latency us: without recording n=%d p99 %s max %s; "
+              "with ipitrace record n=%d p99 %s max %s" % ((c,) + cost["without"][c] + cost["with"][c]))
+
+
+# ---- osnoise's samples as spikes: `explain -f json -t 1000` of the
+# osnoise recording lists every sample_threshold over 1 ms of trace-cmd's
+# report (its CPU, time, duration as the latency, interference count,
+# window [ts - duration, ts]) and, in each, the IPI interrupts our join
+# finds there with their first senders ----
+OSN_THR = 1000000
+rc, osn_t, err = run("trace-cmd", "report", "-t", os.path.join(out, "osn.dat"))
+want = {}
+for e in parse(osn_t):
+    if e["ev"] == "sample_threshold" and e["f"][3] > OSN_THR:
+        ns = int(e["ts"].replace(".", ""))
+        want[(e["cpu"], ns)] = (e["f"][3], e["f"][4], ns - e["f"][3])
+ow = oracle(osn_t, osnoise_thr=OSN_THR) if rc == 0 else {}
+rc2, js, err2 = run(ipt, "explain", "-f", "json", "-t", str(OSN_THR // 1000), os.path.join(out, "osn.dat"))
+try:
+    d = json.loads(js)
+except ValueError:
+    d = {"spikes": []}
+got = {(sp["cpu"], sp["ts_ns"]): (sp["latency_ns"], sp["interferences"], sp["window"]["start_ns"])
+       for sp in d["spikes"] if sp["source"] == "osnoise" and sp["seq"] is None}
+gi = {(sp["cpu"], sp["ts_ns"]): sorted((i["entry_ns"], i["sender"]["comm"]) for i in sp["ipis"] if not i["coalesced"])
+      for sp in d["spikes"]}
+wi = {k: sorted((x[0], x[2]) for x in v["ints"]) for k, v in ow.items()}
+bad = [k for k in sorted(set(want) | set(got)) if want.get(k) != got.get(k)]
+badi = [k for k in sorted(set(wi) | set(gi)) if wi.get(k) != gi.get(k)]
+result("osnoise-spikes", rc == 0 and rc2 == 0 and len(want) > 0 and len(d["spikes"]) == len(want) and not bad and not badi,
+       "rc %d/%d %s; %d samples over 1 ms vs %d spikes; mismatches %r; IPIs %r" %
+       (rc, rc2, err2.strip()[:200], len(want), len(d["spikes"]),
+        [(k, want.get(k), got.get(k)) for k in bad[:3]], [(k, wi.get(k), gi.get(k)) for k in badi[:3]]))
+print("FIGURE spikes-osnoise-samples-over-1ms (TCG) %d, %d with IPI interrupts" %
+      (len(want), sum(1 for v in wi.values() if v)))
 
 sys.exit(1 if fails else 0)
