@@ -332,10 +332,8 @@ int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *
 		;
 	for (size_t i = 0; i < ARRAY_SIZE(kprobe_kinds); i++) {
 		const struct kprobe_kind *k = &kprobe_kinds[i];
+		struct ipt_strbuf sb = IPT_STRBUF_INIT;
 		bool ours = false;
-		char *probes;
-		size_t old;
-		int len;
 
 		if (strlen(k->name) != n || memcmp(k->name, name, n))
 			continue;
@@ -360,15 +358,14 @@ int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *
 				return -1;
 		}
 		/* what it stands for, as a recording's PROBES option says it */
-		old = x->t->probes_text ? strlen(x->t->probes_text) : 0;
-		len = snprintf(NULL, 0, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
-			       (int)(fnend - fn), fn);
-		probes = realloc(x->t->probes_text, old + (size_t)len + 1);
-		if (!probes)
+		if (ipt_strbuf_adds(&sb, x->t->probes_text ? x->t->probes_text : "") ||
+		    ipt_strbuf_addf(&sb, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
+				    (int)(fnend - fn), fn)) {
+			ipt_strbuf_free(&sb);
 			return ipt_err_at(x->t->path, x->line_off, "out of memory");
-		snprintf(probes + old, (size_t)len + 1, "kprobes:%s %s %s %.*s\n", k->name, k->stands_for, k->role,
-			 (int)(fnend - fn), fn);
-		x->t->probes_text = probes;
+		}
+		free(x->t->probes_text);
+		x->t->probes_text = sb.buf;
 		return 0;
 	}
 	return 0;
