@@ -225,22 +225,22 @@ result("tracefs-text", rc == 0 and len(fs) > 50 and [key(e) for e in fs] == [key
         key(fs[first]) if first is not None else ""))
 print("FIGURE spikes-tracefs-text-lines %d" % len(fs))
 
-# ---- explain: every thread sample over 300 us and the IPI interrupts in
+# ---- explain: every thread sample over 300 us (lower when none of those
+# has an IPI interrupt) and the IPI interrupts in
 # its window, against a second implementation over trace-cmd's report -t
 # (ns timestamps): the vector entries on that CPU inside [ts - lat, ts],
 # their handler times (entry to the next exit of the vector on that CPU),
 # and for each send explain names, a send event of trace-cmd's at that
 # very time, to that CPU, by that task
-THR = 300000
 rc, tct, err = run("trace-cmd", "report", "-t", os.path.join(out, "trace.dat"))
 ev = parse(tct)
 VEC = ("call_function", "call_function_single", "reschedule")
-spikes, entries, sends = [], {}, {}
+samples, entries, sends = [], {}, {}
 open_entry = {}
 for e in ev:
     ns = int(e["ts"].replace(".", ""))
-    if e["ev"] == "timerlat" and e["f"][1] == 1 and e["f"][2] > THR:
-        spikes.append((e["cpu"], e["f"][0], ns - e["f"][2], ns))
+    if e["ev"] == "timerlat" and e["f"][1] == 1:
+        samples.append((e["cpu"], e["f"][0], ns - e["f"][2], ns, e["f"][2]))
     elif e["ev"] in tuple(v + "_entry" for v in VEC):
         open_entry[(e["cpu"], e["ev"][:-6])] = ns
     elif e["ev"] in tuple(v + "_exit" for v in VEC):
@@ -257,10 +257,26 @@ for l in tct.splitlines():
     m = LINE.match(l)
     if m:
         comm_of[(int(m.group(4).replace(".", "")), int(m.group(3)))] = m.group(1).strip()
-want = {}
-for cpu, seq, lo, hi in spikes:
-    ins = [(a, b - a) for a, b in entries.get(cpu, []) if lo <= a <= hi]
-    want[(cpu, seq)] = (len(ins), sum(h for _, h in ins))
+
+
+def wanted(thr):
+    """(cpu, seq) -> (IPI interrupts, their handler ns) of the samples over thr"""
+    want = {}
+    for cpu, seq, lo, hi, lat in samples:
+        if lat > thr:
+            ins = [(a, b - a) for a, b in entries.get(cpu, []) if lo <= a <= hi]
+            want[(cpu, seq)] = (len(ins), sum(h for _, h in ins))
+    return want
+
+
+# The threshold: 300 us, lower when no sample over it holds an IPI
+# interrupt (which samples TCG makes long varies from run to run; what is
+# checked is the join, on spikes that have IPIs in them)
+for THR in (300000, 150000, 75000, 30000):
+    want = wanted(THR)
+    if any(v[0] for v in want.values()):
+        break
+spikes = list(want)
 rc, ex, err = run(ipt, "explain", "-t", str(THR // 1000), os.path.join(out, "trace.dat"))
 got, cur, bad_send = {}, None, []
 for l in ex.splitlines():
@@ -286,7 +302,7 @@ with_ipis = sum(1 for k in want if want[k][0])
 result("explain", rc == 0 and len(spikes) > 0 and with_ipis > 0 and not mism and not bad_send,
        "rc %d %s; %d spikes, %d with IPIs; (cpu, seq) want (interrupts, handler ns) vs explain: %r; sends not found: %r" %
        (rc, err.strip()[:200], len(spikes), with_ipis, mism[:4], bad_send[:3]))
-print("FIGURE spikes-explain-over-300us %d spikes, %d with IPI interrupts" % (len(spikes), with_ipis))
+print("FIGURE spikes-explain-over-%dus %d spikes, %d with IPI interrupts" % (THR // 1000, len(spikes), with_ipis))
 top = [l for l in ex.splitlines() if re.match(r"^\s+\d+\.\d+ us\s+\d+ IPIs", l)][:3]
 print("FIGURE spikes-explain-top-senders (TCG) " + " | ".join(x.strip() for x in top))
 
