@@ -20,7 +20,8 @@
  *   ipt_trace_close(t);
  * The sections below, in order: errors; CPU sets; traces, events, fields
  * and records; iteration in time order; rendering as `trace-cmd report`
- * does; filters; the IPI rows; writers (CSV, JSON lines, Parquet); reports.
+ * does; filters; the IPI rows; writers (CSV, JSON lines, Parquet); reports;
+ * latency spikes.
  * Link with `pkg-config --libs ipitrace`.
  *
  * This header is the stable tier: what it declares is exported from
@@ -1402,6 +1403,107 @@ void ipt_trace_format_symbol(const struct ipt_trace *t, uint64_t addr, bool with
 void ipt_trace_format_function(const struct ipt_trace *t, uint64_t addr, char *buf, size_t size);
 
 /* (end of the report section) */
+
+/*
+ * Latency spikes and what interfered inside them (`ipitrace explain`)
+ *
+ * A spike is a timerlat sample of the thread context (record --timerlat):
+ * on its CPU the thread woke latency_ns after its timer was due, so it
+ * covers [ts_ns - latency_ns, ts_ns].  Each IPI send whose interrupt (as
+ * matching finds it: ipt_row_match) entered on that CPU inside the window
+ * is listed under it with its sender; handler_ns counts once per
+ * interrupt (coalesced sends share it).  Needs a trace in ns.
+ *
+ * The osnoise:* noise events (irq_noise, softirq_noise, nmi_noise,
+ * thread_noise) on that CPU are the other interference.  Each is written
+ * when its noise ends, so its record's time is the end (in the trace's
+ * clock); its start field is in the kernel's local clock (trace_clock_local),
+ * not comparable with the trace's, and is not used.  A noise is in the
+ * window when its end is; one whose net duration reaches back before the
+ * window's start (end - duration < start) is counted only up to the start
+ * (before_window; counted_ns < duration_ns).  Durations are net of nested
+ * noise, so they add up: unaccounted = latency - the sum of counted_ns.
+ * An IPI interrupt is tied to its irq_noise: the first of an IPI vector
+ * (call_function*, reschedule, irq_work) on that CPU ending at or after the
+ * interrupt's entry and at most IPT_SPIKE_TIE_NS after its exit.  (osnoise
+ * writes it from its own probe on the vector's exit tracepoint: after the
+ * exit event when the events were enabled before the tracer started, as
+ * `record --timerlat` does, before it otherwise, as in rtla's -t trace.)  Without noise events in the
+ * trace (noise_known false) the sum is the IPI handler times.
+ *
+ * The structs below are the library's, read through const pointers: their
+ * fields stay as they are and new ones come at the end.  Reach a spike's
+ * IPIs and noise with ipt_spike_ipi_get() and ipt_spike_noise_get() (not
+ * ipis[k], noise[k]), so that a program built against this header keeps
+ * working when those structs grow.
+ */
+struct ipt_spikes_opts {
+	size_t sz;			/* sizeof(struct ipt_spikes_opts) */
+	uint64_t threshold_ns;		/* every thread sample over it; 0: the worst */
+	int worst;			/* ... per CPU, without a threshold (0: 10) */
+};
+#define IPT_SPIKE_TIE_NS 100000ULL	/* an IPI's exit to its irq_noise's end, at most */
+struct ipt_spike_ipi {
+	uint64_t send_ns, entry_ns;	/* the send, the interrupt's entry */
+	bool has_handler;
+	bool coalesced;			/* its interrupt is an earlier entry's */
+	uint64_t handler_ns;		/* the interrupt's entry -> exit */
+	int32_t src_cpu, pid;
+	enum ipt_ipi_kind kind;
+	char *comm;			/* the sender */
+	char *callsite;			/* symbol, or NULL */
+	uint64_t callsite_off;
+	char *func;			/* the function run (or the callback), or NULL */
+	int32_t noise;			/* its irq_noise in the spike's noise[], or -1 */
+};
+enum ipt_spike_noise_kind {
+	IPT_SPIKE_NOISE_IRQ,		/* irq_noise: name desc, num vector */
+	IPT_SPIKE_NOISE_SOFTIRQ,	/* softirq_noise: name the softirq's, num vector */
+	IPT_SPIKE_NOISE_NMI,		/* nmi_noise: name "nmi", num -1 */
+	IPT_SPIKE_NOISE_THREAD,		/* thread_noise: name comm, num pid */
+};
+/* "irq", "softirq", "nmi", "thread" */
+const char *ipt_spike_noise_kind_name(enum ipt_spike_noise_kind k);
+struct ipt_spike_noise {
+	enum ipt_spike_noise_kind kind;
+	char name[32];
+	int32_t num;
+	uint64_t end_ns;		/* its record's time (the trace's clock) */
+	uint64_t duration_ns;		/* net, as the kernel measured it */
+	uint64_t counted_ns;		/* of it inside the window */
+	bool before_window;		/* end - duration < the window's start */
+	int32_t ipi;			/* the first IPI of ipis[] tied to it, or -1 */
+};
+struct ipt_spike {
+	int cpu;
+	uint32_t seq;			/* timerlat's; 0 for an osnoise sample */
+	bool osnoise;			/* an osnoise:sample_threshold: latency_ns is
+					 * its duration (the gap in the tracer's
+					 * loop), else a timerlat thread sample */
+	uint32_t interference;		/* osnoise: the interferences it counted */
+	uint64_t ts_ns, latency_ns, start_ns;	/* start_ns = ts_ns - latency_ns */
+	uint64_t ipi_ns;		/* handler time of its IPI interrupts */
+	struct ipt_spike_ipi *ipis;	/* in time order of their sends */
+	size_t nipis;
+	struct ipt_spike_noise *noise;	/* in time order of their ends */
+	size_t nnoise;
+	bool noise_known;		/* the trace has the osnoise noise events */
+	uint64_t listed_ns;		/* sum of noise[].counted_ns (noise_known),
+					 * else ipi_ns */
+	bool over;			/* listed_ns > latency_ns: no unaccounted */
+	uint64_t unaccounted_ns;	/* latency_ns - listed_ns, when !over */
+	uint64_t excess_ns;		/* listed_ns - latency_ns, when over */
+};
+struct ipt_spikes;
+/* The spikes of t (sorted by CPU and start), their IPIs and noise; NULL on error
+ * (no timerlat samples in the trace: IPT_ERR_INVALID). */
+struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
+size_t ipt_spikes_count(const struct ipt_spikes *sp);
+const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i);
+/* The k-th IPI of a spike (k < nipis), its k-th noise (k < nnoise); NULL past the end. */
+const struct ipt_spike_ipi *ipt_spike_ipi_get(const struct ipt_spike *s, size_t k);
+const struct ipt_spike_noise *ipt_spike_noise_get(const struct ipt_spike *s, size_t k);
+void ipt_spikes_free(struct ipt_spikes *sp);
 
 
 #pragma GCC visibility pop

@@ -70,7 +70,7 @@ static void print_noise(const struct ipt_spike *s)
 		       s->cpu);
 	}
 	for (size_t j = 0; j < s->nnoise; j++) {
-		const struct ipt_spike_noise *nz = &s->noise[j];
+		const struct ipt_spike_noise *nz = ipt_spike_noise_get(s, j);
 		char what[96], ipi[48] = "";
 
 		if (nz->kind == IPT_SPIKE_NOISE_NMI)
@@ -128,7 +128,7 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 			       "IPI handler time %.3f us (%.1f%%)\n", s->cpu, s->seq, b, us(s->latency_ns), a, b,
 			       s->nipis, us(s->ipi_ns), pct(s->ipi_ns, s->latency_ns));
 		for (size_t k = 0; k < s->nipis; k++) {
-			const struct ipt_spike_ipi *ip = &s->ipis[k];
+			const struct ipt_spike_ipi *ip = ipt_spike_ipi_get(s, k);
 			char key[512], h[64] = "handler ?";
 
 			secs(ip->entry_ns, c, sizeof(c));
@@ -174,11 +174,12 @@ static void kshare(struct ipt_jw *j, const char *k, uint64_t part, uint64_t whol
 
 static void json_ipi(struct ipt_jw *j, const struct ipt_spike *s, const struct ipt_spike_ipi *ip)
 {
+	const struct ipt_spike_noise *tied = ip->noise >= 0 ? ipt_spike_noise_get(s, (size_t)ip->noise) : NULL;
 	char cs[192];
 
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "kind", ipt_kind_name(ip->kind));
-	ipt_jw_kstr(j, "vector", ip->noise >= 0 && (size_t)ip->noise < s->nnoise ? s->noise[ip->noise].name : NULL);
+	ipt_jw_kstr(j, "vector", tied ? tied->name : NULL);
 	ipt_jw_ku64(j, "send_ns", ip->send_ns);
 	ipt_jw_ku64(j, "entry_ns", ip->entry_ns);
 	ipt_jw_kbool(j, "coalesced", ip->coalesced);
@@ -256,13 +257,13 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_key(j, "ipis");
 	ipt_jw_arr(j);
 	for (size_t k = 0; k < s->nipis; k++)
-		json_ipi(j, s, &s->ipis[k]);
+		json_ipi(j, s, ipt_spike_ipi_get(s, k));
 	ipt_jw_end(j);
 	ipt_jw_kbool(j, "noise_known", s->noise_known);
 	ipt_jw_key(j, "interference");
 	ipt_jw_arr(j);
 	for (size_t k = 0; k < s->nnoise; k++)
-		json_noise(j, s, &s->noise[k]);
+		json_noise(j, s, ipt_spike_noise_get(s, k));
 	ipt_jw_end(j);
 	ipt_jw_ku64(j, "listed_ns", s->listed_ns);
 	ipt_jw_key(j, "unaccounted_ns");

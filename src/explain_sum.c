@@ -71,7 +71,7 @@ int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m)
 
 		m->with += s->nipis > 0;
 		for (size_t k = 0; k < s->nipis; k++) {
-			const struct ipt_spike_ipi *ip = &s->ipis[k];
+			const struct ipt_spike_ipi *ip = ipt_spike_ipi_get(s, k);
 			char key[512], cs[192] = "?";
 
 			explain_sender(ip, key, sizeof(key));

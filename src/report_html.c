@@ -1190,7 +1190,7 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 		"<title>the sample's window: its timer was due at the start, the thread woke at the end</title>"
 		"</rect><text x=\"0\" y=\"11\">window</text>\n", SPIKE_W);
 	for (size_t i = 0; i < s->nipis; i++, y += 14) {
-		const struct ipt_spike_ipi *ip = &s->ipis[i];
+		const struct ipt_spike_ipi *ip = ipt_spike_ipi_get(s, i);
 		const char *col = kind_col[ip->kind < IPT_KIND__COUNT ? ip->kind : IPT_KIND__COUNT - 1];
 
 		explain_sender(ip, key, sizeof(key));
@@ -1208,7 +1208,7 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 		fputs("</text>\n", f);
 	}
 	for (size_t i = 0; i < s->nnoise; i++, y += 14) {
-		const struct ipt_spike_noise *n = &s->noise[i];
+		const struct ipt_spike_noise *n = ipt_spike_noise_get(s, i);
 
 		span_x(s, n->end_ns > n->duration_ns ? n->end_ns - n->duration_ns : 0, n->end_ns, &x0, &x1);
 		fprintf(f, "<rect class=\"noise\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#999\">"

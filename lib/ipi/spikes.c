@@ -506,3 +506,13 @@ void ipt_spikes_free(struct ipt_spikes *sp)
 	free(sp->s);
 	free(sp);
 }
+
+const struct ipt_spike_ipi *ipt_spike_ipi_get(const struct ipt_spike *s, size_t k)
+{
+	return s && k < s->nipis ? &s->ipis[k] : NULL;
+}
+
+const struct ipt_spike_noise *ipt_spike_noise_get(const struct ipt_spike *s, size_t k)
+{
+	return s && k < s->nnoise ? &s->noise[k] : NULL;
+}
