@@ -445,3 +445,19 @@ int lib_err(const char *cmd)
 	err_msg("%s", ipt_errmsg());
 	return 1;
 }
+
+/* csv_field - s quoted as RFC 4180 wants when it needs to be */
+void csv_field(const char *s, FILE *f)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}

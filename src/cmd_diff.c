@@ -350,22 +350,6 @@ static void json_row(struct ipt_jw *j, const struct ipt_diff_row *d)
 	ipt_jw_end(j);
 }
 
-/* csv_field - s quoted as RFC 4180 wants when it needs to be */
-static void csv_field(const char *s, FILE *f)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void csv_num(double v, FILE *f)
 {
 	fputc(',', f);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * cmd_explain.c - `ipitrace explain`: the timerlat spikes of a recording
- * and the IPI interrupts inside each, joined to their sends (first cut:
- * text; ipt_spikes_explain does the work)
+ * cmd_explain.c - `ipitrace explain`: the latency spikes of a recording,
+ * the IPI interrupts inside each joined to their sends, and the other
+ * interference on their CPUs (ipt_spikes_explain does the work), as text,
+ * JSON or a CSV table of their parts
  */
 #include "commands.h"
 #include "explain_out.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +38,9 @@ static void explain_usage(FILE *f)
 		"  -t, --threshold US   every sample over US microseconds (default: the\n"
 		"                       worst 10 per CPU)\n"
 		"  -n, --worst N        without --threshold: the worst N per CPU (default 10)\n"
-		"  -f, --format FMT     text (default) or json (docs/schema/explain.json)\n"
+		"  -f, --format FMT     text (default), json (docs/schema/explain.json) or\n"
+		"                       csv (one row per part of each spike: its IPIs, its\n"
+		"                       noise, what is unaccounted; docs/formats.md)\n"
 		"      --json           the same as --format json\n"
 		"  -h, --help           this text\n");
 }
@@ -330,6 +334,98 @@ static int print_json(const struct ipt_spikes *sp, const struct explain_summary 
 	return 0;
 }
 
+/*
+ * The parts table (`explain -f csv`): one row per part of each spike, its
+ * IPIs, then its noise, then what is left unaccounted; the spike's own
+ * columns on every row.  Python's spike_parts() has these columns too.
+ */
+static const char CSV_HEADER[] =
+	"spike,cpu,source,seq,spike_ts_ns,latency_ns,part,counted,ts_ns,ns,duration_ns,name,num,"
+	"before_window,kind,coalesced,send_ns,src_cpu,pid,comm,callsite_sym,func_name\n";
+
+/* csv_u64 - ",v", or "," alone when !has */
+static void csv_u64(bool has, uint64_t v)
+{
+	if (has)
+		printf(",%" PRIu64, v);
+	else
+		putchar(',');
+}
+
+/* csv_str - ",s" quoted as needed, or "," alone for NULL */
+static void csv_str(const char *s)
+{
+	putchar(',');
+	if (s)
+		csv_field(s, stdout);
+}
+
+static const char *csv_bool(bool v)
+{
+	return v ? "true" : "false";
+}
+
+/* csv_spike_cols - the spike's columns and the part's name, counted, ts_ns */
+static void csv_spike_cols(size_t i, const struct ipt_spike *s, const char *part, bool counted,
+			   bool has_ts, uint64_t ts)
+{
+	printf("%zu,%d,%s,", i, s->cpu, s->osnoise ? "osnoise" : "timerlat");
+	if (!s->osnoise)
+		printf("%u", s->seq);
+	printf(",%" PRIu64 ",%" PRIu64 ",%s,%s", s->ts_ns, s->latency_ns, part, csv_bool(counted));
+	csv_u64(has_ts, ts);
+}
+
+static void csv_spike(size_t i, const struct ipt_spike *s)
+{
+	char cs[192];
+
+	for (size_t k = 0; k < s->nipis; k++) {
+		const struct ipt_spike_ipi *ip = ipt_spike_ipi_get(s, k);
+		const struct ipt_spike_noise *tied = ip->noise >= 0 ? ipt_spike_noise_get(s, (size_t)ip->noise) : NULL;
+
+		csv_spike_cols(i, s, "ipi", !s->noise_known, true, ip->entry_ns);
+		csv_u64(ip->has_handler && !ip->coalesced, ip->handler_ns);
+		csv_u64(false, 0);			/* duration_ns */
+		csv_str(tied ? tied->name : NULL);
+		printf(",,,%s,%s,%" PRIu64 ",%d,%d", ipt_kind_name(ip->kind), csv_bool(ip->coalesced),
+		       ip->send_ns, ip->src_cpu, ip->pid);
+		csv_str(ip->comm);
+		csv_str(callsite_sym(ip, cs, sizeof(cs)));
+		csv_str(ip->func);
+		putchar('\n');
+	}
+	for (size_t k = 0; k < s->nnoise; k++) {
+		const struct ipt_spike_noise *nz = ipt_spike_noise_get(s, k);
+
+		csv_spike_cols(i, s, ipt_spike_noise_kind_name(nz->kind), s->noise_known, true, nz->end_ns);
+		printf(",%" PRIu64 ",%" PRIu64, nz->counted_ns, nz->duration_ns);
+		csv_str(nz->name);
+		if (nz->kind == IPT_SPIKE_NOISE_NMI)
+			putchar(',');
+		else
+			printf(",%d", nz->num);
+		printf(",%s,,,,,,,,\n", csv_bool(nz->before_window));
+	}
+	csv_spike_cols(i, s, "unaccounted", true, false, 0);
+	csv_u64(!s->over, s->unaccounted_ns);
+	fputs(",,,,,,,,,,,,\n", stdout);
+}
+
+static int print_csv(const struct ipt_spikes *sp)
+{
+	size_t n = ipt_spikes_count(sp);
+
+	fputs(CSV_HEADER, stdout);
+	for (size_t i = 0; i < n; i++)
+		csv_spike(i, ipt_spikes_get(sp, i));
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("explain: the CSV was not written whole (a write error)");
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -346,7 +442,7 @@ int cmd_explain(int argc, char **argv)
 	const char *path;
 	char found[256], *end;
 	struct explain_summary m;
-	bool json = false;
+	bool json = false, csv = false;
 	int c, r;
 
 	opterr = 0;
@@ -372,11 +468,12 @@ int cmd_explain(int argc, char **argv)
 			break;
 		}
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				return usage_err("explain", "--format: text or json, not '%s'", optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+				return usage_err("explain", "--format: text, json or csv, not '%s'", optarg);
 			json = !strcmp(optarg, "json");
+			csv = !strcmp(optarg, "csv");
 			break;
-		case 'j': json = true; break;
+		case 'j': json = true; csv = false; break;
 		case 'h': explain_usage(stdout); return 0;
 		default: return 2;
 		}
@@ -400,6 +497,8 @@ int cmd_explain(int argc, char **argv)
 		r = 1;
 	} else if (json) {
 		r = print_json(sp, &m, &so);
+	} else if (csv) {
+		r = print_csv(sp);
 	} else {
 		print(sp, &m, so.threshold_ns != 0);
 		r = 0;

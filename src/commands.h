@@ -134,6 +134,8 @@ void bpf_json_addr(struct ipt_jw *j, const struct ipt_counter *b, const char *ke
 /* bpf_row_targets - a flight recorder row's targets as a CPU list ("1,3-5") */
 void bpf_row_targets(const struct ipt_counter_row *r, char *buf, size_t size);
 /* debug_msg - print only when IPITRACE_DEBUG is set */
+/* csv_field - s written to f, quoted as RFC 4180 wants when it needs to be */
+void csv_field(const char *s, FILE *f);
 void debug_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif
