@@ -1455,6 +1455,11 @@ struct ipt_spike_ipi {
 	uint64_t callsite_off;
 	char *func;			/* the function run (or the callback), or NULL */
 	int32_t noise;			/* its irq_noise in the spike's noise[], or -1 */
+	uint64_t *stack;		/* the sender's stack when recorded (leaf first:
+					 * kernel frames, then user frames, as struct
+					 * ipt_report_stack's; ipt_trace_format_symbol
+					 * names them), else NULL */
+	uint32_t nstack;
 };
 enum ipt_spike_noise_kind {
 	IPT_SPIKE_NOISE_IRQ,		/* irq_noise: name desc, num vector */

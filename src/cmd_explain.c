@@ -28,7 +28,8 @@ static void explain_usage(FILE *f)
 		"interrupt entered on that CPU inside the window is listed under it, joined\n"
 		"to the send that raised it (the matching of `report`): its kind, the\n"
 		"interrupt's entry and handler time and share of the spike, the sending CPU,\n"
-		"task, call site and function.  Sends served by one interrupt (coalesced)\n"
+		"task, call site and function, and its stack when recorded (record --stacks).\n"
+		"Sends served by one interrupt (coalesced)\n"
 		"are listed, its time counted once.  What else interfered on that CPU inside\n"
 		"the window follows: the osnoise:* noise events (irq, softirq, nmi, thread)\n"
 		"with their net durations (an IPI's irq_noise names it), then `unaccounted`:\n"
@@ -105,7 +106,8 @@ static void print_noise(const struct ipt_spike *s)
 		       s->noise_known ? "" : ": latency - the IPI handler times; other interference unknown");
 }
 
-static void print(const struct ipt_spikes *sp, const struct explain_summary *m, bool threshold)
+static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const struct explain_summary *m,
+		  bool threshold)
 {
 	size_t n = ipt_spikes_count(sp);
 
@@ -144,6 +146,14 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 			printf("  ipi %s entry %s %s%s; sent %s from cpu %d by %s\n", ipt_kind_name(ip->kind), c,
 			       ip->coalesced ? "(coalesced: the interrupt above) " : "", ip->coalesced ? "" : h, a,
 			       (int)ip->src_cpu, key);
+			if (ip->nstack) {
+				fputs("    stack", stdout);
+				for (uint32_t f = 0; f < ip->nstack; f++) {
+					ipt_trace_format_symbol(t, ip->stack[f], true, key, sizeof(key));
+					printf(" %s%s", f ? "<- " : "", key);
+				}
+				putchar('\n');
+			}
 		}
 		print_noise(s);
 	}
@@ -155,7 +165,7 @@ static void print(const struct ipt_spikes *sp, const struct explain_summary *m, 
 }
 
 /* ---- JSON (docs/schema/explain.json) ---- */
-#define EXPLAIN_SCHEMA	"ipitrace-explain/2"
+#define EXPLAIN_SCHEMA	"ipitrace-explain/3"
 
 /* callsite_sym - "sym+0xoff" into buf, or NULL */
 static const char *callsite_sym(const struct ipt_spike_ipi *ip, char *buf, size_t n)
@@ -176,7 +186,8 @@ static void kshare(struct ipt_jw *j, const char *k, uint64_t part, uint64_t whol
 		ipt_jw_null(j);
 }
 
-static void json_ipi(struct ipt_jw *j, const struct ipt_spike *s, const struct ipt_spike_ipi *ip)
+static void json_ipi(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_spike *s,
+		     const struct ipt_spike_ipi *ip)
 {
 	const struct ipt_spike_noise *tied = ip->noise >= 0 ? ipt_spike_noise_get(s, (size_t)ip->noise) : NULL;
 	char cs[192];
@@ -209,6 +220,17 @@ static void json_ipi(struct ipt_jw *j, const struct ipt_spike *s, const struct i
 	ipt_jw_end(j);
 	ipt_jw_kstr(j, "callsite_sym", callsite_sym(ip, cs, sizeof(cs)));
 	ipt_jw_kstr(j, "func_name", ip->func);
+	ipt_jw_key(j, "stack");
+	if (ip->stack) {
+		ipt_jw_arr(j);
+		for (uint32_t f = 0; f < ip->nstack; f++) {
+			ipt_trace_format_symbol(t, ip->stack[f], true, cs, sizeof(cs));
+			ipt_jw_str(j, cs);
+		}
+		ipt_jw_end(j);
+	} else {
+		ipt_jw_null(j);
+	}
 	ipt_jw_end(j);
 }
 
@@ -235,7 +257,7 @@ static void json_noise(struct ipt_jw *j, const struct ipt_spike *s, const struct
 	ipt_jw_end(j);
 }
 
-static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
+static void json_spike(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_spike *s)
 {
 	ipt_jw_obj(j);
 	ipt_jw_ki64(j, "cpu", s->cpu);
@@ -261,7 +283,7 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_key(j, "ipis");
 	ipt_jw_arr(j);
 	for (size_t k = 0; k < s->nipis; k++)
-		json_ipi(j, s, ipt_spike_ipi_get(s, k));
+		json_ipi(j, t, s, ipt_spike_ipi_get(s, k));
 	ipt_jw_end(j);
 	ipt_jw_kbool(j, "noise_known", s->noise_known);
 	ipt_jw_key(j, "interference");
@@ -289,7 +311,8 @@ static void json_spike(struct ipt_jw *j, const struct ipt_spike *s)
 	ipt_jw_end(j);
 }
 
-static int print_json(const struct ipt_spikes *sp, const struct explain_summary *m, const struct ipt_spikes_opts *o)
+static int print_json(const struct ipt_trace *t, const struct ipt_spikes *sp, const struct explain_summary *m,
+		      const struct ipt_spikes_opts *o)
 {
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	size_t n = ipt_spikes_count(sp);
@@ -313,7 +336,7 @@ static int print_json(const struct ipt_spikes *sp, const struct explain_summary 
 	for (size_t i = 0; i < n; i++) {
 		ipt_jw_next(&j);
 		ipt_jw_raw(&j, "\n");
-		json_spike(&j, ipt_spikes_get(sp, i));
+		json_spike(&j, t, ipt_spikes_get(sp, i));
 	}
 	ipt_jw_end(&j);
 	ipt_jw_key(&j, "summary");
@@ -341,7 +364,7 @@ static int print_json(const struct ipt_spikes *sp, const struct explain_summary 
  */
 static const char CSV_HEADER[] =
 	"spike,cpu,source,seq,spike_ts_ns,latency_ns,part,counted,ts_ns,ns,duration_ns,name,num,"
-	"before_window,kind,coalesced,send_ns,src_cpu,pid,comm,callsite_sym,func_name\n";
+	"before_window,kind,coalesced,send_ns,src_cpu,pid,comm,callsite_sym,func_name,stack\n";
 
 /* csv_u64 - ",v", or "," alone when !has */
 static void csv_u64(bool has, uint64_t v)
@@ -376,7 +399,7 @@ static void csv_spike_cols(size_t i, const struct ipt_spike *s, const char *part
 	csv_u64(has_ts, ts);
 }
 
-static void csv_spike(size_t i, const struct ipt_spike *s)
+static int csv_spike(const struct ipt_trace *t, size_t i, const struct ipt_spike *s)
 {
 	char cs[192];
 
@@ -393,6 +416,22 @@ static void csv_spike(size_t i, const struct ipt_spike *s)
 		csv_str(ip->comm);
 		csv_str(callsite_sym(ip, cs, sizeof(cs)));
 		csv_str(ip->func);
+		putchar(',');
+		if (ip->nstack) {
+			struct ipt_strbuf fr = IPT_STRBUF_INIT;
+			int ret = 0;
+
+			for (uint32_t f = 0; f < ip->nstack; f++) {
+				ipt_trace_format_symbol(t, ip->stack[f], true, cs, sizeof(cs));
+				ret |= (f ? ipt_strbuf_addc(&fr, ';') : 0) | ipt_strbuf_adds(&fr, cs);
+			}
+			if (ret) {
+				ipt_strbuf_free(&fr);
+				return -1;
+			}
+			csv_field(fr.buf, stdout);
+			ipt_strbuf_free(&fr);
+		}
 		putchar('\n');
 	}
 	for (size_t k = 0; k < s->nnoise; k++) {
@@ -405,20 +444,24 @@ static void csv_spike(size_t i, const struct ipt_spike *s)
 			putchar(',');
 		else
 			printf(",%d", nz->num);
-		printf(",%s,,,,,,,,\n", csv_bool(nz->before_window));
+		printf(",%s,,,,,,,,,\n", csv_bool(nz->before_window));
 	}
 	csv_spike_cols(i, s, "unaccounted", true, false, 0);
 	csv_u64(!s->over, s->unaccounted_ns);
-	fputs(",,,,,,,,,,,,\n", stdout);
+	fputs(",,,,,,,,,,,,,\n", stdout);
+	return 0;
 }
 
-static int print_csv(const struct ipt_spikes *sp)
+static int print_csv(const struct ipt_trace *t, const struct ipt_spikes *sp)
 {
 	size_t n = ipt_spikes_count(sp);
 
 	fputs(CSV_HEADER, stdout);
 	for (size_t i = 0; i < n; i++)
-		csv_spike(i, ipt_spikes_get(sp, i));
+		if (csv_spike(t, i, ipt_spikes_get(sp, i))) {
+			err_msg("explain: out of memory");
+			return 1;
+		}
 	if (fflush(stdout) || ferror(stdout)) {
 		err_msg("explain: the CSV was not written whole (a write error)");
 		return 1;
@@ -496,11 +539,11 @@ int cmd_explain(int argc, char **argv)
 		err_msg("explain: out of memory");
 		r = 1;
 	} else if (json) {
-		r = print_json(sp, &m, &so);
+		r = print_json(t, sp, &m, &so);
 	} else if (csv) {
-		r = print_csv(sp);
+		r = print_csv(t, sp);
 	} else {
-		print(sp, &m, so.threshold_ns != 0);
+		print(t, sp, &m, so.threshold_ns != 0);
 		r = 0;
 	}
 	explain_summary_free(&m);

@@ -9,7 +9,8 @@
 # sample_threshold spikes ([ts - duration, ts]), one noise reaching back
 # before its window, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
 # text Debian's rtla 6.1 saved in that guest (tracefs's form, the
-# recorder's probes among its events), its IPIs joined here.  tests/explain_check.py joins the
+# recorder's probes among its events), its IPIs joined here; stacks.txt, by
+# hand: IPIs sent with and without a kernel stack.  tests/explain_check.py joins the
 # samples and the noise lines itself and compares `explain -f json`'s rows,
 # sums and unaccounted time (or excess) with it, and the text's
 # unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
@@ -243,6 +244,44 @@ for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$TMP/many.txt"; do
 		fail "html-spikes-$n" "$(tail -n 1 "$TMP/html.err")"
 	fi
 done
+# stacks.txt (by hand): a reschedule sent with a kernel stack, inside one
+# spike, and a function call sent without one, inside another.  The frames
+# each IPI should carry are read here from the text's "=>" lines after its
+# send (the tracing frame on top left out, as the recorder trims it), and
+# compared with the JSON's stack, the CSV's stack column and the text's
+# stack line (names; a text trace has no offsets)
+for fmt in json csv text; do
+	"$IPT" explain -t 1 -f $fmt "$D/stacks.txt" > "$TMP/stacks.$fmt" 2> "$TMP/stacks.err" ||
+		fail explain-stacks-$fmt "$(tail -n 1 "$TMP/stacks.err")"
+done
+"$PY" - "$D/stacks.txt" "$TMP/stacks.json" "$TMP/stacks.csv" "$TMP/stacks.text" > "$TMP/v" 2>&1 <<'PYEOF'
+import csv, json, re, sys
+want, cur = {}, None
+for l in open(sys.argv[1]):
+    m = re.search(r"\s(\d+\.\d{9}): ipi_send_cpu:", l)
+    if m:
+        cur = int(m.group(1).replace(".", ""))
+        want[cur] = None
+    elif l.startswith("=> ") and cur is not None:
+        name = l[3:].split()[0]
+        if not name.startswith("trace_event_raw_event_"):
+            want[cur] = (want[cur] or []) + [name]
+names = lambda fr: [re.sub(r"\+0x[0-9a-f]+$", "", f) for f in fr] if fr is not None else None
+d = json.load(open(sys.argv[2]))
+gj = {i["send_ns"]: names(i["stack"]) for s in d["spikes"] for i in s["ipis"]}
+gc = {int(r["send_ns"]): names(r["stack"].split(";")) if r["stack"] else None
+      for r in csv.DictReader(open(sys.argv[3])) if r["part"] == "ipi"}
+gt = [names(l.split()[1:][::2]) for l in open(sys.argv[4]) if l.startswith("    stack ")]
+wt = [w for k, w in sorted(want.items()) if w]
+ok = d["schema"] == "ipitrace-explain/3" and len(want) == 2 and gj == want and gc == want and gt == wt
+print("ok" if ok else "bad: want %r; json %r; csv %r; text %r vs %r" % (want, gj, gc, gt, wt))
+PYEOF
+check explain-stacks grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v"
+if "$PY" -c 'import jsonschema' 2> /dev/null; then
+	"$PY" "$TOP/tests/schema_validate.py" valid schema-explain-stacks "$S" "$TMP/stacks.json" > "$TMP/v" 2>&1
+	verdicts "$TMP/v"
+fi
 # usage errors and a trace with no timerlat samples
 "$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
 check explain-format-usage test $? = 2

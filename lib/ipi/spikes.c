@@ -164,11 +164,19 @@ static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const str
 	ip->callsite = row->callsite_sym ? strdup(row->callsite_sym) : NULL;
 	ip->func = row->func_sym ? strdup(row->func_sym) :
 		   row->callback_sym ? strdup(row->callback_sym) : NULL;
+	if (m->stack && m->stack->nframes) {
+		ip->stack = malloc(m->stack->nframes * sizeof(*ip->stack));
+		if (ip->stack) {
+			memcpy(ip->stack, m->stack->frames, m->stack->nframes * sizeof(*ip->stack));
+			ip->nstack = m->stack->nframes;
+		}
+	}
 	if (!ip->comm || (row->callsite_sym && !ip->callsite) ||
-	    ((row->func_sym || row->callback_sym) && !ip->func)) {
+	    ((row->func_sym || row->callback_sym) && !ip->func) || (m->stack && m->stack->nframes && !ip->stack)) {
 		free(ip->comm);
 		free(ip->callsite);
 		free(ip->func);
+		free(ip->stack);
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 	}
 	ip->noise = -1;
@@ -499,6 +507,7 @@ void ipt_spikes_free(struct ipt_spikes *sp)
 			free(sp->s[i].ipis[k].comm);
 			free(sp->s[i].ipis[k].callsite);
 			free(sp->s[i].ipis[k].func);
+			free(sp->s[i].ipis[k].stack);
 		}
 		free(sp->s[i].ipis);
 		free(sp->s[i].noise);
