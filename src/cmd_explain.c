@@ -111,13 +111,7 @@ static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const 
 {
 	size_t n = ipt_spikes_count(sp);
 
-	size_t nosn = 0;
-
-	for (size_t i = 0; i < n; i++)
-		nosn += ipt_spikes_get(sp, i)->osnoise;
-	printf("%zu spikes (%s, %s)\n", n,
-	       !nosn ? "timerlat thread samples" : nosn == n ? "osnoise samples" :
-	       "timerlat thread samples and osnoise samples",
+	printf("%zu spikes (%s, %s)\n", n, explain_samples_kind(sp),
 	       threshold ? "over the threshold" : "the worst per CPU");
 	for (size_t i = 0; i < n; i++) {
 		const struct ipt_spike *s = ipt_spikes_get(sp, i);

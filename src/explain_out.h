@@ -40,8 +40,9 @@ struct explain_cpu {
 /* The spikes of one CPU from spike i on (they come by CPU) into c; the
  * index after them. */
 size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu *c);
-/* A latency recording (record --timerlat): timerlat samples with the
- * osnoise noise events beside them, in ns; report shows its spikes. */
+/* A latency recording (record --timerlat or --osnoise): timerlat's or
+ * osnoise's samples with the osnoise noise events beside them, in ns;
+ * report shows its spikes. */
 bool explain_latency_recording(struct ipt_trace *t, bool ns);
 /* The spikes of t as explain picks them by default (the worst 10 per CPU)
  * and their summary: 1; 0 none (*sp NULL: ipt_errmsg() says why); -1 out
@@ -50,6 +51,9 @@ int explain_default_spikes(struct ipt_trace *t, struct ipt_spikes **sp, struct e
 /* 0, or -1 out of memory (m freed by explain_summary_free either way) */
 int explain_summarize(const struct ipt_spikes *sp, struct explain_summary *m);
 void explain_summary_free(struct explain_summary *m);
+/* What the spikes are: "timerlat thread samples", "osnoise samples" or
+ * "timerlat thread samples and osnoise samples" */
+const char *explain_samples_kind(const struct ipt_spikes *sp);
 /* "k": the tallies as explain's and report's JSON write them: by sender
  * (comm, pid) or, path, by call site and function */
 void explain_json_tallies(struct ipt_jw *j, const char *k, const struct explain_tallies *ts, bool path);

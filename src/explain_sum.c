@@ -151,7 +151,18 @@ size_t explain_cpu_sum(const struct ipt_spikes *sp, size_t i, struct explain_cpu
 
 bool explain_latency_recording(struct ipt_trace *t, bool ns)
 {
-	return ns && ipt_trace_find_event(t, "ftrace", "timerlat") && ipt_trace_find_event(t, "osnoise", "irq_noise");
+	return ns && (ipt_trace_find_event(t, "ftrace", "timerlat") || ipt_trace_find_event(t, "osnoise", "sample_threshold")) &&
+	       ipt_trace_find_event(t, "osnoise", "irq_noise");
+}
+
+const char *explain_samples_kind(const struct ipt_spikes *sp)
+{
+	size_t n = ipt_spikes_count(sp), nosn = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nosn += ipt_spikes_get(sp, i)->osnoise;
+	return !nosn ? "timerlat thread samples" : nosn == n ? "osnoise samples" :
+	       "timerlat thread samples and osnoise samples";
 }
 
 int explain_default_spikes(struct ipt_trace *t, struct ipt_spikes **sp, struct explain_summary *m)

@@ -243,8 +243,8 @@ static const char *const css =
 	"tr.iso td{background:#fff3d6}.target{margin:10px 0 18px}svg.flame text{font-size:11px;fill:#000;pointer-events:none}"
 	".spike{margin:8px 0 14px}";
 
-/* has_spikes - a latency recording: timerlat samples and osnoise noise
- * events, ns clock (as the text report's spikes section) */
+/* has_spikes - a latency recording: timerlat's or osnoise's samples and
+ * osnoise noise events, ns clock (as the text report's spikes section) */
 static bool has_spikes(const struct hx *x)
 {
 	return explain_latency_recording(x->t, x->ns);
@@ -1223,10 +1223,11 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 	fputs("</svg></div>\n", f);
 }
 
-/* spikes - a timerlat recording's latency spikes (the worst 10 per CPU, as
+/* spikes - a latency recording's spikes (the worst 10 per CPU, as
  * `ipitrace explain` picks them): the worst SPIKES_MAX as timelines, and
  * the senders by IPI handler time inside spikes.  Only for a latency
- * recording (timerlat and osnoise events, ns clock), as the text report. */
+ * recording (timerlat's or osnoise's samples and osnoise's noise events, ns
+ * clock), as the text report. */
 static int spikes(struct hx *x)
 {
 	struct explain_summary m;
@@ -1257,9 +1258,9 @@ static int spikes(struct hx *x)
 	for (size_t i = 0; i < n; i++)
 		v[i] = ipt_spikes_get(sp, i);
 	qsort(v, n, sizeof(*v), by_latency);
-	fprintf(f, "<p class=\"meta\">%zu timerlat thread samples, the worst 10 per CPU; %llu of them hold IPI "
+	fprintf(f, "<p class=\"meta\">%zu %s, the worst 10 per CPU; %llu of them hold IPI "
 		"interrupts. The whole trace: filters and --cpus do not apply. "
-		"<code>ipitrace explain</code> lists each.</p>\n", n, (unsigned long long)m.with);
+		"<code>ipitrace explain</code> lists each.</p>\n", n, explain_samples_kind(sp), (unsigned long long)m.with);
 	if (m.full.n)
 		fputs("<table>\n<tr><th class=\"l\">senders by IPI handler time inside spikes</th><th>time</th>"
 		      "<th>IPIs</th><th>spikes</th></tr>\n", f);

@@ -13,7 +13,7 @@
 
 /* the "schema" member: docs/schema/report.json, whose "const" says the
  * same; a change to the JSON changes both (the version) */
-#define REPORT_SCHEMA	"ipitrace-report/3"
+#define REPORT_SCHEMA	"ipitrace-report/4"
 
 struct jctx {
 	struct ipt_jw *j;
@@ -682,9 +682,9 @@ static void isolated(const struct jctx *x)
 }
 
 /* spikes - a latency recording's spikes (the text's section): per CPU its
- * worst 10 timerlat thread samples summed, and the senders and call paths
- * by spike time as explain's summary; null for a recording without
- * timerlat and osnoise events, or without samples */
+ * worst 10 samples (timerlat's thread samples, osnoise's) summed, and the
+ * senders and call paths by spike time as explain's summary; null for a
+ * recording without samples and osnoise's noise events */
 static int spikes(const struct jctx *x)
 {
 	struct ipt_jw *j = x->j;

@@ -1068,12 +1068,12 @@ out:
 	text_isolated_unsent(x, list);
 }
 
-/* text_spikes - a timerlat recording's spikes in brief (`explain` lists
+/* text_spikes - a latency recording's spikes in brief (`explain` lists
  * each): per CPU the worst 10 samples, their IPI, noise and unaccounted
  * time, and the senders by spike time.  Only for a latency recording: one
- * with the osnoise events beside timerlat's (record --timerlat records
- * both); every trace.dat holds ftrace's timerlat format, and looking for
- * samples would read the trace once more. */
+ * with the osnoise events beside timerlat's or osnoise's samples (record
+ * --timerlat and --osnoise record both); every trace.dat holds ftrace's
+ * timerlat format, and looking for samples would read the trace once more. */
 static int text_spikes(const struct ctx *x, bool filtered)
 {
 	struct explain_summary m;
@@ -1082,15 +1082,15 @@ static int text_spikes(const struct ctx *x, bool filtered)
 
 	if (!explain_latency_recording(x->t, x->ns))
 		return 0;
-	printf("\nlatency spikes: timerlat thread samples, the worst 10 per CPU%s (ipitrace explain lists each)\n",
-	       filtered ? "; the whole trace: -F and --cpus do not apply" : "");
 	switch (explain_default_spikes(x->t, &sp, &m)) {
 	case -1:
 		return -1;
 	case 0:
-		printf("  none: %s\n", ipt_errmsg());
+		printf("\nlatency spikes: none: %s\n", ipt_errmsg());
 		return 0;
 	}
+	printf("\nlatency spikes: %s, the worst 10 per CPU%s (ipitrace explain lists each)\n",
+	       explain_samples_kind(sp), filtered ? "; the whole trace: -F and --cpus do not apply" : "");
 	n = ipt_spikes_count(sp);
 	printf("  %4s %7s %10s %9s %10s %10s %14s\n", "cpu", "spikes", "worst us", "with IPIs", "IPI us", "noise us",
 	       "unaccounted us");

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # spikes_html_check.py NAME TEXT HTML - the "Latency spikes" section of
 # `ipitrace report --html` against the test's own reading of the trace-cmd
-# report text (ns timestamps): the timerlat thread samples, the worst 10 on
+# report text (ns timestamps): the timerlat thread samples (and osnoise's
+# sample_threshold ones, seq 0, covering [ts - duration, ts]), the worst 10 on
 # each CPU (ties: the earlier first), then all of them by latency (then CPU,
 # then time); the page draws the worst 20 in that order, each with as many
 # noise bars as osnoise noise lines on its CPU end inside its window
@@ -20,6 +21,11 @@ for cpu, ns, ev, rest in records(text):
         t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
         if t and t.group(2) == "1":
             samples.append((cpu, int(t.group(1)), ns, int(t.group(3))))
+    elif ev == "sample_threshold":
+        # an osnoise sample: seq 0, the gap [ts - duration, ts]
+        t = re.match(r"start \d+\.\d{9} duration (\d+) ns interference \d+$", rest)
+        if t:
+            samples.append((cpu, 0, ns, int(t.group(1))))
     elif ev in ("irq_noise", "softirq_noise", "nmi_noise", "thread_noise"):
         ends.append((cpu, ns))
 chosen = []

@@ -68,13 +68,13 @@ fi
 # report's spikes section: per CPU the worst 10, as explain -f json of the
 # same selection (checked above against our own join: the fixtures hold
 # fewer than 10 samples per CPU, so -t 1 chose the same) sums them
-for f in x86_64-rt-6.1-tcg edges; do
+for f in x86_64-rt-6.1-tcg edges osnoise; do
 	"$IPT" report "$D/$f.txt" > "$TMP/rep.txt" 2> "$TMP/rep.err"
 	"$PY" - "$TMP/rep.txt" "$TMP/$f.json" > "$TMP/v" 2>&1 <<'PYEOF'
 import json, re, sys
 text = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
-sec = text.split("\nlatency spikes: timerlat thread samples, the worst 10 per CPU")
+sec = re.split(r"\nlatency spikes: (?:timerlat thread|osnoise) samples, the worst 10 per CPU", text)
 rows = {}
 if len(sec) == 2:
     for l in sec[1].splitlines():
@@ -230,7 +230,7 @@ for seq in range(1, 16):
 lines = [out[0]] + [l for _, l in sorted(out[1:], key=lambda x: x[0])]
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
-for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$TMP/many.txt"; do
+for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$D/osnoise.txt" "$TMP/many.txt"; do
 	n=$(basename "$f" .txt)
 	if "$IPT" report --html "$TMP/$n.html" --force "$f" 2> "$TMP/html.err"; then
 		"$PY" "$TOP/tests/spikes_html_check.py" "html-spikes-$n" "$f" "$TMP/$n.html" > "$TMP/v" 2>&1
