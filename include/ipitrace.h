@@ -1453,7 +1453,9 @@ struct ipt_spike_ipi {
 	char *comm;			/* the sender */
 	char *callsite;			/* symbol, or NULL */
 	uint64_t callsite_off;
-	char *func;			/* the function run (or the callback), or NULL */
+	char *func;			/* the function run (or the callback) as the
+					 * tables name it: "sym", "0x..." (unknown
+					 * symbol) or IPT_NO_FUNCTION (none) */
 	int32_t noise;			/* its irq_noise in the spike's noise[], or -1 */
 	uint64_t *stack;		/* the sender's stack when recorded (leaf first:
 					 * kernel frames, then user frames, as struct

@@ -140,11 +140,13 @@ static int samples(struct ipt_trace *t, const struct ipt_spikes_opts *o, struct 
 }
 
 /* add_ipi - one served send under spike s (strings copied) */
-static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
+static int add_ipi(const struct ipt_trace *t, struct ipt_spike *s, const struct ipt_ipi_row *row,
+		   const struct ipt_row_match *m)
 {
 	struct ipt_spike_ipi *ip;
 	size_t cap = s->nipis;	/* grown one at a time: few per spike */
 	bool seen = false;
+	char fn[256];
 
 	for (size_t i = 0; i < s->nipis; i++)
 		seen |= s->ipis[i].entry_ns == m->handler_ts_ns;
@@ -162,8 +164,8 @@ static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const str
 	ip->callsite_off = row->callsite_off;
 	ip->comm = strdup(row->comm ? row->comm : "");
 	ip->callsite = row->callsite_sym ? strdup(row->callsite_sym) : NULL;
-	ip->func = row->func_sym ? strdup(row->func_sym) :
-		   row->callback_sym ? strdup(row->callback_sym) : NULL;
+	ipt_trace_format_function(t, row->func ? row->func : row->callback, fn, sizeof(fn));
+	ip->func = strdup(fn);
 	if (m->stack && m->stack->nframes) {
 		ip->stack = malloc(m->stack->nframes * sizeof(*ip->stack));
 		if (ip->stack) {
@@ -171,8 +173,7 @@ static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const str
 			ip->nstack = m->stack->nframes;
 		}
 	}
-	if (!ip->comm || (row->callsite_sym && !ip->callsite) ||
-	    ((row->func_sym || row->callback_sym) && !ip->func) || (m->stack && m->stack->nframes && !ip->stack)) {
+	if (!ip->comm || (row->callsite_sym && !ip->callsite) || !ip->func || (m->stack && m->stack->nframes && !ip->stack)) {
 		free(ip->comm);
 		free(ip->callsite);
 		free(ip->func);
@@ -187,7 +188,8 @@ static int add_ipi(struct ipt_spike *s, const struct ipt_ipi_row *row, const str
 }
 
 /* place - the row under every spike whose window holds its interrupt */
-static int place(struct ipt_spikes *sp, const struct ipt_ipi_row *row, const struct ipt_row_match *m)
+static int place(const struct ipt_trace *t, struct ipt_spikes *sp, const struct ipt_ipi_row *row,
+		 const struct ipt_row_match *m)
 {
 	size_t lo = 0, hi = sp->n;
 	uint64_t at = m->handler_ts_ns;
@@ -208,7 +210,7 @@ static int place(struct ipt_spikes *sp, const struct ipt_ipi_row *row, const str
 
 		if (s->cpu != row->target_cpu)
 			break;
-		if (at >= s->start_ns && at <= s->ts_ns && add_ipi(s, row, m))
+		if (at >= s->start_ns && at <= s->ts_ns && add_ipi(t, s, row, m))
 			return -1;
 	}
 	return 0;
@@ -471,7 +473,7 @@ struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spik
 			rc = -1;
 			break;
 		}
-		if (m.known && m.matched && m.has_handler_ts && place(sp, &row, &m)) {
+		if (m.known && m.matched && m.has_handler_ts && place(t, sp, &row, &m)) {
 			rc = -1;
 			break;
 		}
