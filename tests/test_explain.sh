@@ -282,6 +282,83 @@ if "$PY" -c 'import jsonschema' 2> /dev/null; then
 	"$PY" "$TOP/tests/schema_validate.py" valid schema-explain-stacks "$S" "$TMP/stacks.json" > "$TMP/v" 2>&1
 	verdicts "$TMP/v"
 fi
+# rtla's text from a machine with more than 64 CPUs: the recorder's
+# call_mask probe fetches its mask as x64[N], which tracefs prints
+# "cpumask={0x4,0x40,0x4}" (here N = 3: 160 CPUs).  Generated here: injipi
+# on CPU 0 sends to CPUs 2, 70 and 130 five times, each target's
+# call_function interrupt follows, and a timerlat thread sample on 70 and on
+# 130 covers each interrupt.  The test's own join (the mask words read
+# here, word k bit b = CPU 64k + b) against explain's JSON; convert's rows
+# of the sends, one per target CPU, against the sends written; a later line
+# with another word count is refused in one line naming the file and its
+# offset.  (dump prints such a mask {0x0,0x0,0x0}, as trace-cmd 3.1 does:
+# tests/qemu/check.py.)
+"$PY" - "$TMP/wide.txt" <<'PY'
+import sys
+out = ["# tracer: timerlat"]
+head = lambda comm, pid, cpu, t: "%16s-%-7d [%03d] d..h...  %4d.%06d: " % (comm, pid, cpu, t // 10**6, t % 10**6)
+words = [0, 0, 0]
+for c in (2, 70, 130):
+    words[c // 64] |= 1 << (c % 64)
+for i in range(5):
+    t = 40 * 10**6 + i * 10000
+    out.append(head("injipi", 450, 0, t) + "many: (smp_call_function_many_cond+0x0/0x340) func=ipi_mb+0x0/0x10 "
+               "callsite=membarrier_private_expedited+0x1f2/0x290")
+    out.append(head("injipi", 450, 0, t + 2) + "call_mask: (native_send_call_func_ipi+0x0/0xb0) cpumask={%s} "
+               "callsite=smp_call_function_many_cond+0x2de/0x340" % ",".join("0x%x" % w for w in words))
+    for k, c in enumerate((2, 70, 130)):
+        out.append(head("spin", 500 + c, c, t + 20 + k) + "call_function_entry: vector=252")
+        out.append(head("spin", 500 + c, c, t + 25 + 2 * k) + "call_function_exit: vector=252")
+    for c in (70, 130):
+        out.append(head("timerlat/%d" % c, 300 + c, c, t + 60) + "#%d     context thread timer_latency     %d ns"
+                   % (i + 1, 50000 + 1000 * i))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+"$IPT" explain -t 1 -f json "$TMP/wide.txt" > "$TMP/wide.json" 2> "$TMP/wide.err"
+"$PY" - "$TMP/wide.txt" "$TMP/wide.json" > "$TMP/v" 2>&1 <<'PY'
+import json, re, sys
+L = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d{6}):\s+(.*)$")
+sends, entries, spikes = [], [], []
+for l in open(sys.argv[1]):
+    m = L.match(l)
+    if not m:
+        continue
+    cpu, ns, rest = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)) * 1000, m.group(6)
+    w = re.search(r"cpumask=\{([0-9a-fx,]+)\}", rest)
+    if w:
+        mask = sum(int(x, 16) << (64 * k) for k, x in enumerate(w.group(1).split(",")))
+        sends.append((ns, {c for c in range(192) if mask >> c & 1}, m.group(1).strip(), int(m.group(2))))
+    if rest.startswith("call_function_entry"):
+        entries.append((cpu, ns))
+    t = re.match(r"#(\d+)\s+context thread timer_latency\s+(\d+) ns", rest)
+    if t:
+        spikes.append((cpu, int(t.group(1)), ns - int(t.group(2)), ns))
+want = sorted((cpu, seq, e, [s for s in sends if s[0] < e and cpu in s[1]][-1][0], "injipi")
+              for cpu, seq, lo, hi in spikes for c, e in entries if c == cpu and lo <= e <= hi)
+try:
+    d = json.load(open(sys.argv[2]))
+except ValueError as e:
+    print("bad json: %s" % e)
+    sys.exit(0)
+got = sorted((sp["cpu"], sp["seq"], i["entry_ns"], i["send_ns"], i["sender"]["comm"]) for sp in d["spikes"] for i in sp["ipis"])
+cpus = sorted({c for s in sends for c in s[1]})
+print("ok" if len(want) == 10 and got == want and cpus == [2, 70, 130] else "bad: ours %r vs explain %r; targets %r" % (want, got, cpus))
+PY
+check explain-rtla-wide-mask grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/wide.err"
+"$IPT" convert --no-match -o - "$TMP/wide.txt" 2> "$TMP/wide.err" | "$PY" -c '
+import csv, sys
+rows = sorted((int(r["ts_ns"]), int(r["target_cpu"])) for r in csv.DictReader(sys.stdin))
+want = sorted((40 * 10**9 + i * 10**7 + 2000, c) for i in range(5) for c in (2, 70, 130))
+print("ok" if rows == want else "bad %r" % rows[:6])' > "$TMP/v" 2>&1
+check explain-rtla-wide-mask-rows grep -qx ok "$TMP/v"
+grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/wide.err"
+sed '0,/cpumask={0x4,0x40,0x4}/! s/cpumask={0x4,0x40,0x4}/cpumask={0x4,0x40}/' "$TMP/wide.txt" > "$TMP/wide-bad.txt"
+"$IPT" explain -t 1 "$TMP/wide-bad.txt" > /dev/null 2> "$TMP/err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "wide-bad.txt: offset [0-9]*:.*cpumask" "$TMP/err" &&
+	pass "explain-rtla-wide-mask-refused: $(cat "$TMP/err")" ||
+	fail explain-rtla-wide-mask-refused "exit $rc: $(head -c 300 "$TMP/err")"
 # usage errors and a trace with no timerlat samples
 "$IPT" explain -f html "$D/edges.txt" > /dev/null 2> "$TMP/err"
 check explain-format-usage test $? = 2

@@ -41,8 +41,9 @@ enum ev_kind {
 };
 
 /* how a field's value text is read: a number, a %pS symbol, a %p pointer, a
- * CPU mask, a char array, a __data_loc string, sched_switch state letters */
-enum role { R_INT, R_SYM, R_PTR, R_MASK, R_STR, R_DSTR, R_STATE };
+ * CPU mask, a char array, a __data_loc string, sched_switch state letters,
+ * a kprobe's array of words ("{0x6,0x0}": a mask fetched as x64[N]) */
+enum role { R_INT, R_SYM, R_PTR, R_MASK, R_STR, R_DSTR, R_STATE, R_WORDS };
 
 #define MAXF 16		/* fields of an event read from text */
 

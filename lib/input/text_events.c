@@ -214,7 +214,10 @@ static const struct builtin builtins[] = {
  * then its arguments.  A text made beside the recorder's probes (rtla's
  * -t with -e for their group) holds them under these names; each name is
  * taken for the probe only when the function in parentheses is one the
- * recorder probes under it.  Masks of one word (up to 64 CPUs) only.
+ * recorder probes under it.  The recorder fetches a mask as one word
+ * (x64: up to 64 possible CPUs) or as words (x64[N]), which tracefs
+ * prints "cpumask={0x6,0x0}": the first line of the probe says which, and
+ * the format made for it is the one the kernel gives such a probe.
  */
 #define KP_IP "\tfield:void * __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 #define KP_CALLSITE(off) "\tfield:void * callsite;\toffset:" #off ";\tsize:8;\tsigned:0;\n"
@@ -307,6 +310,8 @@ static int add_event(struct tx *x, const char *system, enum ev_kind kind, const 
 			role = is_sym_field(f->name) ? R_SYM : R_PTR;
 		else if (!strcmp(f->name, "prev_state"))
 			role = R_STATE;
+		else if (kind == EK_KPROBE && strchr(f->type, '[') && f->size && f->size % 8 == 0)
+			role = R_WORDS;	/* a kprobe's array: type "u64[N]" */
 		else
 			role = R_INT;
 		if (ei->nf < MAXF)
@@ -319,11 +324,52 @@ static int add_event(struct tx *x, const char *system, enum ev_kind kind, const 
 	return 0;
 }
 
+/*
+ * mask_words_shown - the words of a "cpumask={0x6,0x0}" value in a probe
+ * line [f, fe): N (1 .. IPT_CPUSET_MAX / 64), 0 when the mask is one word
+ * without braces, -1 when the braces hold no sane list
+ */
+static int mask_words_shown(const char *f, const char *fe)
+{
+	static const char key[] = "cpumask={";
+	const char *p = f;
+	int words = 1;
+
+	for (; p + sizeof(key) - 1 <= fe; p++)
+		if (!memcmp(p, key, sizeof(key) - 1) && (p == f || p[-1] == ' '))
+			break;
+	if (p + sizeof(key) - 1 > fe)
+		return 0;
+	for (p += sizeof(key) - 1; p < fe && *p != '}'; p++)
+		if (*p == ',' && ++words > IPT_CPUSET_MAX / 64)
+			return -1;
+	return p < fe ? words : -1;
+}
+
+/* mask_probe_format - the format the kernel gives the call_mask probe
+ * fetching its mask as x64[words] */
+static int mask_probe_format(struct ipt_strbuf *sb, const struct kprobe_kind *k, int words)
+{
+	int ret = ipt_strbuf_addf(sb, "name: %s\nID: %d\nformat:\n%s" KP_IP
+				  "\tfield:u64[%d] cpumask;\toffset:16;\tsize:%d;\tsigned:0;\n"
+				  "\tfield:void * callsite;\toffset:%d;\tsize:8;\tsigned:0;\n"
+				  "\nprint fmt: \"(%%lx) cpumask={0x%%Lx", k->name, k->id, COMMON_FIELDS,
+				  words, 8 * words, 16 + 8 * words);
+
+	for (int i = 1; i < words; i++)
+		ret |= ipt_strbuf_adds(sb, ",0x%Lx");
+	ret |= ipt_strbuf_adds(sb, "} callsite=%pS\", REC->__probe_ip");
+	for (int i = 0; i < words; i++)
+		ret |= ipt_strbuf_addf(sb, ", REC->cpumask[%d]", i);
+	ret |= ipt_strbuf_adds(sb, ", REC->callsite\n");
+	return ret ? -1 : 0;
+}
+
 int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *f, const char *fe)
 {
 	char text[sizeof(COMMON_FIELDS) + 1024];
 	const char *fn, *fnend;
-	int idx;
+	int idx, words;
 
 	if (smap_get(&x->evmap, name, n, &idx) || f >= fe || *f != '(')
 		return 0;
@@ -343,10 +389,27 @@ int ipt_text_kprobe_event(struct tx *x, const char *name, size_t n, const char *
 				ours = true;
 		if (!ours)
 			return 0;
-		snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n%s%s", k->name, k->id, COMMON_FIELDS,
-			 k->body);
-		if (add_event(x, "kprobes", EK_KPROBE, text, &idx))
-			return -1;
+		words = strcmp(k->name, "call_mask") ? 0 : mask_words_shown(fnend, fe);
+		if (words < 0)
+			return ipt_err_at(x->t->path, x->line_off, "%s: a cpumask of more than %d words or no "
+					  "closing brace", k->name, IPT_CPUSET_MAX / 64);
+		if (words) {
+			struct ipt_strbuf fmt = IPT_STRBUF_INIT;
+			int rc = mask_probe_format(&fmt, k, words);
+
+			if (rc)
+				rc = ipt_err_at(x->t->path, x->line_off, "out of memory");
+			else
+				rc = add_event(x, "kprobes", EK_KPROBE, fmt.buf, &idx);
+			ipt_strbuf_free(&fmt);
+			if (rc)
+				return -1;
+		} else {
+			snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n%s%s", k->name, k->id,
+				 COMMON_FIELDS, k->body);
+			if (add_event(x, "kprobes", EK_KPROBE, text, &idx))
+				return -1;
+		}
 		/* a function-call send hook's interrupt runs the generic handler
 		 * (the decoder's callback when no caller probe names the
 		 * function, as a recording's kallsyms gives it): known by name */

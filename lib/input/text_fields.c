@@ -55,6 +55,33 @@ static bool parse_ptr(const char *p, const char *e, uint64_t *v)
 	return parse_hexn(p, e, v);
 }
 
+/* put_words - "{0x6,0x0}" into an array of 8-byte words: exactly as many
+ * as the field holds (its format was made from the probe's first line) */
+static int put_words(struct tx *x, const struct einfo *ei, const struct ipt_field *f, const char *p,
+		     const char *e)
+{
+	unsigned int words = f->size / 8, i = 0;
+	const char *q = p;
+
+	if (q >= e || *q != '{')
+		return bad_field(x, ei, f->name, p, e);
+	for (q++; q < e && i < words; i++) {
+		const char *we = q;
+		uint64_t v;
+
+		while (we < e && *we != ',' && *we != '}')
+			we++;
+		if (we >= e || !parse_int(q, we, &v) || (*we == '}') != (i + 1 == words))
+			return bad_field(x, ei, f->name, p, e);
+		if (f->offset + (i + 1) * 8 <= x->rlen)
+			ipt_put_uint(x->rec + f->offset + i * 8, 8, false, v);
+		q = we + 1;
+	}
+	if (i != words || q != e)
+		return bad_field(x, ei, f->name, p, e);
+	return 0;
+}
+
 /* put_value - one field from its value text [p, e) */
 static int put_value(struct tx *x, const struct einfo *ei, const struct finfo *fi,
 		     const char *p, const char *e)
@@ -118,6 +145,8 @@ static int put_value(struct tx *x, const struct einfo *ei, const struct finfo *f
 	}
 	case R_DSTR:
 		return ipt_text_put_dyn(x, f, p, (uint32_t)(e - p), true);
+	case R_WORDS:
+		return put_words(x, ei, f, p, e);
 	}
 	return 0;
 }
