@@ -1500,8 +1500,36 @@ struct ipt_spike {
 	bool over;			/* listed_ns > latency_ns: no unaccounted */
 	uint64_t unaccounted_ns;	/* latency_ns - listed_ns, when !over */
 	uint64_t excess_ns;		/* listed_ns - latency_ns, when over */
+	struct ipt_spike_csd *csd;	/* csd functions run on its CPU inside its
+					 * window, in the order of their entries
+					 * (ipt_spike_csd_get) */
+	size_t ncsd;
+	bool csd_known;			/* the trace has csd:csd_function_entry
+					 * (Linux 6.5 and later) */
 };
-struct ipt_spikes;
+/*
+ * A csd function (a function another CPU asked this one to run: smp_call_*,
+ * remote wakeups, TLB flushes) that started on the spike's CPU inside its
+ * window, from csd:csd_function_entry and _exit, and its queueing
+ * (csd:csd_queue_cpu, paired by csd pointer and target CPU) when that was
+ * recorded.  A queueing before events were lost on the target is not
+ * paired (the pointer may have been reused in the gap).  The run's time is
+ * inside its interrupt's handler time (or in the task that flushed the
+ * queue): not more interference on top of it.
+ */
+struct ipt_spike_csd {
+	uint64_t entry_ns;		/* csd_function_entry */
+	bool has_exit;
+	uint64_t run_ns;		/* entry -> its csd_function_exit */
+	char *func;			/* as the tables name it (ipt_trace_format_function) */
+	int32_t ipi;			/* the IPI of the spike whose interrupt ran it
+					 * (entry inside that handler), or -1 */
+	bool queued;			/* its csd_queue_cpu was seen and paired: */
+	uint64_t queue_ns;		/* when it was queued */
+	int32_t src_cpu, pid;		/* the queueing CPU and task */
+	char *comm;
+	char *callsite;			/* the queueing's call site, "sym+0xoff" */
+};
 /* The spikes of t (sorted by CPU and start), their IPIs and noise; NULL on error
  * (no timerlat samples in the trace: IPT_ERR_INVALID). */
 struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
@@ -1510,6 +1538,8 @@ const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i);
 /* The k-th IPI of a spike (k < nipis), its k-th noise (k < nnoise); NULL past the end. */
 const struct ipt_spike_ipi *ipt_spike_ipi_get(const struct ipt_spike *s, size_t k);
 const struct ipt_spike_noise *ipt_spike_noise_get(const struct ipt_spike *s, size_t k);
+/* The k-th csd function run of a spike (k < ncsd); NULL past the end. */
+const struct ipt_spike_csd *ipt_spike_csd_get(const struct ipt_spike *s, size_t k);
 void ipt_spikes_free(struct ipt_spikes *sp);
 
 

@@ -29,19 +29,20 @@ static void explain_usage(FILE *f)
 		"to the send that raised it (the matching of `report`): its kind, the\n"
 		"interrupt's entry and handler time and share of the spike, the sending CPU,\n"
 		"task, call site and function, and its stack when recorded (record --stacks).\n"
-		"Sends served by one interrupt (coalesced)\n"
-		"are listed, its time counted once.  What else interfered on that CPU inside\n"
-		"the window follows: the osnoise:* noise events (irq, softirq, nmi, thread)\n"
-		"with their net durations (an IPI's irq_noise names it), then `unaccounted`:\n"
-		"the latency less the sum of those.\n"
+		"Sends served by one interrupt (coalesced) are listed, its time counted once.\n"
+		"Then the csd functions run on that CPU inside the window (Linux 6.5+: the\n"
+		"csd:* events), with the IPI whose handler ran each and its queueing.  What\n"
+		"else interfered on that CPU inside the window follows: the osnoise:* noise\n"
+		"events (irq, softirq, nmi, thread) with their net durations (an IPI's\n"
+		"irq_noise names it), then `unaccounted`: the latency less the sum of those.\n"
 		"Then the senders by the spike time of their IPIs.\n"
 		"\n"
 		"  -t, --threshold US   every sample over US microseconds (default: the\n"
 		"                       worst 10 per CPU)\n"
 		"  -n, --worst N        without --threshold: the worst N per CPU (default 10)\n"
 		"  -f, --format FMT     text (default), json (docs/schema/explain.json) or\n"
-		"                       csv (one row per part of each spike: its IPIs, its\n"
-		"                       noise, what is unaccounted; docs/formats.md)\n"
+		"                       csv (one row per part of each spike: its IPIs, csd\n"
+		"                       runs, noise, what is unaccounted; docs/formats.md)\n"
 		"      --json           the same as --format json\n"
 		"  -h, --help           this text\n");
 }
@@ -106,6 +107,30 @@ static void print_noise(const struct ipt_spike *s)
 		       s->noise_known ? "" : ": latency - the IPI handler times; other interference unknown");
 }
 
+/* print_csd - the csd function runs of a spike */
+static void print_csd(const struct ipt_spike *s)
+{
+	for (size_t k = 0; k < s->ncsd; k++) {
+		const struct ipt_spike_csd *c = ipt_spike_csd_get(s, k);
+		char a[32], b[32], run[64] = "run ? (no exit seen)", in[32] = "outside the IPI handlers above";
+
+		secs(c->entry_ns, a, sizeof(a));
+		if (c->has_exit)
+			snprintf(run, sizeof(run), "run %.3f us (%.1f%%)", us(c->run_ns), pct(c->run_ns, s->latency_ns));
+		if (c->ipi >= 0)
+			snprintf(in, sizeof(in), "in IPI %d above", c->ipi + 1);
+		printf("  csd %s entry %s %s, %s", c->func, a, run, in);
+		if (c->queued) {
+			secs(c->queue_ns, b, sizeof(b));
+			printf("; queued %s from cpu %d by %s[%d] via %s, waited %.3f us\n", b, (int)c->src_cpu, c->comm,
+			       (int)c->pid, c->callsite ? c->callsite : "?",
+			       us(c->entry_ns >= c->queue_ns ? c->entry_ns - c->queue_ns : 0));
+		} else {
+			puts("; its queueing not in the recording");
+		}
+	}
+}
+
 static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const struct explain_summary *m,
 		  bool threshold)
 {
@@ -149,6 +174,7 @@ static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const 
 				putchar('\n');
 			}
 		}
+		print_csd(s);
 		print_noise(s);
 	}
 	printf("\n%llu of %zu spikes hold IPI interrupts; senders by IPI handler time inside spikes:\n",
@@ -251,6 +277,36 @@ static void json_noise(struct ipt_jw *j, const struct ipt_spike *s, const struct
 	ipt_jw_end(j);
 }
 
+static void json_csd(struct ipt_jw *j, const struct ipt_spike_csd *c)
+{
+	ipt_jw_obj(j);
+	ipt_jw_kstr(j, "func_name", c->func);
+	ipt_jw_ku64(j, "entry_ns", c->entry_ns);
+	ipt_jw_key(j, "run_ns");
+	if (c->has_exit)
+		ipt_jw_u64(j, c->run_ns);
+	else
+		ipt_jw_null(j);
+	ipt_jw_key(j, "ipi");
+	if (c->ipi >= 0)
+		ipt_jw_i64(j, c->ipi);
+	else
+		ipt_jw_null(j);
+	ipt_jw_key(j, "queued");
+	if (c->queued) {
+		ipt_jw_obj(j);
+		ipt_jw_ku64(j, "ts_ns", c->queue_ns);
+		ipt_jw_ki64(j, "cpu", c->src_cpu);
+		ipt_jw_kstr(j, "comm", c->comm);
+		ipt_jw_ki64(j, "pid", c->pid);
+		ipt_jw_kstr(j, "callsite_sym", c->callsite);
+		ipt_jw_end(j);
+	} else {
+		ipt_jw_null(j);
+	}
+	ipt_jw_end(j);
+}
+
 static void json_spike(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_spike *s)
 {
 	ipt_jw_obj(j);
@@ -278,6 +334,12 @@ static void json_spike(struct ipt_jw *j, const struct ipt_trace *t, const struct
 	ipt_jw_arr(j);
 	for (size_t k = 0; k < s->nipis; k++)
 		json_ipi(j, t, s, ipt_spike_ipi_get(s, k));
+	ipt_jw_end(j);
+	ipt_jw_kbool(j, "csd_known", s->csd_known);
+	ipt_jw_key(j, "csd");
+	ipt_jw_arr(j);
+	for (size_t k = 0; k < s->ncsd; k++)
+		json_csd(j, ipt_spike_csd_get(s, k));
 	ipt_jw_end(j);
 	ipt_jw_kbool(j, "noise_known", s->noise_known);
 	ipt_jw_key(j, "interference");
@@ -427,6 +489,22 @@ static int csv_spike(const struct ipt_trace *t, size_t i, const struct ipt_spike
 			ipt_strbuf_free(&fr);
 		}
 		putchar('\n');
+	}
+	for (size_t k = 0; k < s->ncsd; k++) {
+		const struct ipt_spike_csd *c = ipt_spike_csd_get(s, k);
+
+		csv_spike_cols(i, s, "csd", false, true, c->entry_ns);
+		csv_u64(c->has_exit, c->run_ns);
+		fputs(",,,,,,", stdout);		/* duration_ns .. coalesced */
+		csv_u64(c->queued, c->queue_ns);
+		if (c->queued)
+			printf(",%d,%d", c->src_cpu, c->pid);
+		else
+			fputs(",,", stdout);
+		csv_str(c->queued ? c->comm : NULL);
+		csv_str(c->queued ? c->callsite : NULL);
+		csv_str(c->func);
+		fputs(",\n", stdout);
 	}
 	for (size_t k = 0; k < s->nnoise; k++) {
 		const struct ipt_spike_noise *nz = ipt_spike_noise_get(s, k);

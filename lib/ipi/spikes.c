@@ -272,8 +272,10 @@ static int add_noise(struct ipt_spike *s, const struct ipt_spike_noise *nz)
 	return 0;
 }
 
-/* place_noise - nz under every spike of cpu whose window holds its end */
-static int place_noise(struct ipt_spikes *sp, int cpu, const struct ipt_spike_noise *nz)
+/* starting_after - the index of the first spike after those of cpu that
+ * start at or before at (spikes are sorted by CPU and start); the spikes
+ * whose window may hold at are the (at most 8) just before it */
+static size_t starting_after(const struct ipt_spikes *sp, int cpu, uint64_t at)
 {
 	size_t lo = 0, hi = sp->n;
 
@@ -281,18 +283,248 @@ static int place_noise(struct ipt_spikes *sp, int cpu, const struct ipt_spike_no
 		size_t mid = lo + (hi - lo) / 2;
 		const struct ipt_spike *s = &sp->s[mid];
 
-		if (s->cpu < cpu || (s->cpu == cpu && s->start_ns <= nz->end_ns))
+		if (s->cpu < cpu || (s->cpu == cpu && s->start_ns <= at))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t k = lo, n = 0; k-- > 0 && n < 8; n++) {
+	return lo;
+}
+
+/* place_noise - nz under every spike of cpu whose window holds its end */
+static int place_noise(struct ipt_spikes *sp, int cpu, const struct ipt_spike_noise *nz)
+{
+	for (size_t k = starting_after(sp, cpu, nz->end_ns), n = 0; k-- > 0 && n < 8; n++) {
 		struct ipt_spike *s = &sp->s[k];
 
 		if (s->cpu != cpu)
 			break;
 		if (nz->end_ns >= s->start_ns && nz->end_ns <= s->ts_ns && add_noise(s, nz))
 			return -1;
+	}
+	return 0;
+}
+
+/* ---- csd function runs (csd:* events) ---- */
+
+#define CSD_PENDING_MAX 262144	/* queued calls waiting for their run: bounded */
+#define CSD_NESTED_MAX 8	/* csd runs open at once on one CPU */
+
+/* a queued call to a spike CPU, by csd pointer and target */
+struct csd_queued {
+	uint64_t tag;
+	uint64_t csd, ts, callsite, losses;	/* losses: the target's, at the queueing */
+	int32_t target, src_cpu, pid;
+};
+struct csd_key {
+	uint64_t csd;
+	int32_t target;
+};
+/* a run begun and not yet ended on a CPU */
+struct csd_run {
+	uint64_t csd, func, entry_ns;
+	bool queued;
+	struct csd_queued q;
+};
+struct csd_scan {
+	const struct ipt_event *queue, *entry, *exit;
+	const struct ipt_field *q_cpu, *q_callsite, *q_csd, *e_func, *e_csd, *x_csd;
+	struct ipt_hmap pending;		/* of struct csd_queued */
+	struct csd_run (*open)[CSD_NESTED_MAX];	/* per CPU */
+	int *nopen;
+	uint64_t *losses;			/* per CPU: records after lost events */
+};
+
+static bool csd_eq(const void *entry, const void *key)
+{
+	const struct csd_queued *e = entry;
+	const struct csd_key *k = key;
+
+	return e->csd == k->csd && e->target == k->target;
+}
+
+static uint64_t csd_tag(uint64_t csd, int32_t target)
+{
+	return ipt_hmap_tag(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target));
+}
+
+/* add_csd - one csd run under spike s (strings made here) */
+static int add_csd(const struct ipt_trace *t, struct ipt_spike *s, const struct csd_run *run, bool has_exit,
+		   uint64_t exit_ns)
+{
+	struct ipt_spike_csd *c;
+	size_t cap = s->ncsd;
+	char buf[256];
+
+	if (IPT_GROW_ZERO(s->csd, cap, s->ncsd + 1))
+		return -1;
+	c = &s->csd[s->ncsd];
+	c->entry_ns = run->entry_ns;
+	c->has_exit = has_exit && exit_ns >= run->entry_ns;
+	c->run_ns = c->has_exit ? exit_ns - run->entry_ns : 0;
+	c->ipi = -1;
+	ipt_trace_format_function(t, run->func, buf, sizeof(buf));
+	c->func = strdup(buf);
+	if (run->queued) {
+		const char *comm = ipt_trace_comm(t, run->q.pid);
+
+		c->queued = true;
+		c->queue_ns = run->q.ts;
+		c->src_cpu = run->q.src_cpu;
+		c->pid = run->q.pid;
+		c->comm = strdup(comm ? comm : "<...>");
+		if (run->q.callsite) {
+			ipt_trace_format_symbol(t, run->q.callsite, true, buf, sizeof(buf));
+			c->callsite = strdup(buf);
+		}
+	}
+	if (!c->func || (run->queued && !c->comm) || (run->queued && run->q.callsite && !c->callsite)) {
+		free(c->func);
+		free(c->comm);
+		free(c->callsite);
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	}
+	s->ncsd++;
+	return 0;
+}
+
+/* place_csd - a run of cpu under every spike whose window holds its entry */
+static int place_csd(const struct ipt_trace *t, struct ipt_spikes *sp, int cpu, const struct csd_run *run,
+		     bool has_exit, uint64_t exit_ns)
+{
+	for (size_t k = starting_after(sp, cpu, run->entry_ns), n = 0; k-- > 0 && n < 8; n++) {
+		struct ipt_spike *s = &sp->s[k];
+
+		if (s->cpu != cpu)
+			break;
+		if (run->entry_ns >= s->start_ns && run->entry_ns <= s->ts_ns &&
+		    add_csd(t, s, run, has_exit, exit_ns))
+			return -1;
+	}
+	return 0;
+}
+
+/* csd_setup - the csd events of t, and room for the n CPUs; 1 when the
+ * trace has the runs, 0 when not, -1 out of memory */
+static int csd_setup(struct ipt_trace *t, struct csd_scan *cs, size_t n)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->entry = ipt_trace_find_event(t, "csd", "csd_function_entry");
+	cs->exit = ipt_trace_find_event(t, "csd", "csd_function_exit");
+	cs->queue = ipt_trace_find_event(t, "csd", "csd_queue_cpu");
+	cs->e_func = cs->entry ? ipt_event_field(cs->entry, "func") : NULL;
+	cs->e_csd = cs->entry ? ipt_event_field(cs->entry, "csd") : NULL;
+	cs->x_csd = cs->exit ? ipt_event_field(cs->exit, "csd") : NULL;
+	if (!cs->e_func || !cs->e_csd || !cs->x_csd || !n)
+		return 0;
+	cs->q_cpu = cs->queue ? ipt_event_field(cs->queue, "cpu") : NULL;
+	cs->q_callsite = cs->queue ? ipt_event_field(cs->queue, "callsite") : NULL;
+	cs->q_csd = cs->queue ? ipt_event_field(cs->queue, "csd") : NULL;
+	if (!cs->q_cpu || !cs->q_csd)
+		cs->queue = NULL;
+	cs->open = calloc(n, sizeof(*cs->open));
+	cs->nopen = calloc(n, sizeof(*cs->nopen));
+	cs->losses = calloc(n, sizeof(*cs->losses));
+	if (!cs->open || !cs->nopen || !cs->losses)
+		return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+	return 1;
+}
+
+static void csd_free(struct csd_scan *cs)
+{
+	free(cs->open);
+	free(cs->nopen);
+	free(cs->losses);
+	ipt_hmap_free(&cs->pending);
+}
+
+/* csd_record - one record r of the scan: a queueing to, or a run on, a
+ * CPU below n with spikes (spike_cpu) */
+static int csd_record(const struct ipt_trace *t, struct ipt_spikes *sp, struct csd_scan *cs,
+		      const bool *spike_cpu, size_t n, const struct ipt_record *r)
+{
+	int cpu = r->cpu;
+
+	if (r->event == cs->queue) {
+		uint64_t target = field(t, r, cs->q_cpu, UINT64_MAX);
+		struct csd_key k = { field(t, r, cs->q_csd, 0), (int32_t)target };
+		struct csd_queued *q;
+		bool added;
+
+		if (target >= n || !spike_cpu[target] || !k.csd)
+			return 0;
+		if (cs->pending.n >= CSD_PENDING_MAX)	/* calls whose runs were never seen */
+			ipt_hmap_clear(&cs->pending, sizeof(*q));
+		q = ipt_hmap_add(&cs->pending, sizeof(*q), csd_tag(k.csd, k.target), csd_eq, &k, &added);
+		if (!q)
+			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		q->csd = k.csd;
+		q->target = k.target;
+		q->ts = r->ts;
+		q->src_cpu = cpu;
+		q->pid = (int32_t)ipt_record_pid(t, r);
+		q->callsite = cs->q_callsite ? field(t, r, cs->q_callsite, 0) : 0;
+		q->losses = cs->losses[target];
+		return 0;
+	}
+	if (cpu < 0 || (size_t)cpu >= n || !spike_cpu[cpu])
+		return 0;
+	if (r->event == cs->entry) {
+		struct csd_run run = { .csd = field(t, r, cs->e_csd, 0), .func = field(t, r, cs->e_func, 0),
+				       .entry_ns = r->ts };
+		struct csd_key k = { run.csd, cpu };
+		struct csd_queued *q = run.csd && cs->pending.n ?
+			ipt_hmap_find(&cs->pending, sizeof(*q), csd_tag(k.csd, k.target), csd_eq, &k) : NULL;
+
+		if (q && ipt_hmap_used(q)) {
+			run.queued = q->losses == cs->losses[cpu];
+			run.q = *q;
+			ipt_hmap_remove(&cs->pending, sizeof(*q), q);
+		}
+		if (cs->nopen[cpu] == CSD_NESTED_MAX) {	/* deeper than any kernel nests: the oldest ends unseen */
+			if (place_csd(t, sp, cpu, &cs->open[cpu][0], false, 0))
+				return -1;
+			memmove(&cs->open[cpu][0], &cs->open[cpu][1], (CSD_NESTED_MAX - 1) * sizeof(run));
+			cs->nopen[cpu]--;
+		}
+		cs->open[cpu][cs->nopen[cpu]++] = run;
+	} else if (r->event == cs->exit) {
+		uint64_t csd = field(t, r, cs->x_csd, 0);
+
+		for (int i = cs->nopen[cpu]; i-- > 0;) {
+			if (cs->open[cpu][i].csd != csd)
+				continue;
+			/* the runs opened after it ended unseen */
+			for (int j = cs->nopen[cpu]; j-- > i;)
+				if (place_csd(t, sp, cpu, &cs->open[cpu][j], j == i, r->ts))
+					return -1;
+			cs->nopen[cpu] = i;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* csd_end - the runs still open (no exit seen), and each run's IPI */
+static int csd_end(const struct ipt_trace *t, struct ipt_spikes *sp, struct csd_scan *cs, size_t n)
+{
+	for (size_t cpu = 0; cs->nopen && cpu < n; cpu++)
+		for (int j = 0; j < cs->nopen[cpu]; j++)
+			if (place_csd(t, sp, (int)cpu, &cs->open[cpu][j], false, 0))
+				return -1;
+	for (size_t i = 0; i < sp->n; i++) {
+		struct ipt_spike *s = &sp->s[i];
+
+		for (size_t k = 0; k < s->ncsd; k++)
+			for (size_t j = 0; j < s->nipis && j < INT32_MAX; j++) {
+				const struct ipt_spike_ipi *ip = &s->ipis[j];
+
+				if (!ip->coalesced && ip->has_handler && s->csd[k].entry_ns >= ip->entry_ns &&
+				    s->csd[k].entry_ns - ip->entry_ns <= ip->handler_ns) {
+					s->csd[k].ipi = (int32_t)j;
+					break;
+				}
+			}
 	}
 	return 0;
 }
@@ -357,13 +589,44 @@ static void tie(struct ipt_spike *s)
 	s->excess_ns = s->over ? s->listed_ns - s->latency_ns : 0;
 }
 
-/* noise - the osnoise:* noise events of t under the spikes; the ties */
+/* noise_record - one record r: an osnoise noise event of a CPU below n */
+static int noise_record(struct ipt_trace *t, struct ipt_spikes *sp, const struct noise_ev *ne, size_t nev,
+			bool *seen, size_t n, const struct ipt_record *r)
+{
+	struct ipt_spike_noise nz = { .ipi = -1, .num = -1 };
+	const struct noise_ev *e = NULL;
+	uint64_t v;
+
+	for (size_t i = 0; i < nev && !e; i++)
+		if (r->event == ne[i].ev)
+			e = &ne[i];
+	if (!e || r->cpu < 0 || (size_t)r->cpu >= n)
+		return 0;
+	seen[r->cpu] = true;
+	nz.kind = e->kind;
+	nz.end_ns = r->ts;
+	nz.duration_ns = field(t, r, e->dur, 0);
+	if (e->num && !ipt_field_u64(t, r, e->num, &v))
+		nz.num = (int32_t)v;
+	if (e->kind == IPT_SPIKE_NOISE_SOFTIRQ && softirq_name((uint64_t)(uint32_t)nz.num))
+		snprintf(nz.name, sizeof(nz.name), "%s", softirq_name((uint64_t)(uint32_t)nz.num));
+	else if (e->kind == IPT_SPIKE_NOISE_NMI)
+		snprintf(nz.name, sizeof(nz.name), "nmi");
+	else
+		text_field(t, r, e->name, nz.name, sizeof(nz.name));
+	return place_noise(sp, r->cpu, &nz);
+}
+
+/* noise - the osnoise:* noise events and the csd runs of t under the
+ * spikes (one more pass over the trace); the ties */
 static int noise(struct ipt_trace *t, struct ipt_spikes *sp)
 {
 	static const char *const names[] = { "irq_noise", "softirq_noise", "nmi_noise", "thread_noise" };
 	struct noise_ev ne[4];
 	size_t nev = 0, ncpu = 0;
-	bool *seen = NULL;
+	bool *seen = NULL, *spike_cpu = NULL;
+	struct csd_scan cs;
+	int has_csd = 0;
 	struct ipt_iter *it;
 	struct ipt_record r;
 	int rc = 0;
@@ -383,52 +646,49 @@ static int noise(struct ipt_trace *t, struct ipt_spikes *sp)
 	for (size_t i = 0; i < sp->n; i++)
 		if (sp->s[i].cpu >= 0 && (size_t)sp->s[i].cpu >= ncpu)
 			ncpu = (size_t)sp->s[i].cpu + 1;
-	if (nev && ncpu) {
+	has_csd = csd_setup(t, &cs, ncpu);
+	if (has_csd < 0)
+		goto out;
+	if ((nev || has_csd) && ncpu) {
 		seen = calloc(ncpu, sizeof(*seen));
-		if (!seen)
-			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+		spike_cpu = calloc(ncpu, sizeof(*spike_cpu));
+		if (!seen || !spike_cpu) {
+			rc = ipt_err_code(IPT_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < sp->n; i++)
+			if (sp->s[i].cpu >= 0)
+				spike_cpu[sp->s[i].cpu] = true;
 		it = ipt_iter_new(t, NULL);
 		if (!it) {
-			free(seen);
-			return -1;
+			rc = -1;
+			goto out;
 		}
 		while ((rc = ipt_iter_next(it, &r)) > 0) {
-			struct ipt_spike_noise nz = { .ipi = -1, .num = -1 };
-			const struct noise_ev *e = NULL;
-			uint64_t v;
-
-			for (size_t i = 0; i < nev && !e; i++)
-				if (r.event == ne[i].ev)
-					e = &ne[i];
-			if (!e || r.cpu < 0 || (size_t)r.cpu >= ncpu)
-				continue;
-			seen[r.cpu] = true;
-			nz.kind = e->kind;
-			nz.end_ns = r.ts;
-			nz.duration_ns = field(t, &r, e->dur, 0);
-			if (e->num && !ipt_field_u64(t, &r, e->num, &v))
-				nz.num = (int32_t)v;
-			if (e->kind == IPT_SPIKE_NOISE_SOFTIRQ && softirq_name((uint64_t)(uint32_t)nz.num))
-				snprintf(nz.name, sizeof(nz.name), "%s", softirq_name((uint64_t)(uint32_t)nz.num));
-			else if (e->kind == IPT_SPIKE_NOISE_NMI)
-				snprintf(nz.name, sizeof(nz.name), "nmi");
-			else
-				text_field(t, &r, e->name, nz.name, sizeof(nz.name));
-			if (place_noise(sp, r.cpu, &nz)) {
+			if (has_csd && r.missed && r.cpu >= 0 && (size_t)r.cpu < ncpu)
+				cs.losses[r.cpu]++;
+			if (noise_record(t, sp, ne, nev, seen, ncpu, &r) ||
+			    (has_csd && csd_record(t, sp, &cs, spike_cpu, ncpu, &r))) {
 				rc = -1;
 				break;
 			}
 		}
 		ipt_iter_free(it);
+		if (rc >= 0 && has_csd && csd_end(t, sp, &cs, ncpu))
+			rc = -1;
 	}
 	for (size_t i = 0; i < sp->n; i++) {
 		struct ipt_spike *s = &sp->s[i];
 
 		s->noise_known = seen && s->cpu >= 0 && (size_t)s->cpu < ncpu && seen[s->cpu];
+		s->csd_known = has_csd > 0;
 		tie(s);
 	}
+out:
+	csd_free(&cs);
 	free(seen);
-	return rc < 0 ? -1 : 0;
+	free(spike_cpu);
+	return rc < 0 || has_csd < 0 ? -1 : 0;
 }
 
 /* ipt_spikes_explain - the spikes of t and the IPIs inside them */
@@ -511,8 +771,14 @@ void ipt_spikes_free(struct ipt_spikes *sp)
 			free(sp->s[i].ipis[k].func);
 			free(sp->s[i].ipis[k].stack);
 		}
+		for (size_t k = 0; k < sp->s[i].ncsd; k++) {
+			free(sp->s[i].csd[k].func);
+			free(sp->s[i].csd[k].comm);
+			free(sp->s[i].csd[k].callsite);
+		}
 		free(sp->s[i].ipis);
 		free(sp->s[i].noise);
+		free(sp->s[i].csd);
 	}
 	free(sp->s);
 	free(sp);
@@ -526,4 +792,9 @@ const struct ipt_spike_ipi *ipt_spike_ipi_get(const struct ipt_spike *s, size_t 
 const struct ipt_spike_noise *ipt_spike_noise_get(const struct ipt_spike *s, size_t k)
 {
 	return s && k < s->nnoise ? &s->noise[k] : NULL;
+}
+
+const struct ipt_spike_csd *ipt_spike_csd_get(const struct ipt_spike *s, size_t k)
+{
+	return s && k < s->ncsd ? &s->csd[k] : NULL;
 }
