@@ -940,6 +940,23 @@ static inline void ipt_jw_knull(struct ipt_jw *j, const char *k)
 	ipt_jw_key(j, k);
 	ipt_jw_null(j);
 }
+/* "k": v when has, else null */
+static inline void ipt_jw_kopt_u64(struct ipt_jw *j, const char *k, bool has, uint64_t v)
+{
+	ipt_jw_key(j, k);
+	if (has)
+		ipt_jw_u64(j, v);
+	else
+		ipt_jw_null(j);
+}
+static inline void ipt_jw_kopt_i64(struct ipt_jw *j, const char *k, bool has, int64_t v)
+{
+	ipt_jw_key(j, k);
+	if (has)
+		ipt_jw_i64(j, v);
+	else
+		ipt_jw_null(j);
+}
 
 #ifdef __cplusplus
 }

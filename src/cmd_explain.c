@@ -218,20 +218,12 @@ static void json_ipi(struct ipt_jw *j, const struct ipt_trace *t, const struct i
 	ipt_jw_ku64(j, "send_ns", ip->send_ns);
 	ipt_jw_ku64(j, "entry_ns", ip->entry_ns);
 	ipt_jw_kbool(j, "coalesced", ip->coalesced);
-	ipt_jw_key(j, "handler_ns");
-	if (ip->has_handler && !ip->coalesced)
-		ipt_jw_u64(j, ip->handler_ns);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_u64(j, "handler_ns", ip->has_handler && !ip->coalesced, ip->handler_ns);
 	if (ip->has_handler && !ip->coalesced)
 		kshare(j, "share", ip->handler_ns, s->latency_ns);
 	else
 		ipt_jw_knull(j, "share");
-	ipt_jw_key(j, "noise");
-	if (ip->noise >= 0)
-		ipt_jw_i64(j, ip->noise);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_i64(j, "noise", ip->noise >= 0, ip->noise);
 	ipt_jw_key(j, "sender");
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "comm", ip->comm);
@@ -259,21 +251,13 @@ static void json_noise(struct ipt_jw *j, const struct ipt_spike *s, const struct
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "kind", ipt_spike_noise_kind_name(nz->kind));
 	ipt_jw_kstr(j, "name", nz->name);
-	ipt_jw_key(j, "num");
-	if (nz->kind == IPT_SPIKE_NOISE_NMI)
-		ipt_jw_null(j);
-	else
-		ipt_jw_i64(j, nz->num);
+	ipt_jw_kopt_i64(j, "num", nz->kind != IPT_SPIKE_NOISE_NMI, nz->num);
 	ipt_jw_ku64(j, "end_ns", nz->end_ns);
 	ipt_jw_ku64(j, "duration_ns", nz->duration_ns);
 	ipt_jw_ku64(j, "counted_ns", nz->counted_ns);
 	ipt_jw_kbool(j, "before_window", nz->before_window);
 	kshare(j, "share", nz->counted_ns, s->latency_ns);
-	ipt_jw_key(j, "ipi");
-	if (nz->ipi >= 0)
-		ipt_jw_i64(j, nz->ipi);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_i64(j, "ipi", nz->ipi >= 0, nz->ipi);
 	ipt_jw_end(j);
 }
 
@@ -282,16 +266,8 @@ static void json_csd(struct ipt_jw *j, const struct ipt_spike_csd *c)
 	ipt_jw_obj(j);
 	ipt_jw_kstr(j, "func_name", c->func);
 	ipt_jw_ku64(j, "entry_ns", c->entry_ns);
-	ipt_jw_key(j, "run_ns");
-	if (c->has_exit)
-		ipt_jw_u64(j, c->run_ns);
-	else
-		ipt_jw_null(j);
-	ipt_jw_key(j, "ipi");
-	if (c->ipi >= 0)
-		ipt_jw_i64(j, c->ipi);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_u64(j, "run_ns", c->has_exit, c->run_ns);
+	ipt_jw_kopt_i64(j, "ipi", c->ipi >= 0, c->ipi);
 	ipt_jw_key(j, "queued");
 	if (c->queued) {
 		ipt_jw_obj(j);
@@ -312,16 +288,8 @@ static void json_spike(struct ipt_jw *j, const struct ipt_trace *t, const struct
 	ipt_jw_obj(j);
 	ipt_jw_ki64(j, "cpu", s->cpu);
 	ipt_jw_kstr(j, "source", s->osnoise ? "osnoise" : "timerlat");
-	ipt_jw_key(j, "seq");
-	if (s->osnoise)
-		ipt_jw_null(j);
-	else
-		ipt_jw_u64(j, s->seq);
-	ipt_jw_key(j, "interferences");
-	if (s->osnoise)
-		ipt_jw_u64(j, s->interference);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_u64(j, "seq", !s->osnoise, s->seq);
+	ipt_jw_kopt_u64(j, "interferences", s->osnoise, s->interference);
 	ipt_jw_ku64(j, "ts_ns", s->ts_ns);
 	ipt_jw_key(j, "window");
 	ipt_jw_obj(j);
@@ -348,16 +316,8 @@ static void json_spike(struct ipt_jw *j, const struct ipt_trace *t, const struct
 		json_noise(j, s, ipt_spike_noise_get(s, k));
 	ipt_jw_end(j);
 	ipt_jw_ku64(j, "listed_ns", s->listed_ns);
-	ipt_jw_key(j, "unaccounted_ns");
-	if (s->over)
-		ipt_jw_null(j);
-	else
-		ipt_jw_u64(j, s->unaccounted_ns);
-	ipt_jw_key(j, "excess_ns");
-	if (s->over)
-		ipt_jw_u64(j, s->excess_ns);
-	else
-		ipt_jw_null(j);
+	ipt_jw_kopt_u64(j, "unaccounted_ns", !s->over, s->unaccounted_ns);
+	ipt_jw_kopt_u64(j, "excess_ns", s->over, s->excess_ns);
 	ipt_jw_kstr(j, "note", s->over ? (s->noise_known ?
 		"the net durations exceed the latency: osnoise measures them in the kernel's local clock, "
 		"the window is in the trace's" :

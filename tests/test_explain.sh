@@ -23,6 +23,16 @@
 . "$(dirname "$0")/lib.sh"
 D=$TOP/tests/data/spikes
 S=$TOP/docs/schema/explain.json
+# ok_and_valid NAME JSON: the verdict in $TMP/v ("ok", else shown), then
+# JSON against the explain schema
+ok_and_valid() {
+	check "$1" grep -qx ok "$TMP/v"
+	grep -qx ok "$TMP/v" || cat "$TMP/v"
+	if "$PY" -c 'import jsonschema' 2> /dev/null; then
+		"$PY" "$TOP/tests/schema_validate.py" valid "schema-$1" "$S" "$2" > "$TMP/v" 2>&1
+		verdicts "$TMP/v"
+	fi
+}
 for f in x86_64-rt-6.1-tcg edges osnoise; do
 	if ! "$IPT" explain -t 1 -f json "$D/$f.txt" > "$TMP/$f.json" 2> "$TMP/$f.err" ||
 	   ! "$IPT" explain --threshold 1 "$D/$f.txt" > "$TMP/$f.out" 2>> "$TMP/$f.err"; then
@@ -276,12 +286,7 @@ wt = [w for k, w in sorted(want.items()) if w]
 ok = d["schema"] == "ipitrace-explain/3" and len(want) == 2 and gj == want and gc == want and gt == wt
 print("ok" if ok else "bad: want %r; json %r; csv %r; text %r vs %r" % (want, gj, gc, gt, wt))
 PYEOF
-check explain-stacks grep -qx ok "$TMP/v"
-grep -qx ok "$TMP/v" || cat "$TMP/v"
-if "$PY" -c 'import jsonschema' 2> /dev/null; then
-	"$PY" "$TOP/tests/schema_validate.py" valid schema-explain-stacks "$S" "$TMP/stacks.json" > "$TMP/v" 2>&1
-	verdicts "$TMP/v"
-fi
+ok_and_valid explain-stacks "$TMP/stacks.json"
 # rtla's text from a machine with more than 64 CPUs: the recorder's
 # call_mask probe fetches its mask as x64[N], which tracefs prints
 # "cpumask={0x4,0x40,0x4}" (here N = 3: 160 CPUs).  Generated here: injipi
@@ -415,12 +420,7 @@ ok = len(want) == 4 and gj == want and [x[:5] + x[6:] for x in gc] == [x[:5] + x
     all(sp["csd_known"] for sp in d["spikes"])
 print("ok" if ok else "bad: want %r\njson %r\ncsv %r" % (want, gj, gc))
 PYEOF
-check explain-csd grep -qx ok "$TMP/v"
-grep -qx ok "$TMP/v" || cat "$TMP/v"
-if "$PY" -c 'import jsonschema' 2> /dev/null; then
-	"$PY" "$TOP/tests/schema_validate.py" valid schema-explain-csd "$S" "$TMP/csd.json" > "$TMP/v" 2>&1
-	verdicts "$TMP/v"
-fi
+ok_and_valid explain-csd "$TMP/csd.json"
 # a trace without csd events: csd_known false, no csd rows
 "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print("ok" if d["spikes"] and not any(s["csd_known"] or s["csd"] for s in d["spikes"]) else "bad")' \
 	"$TMP/edges.json" > "$TMP/v" 2>&1
