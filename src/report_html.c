@@ -1162,14 +1162,15 @@ static void span_x(const struct ipt_spike *s, uint64_t from, uint64_t to, double
 
 /* spike_timeline - one spike: its window, then a lane per IPI interrupt
  * (entry -> exit, by kind; a coalesced send: a mark at its interrupt's
- * entry) and per noise row (its end and net duration, cut at the window) */
+ * entry), per csd function run (entry -> exit) and per noise row (its end
+ * and net duration, cut at the window) */
 static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 {
 	static const char *const kind_col[IPT_KIND__COUNT] = { "#4e79a7", "#59a14f", "#f28e2b", "#e15759",
 							       "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
 							       "#9c755f" };
 	FILE *f = x->f;
-	size_t lanes = 1 + s->nipis + s->nnoise;
+	size_t lanes = 1 + s->nipis + s->ncsd + s->nnoise;
 	char a[32], key[512];
 	double x0, x1;
 	int y = 16;
@@ -1184,8 +1185,8 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 	else
 		fprintf(f, "unaccounted %s", dur((double)s->unaccounted_ns, a));
 	fprintf(f, "</h3>\n<svg class=\"spike\" width=\"%d\" height=\"%zu\" data-cpu=\"%d\" data-seq=\"%u\" "
-		"data-latency-ns=\"%llu\" data-ipis=\"%zu\" data-noise=\"%zu\">\n", SPIKE_W + 260, lanes * 14 + 20,
-		s->cpu, s->seq, (unsigned long long)s->latency_ns, s->nipis, s->nnoise);
+		"data-latency-ns=\"%llu\" data-ipis=\"%zu\" data-csd=\"%zu\" data-noise=\"%zu\">\n", SPIKE_W + 260,
+		lanes * 14 + 20, s->cpu, s->seq, (unsigned long long)s->latency_ns, s->nipis, s->ncsd, s->nnoise);
 	fprintf(f, "<rect class=\"window\" x=\"260\" y=\"2\" width=\"%d\" height=\"10\" fill=\"#ddd\">"
 		"<title>the sample's window: its timer was due at the start, the thread woke at the end</title>"
 		"</rect><text x=\"0\" y=\"11\">window</text>\n", SPIKE_W);
@@ -1205,6 +1206,30 @@ static void spike_timeline(struct hx *x, const struct ipt_spike *s)
 			fprintf(f, ": handler %s", dur((double)ip->handler_ns, a));
 		fprintf(f, "</title></rect><text x=\"0\" y=\"%d\">%s ", y + 9, ipt_kind_name(ip->kind));
 		html_esc(f, ip->comm ? ip->comm : "?");
+		fputs("</text>\n", f);
+	}
+	for (size_t i = 0; i < s->ncsd; i++, y += 14) {
+		const struct ipt_spike_csd *c = ipt_spike_csd_get(s, i);
+
+		span_x(s, c->entry_ns, c->entry_ns + c->run_ns, &x0, &x1);
+		fprintf(f, "<rect class=\"csd\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" fill=\"#8cd17d\">"
+			"<title>csd function ", 260 + x0, y, x1 - x0);
+		html_esc(f, c->func);
+		if (c->has_exit)
+			fprintf(f, ": run %s", dur((double)c->run_ns, a));
+		else
+			fputs(": no exit seen", f);
+		if (c->ipi >= 0)
+			fprintf(f, ", in IPI %d above", c->ipi + 1);
+		if (c->queued) {
+			fprintf(f, "; queued on CPU %d by ", (int)c->src_cpu);
+			html_esc(f, c->comm);
+			fprintf(f, "[%d], waited %s", (int)c->pid,
+				dur((double)(c->entry_ns >= c->queue_ns ? c->entry_ns - c->queue_ns : 0), a));
+		}
+		fputs("</title></rect><text x=\"0\" y=\"", f);
+		fprintf(f, "%d\">csd ", y + 9);
+		html_esc(f, c->func);
 		fputs("</text>\n", f);
 	}
 	for (size_t i = 0; i < s->nnoise; i++, y += 14) {

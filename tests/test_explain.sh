@@ -10,7 +10,9 @@
 # before its window, a CPU with no noise events; rtla-6.1-tcg.txt, the head of the
 # text Debian's rtla 6.1 saved in that guest (tracefs's form, the
 # recorder's probes among its events), its IPIs joined here; stacks.txt, by
-# hand: IPIs sent with and without a kernel stack.  tests/explain_check.py joins the
+# hand: IPIs sent with and without a kernel stack; csd.txt, by hand: csd
+# functions run in a spike, in and out of IPI handlers, with and without
+# their queueing (and in report --html).  tests/explain_check.py joins the
 # samples and the noise lines itself and compares `explain -f json`'s rows,
 # sums and unaccounted time (or excess) with it, and the text's
 # unaccounted lines with the JSON's; the JSON follows docs/schema/explain.json
@@ -240,7 +242,7 @@ for seq in range(1, 16):
 lines = [out[0]] + [l for _, l in sorted(out[1:], key=lambda x: x[0])]
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
-for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$D/osnoise.txt" "$TMP/many.txt"; do
+for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$D/osnoise.txt" "$D/csd.txt" "$TMP/many.txt"; do
 	n=$(basename "$f" .txt)
 	if "$IPT" report --html "$TMP/$n.html" --force "$f" 2> "$TMP/html.err"; then
 		"$PY" "$TOP/tests/spikes_html_check.py" "html-spikes-$n" "$f" "$TMP/$n.html" > "$TMP/v" 2>&1
