@@ -16,6 +16,9 @@ oracle), the frames against `ipitrace explain -f json`: the IPIs' kinds,
 which the join here does not name, and every field both have.  Then the
 errors, and that repeated calls leave no objects behind.
 
+    python_spikes_check.py --doc-example TOP    docs/python.md's spikes
+                                                example prints what it shows
+
 Prints "PASS name", "FAIL name: why" lines.
 """
 import json
@@ -213,7 +216,29 @@ def leaks(path, none):
     tracemalloc.stop()
 
 
+def doc_example(top):
+    """docs/python.md's spikes example, run from the top of the checkout,
+    prints the lines its comments show (in their order; it leaves out some)"""
+    doc = open(os.path.join(top, "docs", "python.md")).read()
+    at = doc.index("```python", doc.index("## Latency spikes"))
+    code = doc[at + len("```python\n"):doc.index("```", at + 1)]
+    shown, prev = [], ""
+    for line in code.splitlines():
+        if line.startswith("#") and (shown and shown[-1][0] == prev or prev and not prev.startswith("#")):
+            shown.append((line, line[2:].rstrip()))
+        prev = line if line.strip() else ""
+    r = subprocess.run([sys.executable, "-c", code], cwd=top, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    printed = iter(l.rstrip() for l in r.stdout.splitlines())
+    missing = [want for _, want in shown if not any(got == want for got in printed)]
+    check("spikes:doc-example", r.returncode == 0 and shown and not missing,
+          "exit %d %s; not printed: %r" % (r.returncode, r.stderr.strip()[-300:], missing[:2]))
+
+
 def main():
+    if sys.argv[1] == "--doc-example":
+        doc_example(sys.argv[2])
+        return
     ipt, tmp, spikes_dir = sys.argv[1:4]
     nipis = 0
     for name, thr in TEXTS.items():

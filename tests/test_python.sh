@@ -13,7 +13,8 @@
 #  - spikes() and spike_parts() on the timerlat texts of tests/data/spikes
 #    against the test's own join of each text (tests/spikes_join.py, as
 #    explain_check.py), and against `explain -f json` as a consistency
-#    check (tests/python_spikes_check.py);
+#    check (tests/python_spikes_check.py); docs/python.md's spikes example
+#    prints what it shows;
 #  - bad inputs (tests/fuzz-regress, truncated and corrupted traces) raise
 #    ipitrace.Error through every entry point, in a separate interpreter so
 #    that a crash is a failure, not the end of the test.
@@ -181,6 +182,14 @@ $RUNPY $PY "$TOP/tests/python_spikes_check.py" "$IPT" "$TMP" "$TOP/tests/data/sp
 rc=$?
 tally "$TMP/spikes.log"
 [ $rc -eq 0 ] || fail spikes "python_spikes_check.py exited $rc: $(grep -v '^ *$' "$TMP/spikes.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+# docs/python.md's spikes example prints what its comments show (it
+# imports build/python: in the plain build's pass)
+if [ "$B" = build ]; then
+	$RUNPY $PY "$TOP/tests/python_spikes_check.py" --doc-example "$TOP" > "$TMP/spikes-doc.log" 2> "$TMP/spikes-doc.err"
+	rc=$?
+	tally "$TMP/spikes-doc.log"
+	[ $rc -eq 0 ] || fail spikes-doc "exited $rc: $(tail -n 3 "$TMP/spikes-doc.err" | tr '\n' ' ' | head -c 600)"
+fi
 
 # ---- a trace large enough for rows()'s own threads (faulting ahead, the join) ----
 # (under ASan the CSV is compared on a sample of its 528k rows, rows() with
