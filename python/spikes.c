@@ -61,9 +61,10 @@ static int spike_row(PyObject *d, size_t i, const struct ipt_spike *s)
 }
 
 /*
- * part_row - one row of spike_parts(): v[] (stolen, a NULL entry: an
- * error raised) the part's own columns, from P_TS on (NULL before: filled
- * here with what every part of spike i has; None for the rest)
+ * part_row - one row of spike_parts() appended: v[P_TS ..] holds the
+ * part's own values (None where it has none; NULL: an error was raised),
+ * v[.. P_TS) is filled here with what every part of spike i has.  Every
+ * value is stolen.
  */
 static int part_row(PyObject *d, size_t i, const struct ipt_spike *s, const char *part, bool counted,
 		    PyObject *v[P__COUNT])
@@ -100,6 +101,12 @@ static void none(PyObject *v[P__COUNT], int from, int to)
 	}
 }
 
+/* noise_name - a noise's name (its array NUL-ended or not) as str */
+static PyObject *noise_name(const struct ipt_spike_noise *nz)
+{
+	return PyUnicode_DecodeUTF8(nz->name, (Py_ssize_t)strnlen(nz->name, sizeof(nz->name)), "surrogateescape");
+}
+
 /* callsite_text - "sym+0xoff" of an IPI's call site, or NULL */
 static const char *callsite_text(const struct ipt_spike_ipi *ip, char *buf, size_t n)
 {
@@ -115,7 +122,7 @@ static int ipi_part(PyObject *d, size_t i, const struct ipt_spike *s, const stru
 	none(v, P_TS, P__COUNT);
 	Py_SETREF(v[P_TS], U64(ip->entry_ns));
 	Py_SETREF(v[P_NS], u64_if(ip->has_handler && !ip->coalesced, ip->handler_ns));
-	Py_SETREF(v[P_NAME], str_or_none(tied ? tied->name : NULL));
+	Py_SETREF(v[P_NAME], tied ? noise_name(tied) : str_or_none(NULL));
 	Py_SETREF(v[P_KIND], str_or_none(ipt_kind_name(ip->kind)));
 	Py_SETREF(v[P_COALESCED], PyBool_FromLong(ip->coalesced));
 	Py_SETREF(v[P_SEND], U64(ip->send_ns));
@@ -135,7 +142,7 @@ static int noise_part(PyObject *d, size_t i, const struct ipt_spike *s, const st
 	Py_SETREF(v[P_TS], U64(nz->end_ns));
 	Py_SETREF(v[P_NS], U64(nz->counted_ns));
 	Py_SETREF(v[P_DURATION], U64(nz->duration_ns));
-	Py_SETREF(v[P_NAME], str_or_none(nz->name));
+	Py_SETREF(v[P_NAME], noise_name(nz));
 	Py_SETREF(v[P_NUM], i64_if(nz->kind != IPT_SPIKE_NOISE_NMI, nz->num));
 	Py_SETREF(v[P_BEFORE], PyBool_FromLong(nz->before_window));
 	return part_row(d, i, s, ipt_spike_noise_kind_name(nz->kind), s->noise_known, v);
