@@ -16,13 +16,13 @@
 enum part_col {
 	P_SPIKE, P_CPU, P_SOURCE, P_SEQ, P_SPIKE_TS, P_LATENCY, P_PART, P_COUNTED, P_TS, P_NS,
 	P_DURATION, P_NAME, P_NUM, P_BEFORE, P_KIND, P_COALESCED, P_SEND, P_SRC_CPU, P_PID, P_COMM,
-	P_CALLSITE_SYM, P_FUNC_NAME, P__COUNT
+	P_CALLSITE_SYM, P_FUNC_NAME, P_STACK, P__COUNT
 };
 
 static const char *const part_names[P__COUNT] = {
 	"spike", "cpu", "source", "seq", "spike_ts_ns", "latency_ns", "part", "counted", "ts_ns", "ns",
 	"duration_ns", "name", "num", "before_window", "kind", "coalesced", "send_ns", "src_cpu", "pid",
-	"comm", "callsite_sym", "func_name",
+	"comm", "callsite_sym", "func_name", "stack",
 };
 
 /* the value v, or None when !has */
@@ -107,13 +107,33 @@ static PyObject *noise_name(const struct ipt_spike_noise *nz)
 	return PyUnicode_DecodeUTF8(nz->name, (Py_ssize_t)strnlen(nz->name, sizeof(nz->name)), "surrogateescape");
 }
 
+/* stack_obj - an IPI's sender's stack as the frames' "sym+0xoff" joined
+ * by ';' (as `explain -f csv` and rows() write it), or None without one */
+static PyObject *stack_obj(const struct ipt_trace *t, const struct ipt_spike_ipi *ip)
+{
+	struct ipt_report_stack st = { .frames = ip->stack, .nframes = ip->nstack };
+	struct ipt_strbuf sb = IPT_STRBUF_INIT;
+	PyObject *o;
+
+	if (!ip->stack || !ip->nstack)
+		Py_RETURN_NONE;
+	if (stack_text(t, &st, &sb)) {
+		ipt_strbuf_free(&sb);
+		return PyErr_NoMemory();
+	}
+	o = str_or_none(ipt_strbuf_str(&sb));
+	ipt_strbuf_free(&sb);
+	return o;
+}
+
 /* callsite_text - "sym+0xoff" of an IPI's call site, or NULL */
 static const char *callsite_text(const struct ipt_spike_ipi *ip, char *buf, size_t n)
 {
 	return ip->callsite ? sym_text(buf, n, ip->callsite, ip->callsite_off, true) : NULL;
 }
 
-static int ipi_part(PyObject *d, size_t i, const struct ipt_spike *s, const struct ipt_spike_ipi *ip)
+static int ipi_part(PyObject *d, const struct ipt_trace *t, size_t i, const struct ipt_spike *s,
+		    const struct ipt_spike_ipi *ip)
 {
 	const struct ipt_spike_noise *tied = ip->noise >= 0 ? ipt_spike_noise_get(s, (size_t)ip->noise) : NULL;
 	PyObject *v[P__COUNT] = { NULL };
@@ -131,6 +151,7 @@ static int ipi_part(PyObject *d, size_t i, const struct ipt_spike *s, const stru
 	Py_SETREF(v[P_COMM], str_or_none(ip->comm));
 	Py_SETREF(v[P_CALLSITE_SYM], str_or_none(callsite_text(ip, cs, sizeof(cs))));
 	Py_SETREF(v[P_FUNC_NAME], str_or_none(ip->func));
+	Py_SETREF(v[P_STACK], stack_obj(t, ip));
 	return part_row(d, i, s, "ipi", !s->noise_known, v);
 }
 
@@ -158,10 +179,10 @@ static int unaccounted_part(PyObject *d, size_t i, const struct ipt_spike *s)
 }
 
 /* parts_rows - the rows of spike i: its IPIs, its noise, what is left */
-static int parts_rows(PyObject *d, size_t i, const struct ipt_spike *s)
+static int parts_rows(PyObject *d, const struct ipt_trace *t, size_t i, const struct ipt_spike *s)
 {
 	for (size_t k = 0; k < s->nipis; k++)
-		if (ipi_part(d, i, s, ipt_spike_ipi_get(s, k)))
+		if (ipi_part(d, t, i, s, ipt_spike_ipi_get(s, k)))
 			return -1;
 	for (size_t k = 0; k < s->nnoise; k++)
 		if (noise_part(d, i, s, ipt_spike_noise_get(s, k)))
@@ -254,7 +275,7 @@ PyObject *py_spikes(PyObject *self, PyObject *args, PyObject *kw)
 	for (size_t i = 0; i < ipt_spikes_count(sp); i++) {
 		const struct ipt_spike *s = ipt_spikes_get(sp, i);
 
-		if (parts ? parts_rows(columns, i, s) : spike_row(columns, i, s))
+		if (parts ? parts_rows(columns, t, i, s) : spike_row(columns, i, s))
 			goto out;
 	}
 	cats = categories();

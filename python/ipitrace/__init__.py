@@ -81,7 +81,7 @@ SPIKE_DTYPES = {
 SPIKE_PART_COLUMNS = ["spike", "cpu", "source", "seq", "spike_ts_ns", "latency_ns", "part",
                       "counted", "ts_ns", "ns", "duration_ns", "name", "num", "before_window",
                       "kind", "coalesced", "send_ns", "src_cpu", "pid", "comm", "callsite_sym",
-                      "func_name"]
+                      "func_name", "stack"]
 
 SPIKE_PART_DTYPES = {
     "spike": "int64", "cpu": "int32", "source": "category", "seq": "Int64",
@@ -89,7 +89,7 @@ SPIKE_PART_DTYPES = {
     "ts_ns": "Int64", "ns": "Int64", "duration_ns": "Int64", "name": "category", "num": "Int32",
     "before_window": "boolean", "kind": "category", "coalesced": "boolean", "send_ns": "Int64",
     "src_cpu": "Int32", "pid": "Int32", "comm": "category", "callsite_sym": "category",
-    "func_name": "category",
+    "func_name": "category", "stack": "category",
 }
 
 version = _ext.version()
@@ -365,8 +365,9 @@ def spike_parts(path, threshold=None, worst=None):
     net duration); name (a noise's, an IPI's tied irq_noise's); num (a
     noise's vector or pid; null for nmi); before_window (a noise reaching
     back before the window); kind, coalesced, send_ns, src_cpu, pid,
-    comm, callsite_sym ("sym+0xoff"), func_name: an IPI's and its
-    sender's.  For each spike, ns summed over the counted rows is
+    comm, callsite_sym ("sym+0xoff"), func_name ("(none)" for none),
+    stack (the sender's frames, "sym+0xoff" joined by ';', when recorded):
+    an IPI's and its sender's.  For each spike, ns summed over the counted rows is
     latency_ns when unaccounted is not null."""
     threshold_ns, n = _spikes_options(threshold, worst)
     d, cats = _ext.spikes(path, threshold_ns, n, True)
