@@ -6,21 +6,25 @@ join of each text (spikes_join.py, which explain_check.py shares): every
 spike (CPU, source, seq, time, window, latency, interferences, its IPIs'
 count and time, whether its noise is known, the listed, unaccounted and
 excess time), and every part of each, row by row and column by column
-(the IPIs of rtla's text joined to their senders, each noise's kind, name,
-number, end, net and counted time and whether it reaches back before the
-window, the unaccounted row); the sum of the counted parts is the
-latency; the worst N per CPU (the default 10) on a text with 15 samples
-per CPU; a threshold in fractions of a microsecond.  Then, as a
-consistency check between two renderings of the same structs (not an
-oracle), the frames against `ipitrace explain -f json`: the IPIs' kinds,
-which the join here does not name, and every field both have.  Then the
-errors, and that repeated calls leave no objects behind.
+(the IPIs of rtla's text and of stacks.txt joined to their senders, with
+the sender's stack; each noise's kind, name, number, end, net and counted
+time and whether it reaches back before the window; the unaccounted row);
+the sum of the counted parts is the latency; the worst N per CPU (the
+default 10) on a text with 15 samples per CPU; a threshold in fractions of
+a microsecond.  Then, as a consistency check between two renderings of
+the same structs (not an oracle), the frames against `ipitrace explain -f
+json`: the IPIs' kinds, which the join here does not name, and every
+field both have; and spike_parts() against `explain -f csv`, which writes
+the same table.  Then the errors, and that repeated calls leave no
+objects behind.
 
     python_spikes_check.py --doc-example TOP    docs/python.md's spikes
                                                 example prints what it shows
 
 Prints "PASS name", "FAIL name: why" lines.
 """
+import csv
+import io
 import json
 import math
 import os
@@ -37,9 +41,9 @@ SPIKE_COLUMNS = ["spike", "cpu", "source", "seq", "ts_ns", "start_ns", "latency_
                  "ipis", "ipi_ns", "noise_known", "listed_ns", "unaccounted_ns", "excess_ns"]
 PART_COLUMNS = ["spike", "cpu", "source", "seq", "spike_ts_ns", "latency_ns", "part", "counted", "ts_ns",
                 "ns", "duration_ns", "name", "num", "before_window", "kind", "coalesced", "send_ns",
-                "src_cpu", "pid", "comm", "callsite_sym", "func_name"]
+                "src_cpu", "pid", "comm", "callsite_sym", "func_name", "stack"]
 # the texts and the threshold each is read with (as test_explain.sh does)
-TEXTS = {"edges": 1000, "osnoise": 1000, "x86_64-rt-6.1-tcg": 1000, "rtla-6.1-tcg": 100000}
+TEXTS = {"edges": 1000, "osnoise": 1000, "x86_64-rt-6.1-tcg": 1000, "rtla-6.1-tcg": 100000, "stacks": 1000}
 
 
 def check(name, ok, why="mismatch"):
@@ -73,9 +77,16 @@ def want_spikes(sp):
              s["unaccounted"], s["excess"]) for i, s in enumerate(sp)]
 
 
+def frame_names(stack):
+    """the function names of a stack column's frames ("sym+0xoff;..."; a
+    text trace's frames have no offsets), None for none"""
+    return None if stack is None else [f.rsplit("+0x", 1)[0] for f in stack.split(";")]
+
+
 def want_parts(sp):
-    """the rows of spike_parts() by the join, but kind (None: the join does
-    not name an IPI's kind; compared with explain's after)"""
+    """the rows of spike_parts() by the join (a stack as its frames' names),
+    but kind (None: the join does not name an IPI's kind; compared with
+    explain's after)"""
     out = []
     for i, s in enumerate(sp):
         head = (i, s["cpu"], s["source"], s["seq"], s["ts"], s["latency"])
@@ -84,11 +95,11 @@ def want_parts(sp):
             tied = s["noise"][p["noise"]]["name"] if p["noise"] is not None else None
             out.append(head + ("ipi", not known, p["entry_ns"], p["handler_ns"], None, tied, None, None, None,
                                False, p["send_ns"], p["src_cpu"], p["pid"], p["comm"], p["callsite_sym"],
-                               p["func_name"]))
+                               p["func_name"], p["stack"]))
         for n in s["noise"]:
             out.append(head + (n["kind"], known, n["end"], n["counted"], n["duration"], n["name"], n["num"],
-                               n["before_window"]) + (None,) * 8)
-        out.append(head + ("unaccounted", True, None, s["unaccounted"]) + (None,) * 12)
+                               n["before_window"]) + (None,) * 9)
+        out.append(head + ("unaccounted", True, None, s["unaccounted"]) + (None,) * 13)
     return out
 
 
@@ -105,7 +116,7 @@ def compare(tag, path, sp, **kw):
     got, want = rows_of(df, SPIKE_COLUMNS), want_spikes(sp)
     check(tag + ":spikes", got == want and list(df.index) == list(range(len(df))), first_diff(got, want))
     cols = [c for c in PART_COLUMNS if c != "kind"]
-    got = rows_of(parts, cols)
+    got = [r[:-1] + (frame_names(r[-1]),) for r in rows_of(parts, cols)]
     want = [w[:14] + w[15:] for w in want_parts(sp)]
     check(tag + ":parts", got == want, first_diff(got, want))
     kinds = [py(k) for k, p in zip(parts["kind"].astype(object), parts["part"].astype(object)) if p != "ipi"]
@@ -124,6 +135,15 @@ def compare(tag, path, sp, **kw):
     return df, parts
 
 
+def csv_text(v):
+    """a frame's value as `explain -f csv` writes it"""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def consistency(ipt, tag, path, us, parts, df):
     """consistency of two renderings of the same structs: spike_parts() and
     spikes() against `ipitrace explain -t US -f json`, field by field"""
@@ -137,16 +157,25 @@ def consistency(ipt, tag, path, us, parts, df):
         for p in s["ipis"]:
             want_p.append((i, "ipi", p["entry_ns"], p["handler_ns"], p["vector"], p["kind"], p["coalesced"],
                            p["send_ns"], p["sender"]["cpu"], p["sender"]["pid"], p["sender"]["comm"],
-                           p["callsite_sym"], p["func_name"], None, None, None))
+                           p["callsite_sym"], p["func_name"], ";".join(p["stack"]) if p["stack"] is not None else None,
+                           None, None, None))
         for n in s["interference"]:
             want_p.append((i, n["kind"], n["end_ns"], n["counted_ns"], n["name"], None, None, None, None, None,
-                           None, None, None, n["duration_ns"], n["num"], n["before_window"]))
-        want_p.append((i, "unaccounted", None, s["unaccounted_ns"]) + (None,) * 12)
+                           None, None, None, None, n["duration_ns"], n["num"], n["before_window"]))
+        want_p.append((i, "unaccounted", None, s["unaccounted_ns"]) + (None,) * 13)
     cols = ["spike", "part", "ts_ns", "ns", "name", "kind", "coalesced", "send_ns", "src_cpu", "pid", "comm",
-            "callsite_sym", "func_name", "duration_ns", "num", "before_window"]
+            "callsite_sym", "func_name", "stack", "duration_ns", "num", "before_window"]
     got_s, got_p = rows_of(df, SPIKE_COLUMNS), rows_of(parts, cols)
     check("consistency:explain-json:" + tag, got_s == want_s and got_p == want_p,
           first_diff(got_s, want_s) if got_s != want_s else first_diff(got_p, want_p))
+    # `explain -f csv` writes the table of spike_parts(): its header and
+    # every field as text (null: empty; booleans true, false)
+    text = subprocess.run([ipt, "explain", "-t", str(us), "-f", "csv", path], check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
+    table = list(csv.reader(io.StringIO(text)))
+    got = [[csv_text(v) for v in r] for r in rows_of(parts, PART_COLUMNS)]
+    check("consistency:explain-csv:" + tag, table and table[0] == PART_COLUMNS and table[1:] == got,
+          "header %s" % table[:1] if not table or table[0] != PART_COLUMNS else first_diff(got, table[1:]))
     return sum(1 for p in want_p if p[1] == "ipi")
 
 

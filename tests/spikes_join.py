@@ -17,11 +17,16 @@ first); by CPU, then start.  For each:
     back before the window's start, up to the start (before_window);
   - noise_known: its CPU has noise lines at all;
   - ipis: the IPI interrupts on its CPU that entered inside the window,
-    joined to their sends as rtla's text has them (the recorder's kprobes:
-    the last call_mask probe line to that CPU before the entry gives the
-    sender's comm, pid, CPU and send time, the last `many:` probe line on
-    the sender's CPU before it the call site and function; the handler
-    time is entry to exit), each with the irq_noise it is tied to: the
+    each joined to the last send to that CPU before its entry that its
+    vector serves: a call_function interrupt to a call_mask probe line
+    (rtla's text: the recorder's kprobes; the last `many:` probe line on
+    the sender's CPU before it gives the call site and function), a
+    call_function_single one to an ipi_send_cpu event with a callback, a
+    reschedule one to an ipi_send_cpu event without (function "(none)");
+    the send's line gives the sender's comm, pid, CPU and send time, the
+    kernel stack after it its frames (names, the tracing frame on top left
+    out: the recorder trims it); the handler time is entry to exit.  Each
+    with the irq_noise it is tied to: the
     first noise of an IPI vector (call_function*, reschedule, irq_work,
     IPI*) in the spike's noise ending at or after its entry and at most
     100 us after its exit;
@@ -31,7 +36,7 @@ first); by CPU, then start.  For each:
 """
 import re
 
-from spikes_text import lines
+from spikes_text import lines, parse
 
 NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start \d+\.\d{9} duration (\d+) ns")
 KINDS = {"irq_noise": "irq", "softirq_noise": "softirq", "nmi_noise": "nmi", "thread_noise": "thread"}
@@ -41,12 +46,36 @@ THREAD_SAMPLE = (re.compile(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)"),
 OSNOISE_SAMPLE = re.compile(r"start \d+\.\d{9} duration (\d+) ns interference (\d+)$")
 MANY = re.compile(r"\(smp_call_function_many_cond\+0x0/0x[0-9a-f]+\) func=(\w+)\+\S+ callsite=(\S+)/0x")
 CALL_MASK = re.compile(r"\(native_send_call_func_ipi\+0x0/0x[0-9a-f]+\) cpumask=0x([0-9a-f]+) ")
+SEND_CPU = re.compile(r"cpu=(\d+) callsite=(\S+) callback=(\S+)$")
+NO_FUNCTION = "(none)"	# the label of a send that runs no function (IPT_NO_FUNCTION)
+# the sends each IPI vector's interrupt serves
+SERVES = {"call_function": "call_mask", "call_function_single": "single", "reschedule": "resched"}
+ENTRY_EXIT = re.compile(r"(%s)_(entry|exit)$" % "|".join(SERVES))
+
+
+def send_stacks(path):
+    """{send time: [frame names]} of the ipi_send_cpu events followed by a
+    kernel stack ("=> name (addr)" lines), the tracing frame left out"""
+    out, cur = {}, None
+    for l in open(path):
+        if l.startswith("=> "):
+            name = l[3:].split()[0]
+            if cur is not None and not name.startswith("trace_event_raw_event_"):
+                out.setdefault(cur, []).append(name)
+            continue
+        r = parse(l)
+        if r and r[4] == "ipi_send_cpu":
+            cur = r[3]
+        elif r and r[4] != "kernel_stack":
+            cur = None
+    return out
 
 
 def read(path):
     """(samples, noise, noisy CPUs, IPI interrupts) of the text"""
     samples, noise, noisy = [], [], set()
     last_many, sends, entries, interrupts = {}, [], {}, []
+    stacks = send_stacks(path)
     for comm, pid, cpu, ns, ev, rest in lines(path):
         if ev == "timerlat":
             for pat in THREAD_SAMPLE:
@@ -72,16 +101,25 @@ def read(path):
             last_many[cpu] = MANY.match(rest).groups()
         elif ev == "call_mask" and CALL_MASK.match(rest):
             func, callsite = last_many.get(cpu, (None, None))
-            sends.append(dict(send_ns=ns, mask=int(CALL_MASK.match(rest).group(1), 16), comm=comm, pid=pid,
-                              src_cpu=cpu, callsite_sym=callsite, func_name=func))
-        elif ev == "call_function_entry":
-            entries[cpu] = [ns, None]
-        elif ev == "call_function_exit" and cpu in entries and entries[cpu][1] is None:
-            entries[cpu][1] = ns
-            entry = entries[cpu][0]
-            sent = [s for s in sends if s["send_ns"] < entry and s["mask"] >> cpu & 1]
-            if sent:
-                interrupts.append(dict(sent[-1], cpu=cpu, entry_ns=entry, handler_ns=ns - entry))
+            sends.append(dict(form="call_mask", send_ns=ns, mask=int(CALL_MASK.match(rest).group(1), 16),
+                              comm=comm, pid=pid, src_cpu=cpu, callsite_sym=callsite, func_name=func, stack=None))
+        elif ev == "ipi_send_cpu" and SEND_CPU.match(rest):
+            target, callsite, callback = SEND_CPU.match(rest).groups()
+            func = NO_FUNCTION if callback == "0x0" else re.sub(r"\+0x[0-9a-f]+$", "", callback)
+            sends.append(dict(form="resched" if func == NO_FUNCTION else "single", send_ns=ns, mask=1 << int(target),
+                              comm=comm, pid=pid, src_cpu=cpu, callsite_sym=callsite, func_name=func,
+                              stack=stacks.get(ns)))
+        elif ENTRY_EXIT.match(ev):
+            vector, edge = ENTRY_EXIT.match(ev).groups()
+            at = entries.get((cpu, vector))
+            if edge == "entry":
+                entries[(cpu, vector)] = [ns, None]
+            elif at and at[1] is None:
+                at[1] = ns
+                sent = [s for s in sends if s["form"] == SERVES[vector] and s["send_ns"] < at[0] and
+                        s["mask"] >> cpu & 1]
+                if sent:
+                    interrupts.append(dict(sent[-1], cpu=cpu, entry_ns=at[0], handler_ns=ns - at[0]))
     return samples, noise, noisy, interrupts
 
 

@@ -2,7 +2,7 @@
 timestamps, or of tracefs's text with us ones (rtla's saved trace), as the
 spikes checkers read them (explain_check.py, spikes_html_check.py,
 spikes_join.py): (cpu, ns, event, the rest of the line); lines() gives the
-task's comm and pid too.  A timerlat sample in tracefs's form ("#SEQ
+task's comm and pid too, parse() the same of one line.  A timerlat sample in tracefs's form ("#SEQ
 context thread timer_latency N ns") is event "timerlat", its rest from "#".
 
     python3 spikes_text.py many FILE    writes many_text() to FILE
@@ -14,20 +14,27 @@ import sys
 LINE = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{9}|\d{6}):\s+(?:(\w+):\s*)?(.*)$")
 
 
+def parse(line):
+    """(comm, pid, cpu, ns, event, rest) of an event line, else None"""
+    m = LINE.match(line)
+    if not m:
+        return None
+    ev, rest = m.group(6), m.group(7)
+    if ev is None:
+        if not rest.startswith("#"):
+            return None
+        ev = "timerlat"
+    frac = m.group(5)
+    ns = int(m.group(4)) * 10**9 + int(frac) * 10**(9 - len(frac))
+    return m.group(1).strip(), int(m.group(2)), int(m.group(3)), ns, ev, rest
+
+
 def lines(path):
     """(comm, pid, cpu, ns, event, rest) of each event line of the text"""
     for l in open(path):
-        m = LINE.match(l)
-        if not m:
-            continue
-        ev, rest = m.group(6), m.group(7)
-        if ev is None:
-            if not rest.startswith("#"):
-                continue
-            ev = "timerlat"
-        frac = m.group(5)
-        ns = int(m.group(4)) * 10**9 + int(frac) * 10**(9 - len(frac))
-        yield m.group(1).strip(), int(m.group(2)), int(m.group(3)), ns, ev, rest
+        r = parse(l)
+        if r:
+            yield r
 
 
 def records(path):
