@@ -8,13 +8,13 @@
  *
  * Who calls whom (no two files call each other, directly or in a circle):
  *
- *   module.c   -> rows.c, report.c, events.c, arrays.c, values.c
+ *   module.c   -> rows.c, report.c, events.c, spikes.c, arrays.c, values.c
  *   rows.c     -> fill.c, arrays.c, cat.c, columns.c, values.c
  *   fill.c     -> join.c, cat.c, columns.c
  *   join.c     -> cat.c, columns.c
  *   arrays.c   -> cat.c, columns.c, values.c
  *   cat.c      -> columns.c, values.c
- *   report.c, events.c -> values.c
+ *   report.c, events.c, spikes.c -> values.c
  *   columns.c, values.c: the library only
  */
 #ifndef IPT_PYEXT_H
@@ -302,10 +302,11 @@ int arrays_init(void);
 PyObject *rows_take(struct rows *r);
 PyObject *py_targets(PyObject *self, PyObject *args);
 
-/* ---- report.c, events.c ---- */
+/* ---- report.c, events.c, diff.c, spikes.c ---- */
 
 PyObject *py_report(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_events(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *py_diff(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *py_spikes(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

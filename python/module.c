@@ -15,6 +15,7 @@
  *   Rows(path, filter, explode, threads, columns)   a reader of rows (rows.c)
  *   report(path, filter, by, threads, assume_synced_clock) -> dict of tables
  *   events(path, name, filter) -> dict of columns
+ *   spikes(path, threshold_ns, worst, parts) -> (dict of columns, categories)
  *   info(path) -> dict
  *   targets(offsets, cpus, as_mask) -> list of CPU lists or masks
  *   version() -> str
@@ -60,6 +61,8 @@ static PyMethodDef methods[] = {
 	  "diff(before, after, by='function', filter=None, isolated=None, threads=0, per_cpu=False)" },
 	{ "events", (PyCFunction)(void (*)(void))py_events, METH_VARARGS | METH_KEYWORDS,
 	  "events(path, name, filter=None)" },
+	{ "spikes", (PyCFunction)(void (*)(void))py_spikes, METH_VARARGS | METH_KEYWORDS,
+	  "spikes(path, threshold_ns=0, worst=0, parts=False)" },
 	{ "info", py_info, METH_VARARGS, "info(path)" },
 	{ "targets", py_targets, METH_VARARGS, "targets(offsets, cpus, as_mask)" },
 	{ "version", py_version, METH_NOARGS, "the library's version" },

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # explain_check.py NAME TEXT JSON EXPLAIN_TEXT THRESHOLD_NS - `ipitrace
 # explain` of a trace-cmd report text (ns timestamps) against a join of its
-# own over that text: the timerlat thread samples over the threshold (and
+# own over that text (spikes_join.py, shared with python_spikes_check.py):
+# the timerlat thread samples over the threshold (and
 # the osnoise sample_threshold lines over it, each covering [ts - duration,
 # ts]), and for each, the osnoise noise events on its CPU whose line (the noise's end)
 # is inside [ts - latency, ts], each counted for its net duration or, when
@@ -14,8 +15,7 @@ import json
 import re
 import sys
 
-from spikes_text import records
-
+from spikes_join import spikes
 
 
 def result(n, ok, why):
@@ -23,36 +23,11 @@ def result(n, ok, why):
 
 
 name, text, jpath, tpath, thr = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-NOISE = re.compile(r"^(?:\s*(.*):(-?\d+) )?start \d+\.\d{9} duration (\d+) ns")
-KINDS = {"irq_noise": "irq", "softirq_noise": "softirq", "nmi_noise": "nmi", "thread_noise": "thread"}
-spikes, noise, noisy = [], [], set()
-for cpu, ns, ev, rest in records(text):
-    if ev == "timerlat":
-        t = re.match(r"seq:(\d+)\s+context:(\d+)\s+timer_latency:(\d+)", rest)
-        if t and t.group(2) == "1" and int(t.group(3)) > thr:
-            spikes.append((cpu, ns, ns, int(t.group(3))))
-    elif ev == "sample_threshold":
-        # an osnoise sample: the gap ends at its line, duration before it
-        t = re.match(r"start \d+\.\d{9} duration (\d+) ns interference (\d+)$", rest)
-        assert t, l
-        if int(t.group(1)) > thr:
-            spikes.append((cpu, ns, ns, int(t.group(1))))
-    elif ev in KINDS:
-        n = NOISE.match(rest)
-        assert n, l
-        noisy.add(cpu)
-        nm = "nmi" if ev == "nmi_noise" else n.group(1).strip()
-        noise.append((cpu, ns, KINDS[ev], nm, int(n.group(3))))
 want = {}
-for cpu, seq, ts, lat in spikes:
-    rows = []
-    for c, end, kind, nm, dur in noise:
-        if c == cpu and ts - lat <= end <= ts:
-            rows.append((kind, nm, end, dur, dur if end - dur >= ts - lat else end - (ts - lat)))
-    known = cpu in noisy
-    total = sum(r[4] for r in rows) if known else 0
-    want[(cpu, seq)] = (known, rows, total, lat - total if total <= lat else None,
-                        total - lat if total > lat else None)
+for s in spikes(text, threshold_ns=thr):
+    rows = [(r["kind"], r["name"], r["end"], r["duration"], r["counted"]) for r in s["noise"]]
+    total = s["listed"] if s["noise_known"] else 0
+    want[(s["cpu"], s["ts"])] = (s["noise_known"], rows, total, s["unaccounted"], s["excess"])
 d = json.load(open(jpath))
 got = {}
 for s in d["spikes"]:

@@ -381,6 +381,7 @@ def bad_inputs(files):
                          ("iter_rows", lambda: sum(len(c) for c in ipitrace.iter_rows(f, chunk_rows=100))),
                          ("report", lambda: ipitrace.report(f, by="stack")),
                          ("events", lambda: ipitrace.events(f, "ipi_send_cpumask")),
+                         ("spike_parts", lambda: ipitrace.spike_parts(f, worst=1000)),
                          ("info", lambda: ipitrace.info(f))):
             try:
                 fn()

@@ -144,53 +144,29 @@ check explain-report-section-filtered grep -q 'the whole trace: -F and --cpus do
 # rtla's saved trace (rtla-6.1-tcg.txt: the head of `rtla timerlat top -t`
 # in the guest of test_qemu_spikes.sh, with -e for the recorder's probes
 # made by hand): each IPI interrupt in a thread sample over 100 us joined,
-# by our own reading of the tracefs lines, to the last call_mask probe line
+# by our own reading of the tracefs lines (tests/spikes_join.py), to the last call_mask probe line
 # to that CPU before its entry (sender comm, pid, CPU, send time), the
 # `many:` probe line just before that on the sender's CPU (call site,
 # function), its handler time (entry to exit, in microseconds); injipi the
 # top sender
 "$IPT" explain -t 100 -f json "$D/rtla-6.1-tcg.txt" > "$TMP/rtla.json" 2> "$TMP/rtla.err"
-"$PY" - "$TMP/rtla.json" "$D/rtla-6.1-tcg.txt" > "$TMP/v" 2>&1 <<'PYEOF'
-import json, re, sys
+"$PY" - "$TMP/rtla.json" "$D/rtla-6.1-tcg.txt" "$TOP/tests" > "$TMP/v" 2>&1 <<'PYEOF'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from spikes_join import spikes
 try:
     d = json.load(open(sys.argv[1]))
 except ValueError as e:
     print("bad json: %s" % e)
     sys.exit(0)
-L = re.compile(r"^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+\S+\s+(\d+)\.(\d{6}):\s+(.*)$")
-ev = []
-for l in open(sys.argv[2]):
-    m = L.match(l)
-    if m:
-        ev.append((m.group(1).strip(), int(m.group(2)), int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)) * 1000,
-                   m.group(6)))
-spikes, last_many, sends, entries, noise = [], {}, [], {}, []
-for comm, pid, cpu, ns, rest in ev:
-    m = re.match(r"#(\d+)\s+context\s+thread\s+timer_latency\s+(\d+) ns", rest)
-    if m and int(m.group(2)) > 100000:
-        spikes.append((cpu, int(m.group(1)), ns - int(m.group(2)), ns))
-    m = re.match(r"many: \(smp_call_function_many_cond\+0x0/0x[0-9a-f]+\) func=(\w+)\+\S+ callsite=(\S+)/0x", rest)
-    if m:
-        last_many[cpu] = (m.group(1), m.group(2))
-    m = re.match(r"call_mask: \(native_send_call_func_ipi\+0x0/0x[0-9a-f]+\) cpumask=0x([0-9a-f]+) ", rest)
-    if m:
-        sends.append((ns, int(m.group(1), 16), comm, pid, cpu, last_many.get(cpu)))
-    if rest.startswith("call_function_entry:"):
-        entries[cpu] = [ns, None]
-    if rest.startswith("call_function_exit:") and cpu in entries and entries[cpu][1] is None:
-        entries[cpu][1] = ns
-        noise.append((cpu, entries[cpu][0], ns))
-want = []
-for cpu, seq, lo, hi in spikes:
-    for c, entry, exit in noise:
-        if c == cpu and lo <= entry <= hi:
-            s = [x for x in sends if x[0] < entry and x[1] >> cpu & 1][-1]
-            want.append((cpu, seq, entry, exit - entry, s[2], s[3], s[4], s[0], s[5][1], s[5][0]))
-got = [(sp["cpu"], sp["seq"], i["entry_ns"], i["handler_ns"], i["sender"]["comm"], i["sender"]["pid"], i["sender"]["cpu"],
-        i["send_ns"], i["callsite_sym"], i["func_name"]) for sp in d["spikes"] for i in sp["ipis"]]
+sp = spikes(sys.argv[2], threshold_ns=100000)
+want = [(s["cpu"], s["seq"], i["entry_ns"], i["handler_ns"], i["comm"], i["pid"], i["src_cpu"], i["send_ns"],
+         i["callsite_sym"], i["func_name"]) for s in sp for i in s["ipis"]]
+got = [(s["cpu"], s["seq"], i["entry_ns"], i["handler_ns"], i["sender"]["comm"], i["sender"]["pid"], i["sender"]["cpu"],
+        i["send_ns"], i["callsite_sym"], i["func_name"]) for s in d["spikes"] for i in s["ipis"]]
 top = d["summary"]["senders"][0]["comm"] if d["summary"]["senders"] else None
-print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == len(spikes) else
-      "bad: ours %r vs explain %r; %d spikes vs %d; top %r" % (want, got, len(spikes), len(d["spikes"]), top))
+print("ok" if want and want == got and top == "injipi" and len(d["spikes"]) == len(sp) else
+      "bad: ours %r vs explain %r; %d spikes vs %d; top %r" % (want, got, len(sp), len(d["spikes"]), top))
 PYEOF
 check explain-rtla-text grep -qx ok "$TMP/v"
 grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/rtla.err"
@@ -223,25 +199,8 @@ grep -qx ok "$TMP/v" || cat "$TMP/v" "$TMP/err"
 # 10 per CPU, each with its noise bars) against tests/spikes_html_check.py's
 # own reading of the text; many.txt, made here: 3 CPUs of 15 samples each
 # (more than 10 per CPU, more than 20 in all), with noise inside and
-# outside their windows
-"$PY" - "$TMP/many.txt" <<'PY'
-import random, sys
-random.seed(7)
-out = ["cpus=3"]
-t = 20_000_000_000
-for seq in range(1, 16):
-    for cpu in range(3):
-        lat = random.randrange(5_000, 400_000)
-        t += 1_000_000
-        for k in range(random.randrange(0, 4)):	# noise ending inside, or before the window
-            end = t - random.randrange(0, lat + 50_000)
-            out.append((end, "        spin-70        [%03d] %d.%09d: irq_noise:            local_timer:236 start %d.%09d duration %d ns"
-                        % (cpu, end // 10**9, end % 10**9, (end - 3000) // 10**9, (end - 3000) % 10**9, 3000)))
-        out.append((t, "      timerlat/%d-5%d    [%03d] %d.%09d: timerlat:             seq:%d\tcontext:1\ttimer_latency:%d"
-                    % (cpu, cpu, cpu, t // 10**9, t % 10**9, seq, lat)))
-lines = [out[0]] + [l for _, l in sorted(out[1:], key=lambda x: x[0])]
-open(sys.argv[1], "w").write("\n".join(lines) + "\n")
-PY
+# outside their windows (tests/spikes_text.py many)
+"$PY" "$TOP/tests/spikes_text.py" many "$TMP/many.txt"
 for f in "$D/x86_64-rt-6.1-tcg.txt" "$D/edges.txt" "$D/osnoise.txt" "$D/csd.txt" "$TMP/many.txt"; do
 	n=$(basename "$f" .txt)
 	if "$IPT" report --html "$TMP/$n.html" --force "$f" 2> "$TMP/html.err"; then

@@ -10,6 +10,11 @@
 #    same frame; the matching columns add up to the report's per-CPU counts;
 #    report() agrees with `report --format json`; events() with `dump -R`;
 #    the first send of pingpong.dat as `trace-cmd report -t` prints it;
+#  - spikes() and spike_parts() on the timerlat texts of tests/data/spikes
+#    against the test's own join of each text (tests/spikes_join.py, as
+#    explain_check.py), and against `explain -f json` as a consistency
+#    check (tests/python_spikes_check.py); docs/python.md's spikes example
+#    prints what it shows;
 #  - bad inputs (tests/fuzz-regress, truncated and corrupted traces) raise
 #    ipitrace.Error through every entry point, in a separate interpreter so
 #    that a crash is a failure, not the end of the test.
@@ -171,6 +176,20 @@ $RUNPY $PY "$TOP/tests/python_check.py" "$IPT" "$TMP" $TR > "$TMP/check.log" 2> 
 rc=$?
 tally "$TMP/check.log"
 [ $rc -eq 0 ] || fail checks "python_check.py exited $rc: $(grep -v '^ *$' "$TMP/check.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+
+# ---- spikes() and spike_parts(): the spikes texts against our own join ----
+$RUNPY $PY "$TOP/tests/python_spikes_check.py" "$IPT" "$TMP" "$TOP/tests/data/spikes" > "$TMP/spikes.log" 2> "$TMP/spikes.err"
+rc=$?
+tally "$TMP/spikes.log"
+[ $rc -eq 0 ] || fail spikes "python_spikes_check.py exited $rc: $(grep -v '^ *$' "$TMP/spikes.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
+# docs/python.md's spikes example prints what its comments show (it
+# imports build/python: in the plain build's pass)
+if [ "$B" = build ]; then
+	$RUNPY $PY "$TOP/tests/python_spikes_check.py" --doc-example "$TOP" > "$TMP/spikes-doc.log" 2> "$TMP/spikes-doc.err"
+	rc=$?
+	tally "$TMP/spikes-doc.log"
+	[ $rc -eq 0 ] || fail spikes-doc "exited $rc: $(tail -n 3 "$TMP/spikes-doc.err" | tr '\n' ' ' | head -c 600)"
+fi
 
 # ---- a trace large enough for rows()'s own threads (faulting ahead, the join) ----
 # (under ASan the CSV is compared on a sample of its 528k rows, rows() with

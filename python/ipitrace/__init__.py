@@ -5,6 +5,8 @@
     df = ipitrace.rows("trace.dat")            # one row per (send, target CPU)
     rep = ipitrace.report("trace.dat")          # summary dict + DataFrames
     ev = ipitrace.events("trace.dat", "ipi:ipi_send_cpumask")
+    sp = ipitrace.spikes("timerlat.dat")        # latency spikes (`ipitrace explain`)
+    parts = ipitrace.spike_parts("timerlat.dat")  # their IPIs, noise, unaccounted time
     for chunk in ipitrace.iter_rows("big.dat", chunk_rows=1_000_000): ...
 
 Errors (a file that is no trace, a bad filter) raise ipitrace.Error with the
@@ -21,6 +23,7 @@ With explode=False: one row per send event, `targets` (a list of CPUs)
 and `cpumask` (a Python int, bit i = CPU i) in target_cpu's place.
 """
 import inspect as _inspect
+import operator as _operator
 import sys as _sys
 
 from . import _built
@@ -43,8 +46,9 @@ except ImportError as _e:
         % (_built.PYTHON, _built.VERSION, _sys.executable, _sys.version_info[0],
            _sys.version_info[1], _e, _built.PYTHON, _sys.executable)) from _e
 
-__all__ = ["rows", "iter_rows", "report", "diff", "events", "info", "explode_mask",
-           "ts_datetime", "Error", "ROW_COLUMNS", "ROW_DTYPES"]
+__all__ = ["rows", "iter_rows", "report", "diff", "events", "spikes", "spike_parts", "info",
+           "explode_mask", "ts_datetime", "Error", "ROW_COLUMNS", "ROW_DTYPES", "SPIKE_COLUMNS",
+           "SPIKE_DTYPES", "SPIKE_PART_COLUMNS", "SPIKE_PART_DTYPES"]
 
 ROW_COLUMNS = ["ts_ns", "id", "src_cpu", "target_cpu", "ntargets", "pid", "comm", "event",
                "kind", "callsite", "callsite_sym", "callback", "callback_sym", "func",
@@ -59,6 +63,33 @@ ROW_DTYPES = {
     **{c: "category" for c in ("comm", "event", "kind", "callsite_sym", "callback_sym",
                                "func_sym", "reason", "unmatched_reason", "callsite_func",
                                "func_name", "stack")},
+}
+
+# spikes() and spike_parts(): `ipitrace explain`'s spikes, nulls where its
+# JSON has them (nullable Int64, Int32, boolean; categories NaN)
+SPIKE_COLUMNS = ["spike", "cpu", "source", "seq", "ts_ns", "start_ns", "latency_ns",
+                 "interferences", "ipis", "ipi_ns", "noise_known", "listed_ns",
+                 "unaccounted_ns", "excess_ns"]
+
+SPIKE_DTYPES = {
+    "spike": "int64", "cpu": "int32", "source": "category", "seq": "Int64", "ts_ns": "int64",
+    "start_ns": "int64", "latency_ns": "int64", "interferences": "Int64", "ipis": "int64",
+    "ipi_ns": "int64", "noise_known": "bool", "listed_ns": "int64", "unaccounted_ns": "Int64",
+    "excess_ns": "Int64",
+}
+
+SPIKE_PART_COLUMNS = ["spike", "cpu", "source", "seq", "spike_ts_ns", "latency_ns", "part",
+                      "counted", "ts_ns", "ns", "duration_ns", "name", "num", "before_window",
+                      "kind", "coalesced", "send_ns", "src_cpu", "pid", "comm", "callsite_sym",
+                      "func_name", "stack"]
+
+SPIKE_PART_DTYPES = {
+    "spike": "int64", "cpu": "int32", "source": "category", "seq": "Int64",
+    "spike_ts_ns": "int64", "latency_ns": "int64", "part": "category", "counted": "bool",
+    "ts_ns": "Int64", "ns": "Int64", "duration_ns": "Int64", "name": "category", "num": "Int32",
+    "before_window": "boolean", "kind": "category", "coalesced": "boolean", "send_ns": "Int64",
+    "src_cpu": "Int32", "pid": "Int32", "comm": "category", "callsite_sym": "category",
+    "func_name": "category", "stack": "category",
 }
 
 version = _ext.version()
@@ -258,6 +289,89 @@ def events(path, name, filter=None):
             df[c] = df[c].astype(dt)
         df["common_comm"] = df["common_comm"].astype("category")
     return df
+
+
+def _spikes_options(threshold, worst):
+    """(threshold_ns, worst) for _ext.spikes: 0 where not given"""
+    if threshold is not None and worst is not None:
+        raise ValueError("threshold and worst: give one (worst: the worst N per CPU, "
+                         "without a threshold)")
+    threshold_ns = 0
+    if threshold is not None:
+        if isinstance(threshold, bool):
+            raise TypeError("threshold: microseconds, not a bool")
+        us = float(threshold)
+        # `explain -t US` takes 1 us to 1e9 us; fractions here, down to 1 ns
+        threshold_ns = int(round(us * 1000)) if 0 < us <= 1e9 else 0
+        if threshold_ns < 1:
+            raise ValueError("threshold: microseconds, more than 0 and at most 1e9, not %r"
+                             % (threshold,))
+    n = 0
+    if worst is not None:
+        if isinstance(worst, bool):
+            raise TypeError("worst: an int, not a bool")
+        n = _operator.index(worst)
+        if not 1 <= n <= 1000000:
+            raise ValueError("worst: a number from 1 to 1000000, not %d" % n)
+    return threshold_ns, n
+
+
+def _spikes_frame(d, cats, order, dtypes):
+    cols = {}
+    for c in order:
+        v, dt = d.get(c, []), dtypes[c]
+        if dt == "category":
+            cols[c] = _pd.Categorical(v, categories=cats.get(c))
+        elif dt in ("Int64", "Int32", "boolean"):
+            cols[c] = _pd.array(v, dtype=dt)
+        else:
+            cols[c] = _np.asarray(v, dtype=dt)
+    n = len(next(iter(cols.values())))
+    return _pd.DataFrame(cols, index=_pd.RangeIndex(n), copy=False)
+
+
+def spikes(path, threshold=None, worst=None):
+    """The latency spikes of a timerlat (or osnoise) recording, as `ipitrace
+    explain` finds them: a row per spike, by CPU then start (spike: its
+    index in that order).  threshold: every sample over it, in
+    microseconds (float ok); worst: the worst N per CPU; neither: the worst
+    10 per CPU; both: ValueError.  Columns (SPIKE_COLUMNS, dtypes
+    SPIKE_DTYPES): cpu, source ("timerlat", "osnoise"), seq (null for
+    osnoise), ts_ns (the sample), start_ns (ts_ns - latency_ns),
+    latency_ns, interferences (osnoise's count; null for timerlat), ipis
+    (the IPI sends inside), ipi_ns (their handler time), noise_known (the
+    trace has osnoise noise events on that CPU), listed_ns (the noise's
+    counted time, or ipi_ns without it), unaccounted_ns (latency_ns -
+    listed_ns; null when listed_ns is over the latency), excess_ns (by how
+    much it is over; else null).  A trace not in ns, or with no timerlat
+    samples, raises ipitrace.Error."""
+    threshold_ns, n = _spikes_options(threshold, worst)
+    d, cats = _ext.spikes(path, threshold_ns, n, False)
+    return _spikes_frame(d, cats, SPIKE_COLUMNS, SPIKE_DTYPES)
+
+
+def spike_parts(path, threshold=None, worst=None):
+    """What makes up each spike of spikes(path, threshold, worst): a row
+    per part, spike by spike: its IPIs (part "ipi"), its osnoise noise
+    ("irq", "softirq", "nmi", "thread"), then one "unaccounted".  Columns
+    (SPIKE_PART_COLUMNS, dtypes SPIKE_PART_DTYPES; null where a part has
+    no such value): spike, cpu, source, seq, spike_ts_ns, latency_ns (the
+    spike's); part; counted (ns is in the sum that makes up the latency:
+    the noise and unaccounted rows when the spike's noise is known, else
+    the IPI and unaccounted rows); ts_ns (an IPI's interrupt entry, a
+    noise's end); ns (an IPI's handler time, null when coalesced or not
+    seen; a noise's time inside the window; the unaccounted time, null
+    when the counted parts exceed the latency); duration_ns (a noise's
+    net duration); name (a noise's, an IPI's tied irq_noise's); num (a
+    noise's vector or pid; null for nmi); before_window (a noise reaching
+    back before the window); kind, coalesced, send_ns, src_cpu, pid,
+    comm, callsite_sym ("sym+0xoff"), func_name ("(none)" for none),
+    stack (the sender's frames, "sym+0xoff" joined by ';', when recorded):
+    an IPI's and its sender's.  For each spike, ns summed over the counted rows is
+    latency_ns when unaccounted is not null."""
+    threshold_ns, n = _spikes_options(threshold, worst)
+    d, cats = _ext.spikes(path, threshold_ns, n, True)
+    return _spikes_frame(d, cats, SPIKE_PART_COLUMNS, SPIKE_PART_DTYPES)
 
 
 def info(path):
