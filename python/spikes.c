@@ -3,7 +3,7 @@
  * spikes.c - ipitrace._ext.spikes(path, threshold_ns, worst, parts): the
  * latency spikes of ipt_spikes_explain as a dict of lists (columns), one
  * row per spike, or with parts one row per part of a spike (its IPIs, its
- * noise, then what is left unaccounted), and the categories of its fixed
+ * csd runs, its noise, then what is left unaccounted), and the categories of its fixed
  * string columns; the Python side turns them into DataFrames (spikes(),
  * spike_parts()).  A value is None where `ipitrace explain -f json`
  * (src/cmd_explain.c) writes null.
@@ -155,6 +155,24 @@ static int ipi_part(PyObject *d, const struct ipt_trace *t, size_t i, const stru
 	return part_row(d, i, s, "ipi", !s->noise_known, v);
 }
 
+/* csd_part - a csd function run: its entry, run time, function and (when
+ * recorded) its queueing in the sender's columns */
+static int csd_part(PyObject *d, size_t i, const struct ipt_spike *s, const struct ipt_spike_csd *c)
+{
+	PyObject *v[P__COUNT] = { NULL };
+
+	none(v, P_TS, P__COUNT);
+	Py_SETREF(v[P_TS], U64(c->entry_ns));
+	Py_SETREF(v[P_NS], u64_if(c->has_exit, c->run_ns));
+	Py_SETREF(v[P_SEND], u64_if(c->queued, c->queue_ns));
+	Py_SETREF(v[P_SRC_CPU], i64_if(c->queued, c->src_cpu));
+	Py_SETREF(v[P_PID], i64_if(c->queued, c->pid));
+	Py_SETREF(v[P_COMM], str_or_none(c->queued ? c->comm : NULL));
+	Py_SETREF(v[P_CALLSITE_SYM], str_or_none(c->queued ? c->callsite : NULL));
+	Py_SETREF(v[P_FUNC_NAME], str_or_none(c->func));
+	return part_row(d, i, s, "csd", false, v);
+}
+
 static int noise_part(PyObject *d, size_t i, const struct ipt_spike *s, const struct ipt_spike_noise *nz)
 {
 	PyObject *v[P__COUNT] = { NULL };
@@ -178,11 +196,15 @@ static int unaccounted_part(PyObject *d, size_t i, const struct ipt_spike *s)
 	return part_row(d, i, s, "unaccounted", true, v);
 }
 
-/* parts_rows - the rows of spike i: its IPIs, its noise, what is left */
+/* parts_rows - the rows of spike i: its IPIs, its csd runs, its noise,
+ * what is left */
 static int parts_rows(PyObject *d, const struct ipt_trace *t, size_t i, const struct ipt_spike *s)
 {
 	for (size_t k = 0; k < s->nipis; k++)
 		if (ipi_part(d, t, i, s, ipt_spike_ipi_get(s, k)))
+			return -1;
+	for (size_t k = 0; k < s->ncsd; k++)
+		if (csd_part(d, i, s, ipt_spike_csd_get(s, k)))
 			return -1;
 	for (size_t k = 0; k < s->nnoise; k++)
 		if (noise_part(d, i, s, ipt_spike_noise_get(s, k)))
@@ -201,13 +223,15 @@ static int add_str(PyObject *l, const char *s)
 }
 
 /* categories - the fixed categories of the string columns: source, part
- * ("ipi", the noise kinds, "unaccounted") and kind (the library's kinds) */
+ * ("ipi", "csd", the noise kinds, "unaccounted") and kind (the library's
+ * kinds) */
 static PyObject *categories(void)
 {
 	PyObject *d = PyDict_New(), *src = PyList_New(0), *part = PyList_New(0), *kind = PyList_New(0);
 	int bad = !d || !src || !part || !kind;
 
-	bad = bad || add_str(src, "timerlat") || add_str(src, "osnoise") || add_str(part, "ipi");
+	bad = bad || add_str(src, "timerlat") || add_str(src, "osnoise") || add_str(part, "ipi") ||
+	      add_str(part, "csd");
 	for (int k = IPT_SPIKE_NOISE_IRQ; !bad && k <= IPT_SPIKE_NOISE_THREAD; k++)
 		bad = add_str(part, ipt_spike_noise_kind_name((enum ipt_spike_noise_kind)k));
 	bad = bad || add_str(part, "unaccounted");

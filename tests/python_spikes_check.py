@@ -7,7 +7,8 @@ spike (CPU, source, seq, time, window, latency, interferences, its IPIs'
 count and time, whether its noise is known, the listed, unaccounted and
 excess time), and every part of each, row by row and column by column
 (the IPIs of rtla's text and of stacks.txt joined to their senders, with
-the sender's stack; each noise's kind, name, number, end, net and counted
+the sender's stack; csd.txt's csd runs with their run times and
+queueing; each noise's kind, name, number, end, net and counted
 time and whether it reaches back before the window; the unaccounted row);
 the sum of the counted parts is the latency; the worst N per CPU (the
 default 10) on a text with 15 samples per CPU; a threshold in fractions of
@@ -43,7 +44,8 @@ PART_COLUMNS = ["spike", "cpu", "source", "seq", "spike_ts_ns", "latency_ns", "p
                 "ns", "duration_ns", "name", "num", "before_window", "kind", "coalesced", "send_ns",
                 "src_cpu", "pid", "comm", "callsite_sym", "func_name", "stack"]
 # the texts and the threshold each is read with (as test_explain.sh does)
-TEXTS = {"edges": 1000, "osnoise": 1000, "x86_64-rt-6.1-tcg": 1000, "rtla-6.1-tcg": 100000, "stacks": 1000}
+TEXTS = {"edges": 1000, "osnoise": 1000, "x86_64-rt-6.1-tcg": 1000, "rtla-6.1-tcg": 100000, "stacks": 1000,
+         "csd": 1000}
 
 
 def check(name, ok, why="mismatch"):
@@ -96,6 +98,11 @@ def want_parts(sp):
             out.append(head + ("ipi", not known, p["entry_ns"], p["handler_ns"], None, tied, None, None, None,
                                False, p["send_ns"], p["src_cpu"], p["pid"], p["comm"], p["callsite_sym"],
                                p["func_name"], p["stack"]))
+        for c in s["csd"]:
+            q = c["queued"] or {}
+            out.append(head + ("csd", False, c["entry_ns"], c["run_ns"]) + (None,) * 6 +
+                       (q.get("queue_ns"), q.get("src_cpu"), q.get("pid"), q.get("comm"), q.get("callsite_sym"),
+                        c["func_name"], None))
         for n in s["noise"]:
             out.append(head + (n["kind"], known, n["end"], n["counted"], n["duration"], n["name"], n["num"],
                                n["before_window"]) + (None,) * 9)
@@ -159,6 +166,10 @@ def consistency(ipt, tag, path, us, parts, df):
                            p["send_ns"], p["sender"]["cpu"], p["sender"]["pid"], p["sender"]["comm"],
                            p["callsite_sym"], p["func_name"], ";".join(p["stack"]) if p["stack"] is not None else None,
                            None, None, None))
+        for c in s["csd"]:
+            q = c["queued"] or {}
+            want_p.append((i, "csd", c["entry_ns"], c["run_ns"], None, None, None, q.get("ts_ns"), q.get("cpu"),
+                           q.get("pid"), q.get("comm"), q.get("callsite_sym"), c["func_name"], None, None, None, None))
         for n in s["interference"]:
             want_p.append((i, n["kind"], n["end_ns"], n["counted_ns"], n["name"], None, None, None, None, None,
                            None, None, None, None, n["duration_ns"], n["num"], n["before_window"]))

@@ -30,6 +30,15 @@ first); by CPU, then start.  For each:
     first noise of an IPI vector (call_function*, reschedule, irq_work,
     IPI*) in the spike's noise ending at or after its entry and at most
     100 us after its exit;
+  - csd: the csd function runs on its CPU whose csd_function_entry line is
+    inside the window, in the order of their entries: the run time to the
+    next csd_function_exit line of that csd pointer on that CPU (None
+    without one), the IPI (index in ipis) whose handler holds the entry,
+    and the csd_queue_cpu line that queued it (by csd pointer and target
+    CPU, the last before the run): its time, CPU, task and call site;
+    csd_known: the text has csd_function_entry lines at all.  A function
+    call's function is the csd_queue_cpu line just before its send on the
+    sender's CPU, to the same target, when there is one (Linux 6.5+);
   - listed: the sum of the counted noise (noise_known), else of the IPI
     handler times; unaccounted = latency - listed, or excess = listed -
     latency when it is over (the other None).
@@ -47,6 +56,8 @@ OSNOISE_SAMPLE = re.compile(r"start \d+\.\d{9} duration (\d+) ns interference (\
 MANY = re.compile(r"\(smp_call_function_many_cond\+0x0/0x[0-9a-f]+\) func=(\w+)\+\S+ callsite=(\S+)/0x")
 CALL_MASK = re.compile(r"\(native_send_call_func_ipi\+0x0/0x[0-9a-f]+\) cpumask=0x([0-9a-f]+) ")
 SEND_CPU = re.compile(r"cpu=(\d+) callsite=(\S+) callback=(\S+)$")
+CSD_QUEUE = re.compile(r"cpu=(\d+) callsite=(\S+) func=(\S+) csd=(\S+)$")
+CSD_RUN = re.compile(r"func=(\S+), csd=(\S+)$")
 NO_FUNCTION = "(none)"	# the label of a send that runs no function (IPT_NO_FUNCTION)
 # the sends each IPI vector's interrupt serves
 SERVES = {"call_function": "call_mask", "call_function_single": "single", "reschedule": "resched"}
@@ -72,9 +83,11 @@ def send_stacks(path):
 
 
 def read(path):
-    """(samples, noise, noisy CPUs, IPI interrupts) of the text"""
+    """(samples, noise, noisy CPUs, IPI interrupts, csd runs or None) of
+    the text"""
     samples, noise, noisy = [], [], set()
     last_many, sends, entries, interrupts = {}, [], {}, []
+    queued, last_queue, open_runs, runs, has_runs = {}, {}, {}, [], False
     stacks = send_stacks(path)
     for comm, pid, cpu, ns, ev, rest in lines(path):
         if ev == "timerlat":
@@ -103,9 +116,25 @@ def read(path):
             func, callsite = last_many.get(cpu, (None, None))
             sends.append(dict(form="call_mask", send_ns=ns, mask=int(CALL_MASK.match(rest).group(1), 16),
                               comm=comm, pid=pid, src_cpu=cpu, callsite_sym=callsite, func_name=func, stack=None))
+        elif ev == "csd_queue_cpu" and CSD_QUEUE.match(rest):
+            target, callsite, func, csd = CSD_QUEUE.match(rest).groups()
+            queued[(csd, int(target))] = dict(queue_ns=ns, src_cpu=cpu, pid=pid, comm=comm, callsite_sym=callsite)
+            last_queue[cpu] = (int(target), func)
+        elif ev in ("csd_function_entry", "csd_function_exit") and CSD_RUN.match(rest):
+            func, csd = CSD_RUN.match(rest).groups()
+            if ev == "csd_function_entry":
+                has_runs = True
+                open_runs[(cpu, csd)] = dict(cpu=cpu, entry_ns=ns, run_ns=None, func_name=func,
+                                             queued=queued.pop((csd, cpu), None))
+            elif (cpu, csd) in open_runs:
+                r = open_runs.pop((cpu, csd))
+                runs.append(dict(r, run_ns=ns - r["entry_ns"]))
         elif ev == "ipi_send_cpu" and SEND_CPU.match(rest):
             target, callsite, callback = SEND_CPU.match(rest).groups()
             func = NO_FUNCTION if callback == "0x0" else re.sub(r"\+0x[0-9a-f]+$", "", callback)
+            q = last_queue.pop(cpu, None)
+            if func != NO_FUNCTION and q and q[0] == int(target):
+                func = q[1]
             sends.append(dict(form="resched" if func == NO_FUNCTION else "single", send_ns=ns, mask=1 << int(target),
                               comm=comm, pid=pid, src_cpu=cpu, callsite_sym=callsite, func_name=func,
                               stack=stacks.get(ns)))
@@ -120,7 +149,7 @@ def read(path):
                         s["mask"] >> cpu & 1]
                 if sent:
                     interrupts.append(dict(sent[-1], cpu=cpu, entry_ns=at[0], handler_ns=ns - at[0]))
-    return samples, noise, noisy, interrupts
+    return samples, noise, noisy, interrupts, runs + list(open_runs.values()) if has_runs else None
 
 
 def chosen(samples, threshold_ns, worst):
@@ -139,7 +168,7 @@ def ipi_vector(name):
 
 
 def spikes(path, threshold_ns=None, worst=None):
-    samples, noise, noisy, interrupts = read(path)
+    samples, noise, noisy, interrupts, runs = read(path)
     out = []
     for s in chosen(samples, threshold_ns, worst):
         start = s["ts"] - s["latency"]
@@ -160,9 +189,15 @@ def spikes(path, threshold_ns=None, worst=None):
                     i["noise"] = k
                     tied.add(k)
                     break
+        csd = sorted((dict(r, ipi=None) for r in runs or [] if r["cpu"] == s["cpu"] and start <= r["entry_ns"] <= s["ts"]),
+                     key=lambda r: r["entry_ns"])
+        for r in csd:
+            r["ipi"] = next((k for k, i in enumerate(ipis)
+                             if i["entry_ns"] <= r["entry_ns"] <= i["entry_ns"] + i["handler_ns"]), None)
         known = s["cpu"] in noisy
         listed = sum(r["counted"] for r in rows) if known else sum(i["handler_ns"] for i in ipis)
-        out.append(dict(s, start=start, noise=rows, ipis=ipis, noise_known=known, listed=listed,
+        out.append(dict(s, start=start, noise=rows, ipis=ipis, csd=csd, csd_known=runs is not None,
+                        noise_known=known, listed=listed,
                         unaccounted=s["latency"] - listed if listed <= s["latency"] else None,
                         excess=listed - s["latency"] if listed > s["latency"] else None))
     return out

@@ -328,57 +328,31 @@ rc=$?
 # csd.txt (by hand): csd functions run on the spike's CPU, two inside a
 # call_function_single handler (one whose queueing raised the IPI, one
 # queued behind it), one run with no queueing in the recording, one with
-# no exit.  The test pairs the csd lines itself (queueing to run by csd
-# pointer and target CPU; run to the next exit of that pointer on that CPU),
-# places each run under the samples whose window holds its entry and in the
-# IPI handler (entry to exit of the vector) that holds it, and compares
-# with the JSON's csd and the CSV's csd rows.
+# no exit.  tests/spikes_join.py pairs the csd lines itself (queueing to
+# run by csd pointer and target CPU; run to the next exit of that pointer
+# on that CPU), places each run under the samples whose window holds its
+# entry and in the IPI handler (entry to exit of the vector) that holds it;
+# compared with the JSON's csd and the CSV's csd rows.
 for fmt in json csv; do
 	"$IPT" explain -t 1 -f $fmt "$D/csd.txt" > "$TMP/csd.$fmt" 2> "$TMP/csd.err" ||
 		fail explain-csd-$fmt "$(tail -n 1 "$TMP/csd.err")"
 done
 "$PY" - "$TOP/tests" "$D/csd.txt" "$TMP/csd.json" "$TMP/csd.csv" > "$TMP/v" 2>&1 <<'PYEOF'
-import csv, json, re, sys
+import csv, json, sys
 sys.path.insert(0, sys.argv.pop(1))
-from spikes_text import records
-queued, runs, open_, handlers, hopen, spikes = {}, [], {}, {}, {}, []
-comm_pid = {}
-for l in open(sys.argv[1]):
-    m = re.match(r"\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(\d+)\.(\d{9}):", l)
-    if m:
-        comm_pid[(int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)))] = (m.group(1), int(m.group(2)))
-for cpu, ns, ev, rest in records(sys.argv[1]):
-    if ev == "csd_queue_cpu":
-        m = re.match(r"cpu=(\d+) callsite=(\S+) func=(\S+) csd=(\S+)", rest)
-        queued[(m.group(4), int(m.group(1)))] = (ns, cpu) + comm_pid[(cpu, ns)] + (m.group(2),)
-    elif ev == "csd_function_entry":
-        m = re.match(r"func=(\S+), csd=(\S+)", rest)
-        open_[(cpu, m.group(2))] = [cpu, ns, None, m.group(1), queued.pop((m.group(2), cpu), None)]
-    elif ev == "csd_function_exit":
-        m = re.match(r"func=(\S+), csd=(\S+)", rest)
-        r = open_.pop((cpu, m.group(2)))
-        r[2] = ns - r[1]
-        runs.append(r)
-    elif ev.endswith("_entry"):
-        hopen[cpu] = ns
-    elif ev.endswith("_exit") and cpu in hopen:
-        handlers.setdefault(cpu, []).append((hopen.pop(cpu), ns))
-    elif ev == "timerlat":
-        t = re.match(r"seq:(\d+)\s+context:1\s+timer_latency:(\d+)", rest)
-        if t:
-            spikes.append((cpu, int(t.group(1)), ns - int(t.group(2)), ns))
-runs += list(open_.values())
-want = sorted((cpu, seq, r[1], r[2], r[3], any(a <= r[1] <= b for a, b in handlers.get(cpu, [])), r[4])
-              for cpu, seq, lo, hi in spikes for r in runs if r[0] == cpu and lo <= r[1] <= hi)
+import spikes_join
+q = lambda c: (c["queue_ns"], c["src_cpu"], c["comm"], c["pid"], c["callsite_sym"]) if c else None
+want = sorted((s["cpu"], s["seq"], c["entry_ns"], c["run_ns"], c["func_name"], c["ipi"], q(c["queued"]))
+              for s in spikes_join.spikes(sys.argv[1], threshold_ns=1000) for c in s["csd"])
 d = json.load(open(sys.argv[2]))
-gj = sorted((sp["cpu"], sp["seq"], c["entry_ns"], c["run_ns"], c["func_name"], c["ipi"] is not None,
-             (c["queued"]["ts_ns"], c["queued"]["cpu"], c["queued"]["comm"], c["queued"]["pid"], c["queued"]["callsite_sym"])
-             if c["queued"] else None) for sp in d["spikes"] for c in sp["csd"])
+gj = sorted((sp["cpu"], sp["seq"], c["entry_ns"], c["run_ns"], c["func_name"], c["ipi"],
+             q(c["queued"] and dict(queue_ns=c["queued"]["ts_ns"], src_cpu=c["queued"]["cpu"], comm=c["queued"]["comm"],
+                                    pid=c["queued"]["pid"], callsite_sym=c["queued"]["callsite_sym"])))
+            for sp in d["spikes"] for c in sp["csd"])
 gc = sorted((int(r["cpu"]), int(r["seq"]), int(r["ts_ns"]), int(r["ns"]) if r["ns"] else None, r["func_name"],
-             None, (int(r["send_ns"]), int(r["src_cpu"]), r["comm"], int(r["pid"]), r["callsite_sym"]) if r["send_ns"] else None)
+             (int(r["send_ns"]), int(r["src_cpu"]), r["comm"], int(r["pid"]), r["callsite_sym"]) if r["send_ns"] else None)
             for r in csv.DictReader(open(sys.argv[3])) if r["part"] == "csd")
-ok = len(want) == 4 and gj == want and [x[:5] + x[6:] for x in gc] == [x[:5] + x[6:] for x in want] and \
-    all(sp["csd_known"] for sp in d["spikes"])
+ok = len(want) == 4 and gj == want and gc == [w[:5] + w[6:] for w in want] and all(sp["csd_known"] for sp in d["spikes"])
 print("ok" if ok else "bad: want %r\njson %r\ncsv %r" % (want, gj, gc))
 PYEOF
 ok_and_valid explain-csd "$TMP/csd.json"
