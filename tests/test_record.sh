@@ -57,35 +57,53 @@ r0=\$(irq RES); c0=\$(irq CAL)
 r1=\$(irq RES); c1=\$(irq CAL)
 echo "\$((r1 - r0)) \$((c1 - c0))" > "$TMP/irqs"
 EOF
-	if ! "$IPT" record -o "$TMP/pp.dat" -- sh "$TMP/gen.sh" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
-		fail record-pingpong "record failed: $(tail -n 1 "$TMP/pp.err")"
-		return
-	fi
-	check record-pingpong-summary grep -q "pingpong: 2000 round trips" "$TMP/pp.out"
-	if [ "$(stat -c %a "$TMP/pp.dat")" = 600 ]; then pass record-mode-0600
-	else fail record-mode-0600 "mode $(stat -c %a "$TMP/pp.dat")"; fi
+	# pp_counts: record a generator run and count it (trace-cmd's text),
+	# into $counts ("ok ..." or "bad ..."); 1 when record or trace-cmd failed
+	pp_counts() {
+		if ! "$IPT" record -o "$TMP/pp.dat" --force -- sh "$TMP/gen.sh" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
+			fail record-pingpong "record failed: $(tail -n 1 "$TMP/pp.err")"
+			return 1
+		fi
+		if ! trace-cmd report "$TMP/pp.dat" > "$TMP/pp.txt" 2> "$TMP/pp.tcerr"; then
+			fail record-tracecmd "trace-cmd report failed: $(head -n 1 "$TMP/pp.tcerr")"
+			return 1
+		fi
+		gen=$(count 'ipi_send_cpu: .*callsite=(ttwu_queue_wakelist|wakeup_preempt)|csd_queue_cpu: .*func=sched_ttwu_pending' "$TMP/pp.txt")
+		res_sent=$(count 'ipi_send_cpu: .*callback=(0x0|\(nil\)|0)$' "$TMP/pp.txt")
+		cal_sent=$(count 'ipi_send_cpu: .*callback=generic_smp_call_function_single_interrupt|ipi_send_cpumask:' "$TMP/pp.txt")
+		res_recv=$(count 'reschedule_entry:' "$TMP/pp.txt")
+		cal_recv=$(count 'call_function(_single)?_entry:' "$TMP/pp.txt")
+		read dres dcal < "$TMP/irqs"
+		counts="generator lines $gen; kernel counted RES $dres CAL $dcal; recorded sends RES $res_sent CAL $cal_sent, receipts RES $res_recv CAL $cal_recv; $(grep -i 'lost' "$TMP/pp.err" | head -n 1)"
+		if [ "$gen" -ge 2000 ] && [ "$res_sent" -ge "$dres" ] && [ "$cal_sent" -ge "$dcal" ] &&
+		   [ "$res_recv" -ge "$dres" ] && [ "$cal_recv" -ge "$dcal" ]; then
+			counts="ok $counts"
+		else
+			counts="bad $counts"
+		fi
+	}
 	if [ $HAVE_TC = 0 ]; then
+		if ! "$IPT" record -o "$TMP/pp.dat" -- sh "$TMP/gen.sh" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
+			fail record-pingpong "record failed: $(tail -n 1 "$TMP/pp.err")"
+			return
+		fi
 		skip record-tracecmd "trace-cmd not installed"
 		return
 	fi
-	if ! trace-cmd report "$TMP/pp.dat" > "$TMP/pp.txt" 2> "$TMP/pp.tcerr"; then
-		fail record-tracecmd "trace-cmd report failed: $(head -n 1 "$TMP/pp.tcerr")"
-		return
-	fi
-	gen=$(count 'ipi_send_cpu: .*callsite=(ttwu_queue_wakelist|wakeup_preempt)|csd_queue_cpu: .*func=sched_ttwu_pending' "$TMP/pp.txt")
-	res_sent=$(count 'ipi_send_cpu: .*callback=(0x0|\(nil\)|0)$' "$TMP/pp.txt")
-	cal_sent=$(count 'ipi_send_cpu: .*callback=generic_smp_call_function_single_interrupt|ipi_send_cpumask:' "$TMP/pp.txt")
-	res_recv=$(count 'reschedule_entry:' "$TMP/pp.txt")
-	cal_recv=$(count 'call_function(_single)?_entry:' "$TMP/pp.txt")
-	read dres dcal < "$TMP/irqs"
-	echo "  generator lines $gen; kernel counted RES $dres CAL $dcal;" \
-	     "recorded sends RES $res_sent CAL $cal_sent, receipts RES $res_recv CAL $cal_recv"
-	if [ "$gen" -ge 2000 ] && [ "$res_sent" -ge "$dres" ] && [ "$cal_sent" -ge "$dcal" ] &&
-	   [ "$res_recv" -ge "$dres" ] && [ "$cal_recv" -ge "$dcal" ]; then
-		pass record-tracecmd-counts
-	else
-		fail record-tracecmd-counts "fewer IPIs recorded than the kernel counted, or < 2000 generator lines"
-	fi
+	pp_counts || return
+	first=
+	# on a busy machine the two tasks of a round trip may share a CPU (a
+	# wakeup there sends no IPI): a run that comes out short is followed
+	# by one more, and both are said
+	case $counts in bad*) first=${counts#bad }; pp_counts || return ;; esac
+	echo "  ${counts#* }"
+	check record-pingpong-summary grep -q "pingpong: 2000 round trips" "$TMP/pp.out"
+	if [ "$(stat -c %a "$TMP/pp.dat")" = 600 ]; then pass record-mode-0600
+	else fail record-mode-0600 "mode $(stat -c %a "$TMP/pp.dat")"; fi
+	case $counts in
+	ok*) pass "record-tracecmd-counts${first:+ (the run before came out short: $first)}" ;;
+	*) fail record-tracecmd-counts "fewer IPIs recorded than the kernel counted, or < 2000 generator lines: ${counts#bad }${first:+; the run before: $first}" ;;
+	esac
 	if [ $HAVE_DUMP = 0 ]; then
 		skip record-dump-agrees "ipitrace dump not available"
 	else
