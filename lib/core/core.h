@@ -155,6 +155,7 @@ struct ipt_event {
 	enum ipt_probe_role probe;
 	struct ipt_field *fields;
 	int nfields;
+	char *field_text;	/* the fields' names and types, one allocation */
 	char *print_fmt;	/* text after "print fmt: " */
 	const struct ipt_field *f_pid;	/* common_pid */
 	const struct ipt_field **dyn;	/* __data_loc/__rel_loc fields, checked per record */

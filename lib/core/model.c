@@ -284,10 +284,7 @@ void ipt_event_release(struct ipt_event *ev)
 {
 	if (!ev)
 		return;
-	for (int i = 0; i < ev->nfields; i++) {
-		free(ev->fields[i].name);
-		free(ev->fields[i].type);
-	}
+	free(ev->field_text);	/* the fields' names and types */
 	free(ev->fields);
 	free(ev->system);
 	free(ev->name);
