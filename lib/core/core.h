@@ -358,6 +358,11 @@ struct ipt_trace {
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 	size_t capraw_formats;
+	/* ... the ftrace and event formats sections where they were
+	 * compressed: kept decompressed (ipt_malloc_soon), raw_formats point
+	 * into them */
+	uint8_t *formats_sections[2];
+	size_t formats_sections_len[2];
 };
 
 /*
@@ -378,9 +383,10 @@ const uint8_t *ipt_file_window_get(const struct ipt_trace *t, struct ipt_file_wi
 void ipt_file_window_release(struct ipt_file_window *w);
 
 /* A format file text as stored in a trace.dat. */
+/* views, not copies: of the mapped file, or of formats_sections */
 struct ipt_raw_format {
-	char *system;		/* "ftrace" for the ftrace formats */
-	char *text;
+	const char *system;	/* "ftrace" for the ftrace formats */
+	const char *text;
 	size_t len;
 };
 int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len);
