@@ -88,6 +88,9 @@ static const char *find_in(const char *s, size_t n, const char *key)
 	return NULL;
 }
 
+/* KEY_LEN - the length of a string literal */
+#define KEY_LEN(lit) (sizeof(lit) - 1)
+
 /* num_at - the decimal number at p (a '-' allowed) up to end; -1 if none
  * or over 2^31-1.  *found: a digit was read; *after: the first byte past it */
 static long long num_at(const char *p, const char *end, bool *found, const char **after)
@@ -131,13 +134,13 @@ static long long attr_num(const char *s, size_t n, const char *key, bool *found)
  * *q is then ';', blanks and the keys before it with their numbers, in
  * which none of the three keys can begin: so the key at *q is also the
  * first one in the line, the one attr_num finds.  Off that layout (*q
- * NULL, then for every later key too): attr_num over [s, s + n).
+ * NULL, then for every later key too): attr_num over [s, s + n).  k: the
+ * length of key, a constant (KEY_LEN) that lets the compare be inlined.
  */
-static long long ordered_attr(const char **q, const char *s, size_t n, const char *key,
-			      bool *found)
+static inline long long ordered_attr(const char **q, const char *s, size_t n, const char *key,
+				     size_t k, bool *found)
 {
 	const char *end = s + n, *p = *q, *after;
-	size_t k = strlen(key);
 	long long v;
 
 	if (p) {
@@ -154,6 +157,21 @@ static long long ordered_attr(const char **q, const char *s, size_t n, const cha
 		*q = NULL;
 	}
 	return attr_num(s, n, key, found);
+}
+
+/*
+ * is_blank, is_ident: isspace and "isalnum or '_'" of the C locale (the
+ * only one ipitrace runs in), without a call per byte to find the
+ * locale's table
+ */
+static inline bool is_blank(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static inline bool is_ident(char c)
+{
+	return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_';
 }
 
 /* base_elem_size - byte size of one element of a C type, 0 if unknown */
@@ -202,8 +220,9 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 	size_t end = n, name_end, name_start;
 	long nelem = -1;
 	unsigned int esize;
+	bool star;	/* a pointer type */
 
-	while (end && isspace((unsigned char)decl[end - 1]))
+	while (end && is_blank(decl[end - 1]))
 		end--;
 	/* fixed array suffix on the name: name[N] */
 	if (end && decl[end - 1] == ']') {
@@ -228,8 +247,7 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 		name_end = end;
 	}
 	name_start = name_end;
-	while (name_start && (isalnum((unsigned char)decl[name_start - 1]) ||
-			      decl[name_start - 1] == '_'))
+	while (name_start && is_ident(decl[name_start - 1]))
 		name_start--;
 	if (name_start == name_end)
 		return -1;
@@ -237,18 +255,19 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 	{
 		size_t ts = 0, te = name_start;
 
-		while (ts < te && isspace((unsigned char)decl[ts]))
+		while (ts < te && is_blank(decl[ts]))
 			ts++;
-		while (te > ts && isspace((unsigned char)decl[te - 1]))
+		while (te > ts && is_blank(decl[te - 1]))
 			te--;
 		f->type = pool_add(sp, decl + ts, te - ts);
 	}
 	if (!f->name || !f->type)
 		return -1;
 
-	if (!strncmp(f->type, "__data_loc", 10))
+	star = strchr(f->type, '*') != NULL;
+	if (f->type[0] == '_' && !strncmp(f->type, "__data_loc", 10))
 		f->flags |= IPT_FIELD_DYNAMIC;
-	else if (!strncmp(f->type, "__rel_loc", 9))
+	else if (f->type[0] == '_' && !strncmp(f->type, "__rel_loc", 9))
 		f->flags |= IPT_FIELD_DYNAMIC | IPT_FIELD_RELATIVE;
 	if (nelem != -1 && !(f->flags & IPT_FIELD_DYNAMIC))
 		f->flags |= IPT_FIELD_ARRAY;
@@ -257,13 +276,11 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 	/* "char buf; size:0" (ftrace print): a string running to the record's end */
 	if (f->size == 0 && !(f->flags & IPT_FIELD_DYNAMIC))
 		f->flags |= IPT_FIELD_ARRAY;
-	if (strstr(f->type, "char") && (f->flags & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC)) &&
-	    !strchr(f->type, '*'))
+	if ((f->flags & (IPT_FIELD_ARRAY | IPT_FIELD_DYNAMIC)) && !star && strstr(f->type, "char"))
 		f->flags |= IPT_FIELD_STRING;
-	if (strchr(f->type, '*') && !(f->flags & IPT_FIELD_DYNAMIC) &&
-	    !(f->flags & IPT_FIELD_CPUMASK))
+	if (star && !(f->flags & IPT_FIELD_DYNAMIC) && !(f->flags & IPT_FIELD_CPUMASK))
 		f->flags |= IPT_FIELD_POINTER;
-	if (!strncmp(f->name, "common_", 7))
+	if (f->name[0] == 'c' && !strncmp(f->name, "common_", 7))
 		f->flags |= IPT_FIELD_COMMON;
 
 	/* the element size of a type name matters only for arrays and
@@ -287,18 +304,19 @@ static int parse_decl(struct ipt_field *f, const char *decl, size_t n, int long_
 
 		if (!strncmp(t, "const ", 6))
 			t += 6;
-		if ((!strcmp(t, "long") || !strcmp(t, "unsigned long")) &&
-		    f->size == (unsigned int)long_size)
+		if (f->size == (unsigned int)long_size && (!strcmp(t, "long") || !strcmp(t, "unsigned long")))
 			f->flags |= IPT_FIELD_LONG;
 	}
 	return 0;
 }
 
-/* parse_field_line - "	field:TYPE NAME;	offset:N;	size:N;	signed:N;" */
-static int parse_field_line(struct ipt_field *f, const char *line, size_t n, int long_size,
-			    struct strpool *sp)
+/*
+ * parse_field_line - "	field:TYPE NAME;	offset:N;	size:N;	signed:N;";
+ * p: where the line's first "field:" is (the caller found it)
+ */
+static int parse_field_line(struct ipt_field *f, const char *line, size_t n, const char *p,
+			    int long_size, struct strpool *sp)
 {
-	const char *p = find_in(line, n, "field:");
 	const char *semi, *q;
 	long long off, size, sgn;
 	bool found;
@@ -311,13 +329,13 @@ static int parse_field_line(struct ipt_field *f, const char *line, size_t n, int
 	if (!semi)
 		return -1;
 	q = semi + 1;
-	off = ordered_attr(&q, semi, (size_t)(line + n - semi), "offset:", &found);
+	off = ordered_attr(&q, semi, (size_t)(line + n - semi), "offset:", KEY_LEN("offset:"), &found);
 	if (!found || off < 0)
 		return -1;
-	size = ordered_attr(&q, semi, (size_t)(line + n - semi), "size:", &found);
+	size = ordered_attr(&q, semi, (size_t)(line + n - semi), "size:", KEY_LEN("size:"), &found);
 	if (!found || size < 0)
 		return -1;
-	sgn = ordered_attr(&q, semi, (size_t)(line + n - semi), "signed:", &found);
+	sgn = ordered_attr(&q, semi, (size_t)(line + n - semi), "signed:", KEY_LEN("signed:"), &found);
 	f->offset = (unsigned int)off;
 	f->size = (unsigned int)size;
 	if (found && sgn == 1)
@@ -335,28 +353,39 @@ static void mark_bitmasks(struct ipt_event *ev)
 	static const char *const fns[] = { "__get_bitmask(", "__get_cpumask(",
 					   "__get_rel_bitmask(", "__get_rel_cpumask(" };
 
+	const char *p;
+
 	if (!ev->print_fmt)
 		return;
-	for (size_t k = 0; k < ARRAY_SIZE(fns); k++) {
-		const char *p = ev->print_fmt;
+	/* one scan for the prefix the four share, not one per function: no
+	 * call can begin inside another's name or argument */
+	for (p = ev->print_fmt; (p = strstr(p, "__get_")); ) {
+		const char *a, *b;
+		size_t k, len = 0;
 
-		while ((p = strstr(p, fns[k]))) {
-			const char *a = p + strlen(fns[k]), *b;
-
-			while (*a == ' ')
-				a++;
-			b = a;
-			while (isalnum((unsigned char)*b) || *b == '_')
-				b++;
-			for (int i = 0; i < ev->nfields; i++) {
-				struct ipt_field *f = &ev->fields[i];
-
-				if (strlen(f->name) == (size_t)(b - a) && !memcmp(f->name, a, (size_t)(b - a)) &&
-				    (f->flags & IPT_FIELD_DYNAMIC))
-					f->flags |= IPT_FIELD_CPUMASK;
-			}
-			p = b;
+		for (k = 0; k < ARRAY_SIZE(fns); k++) {
+			len = strlen(fns[k]);
+			if (!strncmp(p, fns[k], len))
+				break;
 		}
+		if (k == ARRAY_SIZE(fns)) {
+			p++;
+			continue;
+		}
+		a = p + len;
+		while (*a == ' ')
+			a++;
+		b = a;
+		while (is_ident(*b))
+			b++;
+		for (int i = 0; i < ev->nfields; i++) {
+			struct ipt_field *f = &ev->fields[i];
+
+			if (strlen(f->name) == (size_t)(b - a) && !memcmp(f->name, a, (size_t)(b - a)) &&
+			    (f->flags & IPT_FIELD_DYNAMIC))
+				f->flags |= IPT_FIELD_CPUMASK;
+		}
+		p = b;
 	}
 }
 
@@ -409,6 +438,7 @@ int ipt_format_parse(struct ipt_event *ev, const char *system, const char *text,
 		goto fail;
 	while (next_line(&c, &line, &n)) {
 		long long at = base + (long long)(line - text);
+		const char *field;
 
 		if (n >= 5 && !memcmp(line, "name:", 5)) {
 			const char *v = line + 5;
@@ -438,7 +468,7 @@ int ipt_format_parse(struct ipt_event *ev, const char *system, const char *text,
 			}
 			ev->id = (int)id;
 			have_id = true;
-		} else if (find_in(line, n, "field:") && !find_in(line, n, "print fmt:")) {
+		} else if ((field = find_in(line, n, "field:")) && !find_in(line, n, "print fmt:")) {
 			if (ev->nfields >= 4096) {
 				ipt_err_at(path, at, "too many fields in event format");
 				goto fail;
@@ -451,7 +481,7 @@ int ipt_format_parse(struct ipt_event *ev, const char *system, const char *text,
 				pool.cap = len + 1;
 				ev->field_text = pool.buf;
 			}
-			if (parse_field_line(&ev->fields[ev->nfields], line, n, long_size, &pool)) {
+			if (parse_field_line(&ev->fields[ev->nfields], line, n, field, long_size, &pool)) {
 				ipt_err_at(path, at, "bad field line '%.*s'", (int)(n > 60 ? 60 : n), line);
 				goto fail;
 			}
@@ -503,11 +533,12 @@ int ipt_header_page_parse(struct ipt_page_layout *pl, const char *text, size_t l
 	pool.cap = len + 1;
 	while (next_line(&c, &line, &n)) {
 		struct ipt_field f;
+		const char *field = find_in(line, n, "field:");
 
-		if (!find_in(line, n, "field:"))
+		if (!field)
 			continue;
 		pool.len = 0;	/* one field at a time */
-		if (parse_field_line(&f, line, n, long_size, &pool))
+		if (parse_field_line(&f, line, n, field, long_size, &pool))
 			continue;
 		if (!strcmp(f.name, "timestamp")) {
 			pl->ts_off = f.offset;
