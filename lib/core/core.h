@@ -382,8 +382,8 @@ const uint8_t *ipt_file_window_get(const struct ipt_trace *t, struct ipt_file_wi
 				   uint64_t off, size_t n, const char *what);
 void ipt_file_window_release(struct ipt_file_window *w);
 
-/* A format file text as stored in a trace.dat. */
-/* views, not copies: of the mapped file, or of formats_sections */
+/* A format file text as stored in a trace.dat: a view, not a copy (of the
+ * mapped file, or of the trace's formats_sections). */
 struct ipt_raw_format {
 	const char *system;	/* "ftrace" for the ftrace formats */
 	const char *text;
