@@ -5,6 +5,7 @@
 #include "flame.h"
 #include "commands.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,11 +125,76 @@ static uint64_t width_of(const struct fnode *n, bool two)
 	return two ? n->count[0] + n->count[1] : n->count[0];
 }
 
+/* put_str - s at p; past it */
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* put_u64 - v in decimal at p; past it */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24], *s = tmp + sizeof(tmp);
+	size_t n;
+
+	do
+		*--s = (char)('0' + v % 10);
+	while ((v /= 10));
+	n = (size_t)(tmp + sizeof(tmp) - s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* put_int - v in decimal at p, as "%d"; past it */
+static char *put_int(char *p, int v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)-(int64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/*
+ * put_tenths - x at p exactly as printf's "%.1f" writes it; past it.
+ * printf rounds the double's exact value to the nearest tenth, a tie to
+ * the even one; x * 10 is rounded itself, so the tenths it gives are
+ * checked against the exact midpoints around them with fma (one rounding:
+ * the sign of x * 10 - (q +- 0.5) is exact).  Outside [0, 1e12) (not a
+ * flame graph's pixels or percents) and -0.0: snprintf, at most 320 bytes.
+ */
+static char *put_tenths(char *p, double x)
+{
+	double q, below, above;
+	uint64_t tenths;
+
+	if (!(x >= 0 && x < 1e12) || signbit(x))	/* -0.0: "-0.0" */
+		return p + snprintf(p, 400, "%.1f", x);
+	q = nearbyint(x * 10.0);
+	below = fma(x, 10.0, -(q - 0.5));
+	above = fma(x, 10.0, -(q + 0.5));
+	if (below < 0 || (below == 0 && fmod(q, 2.0) != 0))
+		q -= 1;
+	else if (above > 0 || (above == 0 && fmod(q, 2.0) != 0))
+		q += 1;
+	tenths = (uint64_t)q;
+	p = put_u64(p, tenths / 10);
+	*p++ = '.';
+	*p++ = (char)('0' + tenths % 10);
+	return p;
+}
+
 /* draw - n and its children from x0 (px) at depth d */
 static void draw(FILE *f, const struct fnode *n, double x0, int d, double scale, uint64_t total, bool two)
 {
 	double w = (double)width_of(n, two) * scale, x = x0;
 	char col[8];
+	/* the text of one fprintf it replaces: short strings, numbers, and at
+	 * most two put_tenths (each under 400 bytes, whatever the value) */
+	char buf[1024], *p;
 
 	if (w < 0.5 || d > FLAME_DEPTH)
 		return;
@@ -138,22 +204,49 @@ static void draw(FILE *f, const struct fnode *n, double x0, int d, double scale,
 		warm(n->name, col);
 	fputs("<g><title>", f);
 	html_esc(f, n->name);
-	if (two)
-		fprintf(f, ": %llu IPIs before, %llu after", (unsigned long long)n->count[0],
-			(unsigned long long)n->count[1]);
-	else
-		fprintf(f, ": %llu IPIs (%.1f%%)", (unsigned long long)n->count[0],
-			total ? 100.0 * (double)n->count[0] / (double)total : 0.0);
-	fprintf(f, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" data-count=\"%llu\"",
-		x0, d * FLAME_ROW, w > 1 ? w - 0.5 : w, FLAME_ROW - 1, col, (unsigned long long)n->count[0]);
-	if (two)
-		fprintf(f, " data-after=\"%llu\"", (unsigned long long)n->count[1]);
-	fprintf(f, " data-depth=\"%d\"/>", d);
+	/* what fprintf wrote, put together by hand: a stack-heavy report
+	 * draws thousands of frames, and fprintf was most of its HTML's cost */
+	p = put_str(buf, ": ");
+	p = put_u64(p, n->count[0]);
+	if (two) {
+		p = put_str(p, " IPIs before, ");
+		p = put_u64(p, n->count[1]);
+		p = put_str(p, " after");
+	} else {
+		p = put_str(p, " IPIs (");
+		p = put_tenths(p, total ? 100.0 * (double)n->count[0] / (double)total : 0.0);
+		p = put_str(p, "%)");
+	}
+	p = put_str(p, "</title><rect x=\"");
+	p = put_tenths(p, x0);
+	p = put_str(p, "\" y=\"");
+	p = put_int(p, d * FLAME_ROW);
+	p = put_str(p, "\" width=\"");
+	p = put_tenths(p, w > 1 ? w - 0.5 : w);
+	p = put_str(p, "\" height=\"");
+	p = put_int(p, FLAME_ROW - 1);
+	p = put_str(p, "\" fill=\"");
+	p = put_str(p, col);
+	p = put_str(p, "\" data-count=\"");
+	p = put_u64(p, n->count[0]);
+	if (two) {
+		p = put_str(p, "\" data-after=\"");
+		p = put_u64(p, n->count[1]);
+	}
+	p = put_str(p, "\" data-depth=\"");
+	p = put_int(p, d);
+	p = put_str(p, "\"/>");
+	fwrite(buf, 1, (size_t)(p - buf), f);
 	if (w > 30) {
 		int chars = (int)(w / 6.6) - 1;
 		int len = (int)strlen(n->name);
 
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x0 + 3, d * FLAME_ROW + 12);
+		p = put_str(buf, "<text x=\"");
+		p = put_tenths(p, x0 + 3);
+		p = put_str(p, "\" y=\"");
+		p = put_int(p, d * FLAME_ROW + 12);
+		p = put_str(p, "\">");
+		fwrite(buf, 1, (size_t)(p - buf), f);
 		if (len <= chars) {
 			html_esc(f, n->name);
 		} else if (chars > 2) {

@@ -155,6 +155,7 @@ struct ipt_event {
 	enum ipt_probe_role probe;
 	struct ipt_field *fields;
 	int nfields;
+	char *field_text;	/* the fields' names and types, one allocation */
 	char *print_fmt;	/* text after "print fmt: " */
 	const struct ipt_field *f_pid;	/* common_pid */
 	const struct ipt_field **dyn;	/* __data_loc/__rel_loc fields, checked per record */
@@ -357,6 +358,11 @@ struct ipt_trace {
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 	size_t capraw_formats;
+	/* ... the ftrace and event formats sections where they were
+	 * compressed: kept decompressed (ipt_malloc_soon), raw_formats point
+	 * into them */
+	uint8_t *formats_sections[2];
+	size_t formats_sections_len[2];
 };
 
 /*
@@ -376,10 +382,11 @@ const uint8_t *ipt_file_window_get(const struct ipt_trace *t, struct ipt_file_wi
 				   uint64_t off, size_t n, const char *what);
 void ipt_file_window_release(struct ipt_file_window *w);
 
-/* A format file text as stored in a trace.dat. */
+/* A format file text as stored in a trace.dat: a view, not a copy (of the
+ * mapped file, or of the trace's formats_sections). */
 struct ipt_raw_format {
-	char *system;		/* "ftrace" for the ftrace formats */
-	char *text;
+	const char *system;	/* "ftrace" for the ftrace formats */
+	const char *text;
 	size_t len;
 };
 int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len);

@@ -157,23 +157,22 @@ int ipt_trace_apply_probes(struct ipt_trace *t)
 	return 0;
 }
 
-/* ipt_trace_keep_format - remember a format text as stored (for rewriting) */
+/*
+ * ipt_trace_keep_format - remember a format text as stored (for rewriting).
+ * system and text are not copied: they must live as long as t (the mapped
+ * file, a kept section, a literal).  A kernel has thousands of formats, and
+ * copying each was about a third of the page faults of opening a trace.
+ */
 int ipt_trace_keep_format(struct ipt_trace *t, const char *system, const char *text, size_t len)
 {
 	struct ipt_raw_format *n;
 
 	if (IPT_GROW(t->raw_formats, t->capraw_formats, (size_t)t->nraw_formats + 1))
 		return -1;
-	n = &t->raw_formats[t->nraw_formats];
-	n->system = ipt_strdup(system);
-	n->text = ipt_strndup(text, len);
+	n = &t->raw_formats[t->nraw_formats++];
+	n->system = system;
+	n->text = text;
 	n->len = len;
-	if (!n->system || !n->text) {
-		free(n->system);
-		free(n->text);
-		return -1;
-	}
-	t->nraw_formats++;
 	return 0;
 }
 
@@ -284,10 +283,7 @@ void ipt_event_release(struct ipt_event *ev)
 {
 	if (!ev)
 		return;
-	for (int i = 0; i < ev->nfields; i++) {
-		free(ev->fields[i].name);
-		free(ev->fields[i].type);
-	}
+	free(ev->field_text);	/* the fields' names and types */
 	free(ev->fields);
 	free(ev->system);
 	free(ev->name);
@@ -341,11 +337,9 @@ void ipt_trace_close(struct ipt_trace *t)
 	ipt_strbuf_free(&t->raw_kallsyms);
 	ipt_strbuf_free(&t->raw_printk);
 	ipt_strbuf_free(&t->raw_cmdlines);
-	for (int i = 0; i < t->nraw_formats; i++) {
-		free(t->raw_formats[i].system);
-		free(t->raw_formats[i].text);
-	}
 	free(t->raw_formats);
+	for (size_t i = 0; i < ARRAY_SIZE(t->formats_sections); i++)
+		ipt_free_soon(t->formats_sections[i], t->formats_sections_len[i]);
 	free(t);
 }
 

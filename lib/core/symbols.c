@@ -855,18 +855,29 @@ const char *ipt_comms_get(const struct ipt_comms *c, int pid)
 	return e && ipt_hmap_used(e) ? e->name : NULL;
 }
 
+/* the most tasks a kernel's saved_cmdlines holds (PID_MAX_DEFAULT) */
+#define CMDLINES_MAX 32768
+
 /* ipt_comms_load_cmdlines - saved_cmdlines text: "PID COMM" lines */
 int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len)
 {
-	size_t i = 0;
+	size_t i = 0, lines = 1;
 
+	/* the table made once at its size (a line a task), not grown and
+	 * rehashed on the way: thousands of tasks on a busy machine.  At
+	 * most the kernel's largest saved_cmdlines_size (PID_MAX_DEFAULT):
+	 * a text of empty lines reserves no more than that. */
+	for (const char *nl = text; lines < CMDLINES_MAX &&
+	     (nl = memchr(nl, '\n', (size_t)(text + len - nl))); nl++)
+		lines++;
+	if (ipt_hmap_reserve(&c->map, sizeof(struct ipt_comm), lines))
+		return -1;
 	while (i < len) {
-		size_t eol = i;
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t eol = nl ? (size_t)(nl - text) : len;
 		long pid = 0;
 		bool digits = false;
 
-		while (eol < len && text[eol] != '\n')
-			eol++;
 		while (i < eol && isdigit((unsigned char)text[i]) && pid < 100000000) {
 			pid = pid * 10 + (text[i] - '0');
 			i++;

@@ -789,8 +789,15 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 
 typedef int (*section_fn)(struct ipt_trace *t, struct rd *r);
 
+/* FORMATS_*: the formats sections kept with the trace (formats_sections) */
+enum { FORMATS_FTRACE, FORMATS_EVENTS, FORMATS_NONE = -1 };
+
+/*
+ * read_section - the section at off read by fn.  keep: a formats section,
+ * whose texts raw_formats point into: kept, where it was decompressed.
+ */
 static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const char *what,
-			section_fn fn, bool required)
+			section_fn fn, bool required, int keep)
 {
 	struct rd r;
 	struct owned owned;
@@ -804,6 +811,15 @@ static int read_section(struct ipt_trace *t, uint64_t off, uint16_t id, const ch
 	if (section_at(t, off, id, what, &r, &owned))
 		return -1;
 	ret = fn(t, &r);
+	if (keep != FORMATS_NONE && owned.p) {
+		if (t->formats_sections[keep]) {	/* load_v7 reads each kind once */
+			owned_free(&owned);
+			return ipt_err_at(t->path, (long long)off, "%s read twice", what);
+		}
+		t->formats_sections[keep] = owned.p;
+		t->formats_sections_len[keep] = owned.n;
+		return ret;
+	}
 	owned_free(&owned);
 	return ret;
 }
@@ -952,12 +968,14 @@ static int load_v7(struct ipt_trace *t, struct rd *r)
 			return -1;
 		opt = next;
 	}
-	if (read_section(t, refs.header_info, 16, "header info", read_header_info, true) ||
-	    read_section(t, refs.ftrace, 17, "ftrace formats", read_ftrace_formats, false) ||
-	    read_section(t, refs.events, 18, "event formats", read_event_formats, false) ||
+	if (read_section(t, refs.header_info, 16, "header info", read_header_info, true, FORMATS_NONE) ||
+	    read_section(t, refs.ftrace, 17, "ftrace formats", read_ftrace_formats, false,
+			 FORMATS_FTRACE) ||
+	    read_section(t, refs.events, 18, "event formats", read_event_formats, false,
+			 FORMATS_EVENTS) ||
 	    read_kallsyms_at(t, refs.kallsyms) ||
-	    read_section(t, refs.printk, 20, "printk formats", read_printk, false) ||
-	    read_section(t, refs.cmdlines, 21, "saved cmdlines", read_cmdlines, false))
+	    read_section(t, refs.printk, 20, "printk formats", read_printk, false, FORMATS_NONE) ||
+	    read_section(t, refs.cmdlines, 21, "saved cmdlines", read_cmdlines, false, FORMATS_NONE))
 		return -1;
 	for (int i = 0; i < refs.nbuf; i++)
 		if (load_buffer(t, &refs.buf[i], i == 0))

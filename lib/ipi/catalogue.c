@@ -40,8 +40,12 @@ const struct ipt_ipi_event_info *ipt_ipi_event_info(const char *system, const ch
 {
 	if (!system || !name)
 		return NULL;
+	/* asked of every event of a trace (thousands when all were recorded):
+	 * the first letters turn most away before a call to strcmp */
 	for (size_t i = 0; i < ARRAY_SIZE(ipt_ipi_catalogue); i++)
-		if (!strcmp(ipt_ipi_catalogue[i].name, name) &&
+		if (ipt_ipi_catalogue[i].name[0] == name[0] &&
+		    ipt_ipi_catalogue[i].system[0] == system[0] &&
+		    !strcmp(ipt_ipi_catalogue[i].name, name) &&
 		    !strcmp(ipt_ipi_catalogue[i].system, system))
 			return &ipt_ipi_catalogue[i];
 	return NULL;
