@@ -287,11 +287,11 @@ EOF
 fi
 
 # ---- the observer effect: serve watching CPU 1 from CPU 0, scraped every second ----
-observe_windows "$SP" serve
+observe_quiet "$SP" serve
 if [ $quiet -ge 5 ]; then
-	pass "serve-observer: $quiet of 6 windows without an IPI to CPU 1 from serve (scraped every 1 s)"
+	pass "serve-observer: $quiet of 6 windows without an IPI to CPU 1 from serve (scraped every 1 s)${first_fig:+ (the run before: $first_fig)}"
 else
-	fail serve-observer "only $quiet of 6 windows quiet (task/irq/irq_work:$fig)"
+	fail serve-observer "only $quiet of 6 windows quiet (task/irq/irq_work:$fig; the run before: $first_fig; sends to CPU 1: $sends_seen)"
 fi
 if [ -n "$PROM_PID" ]; then
 	kill -TERM $PROM_PID

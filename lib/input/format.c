@@ -408,6 +408,7 @@ static void trim(const char **s, size_t *n)
 static void pool_shrink(struct ipt_event *ev, struct strpool *sp)
 {
 	uintptr_t old = (uintptr_t)sp->buf;
+	/* not ipt_grow: a shrink to the length used, not a growth */
 	char *moved = realloc(sp->buf, sp->len ? sp->len : 1);
 
 	if (!moved || (uintptr_t)moved == old)
