@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import ipitrace
+import pyleaks
 
 OUT = []
 
@@ -395,32 +396,14 @@ def bad_inputs(files):
 
 def leaks(path):
     """each entry point, called again and again, leaves no objects behind"""
-    import gc
-    import tracemalloc
     calls = (("rows", lambda: ipitrace.rows(path)),
              ("rows-noexplode", lambda: ipitrace.rows(path, explode=False)),
              ("iter_rows", lambda: list(ipitrace.iter_rows(path, chunk_rows=100))),
              ("report", lambda: ipitrace.report(path, by="stack")),
              ("events", lambda: ipitrace.events(path, "ipi_send_cpu")),
              ("error", lambda: ipitrace.rows(path, filter="nope == 1")))
-    tracemalloc.start()
-    for name, fn in calls:
-        def once():
-            try:
-                fn()
-            except ipitrace.Error:
-                pass
-        for _ in range(3):
-            once()
-        gc.collect()
-        a = tracemalloc.get_traced_memory()[0]
-        for _ in range(20):
-            once()
-        gc.collect()
-        b = tracemalloc.get_traced_memory()[0]
-        # a leaked frame or list per call would be tens of KiB each time
-        check("leaks:" + name, b - a < 64 * 1024, "%d bytes more after 20 calls" % (b - a))
-    tracemalloc.stop()
+    for name, more in pyleaks.growth(calls, ipitrace.Error):
+        check("leaks:" + name, more < 64 * 1024, "%d bytes more after 20 calls" % more)
 
 
 def check_big(ipt, tmp, path, stacks=False, sample=False):

@@ -35,6 +35,7 @@ import sys
 import pandas as pd
 
 import ipitrace
+import pyleaks
 from spikes_join import spikes as joined
 from spikes_text import many_text
 
@@ -233,27 +234,11 @@ def errors(tmp, spikes_dir):
 
 def leaks(path, none):
     """repeated calls, results and errors, leave no Python objects behind"""
-    import gc
-    import tracemalloc
-    tracemalloc.start()
-    for name, fn in (("spikes", lambda: ipitrace.spikes(path, threshold=1)),
-                     ("spike_parts", lambda: ipitrace.spike_parts(path, threshold=1)),
-                     ("spikes-error", lambda: ipitrace.spike_parts(none))):
-        def once():
-            try:
-                fn()
-            except ipitrace.Error:
-                pass
-        for _ in range(3):
-            once()
-        gc.collect()
-        a = tracemalloc.get_traced_memory()[0]
-        for _ in range(20):
-            once()
-        gc.collect()
-        b = tracemalloc.get_traced_memory()[0]
-        check("spikes-leaks:" + name, b - a < 32 * 1024, "%d bytes more after 20 calls" % (b - a))
-    tracemalloc.stop()
+    calls = (("spikes", lambda: ipitrace.spikes(path, threshold=1)),
+             ("spike_parts", lambda: ipitrace.spike_parts(path, threshold=1)),
+             ("spikes-error", lambda: ipitrace.spike_parts(none)))
+    for name, more in pyleaks.growth(calls, ipitrace.Error):
+        check("spikes-leaks:" + name, more < 32 * 1024, "%d bytes more after 20 calls" % more)
 
 
 def doc_example(top):
