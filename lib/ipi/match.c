@@ -5,13 +5,13 @@
  * interrupts that served no send (match.h)
  */
 #include "ipi/match.h"
+#include "ipi/csdq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
 #define UNDECIDED_MAX (2u << 20)	/* interrupts with no send, their cause decided at the end */
-#define CSD_MAX 262144		/* csd calls waiting to run */
 
 struct queue {			/* a ring, cap a power of two */
 	struct ipt_match_send *v;
@@ -82,13 +82,6 @@ static struct chain *chain_at(struct cpu_state *s, int cls)
 	return s->chain ? &s->chain[cls] : (struct chain *)&no_chain;
 }
 
-struct csd_pend {
-	uint64_t tag;		/* the hash map's (ipt_hmap) */
-	uint64_t csd, ts;
-	int32_t src, target;
-	uint32_t epoch;		/* the target's drop count when it was queued */
-};
-
 struct ipt_match {
 	struct ipt_match_config cfg;
 	struct cpu_state **cpu;		/* made at a CPU's first send or interrupt
@@ -96,8 +89,7 @@ struct ipt_match {
 					 * may have none */
 	int ncpu;
 	size_t capcpu, capres;
-	struct ipt_hmap csd;		/* of struct csd_pend, by csd pointer and target */
-	uint64_t csd_given_up;
+	struct ipt_csdq csd;		/* csd calls queued, not yet run (epoch: drops) */
 	bool class_seen[RPT_NCLASS];	/* receive events of that class exist */
 	bool has_stream[IPT_CPUSET_MAX];	/* the trace has data for that CPU */
 	uint64_t *first_ts;		/* per CPU (ncpu_first): its first record, 0 none */
@@ -672,64 +664,16 @@ int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts)
 	return 0;
 }
 
-/* ---- csd calls by pointer ---- */
-
-struct csd_key {
-	uint64_t csd;
-	int32_t target;
-};
-
-static bool csd_eq(const void *entry, const void *key)
-{
-	const struct csd_pend *e = entry;
-	const struct csd_key *k = key;
-
-	return e->csd == k->csd && e->target == k->target;
-}
-
-static uint64_t csd_tag(uint64_t csd, int target)
-{
-	return ipt_hmap_tag(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target));
-}
+/* ---- csd calls by pointer (csdq.h) ---- */
 
 /* ipt_match_csd_queue - a csd call queued from src for target */
 int ipt_match_csd_queue(struct ipt_match *m, uint64_t csd, uint64_t ts, int src, int target)
 {
-	struct csd_key k = { csd, target };
-	struct csd_pend *s;
-	bool added;
+	struct ipt_csd_call c = { .csd = csd, .ts = ts, .src = src, .target = target,
+				  /* no state yet: nothing lost there */
+				  .epoch = m->cpu[target] ? m->cpu[target]->drops : 0 };
 
-	if (m->csd.n >= CSD_MAX) {
-		/* bounded memory: forget calls that never ran (their csd pointers
-		 * were not seen again: the target's csd events were not recorded) */
-		m->csd_given_up += m->csd.n;
-		ipt_hmap_clear(&m->csd, sizeof(*s));
-	}
-	s = ipt_hmap_add(&m->csd, sizeof(*s), csd_tag(csd, target), csd_eq, &k, &added);
-	if (!s)
-		return -1;
-	s->csd = csd;
-	s->ts = ts;
-	s->src = src;
-	s->target = target;
-	s->epoch = m->cpu[target] ? m->cpu[target]->drops : 0;	/* none yet: none lost */
-	return 0;
-}
-
-/* csd_take - the call queued for target with this csd pointer, removed */
-static bool csd_take(struct ipt_match *m, uint64_t csd, int target, struct csd_pend *out)
-{
-	struct csd_key k = { csd, target };
-	struct csd_pend *s;
-
-	if (!m->csd.n)
-		return false;
-	s = ipt_hmap_find(&m->csd, sizeof(*s), csd_tag(csd, target), csd_eq, &k);
-	if (!ipt_hmap_used(s))
-		return false;
-	*out = *s;
-	ipt_hmap_remove(&m->csd, sizeof(*s), s);
-	return true;
+	return ipt_csdq_put(&m->csd, &c);
 }
 
 /* ipt_match_csd_entry - a csd function starts on cpu: the call queued for it */
@@ -737,12 +681,12 @@ int ipt_match_csd_entry(struct ipt_match *m, int cpu, uint64_t csd, uint64_t ts)
 {
 	struct cpu_state *s = state_of(m, cpu);
 	struct ipt_match_cpu *c = &m->res.cpu[cpu];
-	struct csd_pend q;
+	struct ipt_csd_call q;
 	bool paired;
 
 	if (!s)
 		return -1;
-	paired = csd && csd_take(m, csd, cpu, &q);
+	paired = csd && ipt_csdq_take(&m->csd, csd, cpu, &q);
 	if (paired && q.epoch != s->drops) {
 		paired = false;	/* queued before events were lost here: not paired */
 		m->res.csd_set_aside++;
@@ -939,7 +883,7 @@ void ipt_match_free(struct ipt_match *m)
 		hist_free(&m->res.kind_hdl[k]);
 	}
 	free(m->res.isu);
-	ipt_hmap_free(&m->csd);
+	ipt_csdq_free(&m->csd);
 	free(m->loss);
 	free(m->und);
 	free(m->first_ts);

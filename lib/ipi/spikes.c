@@ -20,6 +20,7 @@
  * interrupts tied to their irq_noise, and the sums.
  */
 #include "core/core.h"
+#include "ipi/csdq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -307,46 +308,22 @@ static int place_noise(struct ipt_spikes *sp, int cpu, const struct ipt_spike_no
 
 /* ---- csd function runs (csd:* events) ---- */
 
-#define CSD_PENDING_MAX 262144	/* queued calls waiting for their run: bounded */
 #define CSD_NESTED_MAX 8	/* csd runs open at once on one CPU */
 
-/* a queued call to a spike CPU, by csd pointer and target */
-struct csd_queued {
-	uint64_t tag;
-	uint64_t csd, ts, callsite, losses;	/* losses: the target's, at the queueing */
-	int32_t target, src_cpu, pid;
-};
-struct csd_key {
-	uint64_t csd;
-	int32_t target;
-};
 /* a run begun and not yet ended on a CPU */
 struct csd_run {
 	uint64_t csd, func, entry_ns;
 	bool queued;
-	struct csd_queued q;
+	struct ipt_csd_call q;		/* its queueing (epoch: the target's losses) */
 };
 struct csd_scan {
 	const struct ipt_event *queue, *entry, *exit;
 	const struct ipt_field *q_cpu, *q_callsite, *q_csd, *e_func, *e_csd, *x_csd;
-	struct ipt_hmap pending;		/* of struct csd_queued */
+	struct ipt_csdq pending;		/* calls queued to spike CPUs */
 	struct csd_run (*open)[CSD_NESTED_MAX];	/* per CPU */
 	int *nopen;
 	uint64_t *losses;			/* per CPU: records after lost events */
 };
-
-static bool csd_eq(const void *entry, const void *key)
-{
-	const struct csd_queued *e = entry;
-	const struct csd_key *k = key;
-
-	return e->csd == k->csd && e->target == k->target;
-}
-
-static uint64_t csd_tag(uint64_t csd, int32_t target)
-{
-	return ipt_hmap_tag(ipt_hash_combine(ipt_hash64(csd), (uint64_t)(uint32_t)target));
-}
 
 /* add_csd - one csd run under spike s (strings made here) */
 static int add_csd(const struct ipt_trace *t, struct ipt_spike *s, const struct csd_run *run, bool has_exit,
@@ -370,7 +347,7 @@ static int add_csd(const struct ipt_trace *t, struct ipt_spike *s, const struct 
 
 		c->queued = true;
 		c->queue_ns = run->q.ts;
-		c->src_cpu = run->q.src_cpu;
+		c->src_cpu = run->q.src;
 		c->pid = run->q.pid;
 		c->comm = strdup(comm ? comm : "<...>");
 		if (run->q.callsite) {
@@ -435,7 +412,7 @@ static void csd_free(struct csd_scan *cs)
 	free(cs->open);
 	free(cs->nopen);
 	free(cs->losses);
-	ipt_hmap_free(&cs->pending);
+	ipt_csdq_free(&cs->pending);
 }
 
 /* csd_record - one record r of the scan: a queueing to, or a run on, a
@@ -447,40 +424,23 @@ static int csd_record(const struct ipt_trace *t, struct ipt_spikes *sp, struct c
 
 	if (r->event == cs->queue) {
 		uint64_t target = field(t, r, cs->q_cpu, UINT64_MAX);
-		struct csd_key k = { field(t, r, cs->q_csd, 0), (int32_t)target };
-		struct csd_queued *q;
-		bool added;
+		struct ipt_csd_call c = { .csd = field(t, r, cs->q_csd, 0), .ts = r->ts,
+					  .callsite = cs->q_callsite ? field(t, r, cs->q_callsite, 0) : 0,
+					  .src = cpu, .target = (int32_t)target,
+					  .pid = (int32_t)ipt_record_pid(t, r) };
 
-		if (target >= n || !spike_cpu[target] || !k.csd)
+		if (target >= n || !spike_cpu[target] || !c.csd)
 			return 0;
-		if (cs->pending.n >= CSD_PENDING_MAX)	/* calls whose runs were never seen */
-			ipt_hmap_clear(&cs->pending, sizeof(*q));
-		q = ipt_hmap_add(&cs->pending, sizeof(*q), csd_tag(k.csd, k.target), csd_eq, &k, &added);
-		if (!q)
-			return ipt_err_code(IPT_ERR_NOMEM, "out of memory");
-		q->csd = k.csd;
-		q->target = k.target;
-		q->ts = r->ts;
-		q->src_cpu = cpu;
-		q->pid = (int32_t)ipt_record_pid(t, r);
-		q->callsite = cs->q_callsite ? field(t, r, cs->q_callsite, 0) : 0;
-		q->losses = cs->losses[target];
-		return 0;
+		c.epoch = (uint32_t)cs->losses[target];
+		return ipt_csdq_put(&cs->pending, &c) ? ipt_err_code(IPT_ERR_NOMEM, "out of memory") : 0;
 	}
 	if (cpu < 0 || (size_t)cpu >= n || !spike_cpu[cpu])
 		return 0;
 	if (r->event == cs->entry) {
 		struct csd_run run = { .csd = field(t, r, cs->e_csd, 0), .func = field(t, r, cs->e_func, 0),
 				       .entry_ns = r->ts };
-		struct csd_key k = { run.csd, cpu };
-		struct csd_queued *q = run.csd && cs->pending.n ?
-			ipt_hmap_find(&cs->pending, sizeof(*q), csd_tag(k.csd, k.target), csd_eq, &k) : NULL;
-
-		if (q && ipt_hmap_used(q)) {
-			run.queued = q->losses == cs->losses[cpu];
-			run.q = *q;
-			ipt_hmap_remove(&cs->pending, sizeof(*q), q);
-		}
+		if (run.csd && ipt_csdq_take(&cs->pending, run.csd, cpu, &run.q))
+			run.queued = run.q.epoch == (uint32_t)cs->losses[cpu];
 		if (cs->nopen[cpu] == CSD_NESTED_MAX) {	/* deeper than any kernel nests: the oldest ends unseen */
 			if (place_csd(t, sp, cpu, &cs->open[cpu][0], false, 0))
 				return -1;
