@@ -566,6 +566,13 @@ struct prod {
 	struct ipt_cb_memo cb;
 	uint8_t lvl;			/* of the record being produced */
 	bool lean;			/* rows to CPUs without data need no item (p_row) */
+	/* what the producer reads of struct priv and the matching, here:
+	 * the consumer writes beside them (priv.sends at each send, the
+	 * matching's csd table at each csd event), and a line written on one
+	 * CPU and read on another at each record costs a transfer each time */
+	const struct recv_ev *ev;
+	int nev;
+	const struct ipt_cpuset *itemized;	/* priv.itemized */
 };
 
 /* item_free - what an item owns (once: the item becomes a plain marker) */
@@ -682,8 +689,7 @@ static int p_unreceived(struct prod *pd, const struct ipt_ipi_row *row)
 	bool counted;
 	struct lcount *c;
 
-	if (ipt_match_has_stream(r->match, target) ||
-	    (r->opts.isolated && ipt_cpuset_has(r->opts.isolated, (unsigned int)target)))
+	if (ipt_cpuset_has(pd->itemized, (unsigned int)target))	/* data there, or listed */
 		return 0;
 	counted = !r->filter || ipt_mfilter_eval(r->filter, row);
 	if (count_row(ln, row, counted, !r->opts.no_tables))
@@ -739,7 +745,6 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	_Static_assert(RPT_CBLOCK == 64, "a block of the count maps is a word of a CPU set");
 	struct prod *pd = ctx;
 	struct rpt *r = pd->r;
-	struct priv *p = r->priv;
 	struct lstate *ln = &pd->pp->ls[pd->lane];
 	int src = row->src_cpu, last = ipt_cpuset_last(targets), cls;
 	uint64_t fn = row->func ? row->func : row->callback, n = 0, remote = 0;
@@ -752,7 +757,7 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	if (IPT_GROW_ZERO(ln->cnt, ln->ncnt, (src > last ? src : last) + 1))
 		return -1;
 	uint32_t nw, nkeep;
-	const uint64_t *tw = ipt_cpuset_words(targets, &nw), *kw = ipt_cpuset_words(&p->itemized, &nkeep);
+	const uint64_t *tw = ipt_cpuset_words(targets, &nw), *kw = ipt_cpuset_words(pd->itemized, &nkeep);
 
 	cls = ipt_class_of_send(&r->classes, row, &pd->cb);
 	ix = combo_of(ln, row->kind, cls);
@@ -922,7 +927,6 @@ static uint8_t rec_level(const struct recv_ev *e, const struct ipt_record *rec)
 static int produce(struct prod *pd, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
-	struct priv *p = r->priv;
 	struct lstate *ln = &pd->pp->ls[pd->lane];
 	struct pcpu *pc;
 	const struct recv_ev *e;
@@ -946,7 +950,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 		ln->last_ts = rec->ts;
 	pc->last_ts = rec->ts;
 	id = rec->event ? rec->event->id : -1;
-	e = id >= 0 && id < p->nev ? &p->ev[id] : NULL;
+	e = id >= 0 && id < pd->nev ? &pd->ev[id] : NULL;
 	pd->lvl = e ? rec_level(e, rec) : 0;
 	was_send = pc->send_at[pd->lvl];
 	pc->send_at[pd->lvl] = false;
@@ -1013,7 +1017,7 @@ static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
 	struct priv *p = r->priv;
 	struct pipe *pp = p->pipe;
-	struct prod pd = { r, pp, lane, 0, { 0 }, 0, p->lean };
+	struct prod pd = { r, pp, lane, 0, { 0 }, 0, p->lean, p->ev, p->nev, &p->itemized };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
 	struct ipt_record rec;
 	int k = -1, ret = -1;
