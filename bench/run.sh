@@ -859,11 +859,11 @@ END {
 			if ((big SUBSEP in_ SUBSEP keys[j]) in rss && (small SUBSEP in_ SUBSEP keys[j]) in rss && rss[small, in_, keys[j]] > 0) {
 				q = rss[big, in_, keys[j]] / rss[small, in_, keys[j]]
 				txt = txt sprintf("%s%s: %.1f -> %.1f MiB (x%.2f)", txt == "" ? "" : "; ", substr(in_, 4), rss[small, in_, keys[j]] / 1024, rss[big, in_, keys[j]] / 1024, q)
-				ok = (ok == "" ? 1 : ok) && q <= 1.10
+				ok = (ok == "" ? 1 : ok) && q <= 1.5 && rss[big, in_, keys[j]] < 64 * 1024
 			}
 		}
 		if (ns < 2) { ok = ""; txt = "n/a (one size only)" }
-		verdict("peak RSS at " big " within 10% of " small ": " keys[j], ok, txt == "" ? "no data" : txt)
+		verdict("peak RSS at " big " within 1.5x of " small ", under 64 MiB: " keys[j], ok, txt == "" ? "no data" : txt)
 	}
 	for (j = 1; j <= nk; j++) {
 		txt = ""; ok = ""

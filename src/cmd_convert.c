@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void convert_usage(FILE *f)
@@ -87,8 +88,9 @@ static void convert_usage(FILE *f)
 		"columns lat_ns .. unmatched_reason are given for a send to one CPU only,\n"
 		"null for a multicast (use the default one row per target).\n"
 		"Parquet: INT64 (handler_ts_ns as ts_ns), BOOLEAN, STRING, list<string>\n"
-		"stack.  Matching keeps 32 bytes per row in memory (and the report's tables)\n"
-		"until the end.\n");
+		"stack.  Matching keeps 16 bytes per row until the rows are written: past 1\n"
+		"MiB in an unnamed file in $TMPDIR (else /tmp), not in memory, so memory\n"
+		"does not grow with the trace (in memory where no file can be made there).\n");
 }
 
 /*
@@ -359,6 +361,16 @@ int cmd_convert(int argc, char **argv)
 	pq = parquet_wanted(fmt, out, compression, partition);
 	if (pq < 0)
 		return 2;
+	if (pq && !partition && strcmp(out, "-")) {
+		struct stat st;
+
+		/* refused now, not once the whole trace is converted */
+		if (!stat(out, &st) && !S_ISREG(st.st_mode)) {
+			err_msg("%s: not a regular file: Parquet is written to a file, named once complete, or to '-'",
+				out);
+			return 1;
+		}
+	}
 	if (!pq && pick_format(fmt, out, &rf))
 		return usage_err("convert", "unknown output format %s (use --format csv, jsonl or parquet)",
 				 fmt ? fmt : out);

@@ -59,6 +59,35 @@ for t in $TR; do
 	[ -z "$bad" ] && pass "threads-$n" || fail "threads-$n" "convert differs:$bad"
 done
 
+# past IPT_SPILL_FILE_FROM (1 MiB): the row results (16 bytes a row) and
+# the interrupts with no send (24 bytes each) move to unnamed files in
+# $TMPDIR; the rows still add up to the report, the files are gone after,
+# and with no file to be had (memory) the rows are the same
+if [ -x "$GEN" ] && "$GEN" -o "$TMP/spill.dat" -e 1000000 -s 4 -n 8 -m; then
+	mkdir -p "$TMP/spilldir"
+	o="$TMP/spill"
+	if TMPDIR="$TMP/spilldir" "$IPT" report --format json "$TMP/spill.dat" > "$o.json" 2> "$TMP/err" &&
+	   TMPDIR="$TMP/spilldir" "$IPT" convert "$TMP/spill.dat" -o "$o.csv" 2>> "$TMP/err" &&
+	   TMPDIR="$TMP/spilldir" "$IPT" convert "$TMP/spill.dat" -o "$o.jsonl" 2>> "$TMP/err" &&
+	   TMPDIR=/nonexistent/ipitrace "$IPT" convert "$TMP/spill.dat" -o "$o.mem.csv" 2>> "$TMP/err"; then
+		rows=$(($(wc -l < "$o.csv") - 1))
+		if msg=$("$PY" "$CHK" totals "$o.json" "$o.csv" "$o.jsonl" 2>&1); then
+			pass "spill-totals ($rows rows, $(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
+		else
+			fail "spill-totals" "$(echo "$msg" | tail -n 1)"
+		fi
+		[ "$rows" -gt 65536 ] && pass "spill-rows ($rows rows: over 1 MiB of results)" ||
+			fail "spill-rows" "only $rows rows: the results stay under 1 MiB"
+		cmp -s "$o.csv" "$o.mem.csv" && pass "spill-memory (no temporary file: the same rows)" ||
+			fail "spill-memory" "rows differ with TMPDIR unusable"
+		left=$(ls -A "$TMP/spilldir" | wc -l)
+		[ "$left" -eq 0 ] && pass "spill-cleanup (no file left in TMPDIR)" ||
+			fail "spill-cleanup" "$left files left in TMPDIR"
+	else
+		fail "spill-convert" "$(head -n 1 "$TMP/err")"
+	fi
+fi
+
 # busy-stacks.dat: sends and their reschedule_entry/exit by hand, from trace-cmd
 BS="$TRACES/recorded/busy-stacks.dat"
 if [ ! -f "$BS" ]; then
@@ -132,7 +161,7 @@ done
 h=$("$IPT" convert --help)
 ok=1
 for w in lat_ns handler_ns handler_ts_ns matched coalesced unmatched_reason callsite_func \
-	 func_name stack --no-match "32 bytes"; do
+	 func_name stack --no-match "16 bytes" TMPDIR; do
 	echo "$h" | grep -q -- "$w" || { ok=0; fail help "convert --help does not say $w"; }
 done
 [ $ok = 1 ] && pass help-columns

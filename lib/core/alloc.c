@@ -183,20 +183,30 @@ void *ipt_realloc(void *old, size_t n)
 	return p;
 }
 
+size_t ipt_grow_room(size_t cap, size_t need, size_t first, size_t max)
+{
+	size_t n = cap ? cap : first;
+
+	if (need > max)
+		return 0;
+	while (n < need)
+		n = n > max / 2 ? max : n * 2;
+	return n;
+}
+
 /* first room of a grown array, in elements */
 #define GROW_MIN 16
 /* ipt_grow - room for need elements (ipitrace-private.h) */
 int ipt_grow(void *arrp, size_t *cap, size_t esz, size_t need, size_t max)
 {
-	size_t n = *cap ? *cap : GROW_MIN;
+	size_t n;
 	void *p;
 
 	if (need <= *cap)
 		return 0;
 	if (need > max || need > SIZE_MAX / esz)
 		return ipt_err_code(IPT_ERR_NOMEM, "out of memory (%zu elements of %zu bytes)", need, esz);
-	while (n < need)
-		n = n > max / 2 ? max : n * 2;
+	n = ipt_grow_room(*cap, need, GROW_MIN, max);
 	if (n > SIZE_MAX / esz)
 		n = need;
 	memcpy(&p, arrp, sizeof(p));

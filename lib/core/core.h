@@ -59,7 +59,44 @@ void *ipt_realloc_soon(void *p, size_t old, size_t n);
  * whole pages among them are given back (they read as zeros after), where
  * the buffer is a mapping of its own; else nothing happens */
 void ipt_soon_discard(void *p, size_t n, size_t from, size_t to);
+/* ---- files and arrays beyond memory (spill.c) ---- */
+/* An unnamed temporary file in dir (NULL: $TMPDIR, else /tmp); -1 and the
+ * message when none can be made. */
+int ipt_tmpfile(const char *dir);
+/*
+ * A byte array that grows with the trace: in memory up to this size, then
+ * in an unnamed temporary file ($TMPDIR, else /tmp; its blocks taken as it
+ * grows, so that the disk filling is an error, not a SIGBUS) mapped
+ * shared, whose pages ipt_spill_rest gives back and the kernel reads again
+ * when touched.  Where no file can be made it stays in memory.  p moves
+ * when it grows.  what names it in messages.
+ */
+#define IPT_SPILL_FILE_FROM (1u << 20)
+struct ipt_spill {		/* all zero: empty, in memory */
+	uint8_t *p;
+	size_t cap;		/* bytes there */
+	bool in_file;		/* ... in the file fd */
+	bool memory_only;	/* no file could be made */
+	int fd;
+	const char *what;
+};
+/* cap at least need bytes (doubled); 0, or -1 and the message */
+int ipt_spill_reserve(struct ipt_spill *s, size_t need);
+/* bytes [from, to) are not needed soon: their whole pages leave memory
+ * (in the file they keep their values); in memory nothing happens */
+void ipt_spill_rest(struct ipt_spill *s, size_t from, size_t to);
+/* bytes [from, to) are about to be written (write) or read: their pages
+ * mapped in one call, not a fault each (a hint: in the file only) */
+void ipt_spill_ahead(struct ipt_spill *s, size_t from, size_t to, bool write);
+/* n bytes from off into buf: a sequential reader of the whole array, whose
+ * pages read from the file do not stay in memory; 0, or -1 and the message */
+int ipt_spill_read(const struct ipt_spill *s, size_t off, void *buf, size_t n);
+void ipt_spill_free(struct ipt_spill *s);
 void *ipt_calloc(size_t n, size_t size);
+/* The room an array grown by doubling gets for need (from cap, else from
+ * first), at most max; 0 when need is over max.  ipt_grow's rule, for the
+ * arrays it cannot grow (mappings: ipt_spill). */
+size_t ipt_grow_room(size_t cap, size_t need, size_t first, size_t max);
 /* Zeroed memory for n objects of a type with cache-line members
  * (_Alignas(64)): aligned as the type asks, which malloc's 16 is not;
  * free() it. */

@@ -21,22 +21,14 @@ static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 
  */
 static int spool(int in, const char *name)
 {
-	const char *dir = getenv("TMPDIR");
-	char buf[1 << 16], tmpl[4096];
-	int out;
+	char buf[1 << 16];
+	int out = ipt_tmpfile(NULL);
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (out < 0) {
-		snprintf(tmpl, sizeof(tmpl), "%s/.ipitrace-stdin-XXXXXX", dir);
-		out = mkostemp(tmpl, O_CLOEXEC);
-		if (out >= 0)
-			unlink(tmpl);
-	}
-	if (out < 0) {
-		ipt_err_at(name, -1, "cannot create a temporary file in %s to hold the stream: %s", dir,
-			   strerror(errno));
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", ipt_errmsg());	/* not the buffer it writes */
+		ipt_err_at(name, -1, "cannot hold the stream: %s", why);
 		return -1;
 	}
 	for (;;) {
@@ -56,7 +48,7 @@ static int spool(int in, const char *name)
 			if (m < 0 && errno == EINTR)
 				continue;
 			if (m <= 0) {
-				ipt_err_at(name, -1, "copying the stream to %s: %s", dir,
+				ipt_err_at(name, -1, "copying the stream to a temporary file: %s",
 					   m < 0 ? strerror(errno) : "no progress");
 				goto fail;
 			}

@@ -11,7 +11,11 @@
 #include <string.h>
 
 #define QUEUE_MAX 1024		/* sends waiting on one CPU for one vector */
-#define UNDECIDED_MAX (2u << 20)	/* interrupts with no send, their cause decided at the end */
+/* interrupts with no send, their cause decided at the end: 24 bytes each,
+ * in a file past IPT_SPILL_FILE_FROM (ipt_spill), else in memory */
+#define UNDECIDED_MAX_FILE (256u << 20)
+#define UNDECIDED_MAX_MEMORY (2u << 20)
+#define UNDECIDED_REST_EVERY ((1u << 20) / sizeof(struct undecided))
 
 struct queue {			/* a ring, cap a power of two */
 	struct ipt_match_send *v;
@@ -105,8 +109,9 @@ struct ipt_match {
 		int64_t isu;		/* its entry in res.isu, or -1 */
 		int32_t cpu;
 		int16_t cls;
-	} *und;
-	size_t nund, capund;
+	} *und;				/* undm's bytes */
+	size_t nund;
+	struct ipt_spill undm;
 	uint64_t max_lat;		/* the largest send -> entry latency matched */
 	uint64_t min_sole;		/* the smallest latency of a send that alone
 					 * raised an interrupt (UINT64_MAX: none yet) */
@@ -290,7 +295,7 @@ static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pi
 		isu = (int64_t)r->nisu++;
 		m->cpu[cpu]->open_isu = isu;
 	}
-	if (m->cfg.sends_filtered || m->nund >= UNDECIDED_MAX) {
+	if (m->cfg.sends_filtered || m->nund >= (m->undm.in_file ? UNDECIDED_MAX_FILE : UNDECIDED_MAX_MEMORY)) {
 		/* filtered: the recording left sends out; past the bound: no
 		 * memory kept to decide it */
 		enum ipt_unsent_cause why = m->cfg.sends_filtered ? IPT_UNSENT_FILTERED : IPT_UNSENT_UNKNOWN;
@@ -300,9 +305,14 @@ static int unsent(struct ipt_match *m, int cpu, int cls, uint64_t ts, int32_t pi
 			r->isu[isu].cause = why;
 		return 0;
 	}
-	if (IPT_GROW(m->und, m->capund, m->nund + 1))
+	m->undm.what = "interrupts with no send";
+	if (ipt_spill_reserve(&m->undm, (m->nund + 1) * sizeof(*m->und)))
 		return -1;
+	m->und = (struct undecided *)m->undm.p;
 	m->und[m->nund++] = (struct undecided){ ts, isu, cpu, (int16_t)cls };
+	/* read again only at the end (decide_unsent): out of memory till then */
+	if (m->nund % UNDECIDED_REST_EVERY == 0)
+		ipt_spill_rest(&m->undm, 0, m->nund * sizeof(*m->und));
 	return 0;
 }
 
@@ -338,8 +348,9 @@ static bool loss_covers(const struct lossw *w, size_t n, uint64_t lo, uint64_t h
  * recording yet (before_trace_start); else the send events do not cover
  * the kernel path that sent it (untraced_path)
  */
-static void decide_unsent(struct ipt_match *m)
+static int decide_unsent(struct ipt_match *m)
 {
+	struct undecided chunk[2048];
 	uint64_t not_recording = 0;	/* the last first record not after a loss */
 	size_t n = 0;
 
@@ -364,9 +375,16 @@ static void decide_unsent(struct ipt_match *m)
 	}
 	m->nloss = n;
 	for (size_t i = 0; i < m->nund; i++) {
-		const struct undecided *u = &m->und[i];
-		uint64_t lo = u->ts > m->max_lat ? u->ts - m->max_lat : 0;
+		const struct undecided *u = &chunk[i % ARRAY_SIZE(chunk)];
+		uint64_t lo;
 		enum ipt_unsent_cause why;
+
+		/* read in chunks, not through the mapping (ipt_spill_read) */
+		if (i % ARRAY_SIZE(chunk) == 0 &&
+		    ipt_spill_read(&m->undm, i * sizeof(*u), chunk,
+				   (m->nund - i < ARRAY_SIZE(chunk) ? m->nund - i : ARRAY_SIZE(chunk)) * sizeof(*u)))
+			return -1;
+		lo = u->ts > m->max_lat ? u->ts - m->max_lat : 0;
 
 		if (loss_covers(m->loss, m->nloss, lo, u->ts))
 			why = IPT_UNSENT_LOST_EVENTS;
@@ -379,6 +397,7 @@ static void decide_unsent(struct ipt_match *m)
 			m->res.isu[u->isu].cause = why;
 	}
 	m->nund = 0;
+	return 0;
 }
 
 /* handler_dist - the handler time dur of an interrupt that served counted
@@ -761,7 +780,8 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 			}
 		}
 	}
-	decide_unsent(m);
+	if (decide_unsent(m))
+		return -1;
 	/* read only from here on */
 	for (int c = 0; c < m->res.ncpu; c++) {
 		hist_finish(&m->res.cpu[c].lat);
@@ -885,7 +905,7 @@ void ipt_match_free(struct ipt_match *m)
 	free(m->res.isu);
 	ipt_csdq_free(&m->csd);
 	free(m->loss);
-	free(m->und);
+	ipt_spill_free(&m->undm);
 	free(m->first_ts);
 	free(m);
 }

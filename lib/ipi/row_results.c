@@ -11,6 +11,9 @@
 
 /* ---- written while the pass runs ---- */
 
+/* results in memory behind the last written or read, in a file (2 MiB) */
+#define RES_REST_EVERY ((2u << 20) / sizeof(struct rpt_result))
+
 /* row_bit - one more counted row, with a result in v or not */
 static int row_bit(struct ipt_rowres *rs, bool has)
 {
@@ -30,14 +33,24 @@ int ipt_rowres_implicit(struct ipt_rowres *rs, int target)
 	return row_bit(rs, false);
 }
 
+/* a rank per this many words of kept (512 rows): 1/8 bit a row, not 1 */
+#define RANK_WORDS 8
+
+/* kept_before - the results before counted row ord (< nrows; ranked) */
+static size_t kept_before(const struct ipt_rowres *rs, size_t ord)
+{
+	size_t w = ord / 64, n = rs->rank[w / RANK_WORDS];
+
+	for (size_t k = w - w % RANK_WORDS; k < w; k++)
+		n += (size_t)__builtin_popcountll(rs->kept[k]);
+	return n + (size_t)__builtin_popcountll(rs->kept[w] & ((1ull << (ord % 64)) - 1));
+}
+
 bool ipt_rowres_index(const struct ipt_rowres *rs, size_t ord, size_t *idx)
 {
-	size_t w = ord / 64;
-	uint64_t bit = 1ull << (ord % 64);
-
-	if (ord >= rs->nrows || !(rs->kept[w] & bit) || !rs->rank)
+	if (ord >= rs->nrows || !(rs->kept[ord / 64] & (1ull << (ord % 64))) || !rs->rank)
 		return false;
-	*idx = rs->rank[w] + (size_t)__builtin_popcountll(rs->kept[w] & (bit - 1));
+	*idx = kept_before(rs, ord);
 	return true;
 }
 
@@ -48,14 +61,19 @@ int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
 		return -1;
 	if (rs->n == rs->cap) {
 		/* not ipt_grow: 16 bytes a row, 50 MB for 3 M rows, grown in
-		 * huge pages by mremap (ipt_realloc_soon), never copied */
-		size_t cap = rs->cap ? rs->cap * 2 : 1024;
-		struct rpt_result *n = ipt_realloc_soon(rs->v, rs->cap * sizeof(*n), cap * sizeof(*n));
-
-		if (!n)
+		 * huge pages by mremap, never copied, and from
+		 * IPT_SPILL_FILE_FROM in a file (ipt_spill) */
+		rs->mem.what = "row results";
+		if (ipt_spill_reserve(&rs->mem, (rs->n + 1) * sizeof(*rs->v)))
 			return -1;
-		rs->v = n;
-		rs->cap = cap;
+		rs->v = (struct rpt_result *)rs->mem.p;
+		rs->cap = rs->mem.cap / sizeof(*rs->v);
+	}
+	/* the results settled long ago leave memory (a late one comes back) */
+	if (rs->n % RES_REST_EVERY == 0) {
+		if (rs->n > RES_REST_EVERY)
+			ipt_spill_rest(&rs->mem, 0, (rs->n - RES_REST_EVERY) * sizeof(*rs->v));
+		ipt_spill_ahead(&rs->mem, rs->n * sizeof(*rs->v), (rs->n + RES_REST_EVERY) * sizeof(*rs->v), true);
 	}
 	rs->v[rs->n++] = (struct rpt_result){ .id_lo = (uint32_t)id, .hdur = RPT_HDUR_UNKNOWN,
 					      .target = (uint16_t)target };
@@ -127,11 +145,12 @@ int ipt_rowres_end(struct ipt_rowres *rs)
 {
 	size_t nw = (rs->nrows + 63) / 64, sum = 0;
 
-	rs->rank = ipt_malloc((nw ? nw : 1) * sizeof(*rs->rank));
+	rs->rank = ipt_malloc((nw / RANK_WORDS + 1) * sizeof(*rs->rank));
 	if (!rs->rank)
 		return -1;
 	for (size_t w = 0; w < nw; w++) {
-		rs->rank[w] = sum;
+		if (w % RANK_WORDS == 0)
+			rs->rank[w / RANK_WORDS] = sum;
 		sum += (size_t)__builtin_popcountll(rs->kept[w]);
 	}
 	if (rs->hlong.n > 1)
@@ -143,7 +162,7 @@ int ipt_rowres_end(struct ipt_rowres *rs)
 
 void ipt_rowres_free(struct ipt_rowres *rs)
 {
-	ipt_free_soon(rs->v, rs->cap * sizeof(*rs->v));
+	ipt_spill_free(&rs->mem);
 	free(rs->stack);
 	free(rs->hlong.v);
 	free(rs->hwide.v);
@@ -194,7 +213,7 @@ static size_t results_before(const struct ipt_rowres *rs, size_t ord)
 {
 	if (ord >= rs->nrows || !rs->rank)
 		return rs->n;
-	return rs->rank[ord / 64] + (size_t)__builtin_popcountll(rs->kept[ord / 64] & ((1ull << (ord % 64)) - 1));
+	return kept_before(rs, ord);
 }
 
 /* ipt_rpt_result_at - the result of counted row ord for row, into m
@@ -266,8 +285,16 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 	memset(m, 0, sizeof(*m));
 	if (need_row_results(rep))
 		return -1;
-	if (rep->rcur < rep->r.res.nrows && ipt_rpt_result_at(rep, rep->rcur, row, true, m))
-		rep->rcur++;
+	if (rep->rcur < rep->r.res.nrows && ipt_rpt_result_at(rep, rep->rcur, row, true, m) &&
+	    ++rep->rcur % RES_REST_EVERY == 0) {
+		struct ipt_rowres *rs = &rep->r.res;
+
+		size_t at = results_before(rs, rep->rcur);
+
+		/* read in order: those before leave memory (kept in a file) */
+		ipt_spill_rest(&rs->mem, 0, at * sizeof(*rs->v));
+		ipt_spill_ahead(&rs->mem, at * sizeof(*rs->v), (at + RES_REST_EVERY) * sizeof(*rs->v), false);
+	}
 	return 0;
 }
 
@@ -288,6 +315,8 @@ void ipt_report_row_results_drop(struct ipt_report *rep, size_t lo, size_t hi)
 
 	lo = results_before(rs, lo);	/* counted rows -> their results */
 	hi = results_before(rs, hi);
-	if (lo < hi)
+	if (lo < hi && rs->mem.in_file)
+		ipt_spill_rest(&rs->mem, lo * sizeof(*rs->v), hi * sizeof(*rs->v));
+	else if (lo < hi)
 		ipt_soon_discard(rs->v, rs->cap * sizeof(*rs->v), lo * sizeof(*rs->v), hi * sizeof(*rs->v));
 }

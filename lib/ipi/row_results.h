@@ -44,15 +44,20 @@ struct rpt_wides {			/* sorted by res (the last set wins) once the run ends */
 
 
 struct ipt_rowres {
-	struct rpt_result *v;		/* in huge pages, never copied */
+	struct rpt_result *v;		/* mem's bytes: in huge pages, never
+					 * copied, past IPT_SPILL_FILE_FROM in a
+					 * file (ipt_spill) whose pages behind the
+					 * rows written and read leave memory */
 	size_t n, cap;
+	struct ipt_spill mem;
 	/* per counted row (in order), whether it has a result in v; one that
 	 * has none went to a CPU that recorded nothing, with no row filter and
 	 * no stacks (ipt_rowres_implicit): unmatched, no_receive_events, no
 	 * stack.  On wide machines most rows are such: 16 bytes each saved. */
 	uint64_t *kept;
 	size_t nrows, capkept;
-	uint64_t *rank;			/* results before each word of kept (ipt_rowres_end) */
+	uint64_t *rank;			/* results before each RANK_WORDS words of
+					 * kept (ipt_rowres_end) */
 	uint64_t *nostream;		/* CPUs that recorded nothing, a bit each */
 	size_t nnostream;		/* ... words */
 	uint32_t *stack;		/* per result its stack's id in the report's

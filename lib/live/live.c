@@ -904,29 +904,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* open_tmpfile - an unnamed file in dir (O_TMPFILE, else mkstemp + unlink) */
-static int open_tmpfile(const char *dir, int cpu)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT)
-		return ipt_err("%s: cannot create a temporary file: %s", dir, strerror(errno));
-	snprintf(path, sizeof(path), "%s/.ipitrace-cpu%d-XXXXXX", dir, cpu);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return ipt_err("%s: cannot create a temporary file: %s", dir, strerror(errno));
-	if (unlink(path)) {
-		ipt_err("%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* cap_cpu_open - trace_pipe_raw, pipe and temporary file of one CPU */
 static int cap_cpu_open(struct ipt_capture *c, struct cap_cpu *cc, struct ipt_live *l,
 			const char *tmpdir)
@@ -946,7 +923,7 @@ static int cap_cpu_open(struct ipt_capture *c, struct cap_cpu *cc, struct ipt_li
 	if (cc->pipe_size < c->page_size)
 		return ipt_err("pipe: %zu bytes cannot hold a %u-byte page", cc->pipe_size,
 			       c->page_size);
-	cc->out = open_tmpfile(tmpdir, cc->cpu);
+	cc->out = ipt_tmpfile(tmpdir);
 	return cc->out < 0 ? -1 : 0;
 }
 

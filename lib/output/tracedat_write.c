@@ -377,38 +377,10 @@ static int compress_block(struct ipt_tdw *w, const void *in, size_t len, size_t 
 /* public: building                                                    */
 /* ------------------------------------------------------------------ */
 
-/* scratch_file - a file without a name in $TMPDIR (or /tmp); -1 on error */
-static int scratch_file(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char *tmpl;
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-#ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-#endif
-	if (asprintf(&tmpl, "%s/ipitrace-XXXXXX", dir) < 0)
-		return ipt_err("out of memory");
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(tmpl);
-		return ipt_err("%s: cannot create a temporary file: %s", dir, strerror(e));
-	}
-	unlink(tmpl);
-	free(tmpl);
-	return fd;
-}
-
 static int open_temp(struct ipt_tdw *w)
 {
 	if (w->to_stdout) {
-		w->fd = scratch_file();
+		w->fd = ipt_tmpfile(NULL);
 		return w->fd < 0 ? -1 : 0;
 	}
 	if (ipt_afile_open(&w->af, w->path, 0600))
@@ -808,7 +780,7 @@ int ipt_tdw_add_cpu_pages(struct ipt_tdw *w, int cpu, const void *data, size_t l
 			return ipt_err("%s: CPU %d's pages after another CPU's", w->path, cpu);
 		if (w->spool_cpu >= 0 && spool_chunk(w))
 			return -1;
-		if (w->spool_fd < 0 && (w->spool_fd = scratch_file()) < 0)
+		if (w->spool_fd < 0 && (w->spool_fd = ipt_tmpfile(NULL)) < 0)
 			return -1;
 		if (!w->pend && !(w->pend = ipt_malloc(chunk_size)))
 			return -1;
