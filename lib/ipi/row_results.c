@@ -11,8 +11,8 @@
 
 /* ---- written while the pass runs ---- */
 
-/* results in memory behind the last written or read, in a file (2 MiB) */
-#define RES_REST_EVERY ((2u << 20) / sizeof(struct rpt_result))
+/* results in memory behind the last written or read, in a file (1 MiB) */
+#define RES_REST_EVERY ((1u << 20) / sizeof(struct rpt_result))
 
 /* row_bit - one more counted row, with a result in v or not */
 static int row_bit(struct ipt_rowres *rs, bool has)
