@@ -922,6 +922,10 @@ struct ipt_report_summary {
 					 * lost (entries written - entries in the
 					 * buffer), on CPUs it does not say; -1: none */
 	int64_t header_in_buffer, header_written;	/* those two counts, -1: none */
+	uint64_t csd_given_up;		/* csd calls queued that were forgotten unpaired:
+					 * more than 262,144 waited at once (their runs
+					 * not recorded), so the memory stays bounded;
+					 * runs of calls queued before are not paired */
 };
 const struct ipt_report_summary *ipt_report_summary(const struct ipt_report *r);
 

@@ -64,7 +64,8 @@ static int report_tables(struct ipt_trace *t, struct ipt_report *r, enum ipt_gro
 	    dset(sum, "unmatched_no_receive_events", U64(s->unmatched_no_receive_events)) ||
 	    dset(sum, "unmatched_lost_events", U64(s->unmatched_lost_events)) ||
 	    dset(sum, "unmatched_no_handler", U64(s->unmatched_no_handler)) ||
-	    dset(sum, "csd_set_aside", U64(s->csd_set_aside)))
+	    dset(sum, "csd_set_aside", U64(s->csd_set_aside)) ||
+	    dset(sum, "csd_given_up", U64(s->csd_given_up)))
 		goto out;
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		if (dset(kinds, ipt_kind_name((enum ipt_ipi_kind)k), U64(s->kinds[k])))

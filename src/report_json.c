@@ -13,7 +13,7 @@
 
 /* the "schema" member: docs/schema/report.json, whose "const" says the
  * same; a change to the JSON changes both (the version) */
-#define REPORT_SCHEMA	"ipitrace-report/4"
+#define REPORT_SCHEMA	"ipitrace-report/5"
 
 struct jctx {
 	struct ipt_jw *j;
@@ -257,6 +257,7 @@ static void matching(const struct jctx *x)
 	ipt_jw_ku64(j, "no_handler", r->unmatched_no_handler);
 	ipt_jw_end(j);
 	ipt_jw_ku64(j, "csd_set_aside", r->csd_set_aside);
+	ipt_jw_ku64(j, "csd_given_up", r->csd_given_up);
 	ipt_jw_end(j);
 }
 

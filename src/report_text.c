@@ -232,6 +232,10 @@ static int text_summary(struct ctx *x)
 		       "(target polling, or work already queued)\n",
 		       (unsigned long long)s->csd_queued, (unsigned long long)s->csd_with_ipi,
 		       (unsigned long long)s->csd_without_ipi);
+	if (s->csd_given_up)
+		printf("  csd calls forgotten unpaired: %llu (too many waited at once, their runs not"
+		       " recorded): csd queue -> run leaves out their runs\n",
+		       (unsigned long long)s->csd_given_up);
 	printf("  kinds:");
 	for (int k = 0; k < IPT_KIND__COUNT; k++)
 		if (s->kinds[k])

@@ -782,6 +782,7 @@ int ipt_match_end(struct ipt_match *m, int ncpu, const struct ipt_match_end *cpu
 	}
 	if (decide_unsent(m))
 		return -1;
+	m->res.csd_given_up = m->csd.given_up;
 	/* read only from here on */
 	for (int c = 0; c < m->res.ncpu; c++) {
 		hist_finish(&m->res.cpu[c].lat);

@@ -73,6 +73,7 @@ struct ipt_match_results {
 	struct rpt_unmatched unmatched;
 	uint64_t remote_matched;	/* counted sends from another CPU, matched */
 	uint64_t csd_set_aside;		/* csd runs not paired: events lost on the target between */
+	uint64_t csd_given_up;		/* csd calls queued, forgotten unpaired (csdq.h's bound) */
 	struct ipt_dist kind_lat[IPT_KIND__COUNT];	/* config.kind_distributions */
 	struct ipt_dist kind_hdl[IPT_KIND__COUNT];
 	struct ipt_report_isolated_unsent *isu;	/* on isolated CPUs: interrupts without a send */

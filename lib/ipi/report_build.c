@@ -367,6 +367,7 @@ static int finish(struct ipt_report *rep)
 	s->unmatched_no_receive_events = mr->unmatched.no_receive_events;
 	s->unmatched_lost_events = mr->unmatched.lost_events;
 	s->csd_set_aside = mr->csd_set_aside;
+	s->csd_given_up = mr->csd_given_up;
 	s->unmatched_no_handler = mr->unmatched.no_handler;
 	rep->cpus = ipt_calloc((size_t)(r->ncpus ? r->ncpus : 1), sizeof(*rep->cpus));
 	if (!rep->cpus)
