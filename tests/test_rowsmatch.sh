@@ -86,6 +86,21 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/spill.dat" -e 1000000 -s 4 -n 8 -m; then
 	else
 		fail "spill-convert" "$(head -n 1 "$TMP/err")"
 	fi
+	# a TMPDIR that fills up: a one-line error naming it, no output file
+	mkdir -p "$TMP/tiny"
+	if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=3m tmpfs "$TMP/tiny" 2>/dev/null; then
+		TMPDIR="$TMP/tiny" "$IPT" convert "$TMP/spill.dat" -o "$TMP/full.csv" > /dev/null 2> "$TMP/full.err"
+		rc=$?
+		umount "$TMP/tiny"
+		if [ $rc -eq 1 ] && [ "$(wc -l < "$TMP/full.err")" -eq 1 ] && grep -q "$TMP/tiny" "$TMP/full.err" &&
+		   grep -q "No space left" "$TMP/full.err" && [ ! -e "$TMP/full.csv" ]; then
+			pass "spill-full (one line, exit 1, no output: $(cat "$TMP/full.err"))"
+		else
+			fail "spill-full" "rc $rc, output $(ls "$TMP/full.csv" 2>&1), stderr: $(head -c 300 "$TMP/full.err")"
+		fi
+	else
+		skip "spill-full" "cannot mount a 3 MiB tmpfs (not root, or no mount here)"
+	fi
 fi
 
 # busy-stacks.dat: sends and their reschedule_entry/exit by hand, from trace-cmd

@@ -63,6 +63,8 @@ void ipt_soon_discard(void *p, size_t n, size_t from, size_t to);
 /* An unnamed temporary file in dir (NULL: $TMPDIR, else /tmp); -1 and the
  * message when none can be made. */
 int ipt_tmpfile(const char *dir);
+/* The directory ipt_tmpfile(dir) uses. */
+const char *ipt_tmpdir(const char *dir);
 /*
  * A byte array that grows with the trace: in memory up to this size, then
  * in an unnamed temporary file ($TMPDIR, else /tmp; its blocks taken as it

@@ -15,15 +15,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+const char *ipt_tmpdir(const char *dir)
+{
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR");
+	return dir && *dir ? dir : "/tmp";
+}
+
 int ipt_tmpfile(const char *dir)
 {
 	char *tmpl;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = getenv("TMPDIR");
-	if (!dir || !*dir)
-		dir = "/tmp";
+	dir = ipt_tmpdir(dir);
 #ifdef O_TMPFILE
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
@@ -50,8 +54,9 @@ static int room(struct ipt_spill *s, size_t from, size_t to)
 	int e = posix_fallocate(s->fd, (off_t)from, (off_t)(to - from));
 
 	if (e)
-		return ipt_err("%s: no room for %zu MiB more in a temporary file: %s", s->what ? s->what : "spill",
-			       (to - from) >> 20, strerror(e));
+		return ipt_err("%s: no room for %zu MiB more in a temporary file in %s: %s (TMPDIR names"
+			       " another directory)", s->what ? s->what : "spill", ((to - from) + (1u << 20) - 1) >> 20,
+			       ipt_tmpdir(NULL), strerror(e));
 	return 0;
 }
 
