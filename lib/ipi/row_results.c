@@ -19,8 +19,17 @@ static int row_bit(struct ipt_rowres *rs, bool has)
 {
 	size_t w = rs->nrows / 64;
 
-	if (w >= rs->capkept && IPT_GROW_ZERO(rs->kept, rs->capkept, w + 1))
-		return -1;
+	if (w >= rs->capkept) {
+		/* a bit a row: in a file past IPT_SPILL_FILE_FROM (8 M rows) */
+		rs->keptm.what = "row results";
+		if (ipt_spill_reserve(&rs->keptm, (w + 1) * sizeof(*rs->kept)))
+			return -1;
+		rs->kept = (uint64_t *)rs->keptm.p;
+		rs->capkept = w + 1;
+		rs->kept[w] = 0;
+		if (w % RES_REST_EVERY == 0)
+			ipt_spill_rest(&rs->keptm, 0, w * sizeof(*rs->kept));
+	}
 	if (has)
 		rs->kept[w] |= 1ull << (rs->nrows % 64);
 	rs->nrows++;
@@ -83,8 +92,20 @@ int ipt_rowres_add(struct ipt_rowres *rs, uint64_t id, int target)
 /* ipt_rowres_set_stack - result i's stack (the ids kept beside the results from the first one) */
 int ipt_rowres_set_stack(struct ipt_rowres *rs, int64_t i, uint32_t sid)
 {
-	if (IPT_GROW_ZERO(rs->stack, rs->capstack, (size_t)i + 1))
-		return -1;
+	size_t n = (size_t)i + 1;
+
+	if (n > rs->capstack) {
+		/* 4 bytes a result up to the last with a stack: a file past
+		 * IPT_SPILL_FILE_FROM; those behind the writer leave memory */
+		rs->stackm.what = "row results";
+		if (ipt_spill_reserve(&rs->stackm, n * sizeof(*rs->stack)))
+			return -1;
+		rs->stack = (uint32_t *)rs->stackm.p;
+		memset(rs->stack + rs->capstack, 0, (n - rs->capstack) * sizeof(*rs->stack));
+		if (rs->capstack / RES_REST_EVERY != n / RES_REST_EVERY && n > RES_REST_EVERY)
+			ipt_spill_rest(&rs->stackm, 0, (n - RES_REST_EVERY) * sizeof(*rs->stack));
+		rs->capstack = n;
+	}
 	rs->stack[i] = sid;
 	return 0;
 }
@@ -163,10 +184,10 @@ int ipt_rowres_end(struct ipt_rowres *rs)
 void ipt_rowres_free(struct ipt_rowres *rs)
 {
 	ipt_spill_free(&rs->mem);
-	free(rs->stack);
+	ipt_spill_free(&rs->stackm);
 	free(rs->hlong.v);
 	free(rs->hwide.v);
-	free(rs->kept);
+	ipt_spill_free(&rs->keptm);
 	free(rs->rank);
 	free(rs->nostream);
 	memset(rs, 0, sizeof(*rs));
@@ -294,6 +315,8 @@ int ipt_report_row_match(struct ipt_report *rep, const struct ipt_ipi_row *row, 
 		/* read in order: those before leave memory (kept in a file) */
 		ipt_spill_rest(&rs->mem, 0, at * sizeof(*rs->v));
 		ipt_spill_ahead(&rs->mem, at * sizeof(*rs->v), (at + RES_REST_EVERY) * sizeof(*rs->v), false);
+		ipt_spill_rest(&rs->stackm, 0, (at < rs->capstack ? at : rs->capstack) * sizeof(*rs->stack));
+		ipt_spill_rest(&rs->keptm, 0, (rep->rcur / 64 / RANK_WORDS * RANK_WORDS) * sizeof(*rs->kept));
 	}
 	return 0;
 }

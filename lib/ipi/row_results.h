@@ -54,15 +54,17 @@ struct ipt_rowres {
 	 * has none went to a CPU that recorded nothing, with no row filter and
 	 * no stacks (ipt_rowres_implicit): unmatched, no_receive_events, no
 	 * stack.  On wide machines most rows are such: 16 bytes each saved. */
-	uint64_t *kept;
+	uint64_t *kept;			/* keptm's bytes (a spill, as mem) */
 	size_t nrows, capkept;
+	struct ipt_spill keptm;
 	uint64_t *rank;			/* results before each RANK_WORDS words of
 					 * kept (ipt_rowres_end) */
 	uint64_t *nostream;		/* CPUs that recorded nothing, a bit each */
 	size_t nnostream;		/* ... words */
 	uint32_t *stack;		/* per result its stack's id in the report's
 					 * stacks (0 none), up to the last set */
-	size_t capstack;
+	size_t capstack;		/* ... set up to here (the rest: 0) */
+	struct ipt_spill stackm;	/* stack's bytes (a spill, as mem) */
 	struct rpt_wides hlong;		/* v[i].hdur == RPT_HDUR_LONG: entry -> exit */
 	struct rpt_wides hwide;		/* v[i].hdelta == RPT_HDELTA_WIDE: entry (ns) */
 };
