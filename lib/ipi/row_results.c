@@ -173,6 +173,8 @@ int ipt_rowres_end(struct ipt_rowres *rs)
 		if (w % RANK_WORDS == 0)
 			rs->rank[w / RANK_WORDS] = sum;
 		sum += (size_t)__builtin_popcountll(rs->kept[w]);
+		if ((w + 1) % RES_REST_EVERY == 0)	/* read once here: out of memory after */
+			ipt_spill_rest(&rs->keptm, 0, (w + 1) * sizeof(*rs->kept));
 	}
 	if (rs->hlong.n > 1)
 		qsort(rs->hlong.v, rs->hlong.n, sizeof(*rs->hlong.v), wide_cmp);
