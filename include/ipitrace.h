@@ -1538,6 +1538,10 @@ struct ipt_spike_csd {
  * (no timerlat samples in the trace: IPT_ERR_INVALID). */
 struct ipt_spikes *ipt_spikes_explain(struct ipt_trace *t, const struct ipt_spikes_opts *opts);
 size_t ipt_spikes_count(const struct ipt_spikes *sp);
+/* csd calls queued to the spikes' CPUs that were forgotten unpaired: more
+ * than 262,144 waited at once (their runs not recorded), so the memory
+ * stays bounded; a run of one of them shows no queueing. */
+uint64_t ipt_spikes_csd_given_up(const struct ipt_spikes *sp);
 const struct ipt_spike *ipt_spikes_get(const struct ipt_spikes *sp, size_t i);
 /* The k-th IPI of a spike (k < nipis), its k-th noise (k < nnoise); NULL past the end. */
 const struct ipt_spike_ipi *ipt_spike_ipi_get(const struct ipt_spike *s, size_t k);

@@ -177,6 +177,9 @@ static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const 
 		print_csd(s);
 		print_noise(s);
 	}
+	if (ipt_spikes_csd_given_up(sp))
+		printf("\ncsd calls forgotten unpaired: %llu (too many waited at once, their runs not recorded):"
+		       " a run of one of them shows no queueing\n", (unsigned long long)ipt_spikes_csd_given_up(sp));
 	printf("\n%llu of %zu spikes hold IPI interrupts; senders by IPI handler time inside spikes:\n",
 	       (unsigned long long)m->with, n);
 	for (size_t j = 0; j < m->full.n; j++)
@@ -185,7 +188,7 @@ static void print(const struct ipt_trace *t, const struct ipt_spikes *sp, const 
 }
 
 /* ---- JSON (docs/schema/explain.json) ---- */
-#define EXPLAIN_SCHEMA	"ipitrace-explain/3"
+#define EXPLAIN_SCHEMA	"ipitrace-explain/4"
 
 /* callsite_sym - "sym+0xoff" into buf, or NULL */
 static const char *callsite_sym(const struct ipt_spike_ipi *ip, char *buf, size_t n)
@@ -359,6 +362,7 @@ static int print_json(const struct ipt_trace *t, const struct ipt_spikes *sp, co
 	ipt_jw_obj(&j);
 	ipt_jw_ku64(&j, "spikes", n);
 	ipt_jw_ku64(&j, "with_ipis", m->with);
+	ipt_jw_ku64(&j, "csd_given_up", ipt_spikes_csd_given_up(sp));
 	explain_json_tallies(&j, "senders", &m->senders, false);
 	explain_json_tallies(&j, "paths", &m->paths, true);
 	ipt_jw_end(&j);

@@ -28,6 +28,7 @@
 struct ipt_spikes {
 	struct ipt_spike *s;
 	size_t n, cap;
+	uint64_t csd_given_up;		/* csd calls queued, forgotten unpaired (csdq.h) */
 };
 
 /* field - an unsigned field of a record, or def */
@@ -645,6 +646,7 @@ static int noise(struct ipt_trace *t, struct ipt_spikes *sp)
 		tie(s);
 	}
 out:
+	sp->csd_given_up = cs.pending.given_up;
 	csd_free(&cs);
 	free(seen);
 	free(spike_cpu);
@@ -708,6 +710,11 @@ out:
 		return NULL;
 	}
 	return sp;
+}
+
+uint64_t ipt_spikes_csd_given_up(const struct ipt_spikes *sp)
+{
+	return sp ? sp->csd_given_up : 0;
 }
 
 size_t ipt_spikes_count(const struct ipt_spikes *sp)
