@@ -25,7 +25,8 @@
 # (it found no send).
 CHAIN_MAX = 16		# sends in one chain of guesses
 SOLE_MIN = 64		# quickest deliveries seen before "too late" applies
-UNDECIDED_MAX = 2 << 20	# interrupts with no send whose cause is decided
+UNDECIDED_MAX = 256 << 20	# interrupts with no send whose cause is decided (2 M where
+			# no temporary file can be made: docs/matching.md)
 QUEUE_MAX = 1024	# sends waiting on one CPU for one class
 CALLS = ("call", "call_single")	# function-call vectors; "call_any": either serves
 

@@ -37,7 +37,7 @@
 # with their interrupts, closes its open handlers, forgets its last
 # interrupts and the csd calls queued for it.  Interrupts with no send get
 # their cause at the end (lost_events / before_trace_start / untraced_path
-# / unknown past 2 M of them), from the loss windows and the largest
+# / unknown past 256 M of them), from the loss windows and the largest
 # latency matched.
 #
 # Definitions taken from ipitrace's documentation and output where the rules

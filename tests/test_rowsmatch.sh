@@ -78,6 +78,28 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/spill.dat" -e 1000000 -s 4 -n 8 -m; then
 		fi
 		[ "$rows" -gt 65536 ] && pass "spill-rows ($rows rows: over 1 MiB of results)" ||
 			fail "spill-rows" "only $rows rows: the results stay under 1 MiB"
+		# every row's match against tests/oracle.py's own matching of
+		# trace-cmd's text (plain pass: the oracle is ipitrace-free and slow)
+		if [ "$ASAN" != 1 ] && "$PY" "$TOP/tests/oracle.py" --rows "$o.or" "$TMP/spill.dat" > /dev/null 2> "$TMP/or.err"; then
+			"$PY" - "$o.or" "$o.csv" > "$TMP/v" 2>&1 <<'PY'
+import collections, csv, json, sys
+want, got = collections.Counter(), collections.Counter()
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    want[(r["ts_ns"], r["src_cpu"], r["target_cpu"], r["matched"], r.get("latency_ns"))] += 1
+for r in csv.DictReader(open(sys.argv[2])):
+    m = r["matched"] == "true"	# the entry's offset: lat_ns is null across CPUs on this clock
+    got[(int(r["ts_ns"]), int(r["src_cpu"]), int(r["target_cpu"]), m,
+         int(r["handler_ts_ns"]) - int(r["ts_ns"]) if m else None)] += 1
+d = (want - got) + (got - want)
+print("ok %d rows, %d matched" % (sum(want.values()), sum(k[3] for k in want.elements())) if not d
+      else "bad: oracle %d rows, convert %d, %d differ, e.g. %r" % (sum(want.values()), sum(got.values()), len(d), list(d.items())[:3]))
+PY
+			grep -q "^ok" "$TMP/v" && pass "spill-oracle (each row's match as tests/oracle.py's: $(cat "$TMP/v" | sed 's/^ok //'))" ||
+				fail "spill-oracle" "$(cat "$TMP/v")"
+		elif [ "$ASAN" != 1 ]; then
+			fail "spill-oracle" "oracle.py: $(tail -n 1 "$TMP/or.err")"
+		fi
 		cmp -s "$o.csv" "$o.mem.csv" && pass "spill-memory (no temporary file: the same rows)" ||
 			fail "spill-memory" "rows differ with TMPDIR unusable"
 		left=$(ls -A "$TMP/spilldir" | wc -l)
