@@ -71,11 +71,14 @@ cp "$WL" "$TMP/$WLC"
 CNT=$T/instances/ipitrace-test-top-$$
 
 if live_part; then
-# equal_check BACKEND TAG SAYS: top --backend BACKEND against the instance
+# equal_check BACKEND TAG SAYS [SECONDS]: top --backend BACKEND against the
+# instance over a window of SECONDS (10)
 equal_check() {
+	win=${4:-10}
 	make_send_counter 8192
-	# a window long enough for the workload (1-2 s, more on a loaded machine)
-	"$IPT" top --backend "$1" --no-serve --once -d 10 -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
+	# a window long enough for the workload (1-2 s alone; beside the offline
+	# tests it once took 20 s: then once more, with a window of 60 s)
+	"$IPT" top --backend "$1" --no-serve --once -d "$win" -f json -t 0 > "$TMP/top.json" 2> "$TMP/top.err" &
 	TP=$!
 	PIDS="$PIDS $TP"
 	if ! wait_for "$3" "$TMP/top.err"; then
@@ -101,12 +104,19 @@ equal_check() {
 		if [ $rc != 0 ]; then
 			fail $2-equal "top rc $rc: $(head -n 2 "$TMP/top.err" | tr '\n' ';')"
 		elif $PY "$TOP/tests/top_compare.py" "$TMP/top.json" "$TMP/trace.txt" "$WLC" > "$TMP/cmp" 2>&1; then
-			pass "$2-equal: $(cat "$TMP/cmp")"
+			pass "$2-equal: $(cat "$TMP/cmp")${first_try:+ ($first_try)}"
+		elif [ -z "$4" ] && awk -v t="$took" -v w="$win" 'BEGIN { exit !(t > w - 1.5) }'; then
+			# the workload outlasted top's window: not a disagreement
+			rmdir "$CNT"
+			first_try="the workload took ${took}s of a first window of ${win}s"
+			equal_check "$1" "$2" "$3" 60
+			first_try=
+			return
 		else
 			# the texts, for a look after the run
 			keep=/tmp/ipitrace-$2-equal-$$
 			mkdir -p "$keep" && cp "$TMP/trace.txt" "$TMP/top.json" "$keep/"
-			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';') $(tail -n 1 "$TMP/cmp") (the counting instance lost $lost; the workload took ${took}s of top's 10; texts kept in $keep)"
+			fail $2-equal "$(head -n 4 "$TMP/cmp" | tr '\n' ';') $(tail -n 1 "$TMP/cmp") (the counting instance lost $lost; the workload took ${took}s of top's $win; texts kept in $keep)"
 		fi
 		if grep -q '"errors":{"send_map_full":0,"send_update":0,"handler_map_full":0,"mask_read":0' "$TMP/top.json" &&
 		   grep -q '"tracefs_lost":0' "$TMP/top.json"; then
