@@ -251,11 +251,12 @@ $(B)/bpf/ipitrace.skel.h: $(B)/bpf/ipitrace.bpf.o
 endif
 
 # ---- user stacks (record --user-stacks, lib/live/ustack.c): resolved with
-# elfutils' libdwfl when libdw is there; otherwise record says so.
+# elfutils' libdwfl when libdw is there; otherwise record says so.  Built
+# with its headers, not linked: ustack.c opens libdw.so.1 when the user
+# stacks start (loading it at every exec cost each command 0.7 ms).
 HAVE_DW ?= $(shell pkg-config --exists libdw 2>/dev/null && echo 1)
 ifeq ($(HAVE_DW),1)
-LDLIBS += $(shell pkg-config --libs libdw)
-$(call lib_obj,live/ustack core/version): CPPFLAGS += -DIPT_HAVE_DW
+$(call lib_obj,live/ustack core/version): CPPFLAGS += -DIPT_HAVE_DW $(shell pkg-config --cflags libdw)
 endif
 
 # ---- what this build has: $(B)/feature/bpf and $(B)/feature/dw hold the

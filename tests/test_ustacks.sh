@@ -5,7 +5,10 @@
 # often as the raw user addresses trace-cmd prints fall inside it, at the
 # place the workload itself says it was loaded (tests/ustacks_check.py:
 # trace-cmd's text, nm -S, the workload's own printout; needs root,
-# tracefs, trace-cmd; SKIP lines otherwise).
+# tracefs, trace-cmd; SKIP lines otherwise).  libdw is opened only when
+# the user stacks start: where it cannot be loaded (hidden in a mount
+# namespace of the test's), record says so in one line and leaves no
+# instance behind.
 # run: live
 . "$(dirname "$0")/lib.sh"
 LIVE_NAME=ustacks
@@ -194,6 +197,25 @@ PY
 		fi
 	else
 		skip "a frame the walk skips" "cc failed: $(head -c 200 "$TMP/cc.err")"
+	fi
+fi
+# libdw opened when the user stacks start: where it cannot be (hidden),
+# one line naming it, exit 1, no instance left
+DW=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libdw\.so\.1 (.*x86-64.*) => //p; s/^[[:space:]]*libdw\.so\.1 (.*AArch64.*) => //p' | head -n 1)
+if ! "$IPT" --version | grep -q '+libdw'; then
+	skip ustacks-no-libdw "this build has no libdw"
+elif [ -z "$DW" ] || ! command -v unshare > /dev/null 2>&1; then
+	skip ustacks-no-libdw "no libdw.so.1 in ldconfig's cache, or no unshare"
+else
+	unshare -m sh -c 'mount --bind /dev/null "$1" && exec "$2" record --user-stacks -d 0.5 -o "$3"' sh \
+		"$(readlink -f "$DW")" "$IPT" "$TMP/nodw.dat" > /dev/null 2> "$TMP/nodw.err"
+	rc=$?
+	left=$(ls -d "$T"/instances/ipitrace-* 2>/dev/null | wc -l)
+	if [ $rc = 1 ] && grep -q "user stacks: elfutils' libdw, which resolves them, cannot be loaded: .*libdw" "$TMP/nodw.err" &&
+	   [ "$(grep -c 'libdw' "$TMP/nodw.err")" = 1 ] && [ "$left" = 0 ]; then
+		pass "ustacks-no-libdw: $(grep 'libdw' "$TMP/nodw.err")"
+	else
+		fail ustacks-no-libdw "rc $rc, $left instances left: $(tail -n 2 "$TMP/nodw.err" | tr '\n' ';')"
 	fi
 fi
 finish

@@ -15,6 +15,8 @@
  * work offline.
  *
  * Built with -DIPT_HAVE_DW when libdw is there; without, starting says so.
+ * libdw itself is opened when the user stacks start, not at every exec
+ * (see dw_load).
  */
 #include "core/core.h"
 #include "input/input.h"
@@ -29,8 +31,61 @@
 #include <unistd.h>
 
 #ifdef IPT_HAVE_DW
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+
+/*
+ * libdw is opened with dlopen when the user stacks start, not linked: the
+ * dynamic loader took 0.7 ms at every exec to load it and the libraries
+ * it needs (liblzma, libbz2), for the one option that uses it, where a
+ * `report` of a small trace starts in 20 ms.  The functions used, called
+ * through dw (same names, same types):
+ */
+#define DW_FUNCS(X)							\
+	X(dwfl_begin) X(dwfl_end) X(dwfl_report_begin) X(dwfl_report_end)	\
+	X(dwfl_linux_proc_maps_report) X(dwfl_linux_proc_find_elf)		\
+	X(dwfl_standard_find_debuginfo) X(dwfl_addrmodule) X(dwfl_module_info)	\
+	X(dwfl_module_addrinfo) X(dwfl_module_eh_cfi) X(dwfl_module_dwarf_cfi)	\
+	X(dwarf_cfi_addrframe) X(dwarf_frame_cfa)
+#define DW_MEMBER(f) __typeof__(f) *f;
+static struct {
+	DW_FUNCS(DW_MEMBER)
+} dw;
+static bool dw_loaded;
+static char dw_error[256];
+static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
+static char *debuginfo_path;
+static Dwfl_Callbacks dwfl_cbs = { .debuginfo_path = &debuginfo_path };	/* its functions: dw_load */
+
+static void dw_load_once(void)
+{
+	/* the soname of Debian's libdw1 (elfutils): its ABI since 0.1xx */
+	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(dw_error, sizeof(dw_error), "%s", dlerror());
+		return;
+	}
+#define DW_SYM(f)								\
+	if (!(dw.f = (__typeof__(f) *)dlsym(h, #f))) {				\
+		snprintf(dw_error, sizeof(dw_error), "libdw.so.1 has no %s", #f);	\
+		return;								\
+	}
+	DW_FUNCS(DW_SYM)
+	dwfl_cbs.find_elf = dw.dwfl_linux_proc_find_elf;
+	dwfl_cbs.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+	dw_loaded = true;
+}
+
+/* dw_load - libdw's functions in dw (once; any thread), or -1 saying why not */
+static int dw_load(void)
+{
+	if (pthread_once(&dw_once, dw_load_once) || !dw_loaded)
+		return ipt_err_code(IPT_ERR_UNAVAILABLE, "user stacks: elfutils' libdw, which resolves them, "
+				    "cannot be loaded: %s (Debian package libdw1)", *dw_error ? dw_error : "?");
+	return 0;
+}
 #endif
 
 #define SCAN_MS 50
@@ -226,6 +281,10 @@ struct ipt_ustacks *ipt_ustacks_start(struct ipt_capture *cap, const struct ipt_
 			     "(libdw), which resolves them");
 		return NULL;
 	}
+#ifdef IPT_HAVE_DW
+	if (dw_load())
+		return NULL;
+#endif
 	if (ipt_format_parse(&ev, "ftrace", format, len, (int)sizeof(long), "events/ftrace/user_stack/format", 0))
 		return NULL;
 	tg = ipt_event_field(&ev, "tgid");
@@ -303,31 +362,24 @@ static int put_rest(struct ipt_strbuf *sb, const char *s)
 	return 0;
 }
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
-
 /* proc_dwfl - a session over the maps kept of p, NULL if none */
 static Dwfl *proc_dwfl(const struct uproc *p)
 {
 	Dwfl *d;
 	FILE *f;
 
-	if (p->state != IPT_UPROC_MAPS || !(d = dwfl_begin(&dwfl_cbs)))
+	if (p->state != IPT_UPROC_MAPS || !(d = dw.dwfl_begin(&dwfl_cbs)))
 		return NULL;
-	dwfl_report_begin(d);
+	dw.dwfl_report_begin(d);
 	f = fmemopen(p->maps, p->maps_len, "r");
-	if (!f || dwfl_linux_proc_maps_report(d, f)) {
+	if (!f || dw.dwfl_linux_proc_maps_report(d, f)) {
 		if (f)
 			fclose(f);
-		dwfl_end(d);
+		dw.dwfl_end(d);
 		return NULL;
 	}
 	fclose(f);
-	dwfl_report_end(d, NULL, NULL);
+	dw.dwfl_report_end(d, NULL, NULL);
 	return d;
 }
 
@@ -350,19 +402,19 @@ static bool no_fp(Dwfl_Module *m, Dwarf_Addr at)
 {
 #ifdef FP_REG
 	Dwarf_Addr bias = 0;
-	Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
+	Dwarf_CFI *cfi = dw.dwfl_module_eh_cfi(m, &bias);
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops = NULL;
 	size_t nops = 0;
 	bool r = false;
 
 	if (!cfi)
-		cfi = dwfl_module_dwarf_cfi(m, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, at - bias, &fr) || !fr)
+		cfi = dw.dwfl_module_dwarf_cfi(m, &bias);
+	if (!cfi || dw.dwarf_cfi_addrframe(cfi, at - bias, &fr) || !fr)
 		return false;
 	/* the CFA as a register plus an offset: DW_OP_bregN, or DW_OP_bregx
 	 * with the register in its first operand (what libdw gives) */
-	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops >= 1) {
+	if (!dw.dwarf_frame_cfa(fr, &ops, &nops) && nops >= 1) {
 		if (ops[0].atom == DW_OP_bregx)
 			r = ops[0].number != FP_REG;
 		else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
@@ -381,14 +433,14 @@ static int resolve(Dwfl *d, const struct uaddr *a, struct ipt_strbuf *sb)
 {
 	/* a return address points after its call: look up the call itself */
 	Dwarf_Addr at = a->ret && a->addr ? a->addr - 1 : a->addr;
-	Dwfl_Module *m = d ? dwfl_addrmodule(d, at) : NULL;
+	Dwfl_Module *m = d ? dw.dwfl_addrmodule(d, at) : NULL;
 	const char *mod = NULL, *fn = NULL;
 	GElf_Off off = 0;
 	GElf_Sym sym;
 
 	if (m) {
-		mod = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		fn = dwfl_module_addrinfo(m, at, &off, &sym, NULL, NULL, NULL);
+		mod = dw.dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		fn = dw.dwfl_module_addrinfo(m, at, &off, &sym, NULL, NULL, NULL);
 		if (fn && a->ret)
 			off++;
 	}
@@ -456,14 +508,14 @@ int ipt_ustacks_option(struct ipt_ustacks *u, struct ipt_strbuf *out, struct ipt
 
 			if (resolve(d, &v[j], out)) {
 				if (d)
-					dwfl_end(d);
+					dw.dwfl_end(d);
 				goto out;
 			}
 			/* resolved: the line does not end in " -\n" */
 			st->resolved += !(out->len - before >= 3 && !memcmp(out->buf + out->len - 3, " -\n", 3));
 		}
 		if (d)
-			dwfl_end(d);
+			dw.dwfl_end(d);
 	}
 #endif
 	ret = 0;
