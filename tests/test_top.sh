@@ -3,8 +3,9 @@
 # equal what the instance records over the same window (per target CPU and
 # per call site, for the workload's sends), and the observer effect: with
 # top running steadily, watching CPU 1 with its loader on CPU 0, the IPIs
-# ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; and
-# the live view's keys at a terminal (tests/top_keys.py).
+# ipitrace's task sends to CPU 1 and the irq_work interrupts on CPU 1; the
+# live view's keys at a terminal (tests/top_keys.py); and, with libbpf
+# hidden (it is opened when counting starts), the tracefs fallback.
 # run: live
 # alone: part - the observer effect (IPIs from top's own task to CPU 1 in six 5 s windows) and the watched CPU's rows against the counts of each 1 s interval are measured with nothing else running (IPT_PART=alone); the counts against a tracefs instance, the keys and the usage run in the live lane, beside the offline tests, as test_serve's do
 # asan: no - BPF programs attached once, in the plain pass (the script says so itself)
@@ -53,6 +54,27 @@ fi
 "$IPT" top -d 0 > /dev/null 2>&1; r2=$?
 "$IPT" top --watch x > /dev/null 2>&1; r3=$?
 if [ $r1 = 2 ] && [ $r2 = 2 ] && [ $r3 = 2 ]; then pass top-usage; else fail top-usage "rc $r1 $r2 $r3"; fi
+
+# libbpf is opened when counting starts: where it cannot be (hidden in a
+# mount namespace of the test's), top counts with tracefs instead and says
+# why; with --backend bpf it stops there, in one line
+LBPF=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libbpf\.so\.1 (.*) => //p' | head -n 1)
+if [ -z "$LBPF" ] || ! command -v unshare > /dev/null 2>&1; then
+	skip top-no-libbpf "no libbpf.so.1 in ldconfig's cache, or no unshare"
+else
+	unshare -m sh -c 'mount --bind /dev/null "$1" && "$2" top --no-serve --once -d 0.2 -q > "$3.out" 2> "$3.err"; echo $? > "$3.rc";
+		"$2" top --no-serve --backend bpf --once -d 0.2 -q > /dev/null 2> "$3.bpf.err"; echo $? > "$3.bpf.rc"' sh \
+		"$(readlink -f "$LBPF")" "$IPT" "$TMP/nolibbpf"
+	why="BPF is unavailable: libbpf cannot be loaded: .*libbpf"
+	if [ "$(cat "$TMP/nolibbpf.rc")" = 0 ] && grep -q "$why.*counting with a tracefs instance instead" "$TMP/nolibbpf.err" &&
+	   [ "$(tail -n +2 "$TMP/nolibbpf.out" | grep -c '^[0-9]')" = "$(nproc)" ] &&
+	   [ "$(cat "$TMP/nolibbpf.bpf.rc")" = 1 ] && [ "$(wc -l < "$TMP/nolibbpf.bpf.err")" = 1 ] &&
+	   grep -q "$why" "$TMP/nolibbpf.bpf.err"; then
+		pass "top-no-libbpf: tracefs instead, saying $(grep -o 'libbpf cannot be loaded: [^(]*' "$TMP/nolibbpf.err"); --backend bpf: exit 1"
+	else
+		fail top-no-libbpf "rc $(cat "$TMP/nolibbpf.rc")/$(cat "$TMP/nolibbpf.bpf.rc"): $(cat "$TMP/nolibbpf.err" "$TMP/nolibbpf.bpf.err" | head -n 3 | tr '\n' ';')"
+	fi
+fi
 
 # the live view's keys, through a pseudo-terminal (tests/top_keys.py)
 $PY "$TOP/tests/top_keys.py" "$IPT" "$(nproc)" > "$TMP/keys.v" 2>&1

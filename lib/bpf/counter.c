@@ -79,9 +79,89 @@ void ipt_counter_close(struct ipt_counter *b)
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dlfcn.h>
 #include <linux/btf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+/*
+ * libbpf is opened with dlopen when counting starts (ipt_counter_open), not
+ * linked: the dynamic loader took some 0.4 ms at every exec to load it and
+ * libelf, for `top`, `serve` and BPF recording only, where a `report` of a
+ * small trace starts in 20 ms.  The functions used here and by the
+ * skeleton's inline functions, called through libbpf (same names, same
+ * types; the defines below route the calls, the skeleton's too):
+ */
+#define LIBBPF_FUNCS(X)							\
+	X(bpf_enable_stats) X(bpf_link__destroy) X(bpf_map__fd)	\
+	X(bpf_map__set_max_entries) X(bpf_map_get_next_key)	\
+	X(bpf_map_lookup_elem) X(bpf_obj_get_info_by_fd)	\
+	X(bpf_object__attach_skeleton) X(bpf_object__destroy_skeleton)	\
+	X(bpf_object__detach_skeleton) X(bpf_object__load_skeleton)	\
+	X(bpf_object__open_skeleton) X(bpf_program__attach) X(bpf_program__fd)	\
+	X(bpf_program__set_autoload) X(btf__find_by_name_kind) X(btf__free)	\
+	X(btf__load_vmlinux_btf) X(libbpf_num_possible_cpus)	\
+	X(libbpf_set_print) X(ring_buffer__consume) X(ring_buffer__free)	\
+	X(ring_buffer__new)
+#define LIBBPF_MEMBER(f) __typeof__(f) *f;
+static struct {
+	LIBBPF_FUNCS(LIBBPF_MEMBER)
+} libbpf;
+static bool libbpf_loaded;
+static char libbpf_error[256];
+static pthread_once_t libbpf_once = PTHREAD_ONCE_INIT;
+
+static void libbpf_load_once(void)
+{
+	/* the soname of Debian's libbpf1 */
+	void *h = dlopen("libbpf.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(libbpf_error, sizeof(libbpf_error), "%s", dlerror());
+		return;
+	}
+#define LIBBPF_SYM(f)								\
+	if (!(libbpf.f = (__typeof__(f) *)dlsym(h, #f))) {			\
+		snprintf(libbpf_error, sizeof(libbpf_error), "libbpf.so.1 has no %s", #f);	\
+		return;								\
+	}
+	LIBBPF_FUNCS(LIBBPF_SYM)
+	libbpf_loaded = true;
+}
+
+/* libbpf_load - libbpf's functions (once; any thread), or -1 saying why not */
+static int libbpf_load(void)
+{
+	if (pthread_once(&libbpf_once, libbpf_load_once) || !libbpf_loaded)
+		return ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: libbpf cannot be loaded: %s "
+				    "(Debian package libbpf1)", *libbpf_error ? libbpf_error : "?");
+	return 0;
+}
+
+#define bpf_enable_stats (*libbpf.bpf_enable_stats)
+#define bpf_link__destroy (*libbpf.bpf_link__destroy)
+#define bpf_map__fd (*libbpf.bpf_map__fd)
+#define bpf_map__set_max_entries (*libbpf.bpf_map__set_max_entries)
+#define bpf_map_get_next_key (*libbpf.bpf_map_get_next_key)
+#define bpf_map_lookup_elem (*libbpf.bpf_map_lookup_elem)
+#define bpf_obj_get_info_by_fd (*libbpf.bpf_obj_get_info_by_fd)
+#define bpf_object__attach_skeleton (*libbpf.bpf_object__attach_skeleton)
+#define bpf_object__destroy_skeleton (*libbpf.bpf_object__destroy_skeleton)
+#define bpf_object__detach_skeleton (*libbpf.bpf_object__detach_skeleton)
+#define bpf_object__load_skeleton (*libbpf.bpf_object__load_skeleton)
+#define bpf_object__open_skeleton (*libbpf.bpf_object__open_skeleton)
+#define bpf_program__attach (*libbpf.bpf_program__attach)
+#define bpf_program__fd (*libbpf.bpf_program__fd)
+#define bpf_program__set_autoload (*libbpf.bpf_program__set_autoload)
+#define btf__find_by_name_kind (*libbpf.btf__find_by_name_kind)
+#define btf__free (*libbpf.btf__free)
+#define btf__load_vmlinux_btf (*libbpf.btf__load_vmlinux_btf)
+#define libbpf_num_possible_cpus (*libbpf.libbpf_num_possible_cpus)
+#define libbpf_set_print (*libbpf.libbpf_set_print)
+#define ring_buffer__consume (*libbpf.ring_buffer__consume)
+#define ring_buffer__free (*libbpf.ring_buffer__free)
+#define ring_buffer__new (*libbpf.ring_buffer__new)
 
 typedef uint32_t u32;
 typedef uint64_t u64;
@@ -218,6 +298,8 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 		goto nomem;
 	if (!o.no_pin && ipt_counter_pin(b, &o))
 		goto fail;
+	if (libbpf_load())
+		goto fail;
 	libbpf_set_print(libbpf_print);
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		ipt_err_code(IPT_ERR_UNAVAILABLE, "BPF is unavailable: no kernel BTF (/sys/kernel/btf/vmlinux: %s)",
@@ -318,7 +400,8 @@ struct ipt_counter *ipt_counter_open(const struct ipt_counter_opts *opts)
 nomem:
 	ipt_err_code(IPT_ERR_NOMEM, "out of memory");
 fail:
-	btf__free(vmlinux);
+	if (vmlinux)	/* (not loaded when libbpf was not) */
+		btf__free(vmlinux);
 	{
 		char msg[1024];
 
@@ -433,10 +516,12 @@ void ipt_counter_close(struct ipt_counter *b)
 	if (!b)
 		return;
 	ipt_tfs_close(b);
-	ring_buffer__free(b->ring);
-	for (i = 0; i < NPROGS; i++)
-		bpf_link__destroy(b->links[i]);
-	ipitrace_bpf__destroy(b->skel);
+	if (b->skel) {	/* (tracefs and serve's: libbpf may not be loaded) */
+		ring_buffer__free(b->ring);
+		for (i = 0; i < NPROGS; i++)
+			bpf_link__destroy(b->links[i]);
+		ipitrace_bpf__destroy(b->skel);
+	}
 	if (b->stats_fd >= 0)
 		close(b->stats_fd);
 	ipt_counter_handle_free(b);
