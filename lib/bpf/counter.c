@@ -79,7 +79,6 @@ void ipt_counter_close(struct ipt_counter *b)
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <dlfcn.h>
 #include <linux/btf.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -114,19 +113,17 @@ static pthread_once_t libbpf_once = PTHREAD_ONCE_INIT;
 
 static void libbpf_load_once(void)
 {
-	/* the soname of Debian's libbpf1 */
-	void *h = dlopen("libbpf.so.1", RTLD_NOW | RTLD_LOCAL);
+#define LIBBPF_NAME(f) #f,
+	static const char *const names[] = { LIBBPF_FUNCS(LIBBPF_NAME) };
+	void *syms[sizeof(names) / sizeof(names[0])];
+	size_t i = 0;
 
-	if (!h) {
-		snprintf(libbpf_error, sizeof(libbpf_error), "%s", dlerror());
+	/* the soname of Debian's libbpf1 */
+	if (ipt_dl_open("libbpf.so.1", names, syms, sizeof(names) / sizeof(names[0]), libbpf_error,
+			sizeof(libbpf_error)))
 		return;
-	}
-#define LIBBPF_SYM(f)								\
-	if (!(libbpf.f = (__typeof__(f) *)dlsym(h, #f))) {			\
-		snprintf(libbpf_error, sizeof(libbpf_error), "libbpf.so.1 has no %s", #f);	\
-		return;								\
-	}
-	LIBBPF_FUNCS(LIBBPF_SYM)
+#define LIBBPF_SET(f) libbpf.f = (__typeof__(f) *)syms[i++];
+	LIBBPF_FUNCS(LIBBPF_SET)
 	libbpf_loaded = true;
 }
 

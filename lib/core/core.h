@@ -305,6 +305,11 @@ struct ipt_cpu_stream {
 	uint32_t nchunks;	/* chunks (validated when the file was opened) */
 };
 
+/* dl.c: dlopen soname and find names[0..n) into syms; -1 with why (not
+ * ipt_err: the caller says it its way) when the library or a name is not
+ * there */
+int ipt_dl_open(const char *soname, const char *const *names, void **syms, size_t n, char *why, size_t whylen);
+
 /* compress.c: decompress exactly dlen bytes; errors name path and offset. */
 int ipt_decompress(const char *algo, const uint8_t *src, size_t slen, uint8_t *dst,
 		   size_t dlen, const char *path, long long off);

@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #ifdef IPT_HAVE_DW
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
@@ -60,19 +59,16 @@ static Dwfl_Callbacks dwfl_cbs = { .debuginfo_path = &debuginfo_path };	/* its f
 
 static void dw_load_once(void)
 {
-	/* the soname of Debian's libdw1 (elfutils): its ABI since 0.1xx */
-	void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+#define DW_NAME(f) #f,
+	static const char *const names[] = { DW_FUNCS(DW_NAME) };
+	void *syms[sizeof(names) / sizeof(names[0])];
+	size_t i = 0;
 
-	if (!h) {
-		snprintf(dw_error, sizeof(dw_error), "%s", dlerror());
+	/* the soname of Debian's libdw1 (elfutils) */
+	if (ipt_dl_open("libdw.so.1", names, syms, sizeof(names) / sizeof(names[0]), dw_error, sizeof(dw_error)))
 		return;
-	}
-#define DW_SYM(f)								\
-	if (!(dw.f = (__typeof__(f) *)dlsym(h, #f))) {				\
-		snprintf(dw_error, sizeof(dw_error), "libdw.so.1 has no %s", #f);	\
-		return;								\
-	}
-	DW_FUNCS(DW_SYM)
+#define DW_SET(f) dw.f = (__typeof__(f) *)syms[i++];
+	DW_FUNCS(DW_SET)
 	dwfl_cbs.find_elf = dw.dwfl_linux_proc_find_elf;
 	dwfl_cbs.find_debuginfo = dw.dwfl_standard_find_debuginfo;
 	dw_loaded = true;
