@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #define LANE_BATCH 2048		/* items per batch */
-#define LANE_NBATCH 8		/* batches per ring */
+#define LANE_NBATCH 16		/* batches per ring (2 MiB of 64-byte items) */
 /*
  * A producer that found its ring full is woken once the consumer has given
  * this many batches back, not at each one: a wake-up is a futex call and an
