@@ -173,22 +173,58 @@ static bool cslot_eq(const void *entry, const void *key)
 	return x->a == y->a && x->b == y->b && x->block == y->block;
 }
 
-/* ipt_cpumap_block - the counts of (a, b) on one block of CPUs, made zero first */
-struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block)
+static bool row_eq(const void *entry, const void *key)
 {
-	struct rpt_cslot k = { .a = a, .b = b, .block = block };
-	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_combine(ipt_hash64(a), b), block));
+	const struct rpt_cpurow *x = entry, *y = key;
+
+	return x->a == y->a && x->b == y->b;
+}
+
+/* ipt_cpumap_find_row - ipt_cpumap_row's looking up in the rows map */
+struct rpt_cpurow *ipt_cpumap_find_row(struct rpt_cpumap *m, uint64_t a, uint64_t b)
+{
+	struct rpt_cpurow k = { .a = a, .b = b }, *rw;
+	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash64(a), b));
+	bool added;
+
+	if (m->rows.n >= RPT_MAXROWS) {
+		ipt_hmap_clear(&m->rows, sizeof(*rw));
+		m->last = NULL;
+	}
+	if (!(rw = ipt_hmap_add(&m->rows, sizeof(*rw), tag, row_eq, &k, &added)))
+		return m->last = NULL;
+	if (added) {		/* zero but for the tag: no block known */
+		rw->a = a;
+		rw->b = b;
+	}
+	return m->last = rw;
+}
+
+/* ipt_cpumap_find_block - ipt_cpumap_block's looking up in the map, kept
+ * in the key's row */
+struct rpt_cslot *ipt_cpumap_find_block(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block)
+{
+	struct rpt_cslot k = { .a = rw->a, .b = rw->b, .block = block };
+	uint64_t tag = ipt_hmap_tag(ipt_hash_combine(ipt_hash_combine(ipt_hash64(k.a), k.b), block));
 	bool added;
 	struct rpt_cslot *sl = ipt_hmap_add(&m->h, sizeof(*sl), tag, cslot_eq, &k, &added);
 
 	if (!sl)
 		return NULL;
 	if (added) {		/* zero but for the tag */
-		sl->a = a;
-		sl->b = b;
+		sl->a = k.a;
+		sl->b = k.b;
 		sl->block = block;
 	}
-	return m->last = sl;
+	if (rw->slots != m->h.slot) {
+		rw->slots = m->h.slot;
+		rw->have = 0;
+	}
+	if (block < RPT_ROWBLOCKS) {
+		rw->blk[block] = sl;
+		rw->have |= (uint16_t)(1u << block);
+	}
+	return sl;
 }
 
 /* ipt_cpumap_fold - dst += m, one entry per CPU with a count */
@@ -221,6 +257,7 @@ void ipt_cpumap_free(struct rpt_cpumap *m)
 {
 	ipt_hmap_free(&m->h);
 	ipt_cmap_free(&m->over);
+	ipt_hmap_free(&m->rows);
 	m->last = NULL;
 }
 
@@ -229,11 +266,12 @@ int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src)
 {
 	for (size_t i = 0; i < src->h.cap; i++) {
 		const struct rpt_cslot *sl = ipt_hmap_at(&src->h, sizeof(*sl), i);
+		struct rpt_cpurow *rw;
 		struct rpt_cslot *d;
 
 		if (!ipt_hmap_used(sl))
 			continue;
-		if (!(d = ipt_cpumap_block(dst, sl->a, sl->b, sl->block)))
+		if (!(rw = ipt_cpumap_row(dst, sl->a, sl->b)) || !(d = ipt_cpumap_block(dst, rw, sl->block)))
 			return -1;
 		for (uint32_t j = 0; j < RPT_CBLOCK; j++) {
 			uint32_t was = d->n[j];
@@ -337,16 +375,14 @@ static const v4u nibble_ones[16] = {
 	{ 0, 0, 1, 1 }, { 1, 0, 1, 1 }, { 0, 1, 1, 1 }, { 1, 1, 1, 1 },
 };
 
-/* ipt_cpumap_add_bits - one more for (a, b) on every CPU of bits */
-int ipt_cpumap_add_bits(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits)
+/* ipt_cpumap_add_bits - one more for row rw's key on every CPU of bits */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits)
 {
-	struct rpt_cslot *sl = m->last;
+	struct rpt_cslot *sl = ipt_cpumap_block(m, rw, block);
 	unsigned int k = (unsigned int)__builtin_popcountll(bits);
 
-	if (!sl || sl->a != a || sl->b != b || sl->block != block) {
-		if (!(sl = ipt_cpumap_block(m, a, b, block)))
-			return -1;
-	}
+	if (!sl)
+		return -1;
 	if (sl->total + RPT_CBLOCK < UINT32_MAX) {
 		/* no count can wrap: wide masks add to four counts at a time,
 		 * without a branch */
@@ -366,7 +402,7 @@ int ipt_cpumap_add_bits(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t b
 		for (; bits; bits &= bits - 1) {
 			unsigned int i = (unsigned int)__builtin_ctzll(bits);
 
-			if (!++sl->n[i] && ipt_cmap_add_n(&m->over, a, b, block * RPT_CBLOCK + i, (uint64_t)1 << 32))
+			if (!++sl->n[i] && ipt_cmap_add_n(&m->over, rw->a, rw->b, block * RPT_CBLOCK + i, (uint64_t)1 << 32))
 				return -1;
 		}
 	}

@@ -60,32 +60,71 @@ struct rpt_cslot {
 	uint32_t n[RPT_CBLOCK];		/* a count that wraps adds 2^32 to over */
 };
 
+/*
+ * The blocks of a key (a, b), by block number: a wide mask touches every
+ * block of its key in turn, and a trace's keys are few and come again, so
+ * that a send looks its key up once (ipt_cpumap_row) and finds each block
+ * there.  A cache: the rows map is emptied when it holds RPT_MAXROWS
+ * keys, and a row's pointers are valid while the slots of h stay where
+ * they were (an add that grows h moves them; nothing is removed from h).
+ */
+#define RPT_ROWBLOCKS 16		/* blocks 0 .. 15: CPUs 0 .. 1023 */
+#define RPT_MAXROWS 1024		/* 168 KiB of rows */
+struct rpt_cpurow {
+	uint64_t tag;			/* ipt_hmap's */
+	uint64_t a, b;
+	const void *slots;		/* h.slot when the pointers were taken */
+	uint16_t have;			/* bit i: blk[i] is (a, b)'s block i */
+	struct rpt_cslot *blk[RPT_ROWBLOCKS];
+};
+
 struct rpt_cpumap {
 	struct ipt_hmap h;		/* of struct rpt_cslot */
 	struct rpt_map over;		/* (a, b, cpu) -> the 2^32s of wrapped counts */
-	struct rpt_cslot *last;		/* the last block looked up (valid until
-					 * the next add to h) */
+	struct ipt_hmap rows;		/* of struct rpt_cpurow */
+	struct rpt_cpurow *last;	/* the last row looked up (NULL after the
+					 * rows map changed its slots) */
 };
 
-struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block);
+/* ipt_cpumap_row - the row of key (a, b), NULL without memory; valid
+ * until the next ipt_cpumap_row of m */
+struct rpt_cpurow *ipt_cpumap_find_row(struct rpt_cpumap *m, uint64_t a, uint64_t b);
+static inline struct rpt_cpurow *ipt_cpumap_row(struct rpt_cpumap *m, uint64_t a, uint64_t b)
+{
+	struct rpt_cpurow *rw = m->last;
+
+	if (rw && rw->a == a && rw->b == b)
+		return rw;
+	return ipt_cpumap_find_row(m, a, b);
+}
+
+/* ipt_cpumap_block - the counts of row rw's key on one block of CPUs (zero
+ * when new), or NULL without memory; ipt_cpumap_find_block is the looking
+ * up behind it */
+struct rpt_cslot *ipt_cpumap_find_block(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block);
+static inline struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block)
+{
+	if (rw->slots == m->h.slot && block < RPT_ROWBLOCKS && (rw->have >> block & 1))
+		return rw->blk[block];
+	return ipt_cpumap_find_block(m, rw, block);
+}
+
 /* Count one more for (a, b, cpu).  0, or -1 without memory. */
 static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t cpu)
 {
-	struct rpt_cslot *sl = m->last;
-	uint32_t block = cpu / RPT_CBLOCK;
+	struct rpt_cpurow *rw = ipt_cpumap_row(m, a, b);
+	struct rpt_cslot *sl = rw ? ipt_cpumap_block(m, rw, cpu / RPT_CBLOCK) : NULL;
 
-	if (!sl || sl->a != a || sl->b != b || sl->block != block) {
-		if (!(sl = ipt_cpumap_block(m, a, b, block)))
-			return -1;
-	}
+	if (!sl)
+		return -1;
 	sl->total++;
 	if (!++sl->n[cpu % RPT_CBLOCK])
 		return ipt_cmap_add_n(&m->over, a, b, cpu, (uint64_t)1 << 32);
 	return 0;
 }
-/* One more for (a, b) on every CPU of bits (bit i: CPU block * 64 + i).
- * 0, or -1 without memory. */
-int ipt_cpumap_add_bits(struct rpt_cpumap *m, uint64_t a, uint64_t b, uint32_t block, uint64_t bits);
+/* One more for row rw's key on every CPU of bits (bit i: CPU block * 64 +
+ * i).  0, or -1 without memory. */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits);
 /* dst += m: (a, b, cpu) to key (a, b, cpu), or with sum_a to (b, cpu, 0),
  * summed over a (the sender x target matrix from the senders' counts) */
 int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);

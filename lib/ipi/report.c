@@ -759,8 +759,16 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	uint32_t nw, nkeep;
 	const uint64_t *tw = ipt_cpuset_words(targets, &nw), *kw = ipt_cpuset_words(pd->itemized, &nkeep);
 
+	struct rpt_cpurow *by_combo = NULL, *by_sender = NULL, *by_pair = NULL;
+
 	cls = ipt_class_of_send(&r->classes, row, &pd->cb);
 	ix = combo_of(ln, row->kind, cls);
+	/* each key looked up once for all its blocks */
+	if ((ix >= 0 && !(by_combo = ipt_cpumap_row(&ln->combos, (uint64_t)ix, 0))) ||
+	    (!r->opts.no_tables &&
+	     (!(by_sender = ipt_cpumap_row(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src)) ||
+	      !(by_pair = ipt_cpumap_row(&ln->pairs, row->callsite, fn)))))
+		return -1;
 	for (uint32_t w = 0; w < nw; w++) {
 		uint64_t want = w < nkeep ? kw[w] : 0, all = tw[w];
 		uint64_t bits = all & ~want;
@@ -775,8 +783,8 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
 			remote--;	/* (the sender has data: it is not here) */
 		remote += (uint64_t)__builtin_popcountll(bits);
-		if (ix >= 0) {
-			if (ipt_cpumap_add_bits(&ln->combos, (uint64_t)ix, 0, w, bits))
+		if (by_combo) {
+			if (ipt_cpumap_add_bits(&ln->combos, by_combo, w, bits))
 				return -1;
 		} else {
 			for (uint64_t k = bits; k; k &= k - 1)
@@ -784,9 +792,8 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 		}
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
 			ln->cnt[src].remote--;	/* added for every CPU at the end */
-		if (!r->opts.no_tables &&
-		    (ipt_cpumap_add_bits(&ln->senders, (uint64_t)(uint32_t)row->pid, (uint64_t)src, w, bits) ||
-		     ipt_cpumap_add_bits(&ln->pairs, row->callsite, fn, w, bits)))
+		if (by_sender && (ipt_cpumap_add_bits(&ln->senders, by_sender, w, bits) ||
+				  ipt_cpumap_add_bits(&ln->pairs, by_pair, w, bits)))
 			return -1;
 	}
 	ln->rows += n;
