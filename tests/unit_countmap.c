@@ -73,7 +73,7 @@ static int add(struct rpt_cpumap *m, uint32_t *ref, size_t n)
 					bits = ~(uint64_t)0 >> (w == NWORDS - 1 ? 64 - NCPUS % 64 : 0);
 				if (!bits)
 					continue;
-				if (ipt_cpumap_add_bits(m, rw, w, bits))
+				if (ipt_cpumap_add_bits(m, rw, w, bits, (unsigned int)__builtin_popcountll(bits)))
 					return -1;
 				for (uint64_t x = bits; x; x &= x - 1)
 					ref[k * NCPUS + w * 64 + (unsigned int)__builtin_ctzll(x)]++;

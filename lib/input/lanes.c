@@ -39,7 +39,8 @@ struct lane {
 	bool done;		/* producer finished */
 	bool full_wait;		/* the producer waits on room */
 	pthread_cond_t room;	/* ... for LANE_REFILL batches given back */
-	struct lbatch b[LANE_NBATCH];
+	struct lbatch b[LANE_NBATCH];	/* in ring */
+	unsigned char *ring;
 	struct ipt_cpuset cpus;
 	pthread_t th;
 	bool started;
@@ -104,13 +105,23 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
 		pthread_cond_init(&l->lane[i].room, NULL);
 		ipt_cpuset_init(&l->lane[i].cpus);
 	}
-	for (int i = 0; i < want; i++)
+	for (int i = 0; i < want; i++) {
+		struct lane *ln = &l->lane[i];
+
+		/* not cleared: an item is written before it is handed over
+		 * (clearing 1.3 MiB a lane, at each pass, was 5% of a short
+		 * convert).  One block, in a huge page where it can be (one
+		 * page fault instead of 512, the first time round the ring) */
+		ln->ring = ipt_malloc_big((size_t)LANE_NBATCH * LANE_BATCH * item_size);
+		if (ln->ring && (uintptr_t)ln->ring % IPT_LINE) {
+			free(ln->ring);
+			ln->ring = ipt_malloc_lines((size_t)LANE_NBATCH * LANE_BATCH, item_size);
+		}
+		if (!ln->ring)
+			goto fail;
 		for (int k = 0; k < LANE_NBATCH; k++)
-			/* not cleared: an item is written before it is handed
-			 * over (clearing 1.3 MiB a lane, at each pass, was 5% of
-			 * a short convert) */
-			if (!(l->lane[i].b[k].v = ipt_malloc_lines(LANE_BATCH, item_size)))
-				goto fail;
+			ln->b[k].v = ln->ring + (size_t)k * LANE_BATCH * item_size;
+	}
 	for (;;) {
 		int big = -1, low = 0;
 
@@ -387,8 +398,8 @@ void ipt_lanes_free(struct ipt_lanes *l, void (*item_free)(void *item))
 			if (item_free && ln->b[k].v && (waiting || (size_t)k == ln->fill))
 				for (size_t j = from; j < n; j++)
 					item_free(ln->b[k].v + l->size * j);
-			free(ln->b[k].v);
 		}
+		free(ln->ring);
 		ipt_cpuset_free(&ln->cpus);
 		pthread_cond_destroy(&ln->room);
 	}

@@ -375,11 +375,11 @@ static const v4u nibble_ones[16] = {
 	{ 0, 0, 1, 1 }, { 1, 0, 1, 1 }, { 0, 1, 1, 1 }, { 1, 1, 1, 1 },
 };
 
-/* ipt_cpumap_add_bits - one more for row rw's key on every CPU of bits */
-int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits)
+/* ipt_cpumap_add_bits - one more for row rw's key on every CPU of bits (k of them) */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits,
+			unsigned int k)
 {
 	struct rpt_cslot *sl = ipt_cpumap_block(m, rw, block);
-	unsigned int k = (unsigned int)__builtin_popcountll(bits);
 
 	if (!sl)
 		return -1;

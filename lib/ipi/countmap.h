@@ -123,8 +123,9 @@ static inline int ipt_cpumap_add(struct rpt_cpumap *m, uint64_t a, uint64_t b, u
 	return 0;
 }
 /* One more for row rw's key on every CPU of bits (bit i: CPU block * 64 +
- * i).  0, or -1 without memory. */
-int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits);
+ * i), k the number of bits set.  0, or -1 without memory. */
+int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block, uint64_t bits,
+			unsigned int k);
 /* dst += m: (a, b, cpu) to key (a, b, cpu), or with sum_a to (b, cpu, 0),
  * summed over a (the sender x target matrix from the senders' counts) */
 int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);

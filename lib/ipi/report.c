@@ -779,12 +779,16 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 					return -1;
 		if (!bits)
 			continue;
-		n += (uint64_t)__builtin_popcountll(bits);
+		/* (one count of the bits: without POPCNT in the build's
+		 * target, each is a libgcc call) */
+		unsigned int nbits = (unsigned int)__builtin_popcountll(bits);
+
+		n += nbits;
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
 			remote--;	/* (the sender has data: it is not here) */
-		remote += (uint64_t)__builtin_popcountll(bits);
+		remote += nbits;
 		if (by_combo) {
-			if (ipt_cpumap_add_bits(&ln->combos, by_combo, w, bits))
+			if (ipt_cpumap_add_bits(&ln->combos, by_combo, w, bits, nbits))
 				return -1;
 		} else {
 			for (uint64_t k = bits; k; k &= k - 1)
@@ -792,8 +796,8 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 		}
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))
 			ln->cnt[src].remote--;	/* added for every CPU at the end */
-		if (by_sender && (ipt_cpumap_add_bits(&ln->senders, by_sender, w, bits) ||
-				  ipt_cpumap_add_bits(&ln->pairs, by_pair, w, bits)))
+		if (by_sender && (ipt_cpumap_add_bits(&ln->senders, by_sender, w, bits, nbits) ||
+				  ipt_cpumap_add_bits(&ln->pairs, by_pair, w, bits, nbits)))
 			return -1;
 	}
 	ln->rows += n;
