@@ -109,6 +109,7 @@ int ipt_match_drop(struct ipt_match *m, int cpu, uint64_t from, uint64_t ts);
 
 /* What the engine knows of a CPU once every record is read. */
 struct ipt_match_end {
+	uint64_t first_ts;		/* its first record (0: none) */
 	uint64_t last_ts;		/* its last record (0: none) */
 	bool lost;			/* events were lost on it */
 };

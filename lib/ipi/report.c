@@ -222,7 +222,8 @@ struct batch {
 /* producer-side state per CPU */
 struct pcpu {
 	/* a line of its own: CPUs of two lanes are written by two threads */
-	_Alignas(IPT_LINE) uint64_t last_ts, lost;
+	_Alignas(IPT_LINE) uint64_t first_ts, last_ts, lost;
+	bool any;			/* a record was seen: first_ts is its */
 	bool lost_unknown;
 	bool send_at[NLEVEL];		/* the level's last record was a send */
 };
@@ -948,6 +949,10 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 	if (rec->cpu < 0 || (rec->cpu >= pd->pp->npc && pcpu_grow(pd->pp, rec->cpu)))
 		return -1;
 	pc = &pd->pp->pc[rec->cpu];
+	if (!pc->any) {
+		pc->any = true;
+		pc->first_ts = rec->ts;
+	}
 	if (rec->missed == UINT64_MAX)
 		pc->lost_unknown = true;
 	else
@@ -1087,6 +1092,7 @@ static int end_match(struct rpt *r)
 	if (!end)
 		return -1;
 	for (int c = 0; c < r->ncpus; c++) {
+		end[c].first_ts = c < pp->npc ? pp->pc[c].first_ts : 0;
 		end[c].last_ts = c < pp->npc ? pp->pc[c].last_ts : 0;
 		end[c].lost = r->cpus[c].lost || r->cpus[c].lost_unknown;
 	}
