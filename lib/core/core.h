@@ -280,6 +280,7 @@ struct ipt_comms {
 	char **old;		/* names replaced: a name given out stays valid
 				 * until the trace is closed */
 	size_t nold, capold;
+	char *loaded;		/* the names of ipt_comms_load_cmdlines, one block */
 };
 int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len);
 const char *ipt_comms_get(const struct ipt_comms *c, int pid);

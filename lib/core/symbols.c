@@ -811,6 +811,7 @@ void ipt_symtab_free(struct ipt_symtab *st)
 struct ipt_comm {
 	uint64_t tag;
 	int pid;
+	bool loaded;		/* name is in ipt_comms.loaded, not its own */
 	char *name;
 };
 
@@ -825,26 +826,36 @@ static uint64_t comm_tag(int pid)
 }
 
 /* ipt_comms_set - remember the task name of pid (the last one given wins) */
-int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len)
+/* set - pid's name is name (copy: its own, else in c->loaded) */
+static int set(struct ipt_comms *c, int pid, char *name, bool loaded)
 {
-	char *copy = ipt_strndup(name, len);
 	bool added;
 	struct ipt_comm *e;
 
-	if (!copy)
-		return -1;
 	/* room for the name it replaces first: then nothing can fail after
 	 * the entry is made */
 	if (IPT_GROW(c->old, c->capold, c->nold + 1) ||
-	    !(e = ipt_hmap_add(&c->map, sizeof(*e), comm_tag(pid), comm_eq, &pid, &added))) {
+	    !(e = ipt_hmap_add(&c->map, sizeof(*e), comm_tag(pid), comm_eq, &pid, &added)))
+		return -1;
+	if (added)
+		e->pid = pid;
+	else if (!e->loaded)
+		c->old[c->nold++] = e->name;
+	e->name = name;
+	e->loaded = loaded;
+	return 0;
+}
+
+int ipt_comms_set(struct ipt_comms *c, int pid, const char *name, size_t len)
+{
+	char *copy = ipt_strndup(name, len);
+
+	if (!copy)
+		return -1;
+	if (set(c, pid, copy, false)) {
 		free(copy);
 		return -1;
 	}
-	if (added)
-		e->pid = pid;
-	else
-		c->old[c->nold++] = e->name;
-	e->name = copy;
 	return 0;
 }
 
@@ -872,6 +883,14 @@ int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len)
 		lines++;
 	if (ipt_hmap_reserve(&c->map, sizeof(struct ipt_comm), lines))
 		return -1;
+	/* the names in one block, not an allocation each (thousands); a
+	 * second text (none has two) would take one each */
+	char *names = c->loaded ? NULL : ipt_malloc(len + 1), *put = names;
+
+	if (!c->loaded && !names)
+		return -1;
+	if (names)
+		c->loaded = names;
 	while (i < len) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t eol = nl ? (size_t)(nl - text) : len;
@@ -884,8 +903,18 @@ int ipt_comms_load_cmdlines(struct ipt_comms *c, const char *text, size_t len)
 			digits = true;
 		}
 		if (digits && i < eol && text[i] == ' ') {
-			if (ipt_comms_set(c, (int)pid, text + i + 1, eol - i - 1))
-				return -1;
+			size_t n = eol - i - 1;
+
+			if (!names) {
+				if (ipt_comms_set(c, (int)pid, text + i + 1, n))
+					return -1;
+			} else {
+				memcpy(put, text + i + 1, n);
+				put[n] = 0;
+				if (set(c, (int)pid, put, true))
+					return -1;
+				put += n + 1;
+			}
 		}
 		i = eol + 1;
 	}
@@ -897,12 +926,13 @@ void ipt_comms_free(struct ipt_comms *c)
 	for (size_t i = 0; i < c->map.cap; i++) {
 		struct ipt_comm *e = ipt_hmap_at(&c->map, sizeof(*e), i);
 
-		if (ipt_hmap_used(e))
+		if (ipt_hmap_used(e) && !e->loaded)
 			free(e->name);
 	}
 	for (size_t i = 0; i < c->nold; i++)
 		free(c->old[i]);
 	free(c->old);
+	free(c->loaded);
 	ipt_hmap_free(&c->map);
 	memset(c, 0, sizeof(*c));
 }

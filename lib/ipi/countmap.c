@@ -286,6 +286,22 @@ int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src)
 	return ipt_cmap_merge(&dst->over, &src->over);
 }
 
+/* ipt_cpumap_absorb - dst += src, src emptied: taken whole when dst is empty */
+int ipt_cpumap_absorb(struct rpt_cpumap *dst, struct rpt_cpumap *src)
+{
+	int ret = 0;
+
+	if (!dst->h.n && !dst->over.h.n) {
+		ipt_cpumap_free(dst);
+		*dst = *src;		/* the rows and last move with their map */
+		*src = (struct rpt_cpumap){ 0 };
+		return 0;
+	}
+	ret = ipt_cpumap_merge(dst, src);
+	ipt_cpumap_free(src);
+	return ret;
+}
+
 static int cmp_abc(const void *a, const void *b)
 {
 	const struct rpt_entry *x = a, *y = b;

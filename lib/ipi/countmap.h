@@ -131,6 +131,8 @@ int ipt_cpumap_add_bits(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t bl
 int ipt_cpumap_fold(struct rpt_map *dst, const struct rpt_cpumap *m, bool sum_a);
 /* dst += src, block by block */
 int ipt_cpumap_merge(struct rpt_cpumap *dst, const struct rpt_cpumap *src);
+/* dst += src, and src emptied (taken whole into an empty dst: no copy) */
+int ipt_cpumap_absorb(struct rpt_cpumap *dst, struct rpt_cpumap *src);
 /* The entries (a, b, cpu) of m with a count, in no order; *n set, the
  * caller frees; on (NULL: all) keeps only the CPUs on(cpu, ctx) says. */
 struct rpt_entry;

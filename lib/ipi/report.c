@@ -1130,7 +1130,9 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 					  sizeof(struct item), &pp->nlanes);
 		if (!pp->lanes)
 			return -1;
-	} else if (!(pp->inline_batch = ipt_calloc_lines(1, sizeof(*pp->inline_batch)))) {
+	} else if ((pp->inline_batch = ipt_malloc_lines(1, sizeof(*pp->inline_batch)))) {
+		pp->inline_batch->n = 0;	/* items are written before they are read */
+	} else {
 		return -1;
 	}
 	/* a row to a CPU without data becomes an item for its stack (the
@@ -1212,8 +1214,8 @@ static int gather_lanes(struct rpt *r, struct pipe *pp)
 			for (int k = 0; k < IPT_KIND__COUNT; k++)
 				rc->by_kind[k] += lc->by_kind[k];
 		}
-		if (ipt_cpumap_merge(&r->senders, &ln->senders) || ipt_cpumap_merge(&r->pairs, &ln->pairs) ||
-		    ipt_cpumap_fold(&r->matrix, &ln->senders, true))
+		if (ipt_cpumap_fold(&r->matrix, &ln->senders, true) ||
+		    ipt_cpumap_absorb(&r->senders, &ln->senders) || ipt_cpumap_absorb(&r->pairs, &ln->pairs))
 			return -1;
 	}
 	return 0;
