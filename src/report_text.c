@@ -56,17 +56,73 @@ static void more_line(size_t more, const char *what)
 		printf("  (%zu more %s; -t 0 shows all)\n", more, what);
 }
 
+/* pid_ranges - a list of numbers "561,567,568,569" as ranges
+ * ("561,567-569") in place, when it is one; else left as it is */
+static void pid_ranges(char *v)
+{
+	char out[4096];
+	size_t o = 0;
+	long first = -1, last = -1;
+	char *p = v;
+
+	for (;;) {
+		char *end;
+		long n = strtol(p, &end, 10);
+
+		if (end == p || n < 0 || (*end && *end != ','))
+			return;		/* not a list of numbers */
+		if (first >= 0 && n == last + 1) {
+			last = n;
+		} else {
+			if (first >= 0)
+				o += (size_t)snprintf(out + o, o < sizeof(out) ? sizeof(out) - o : 0,
+						      first == last ? "%ld," : "%ld-%ld,", first, last);
+			first = last = n;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (first >= 0)
+		o += (size_t)snprintf(out + o, o < sizeof(out) ? sizeof(out) - o : 0,
+				      first == last ? "%ld" : "%ld-%ld", first, last);
+	if (o < sizeof(out))
+		memcpy(v, out, o + 1);	/* never longer than the list */
+}
+
+/* prov_line - "INDENT LABEL VALUE" within the report's width: a longer
+ * value cut at a comma or a space and ended with "... (N characters)" */
+static void prov_line(const char *indent_label, const char *v)
+{
+	size_t room = TEXT_WIDTH - strlen(indent_label) - 24, len = strlen(v), cut;
+
+	if (len <= TEXT_WIDTH - strlen(indent_label)) {
+		printf("%s%s\n", indent_label, v);
+		return;
+	}
+	for (cut = room; cut > room / 2 && v[cut] != ',' && v[cut] != ' '; cut--)
+		;
+	if (cut <= room / 2)
+		cut = room;
+	printf("%s%.*s... (%zu characters)\n", indent_label, (int)cut, v, len);
+}
+
 /* text_provenance - how the trace was recorded, when it says */
 static void text_provenance(const struct ctx *x)
 {
-	char v[4096];
+	char v[4096], label[64];
 
 	if (!ipt_trace_provenance(x->t, "command_line", v, sizeof(v)))
 		return;
-	printf("  Recorded with: %s\n", v);
-	for (size_t i = 0; prov_keys[i]; i++)
-		if (ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
-			printf("    %s: %s\n", prov_keys[i], v);
+	prov_line("  Recorded with: ", v);
+	for (size_t i = 0; prov_keys[i]; i++) {
+		if (!ipt_trace_provenance(x->t, prov_keys[i], v, sizeof(v)))
+			continue;
+		if (!strcmp(prov_keys[i], "recorder_pids"))
+			pid_ranges(v);
+		snprintf(label, sizeof(label), "    %s: ", prov_keys[i]);
+		prov_line(label, v);
+	}
 }
 
 /* text_kernel - the kernel's counters beside what the trace holds, and

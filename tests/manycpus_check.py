@@ -44,7 +44,11 @@ isolated CPUs", not bounded yet):
   by role     beyond 16 CPUs with isolated CPUs (TOP > 0), the roles x roles
               cells (rows: the sending CPU's role); else no such table;
   pairs       "the busiest pairs": counts, none left out busier, "(K more
-              pairs)".
+              pairs)", "(isolated)" exactly on the pairs to isolated CPUs.
+
+RECORDER_PIDS (environment, a comma list): the recorder's own pids, whose
+sends the "by comm" rows leave out and count in the row "sent by the
+recorder itself: left out".
 """
 import re
 import sys
@@ -54,6 +58,10 @@ SEND = re.compile(r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+[\d.]+:\
                   r"(?P<ev>ipi_send_cpu|ipi_send_cpumask|ipi_raise):\s+(?P<rest>.*)$")
 MARK = re.compile(r"^\s*CPU:\s*(\d+)\s+\[(?:LOST (\d+) EVENTS|(\d+) EVENTS DROPPED|EVENTS DROPPED)\]")
 WIDTH, LINES = 160, 200
+# the pids of the recorder (ipitrace record) itself: the report leaves their
+# sends out of its "by comm" rows, in a row of their own (the qemu harness
+# reads them from the trace file's bytes, "recorder_pids=LIST")
+RECORDER = frozenset(int(x) for x in __import__("os").environ.get("RECORDER_PIDS", "").split(",") if x.strip())
 WIDE_ABOVE = 16		# beyond this many CPUs: roles, ranges and the busiest
 
 
@@ -179,10 +187,12 @@ class Trace:
             else:
                 self.lost.append("unknown")
 
-    def by_comm(self, cpus):
-        """comm -> (IPIs to the CPUs, set of pids)"""
+    def by_comm(self, cpus, skip=frozenset()):
+        """comm -> (IPIs to the CPUs, set of pids), the pids of skip left out"""
         out = {}
         for (src, comm, pid), v in self.counts.items():
+            if pid in skip:
+                continue
             k = sum(v[c] for c in cpus)
             if k:
                 e = out.setdefault(comm, [0, set()])
@@ -341,7 +351,8 @@ def check_report(tr, name, iso_arg, top, path):
         head = "IPIs to all CPUs " if title == "all" else f"IPIs to the {title} CPUs "
         j = next((j for j, l in enumerate(lines) if l.startswith(head)), None)
         want = sum(tr.ipis[c] for c in cpus)
-        oc = tr.by_comm(cpus)
+        oc = tr.by_comm(cpus, RECORDER)
+        rec = sum(v[c] for (_, _, pid), v in tr.counts.items() if pid in RECORDER for c in cpus)
         if j is None:
             bad.append(f"no line {head}...")
             continue
@@ -351,7 +362,7 @@ def check_report(tr, name, iso_arg, top, path):
             bad.append(f"{title}: CPUs {hm.group(1)}, here {fmt_list(cpus)}")
         if int(hm.group(2)) != want:
             bad.append(f"{title}: {hm.group(2)} IPIs, here {want}")
-        rows, more, k = [], 0, j + 1
+        rows, more, k, rec_row = [], 0, j + 1, None
         while k < len(lines) and lines[k].startswith("  ") and not lines[k].startswith("  by comm:"):
             k += 1
         if k >= len(lines) or not lines[k].startswith("  by comm:"):
@@ -362,12 +373,17 @@ def check_report(tr, name, iso_arg, top, path):
             while k < len(lines) and lines[k].startswith("    "):
                 cm = COMM_ROW.match(lines[k])
                 mm = re.match(r"^\s+\((\d+) more\)", lines[k])
-                if cm:
+                rm = re.match(r"^\s+(\d+)\s+[\d.]+%\s+sent by the recorder itself: left out", lines[k])
+                if rm:
+                    rec_row = int(rm.group(1))
+                elif cm:
                     rows.append((int(cm.group(1)), float(cm.group(2)), cm.group(3), int(cm.group(4))))
                 elif mm:
                     more = int(mm.group(1))
                 k += 1
             check_comm_rows(bad, rows, more, oc, want, title)
+            if (rec_row or 0) != rec:
+                bad.append(f"{title}: the recorder's own {rec_row}, here {rec} (pids {fmt_list(RECORDER)[:40]})")
         figs.append(f"{title} {want}, {len(rows)} comms shown" + (f" +{more}" if more else ""))
     if not iso and not wide and rl:	# README: roles with isolated CPUs or beyond 16
         bad.append(f"a roles section at {n} CPUs without isolated CPUs: {rl}")
@@ -525,10 +541,12 @@ def check_report(tr, name, iso_arg, top, path):
         bad = []
         pairs, more = [], 0
         for l in tab:
-            pm = re.match(r"^\s+(\d+)\s+cpu (\d+) -> cpu (\d+)$", l)
+            pm = re.match(r"^\s+(\d+)\s+cpu (\d+) -> cpu (\d+)( \(isolated\))?$", l)
             mm = re.match(r"^\s+\((\d+) more pairs", l)
             if pm:
                 pairs.append((int(pm.group(1)), int(pm.group(2)), int(pm.group(3))))
+                if bool(pm.group(4)) != (int(pm.group(3)) in iso):
+                    bad.append(f"cpu {pm.group(2)} -> cpu {pm.group(3)}: '(isolated)' {'shown' if pm.group(4) else 'missing'}")
             elif mm:
                 more = int(mm.group(1))
         allp = {(s, c): p[c] for s, p in tr.pair.items() for c in range(n) if p[c]}
