@@ -255,6 +255,24 @@ manycpus_guest() {
 	RECORDER_PIDS=$(grep -a -o 'recorder_pids=[0-9,]*' "$f" | head -n 1 | cut -d= -f2)
 	export RECORDER_PIDS
 	check_py "$TOP/tests/manycpus_check.py" "$2-manycpus" "$TMP/mc.tc" "$TMP/mc.opts" < "$TMP/mc.specs"
+	# the recorder's ids in the report's provenance: runs of consecutive
+	# ids as ranges, made here from the file's list
+	want=$($PY -c '
+import sys
+out, run = [], None
+for v in (int(x) for x in sys.argv[1].split(",") if x):
+    if run and v == run[1] + 1:
+        run[1] = v
+    else:
+        run = [v, v]
+        out.append(run)
+print(",".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in out))' "$RECORDER_PIDS")
+	got=$(sed -n 's/^    recorder_pids: //p' "$TMP/mc.tdefault.txt")
+	if [ -n "$want" ] && [ "$got" = "$want" ]; then
+		pass "qemu-$2-recorder-pids ($got)"
+	else
+		fail "qemu-$2-recorder-pids" "report '$got', the file's ids as ranges '$want'"
+	fi
 	unset RECORDER_PIDS
 	echo "FIGURE $2-text-report $(wc -l < "$TMP/mc.tdefault.txt") lines, widest $(awk '{ if (length > w) w = length } END { print w + 0 }' "$TMP/mc.tdefault.txt") characters"
 }
