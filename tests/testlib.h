@@ -27,6 +27,16 @@ static int t_pass, t_fail;
 		      g_ ? g_ : "(null)", w_);                             \
 	} while (0)
 
+/* The tests' random numbers: xorshift64 (Marsaglia), state *s never 0;
+ * a fixed seed gives the same cases at every run. */
+static inline unsigned long long t_xorshift64(unsigned long long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 /* Unit test binaries print "RESULT <passed> <failed>" as their last line. */
 #define TEST_MAIN_END()                                                    \
 	do {                                                               \

@@ -21,14 +21,11 @@
 #define NCPUS (RPT_ROWBLOCKS * RPT_CBLOCK + 130)	/* past a row's blocks */
 #define NWORDS ((NCPUS + 63) / 64)
 
-static uint64_t rnd_state = 0x2545f4914f6cdd1dULL;
+static unsigned long long rnd_state = 0x2545f4914f6cdd1dULL;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return t_xorshift64(&rnd_state);
 }
 
 /* key i's (a, b): b repeats across keys, a pointer-sized a */

@@ -600,14 +600,11 @@ static void test_lookups(void)
 /* Random inputs: no crash, no leak, no sanitizer report               */
 /* ------------------------------------------------------------------ */
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return t_xorshift64(&rng);
 }
 
 static void eval_all(const struct ipt_filter *f)

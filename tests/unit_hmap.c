@@ -30,14 +30,11 @@ static uint64_t tag_of(uint32_t key, int spread)
 	return ipt_hmap_tag(spread ? ipt_hash64(key) : (uint64_t)(key % 5) * 0x1111111111111111ULL + 13);
 }
 
-static uint64_t rnd_state = 88172645463325252ULL;
+static unsigned long long rnd_state = 88172645463325252ULL;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return t_xorshift64(&rnd_state);
 }
 
 /* the reference: val + 1 per key (0: absent) */

@@ -105,14 +105,11 @@ NAIVE static uint64_t naive_addr_of(const char *name)
 	return best;
 }
 
-static uint64_t rng = 88172645463325252ull;
+static unsigned long long rng = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return t_xorshift64(&rng);
 }
 
 /* check_text - every way of asking, deferred and eager, against the oracle */

@@ -279,13 +279,10 @@ struct ev {
 	uint8_t data[400];
 };
 
-static uint64_t rng_state = 88172645463325252ull;
+static unsigned long long rng_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return t_xorshift64(&rng_state);
 }
 
 /* Decode pages like libtraceevent's kbuffer; returns events found. */
