@@ -26,7 +26,7 @@
 # Time: about 85 CPU-seconds (generation ~0.35 s, conversion ~0.05-0.2 s per
 # trace), run 2 traces at a time: ~45 s on an idle 2-CPU machine; measured
 # 111-128 s on a 2-CPU machine shared with other jobs (load average 5-7).
-# seconds: 110
+# seconds: 50
 . "$(dirname "$0")/lib.sh"
 
 CHK="$TOP/tests/coalesce_check.py"	# it runs tests/coalesce_gen.py itself

@@ -19,7 +19,7 @@
 # (The significance itself is checked against scipy in test_diff_stats.sh.)
 # run: split
 # alone: yes
-# seconds: 30
+# seconds: 10
 . "$(dirname "$0")/lib.sh"
 # DC WHAT ARGS: diff_check.py, a crash of it a failure too
 DC() { $PY "$TOP/tests/diff_check.py" "$@" || echo "F diff-check-$1: diff_check.py $1 failed"; }

@@ -6,7 +6,7 @@
 # (tests/doc_examples.py has the registry and says how each is run).
 # run: split
 # asan: no - it checks the docs' examples, which the plain build runs
-# seconds: 45
+# seconds: 15
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd > /dev/null 2>&1 || { skip doc-examples "no trace-cmd"; finish; }
 [ -f "$TRACES/recorded/busy-stacks.dat" ] || { skip doc-examples "no recorded traces in $TRACES"; finish; }

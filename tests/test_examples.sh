@@ -6,7 +6,7 @@
 # its own below; libipitrace(3)'s EXAMPLE is examples/count-events.c.
 # Runs on the plain build only (an install of the ASan build is not made).
 # asan: no - it builds against the installed plain library
-# seconds: 40
+# seconds: 26
 . "$(dirname "$0")/lib.sh"
 if [ "$B" != build ]; then
 	echo "(the examples are built against the install of the plain build only)"

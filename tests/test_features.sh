@@ -21,7 +21,7 @@
 # (c) builds build/ipitrace twice (make -j2): it runs in the plain pass
 # only, as the ASan pass would build the same thing.
 # fast: no - it builds the binary twice in a copy of the tree (45 CPU-seconds); make check runs it
-# seconds: 80
+# seconds: 51
 . "$(dirname "$0")/lib.sh"
 case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
 IPT=$BD/ipitrace

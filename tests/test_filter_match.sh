@@ -10,7 +10,7 @@
 # of a tests/coalesce_gen.py trace (coalesced sends) beside.  Then the
 # errors: a bad duration, true with <, an unknown reason.
 # Under ASan: the synthetic traces only, 2 threads.
-# seconds: 40
+# seconds: 28
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 CHK="$TOP/tests/filter_match_check.py"

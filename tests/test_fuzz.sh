@@ -18,7 +18,7 @@
 #     also replayed through its own fuzz target.
 # Regression inputs are named TARGET-what-went-wrong[.ext], TARGET being a
 # fuzz target (tracedat pages format text filter cpuset usyms snapshot http kallsyms).
-# seconds: 70
+# seconds: 83
 . "$(dirname "$0")/lib.sh"
 
 REGRESS="$TOP/tests/fuzz-regress"

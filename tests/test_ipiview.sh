@@ -10,7 +10,7 @@
 # -j 1 with 3 and 8; the plain pass reads every trace with 2, 3, 4 and 8.
 # There its explode and convert outputs must be byte for byte the plain
 # build's, which trace-cmd checks in the plain pass (not trace-cmd again).
-# seconds: 60
+# seconds: 33
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip ipiview "trace-cmd not installed"; finish; }

@@ -18,7 +18,7 @@
 # split").
 # run: split
 # fast: no - a live script (run: split); make check runs it
-# seconds: 30
+# seconds: 2
 . "$(dirname "$0")/lib.sh"
 case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
 IPT=$BD/ipitrace

@@ -1,6 +1,7 @@
 # test_layers.sh - the dependency rules of lib/README.md, on the built objects
 # (tests/layers.py), and negative cases that must make the checker fail
 # asan: no - it reads the objects with nm: the same graph for any build
+# seconds: 8
 . "$(dirname "$0")/lib.sh"
 
 if python3 "$TOP/tests/layers.py" "$TOP/$B" > "$TMP/out" 2>&1; then

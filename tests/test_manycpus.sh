@@ -13,7 +13,7 @@
 # 20 and the 20 slowest) and not counted in the 200 lines: cut off.
 # ASan pass: the 2- and 256-CPU traces only (the ASan ipitrace takes long
 # on 8192 CPUs; the plain pass runs them all).
-# seconds: 50
+# seconds: 15
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"

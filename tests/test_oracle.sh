@@ -11,6 +11,7 @@
 # recorded trace of each kind (lib.sh `inputs`), the plain pass every one.
 # run: split
 # fast: no - a live script (run: split); make check runs it
+# seconds: 8
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip oracle "trace-cmd not installed"; finish; }

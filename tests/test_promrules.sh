@@ -23,7 +23,7 @@
 #      recording rules see them.
 # promtool missing: installed with apt-get as root, else SKIP.
 # asan: no - it checks the rules files, not the code
-# seconds: 22
+# seconds: 10
 . "$(dirname "$0")/lib.sh"
 RULES=$TOP/contrib/prometheus/ipitrace-rules.yml
 EXAMPLE=$TOP/contrib/prometheus/prometheus-example.yml

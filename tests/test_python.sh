@@ -50,7 +50,7 @@
 #   sh tests/test_python.sh [BUILD_DIR]      (default build)
 # run: split
 # fast: no - a live script (run: split); make check runs it
-# seconds: 70
+# seconds: 61
 . "$(dirname "$0")/lib.sh"
 # say CMD...: pass, fail or skip said once, in the offline part
 say() { offline_part && "$@"; }

@@ -7,7 +7,7 @@
 # "run: split"); the ASan pass reads one recorded trace of each kind.
 # run: split
 # fast: no - a live script (run: split); make check runs it
-# seconds: 25
+# seconds: 10
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip report "trace-cmd not installed"; finish; }

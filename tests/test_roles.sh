@@ -22,7 +22,7 @@
 #    own time (best of two loads; the machine is shared).
 # The ASan pass runs the same reports (the checks read their outputs) but
 # leaves Chromium to the plain pass: the page is the same file.
-# seconds: 60
+# seconds: 26
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"

@@ -9,7 +9,7 @@
 # test_report.sh) gives a coalesced send and an unmatched one.
 #
 #   sh tests/test_rowsmatch.sh [BUILD_DIR]
-# seconds: 30
+# seconds: 73
 . "$(dirname "$0")/lib.sh"
 
 CHK="$TOP/tests/rows_match_check.py"

@@ -25,7 +25,7 @@
 #  - live (root, BPF): serve's /watched and top -f json reading serve's
 #    counts while the IPI workload runs follow theirs.
 # run: split
-# seconds: 30
+# seconds: 21
 # asan: no - it checks the documents' shape; the JSON writers, top and serve run
 # under ASan in test_json, test_report, test_diff, test_top and test_serve
 . "$(dirname "$0")/lib.sh"

@@ -12,7 +12,7 @@
 #
 # One line per check: "PASS name", "FAIL name: why", "SKIP name: why";
 # the last line is "RESULT <passed> <failed>".
-# seconds: 20
+# seconds: 7
 . "$(dirname "$0")/lib.sh"
 
 GEN="$TOP/$B/tools/gen-synth"

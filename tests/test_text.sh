@@ -40,6 +40,7 @@
 # Field comparisons use a small Python parser (canon.py below), written
 # independently of lib/text.c, that reduces a line of either side to
 # "cpu ts pid event field=value...".
+# seconds: 5
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$IPT" ] || { skip text "no $IPT (build first)"; finish; }

@@ -9,7 +9,7 @@
 # for any number of threads on every trace, with each kind of selection; and
 # the same output and exit, error message included, for one thread and three
 # on traces with bytes broken at random and page times made to go back.
-# seconds: 90
+# seconds: 51
 . "$(dirname "$0")/lib.sh"
 
 command -v trace-cmd >/dev/null || { skip tracedat "trace-cmd not installed"; finish; }
