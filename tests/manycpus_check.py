@@ -13,8 +13,14 @@ of the same FILE (ISOLATED: the --isolated list, empty for none; TOP: its
 
 The count: one IPI per target CPU of each send event: ipi_send_cpu (cpu=N),
 ipi_send_cpumask (cpumask=LIST) and arm64's ipi_raise (target_mask=HEX
-words, the most significant first); the sending CPU is the line's [NNN], the
-sender's comm and pid its task column.  Lost events per CPU: overrun +
+words, the most significant first), and on kernels before 6.4 the send
+kprobes of `ipitrace record` (resched and call_single: cpu=N; call_mask:
+cpumask=, a 64-bit word or an array of them, word 0 first); the sending
+CPU is the line's [NNN], the sender's comm and pid its task column.
+trace-cmd 3.1's text shows a kprobe's array of more than one word as
+{0x0,0x0}: with RAW_REPORT (environment) naming `trace-cmd report -R FILE`,
+those masks are taken from its bytes (ARRAY[..], byte 0 first), the
+call_mask lines of both in the same order.  Lost events per CPU: overrun +
 commit overrun + dropped events of the CPU's CPUSTAT option, else (a CPU
 without one) the trace's drop marks ("CPU:N [LOST K EVENTS]"), else unknown.
 
@@ -50,18 +56,19 @@ RECORDER_PIDS (environment, a comma list): the recorder's own pids, whose
 sends the "by comm" rows leave out and count in the row "sent by the
 recorder itself: left out".
 """
+import os
 import re
 import sys
 from collections import defaultdict
 
 SEND = re.compile(r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+[\d.]+:\s+"
-                  r"(?P<ev>ipi_send_cpu|ipi_send_cpumask|ipi_raise):\s+(?P<rest>.*)$")
+                  r"(?P<ev>ipi_send_cpu|ipi_send_cpumask|ipi_raise|resched|call_single|call_mask):\s+(?P<rest>.*)$")
 MARK = re.compile(r"^\s*CPU:\s*(\d+)\s+\[(?:LOST (\d+) EVENTS|(\d+) EVENTS DROPPED|EVENTS DROPPED)\]")
 WIDTH, LINES = 160, 200
 # the pids of the recorder (ipitrace record) itself: the report leaves their
 # sends out of its "by comm" rows, in a row of their own (the qemu harness
 # reads them from the trace file's bytes, "recorder_pids=LIST")
-RECORDER = frozenset(int(x) for x in __import__("os").environ.get("RECORDER_PIDS", "").split(",") if x.strip())
+RECORDER = frozenset(int(x) for x in os.environ.get("RECORDER_PIDS", "").split(",") if x.strip())
 WIDE_ABOVE = 16		# beyond this many CPUs: roles, ranges and the busiest
 
 
@@ -70,6 +77,28 @@ def hex_ranges(s):
     v = int(s.replace(",", "").replace("0x", ""), 16)
     bits = bin(v)[:1:-1]	# bit 0 first
     return [(m.start(), m.end() - 1) for m in re.finditer("1+", bits)]
+
+
+def word_ranges(s):
+    """(first, last) runs of a kprobe's mask: one 64-bit word (0x..), an
+    array of them ({0x..,0x..}, word 0 first) or trace-cmd -R's bytes
+    (ARRAY[fe,ff,...], byte 0 first)"""
+    if s.startswith("ARRAY["):
+        v = sum(int(b, 16) << (8 * i) for i, b in enumerate(s[6:-1].split(",")))
+    else:
+        v = sum(int(w, 16) << (64 * i) for i, w in enumerate(s.strip("{}").split(",")))
+    bits = bin(v)[:1:-1] if v else ""
+    return [(m.start(), m.end() - 1) for m in re.finditer("1+", bits)]
+
+
+def raw_masks(path):
+    """the call_mask masks of `trace-cmd report -R` text, in order"""
+    out = []
+    for line in open(path, errors="replace"):
+        m = SEND.match(line)
+        if m and m.group("ev") == "call_mask":
+            out.append(re.search(r"\bcpumask=(ARRAY\[[^]]*\])", m.group("rest")).group(1).replace(" ", ""))
+    return out
 
 
 def list_ranges(s):
@@ -120,6 +149,9 @@ class Trace:
         marks = defaultdict(int)
         marks_unknown = set()
         n = 0
+        raw = os.environ.get("RAW_REPORT")
+        raw = raw_masks(raw) if raw else None
+        nmask = 0
         with open(report_txt, errors="replace") as f:
             for line in f:
                 if not n:
@@ -137,9 +169,17 @@ class Trace:
                             marks_unknown.add(int(d.group(1)))
                     continue
                 ev, rest = m.group("ev"), m.group("rest")
-                if ev == "ipi_send_cpu":
+                if ev in ("ipi_send_cpu", "resched", "call_single"):
                     c = int(re.search(r"\bcpu=(\d+)", rest).group(1))
                     rr = [(c, c)]
+                elif ev == "call_mask":
+                    w = re.search(r"\bcpumask=(\{[^}]*\}|\S+)", rest).group(1)
+                    if raw is not None:
+                        w = raw[nmask]
+                    elif w.startswith("{"):
+                        sys.exit(f"{report_txt}: a call_mask array ({w}): RAW_REPORT needed")
+                    nmask += 1
+                    rr = word_ranges(w)
                 elif ev == "ipi_send_cpumask":
                     rr = list_ranges(re.search(r"\bcpumask=(\S+)", rest).group(1))
                 else:
@@ -151,6 +191,8 @@ class Trace:
                 for a, b in rr:
                     dd[a] += 1
                     dd[b + 1] -= 1
+        if raw is not None and nmask != len(raw):
+            sys.exit(f"RAW_REPORT: {len(raw)} call_mask lines, the text {nmask}")
         # per key, IPIs per target CPU
         self.counts = {}
         for key, dd in diffs.items():

@@ -227,13 +227,14 @@ fi
 # manycpus_guest OUT NAME ISOLATED: the guest's default text report (its
 # isolated CPUs from the file) within the bounds of a wide machine, each
 # number in it against tests/manycpus_check.py's count of trace-cmd's text,
-# as test_manycpus.sh checks synthetic traces.  Not for the x86_64 guest:
-# its sends are kprobes, whose masks past 64 CPUs trace-cmd prints as
-# {0x0,0x0} (check.py reads them from -R; manycpus_check.py counts the send
-# tracepoints' text)
+# as test_manycpus.sh checks synthetic traces.  The x86_64 guest's sends
+# are kprobes, whose masks past 64 CPUs trace-cmd's text prints as
+# {0x0,0x0}: manycpus_check.py takes those from trace-cmd's raw output (-R,
+# RAW_REPORT), as check.py does
 manycpus_guest() {
 	f=$1/trace.dat
 	if ! trace-cmd report "$f" > "$TMP/mc.tc" 2> "$TMP/mc.err" ||
+	   ! trace-cmd report -R "$f" > "$TMP/mc.raw" 2>> "$TMP/mc.err" ||
 	   ! trace-cmd dump --options "$f" > "$TMP/mc.opts" 2>> "$TMP/mc.err"; then
 		fail "qemu-$2-manycpus-trace-cmd" "$(head -c 300 "$TMP/mc.err")"
 		return
@@ -253,7 +254,8 @@ manycpus_guest() {
 	# option, "recorder_pids=LIST"): the report leaves their sends out of
 	# its "by comm" rows
 	RECORDER_PIDS=$(grep -a -o 'recorder_pids=[0-9,]*' "$f" | head -n 1 | cut -d= -f2)
-	export RECORDER_PIDS
+	RAW_REPORT=$TMP/mc.raw
+	export RECORDER_PIDS RAW_REPORT
 	check_py "$TOP/tests/manycpus_check.py" "$2-manycpus" "$TMP/mc.tc" "$TMP/mc.opts" < "$TMP/mc.specs"
 	# the recorder's ids in the report's provenance: runs of consecutive
 	# ids as ranges, made here from the file's list
@@ -273,7 +275,7 @@ print(",".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in out))' "$RECOR
 	else
 		fail "qemu-$2-recorder-pids" "report '$got', the file's ids as ranges '$want'"
 	fi
-	unset RECORDER_PIDS
+	unset RECORDER_PIDS RAW_REPORT
 	echo "FIGURE $2-text-report $(wc -l < "$TMP/mc.tdefault.txt") lines, widest $(awk '{ if (length > w) w = length } END { print w + 0 }' "$TMP/mc.tdefault.txt") characters"
 }
 
@@ -282,7 +284,7 @@ wide() {	# wide ARCH NAME CPUS
 	last=$(($3 - 1))
 	if guest $1 $2 ipitest=wide isolcpus=domain,managed_irq,4-$last nohz_full=4-$last; then
 		check_guest $1 "$Q/out/$2" "$IPT"
-		[ $1 = arm64 ] && manycpus_guest "$Q/out/$2" $2 4-$last
+		manycpus_guest "$Q/out/$2" $2 4-$last
 		echo "FIGURE $2-isolated-sysfs $(cat "$Q/out/$2/isolated") nohz_full $(cat "$Q/out/$2/nohz_full") online $(cat "$Q/out/$2/online") possible $(cat "$Q/out/$2/possible")"
 	fi
 	guest_cpus= guest_timeout=
