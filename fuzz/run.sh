@@ -30,7 +30,7 @@ cd "$top" || exit 2
 secs=${1:-180}
 case "$secs" in *[!0-9]*|'') echo "run.sh: SECONDS must be a number, not '$secs'" >&2; exit 2 ;; esac
 [ $# -gt 0 ] && shift
-ALL="tracedat pages format text filter cpuset usyms snapshot http kallsyms"
+ALL="tracedat pages format text filter cpuset usyms snapshot http kallsyms symcache"
 targets=${*:-$ALL}
 for t in $targets; do
 	case " $ALL " in *" $t "*) ;; *) echo "run.sh: unknown target '$t' (one of: $ALL)" >&2; exit 2 ;; esac
@@ -168,6 +168,7 @@ max_len() {
 	pages) echo 16384 ;;		# 4 sub-buffers of 4096, 256 of 64 bytes
 	filter|cpuset|usyms) echo 8192 ;;
 	kallsyms) echo 16384 ;;		# its naive reader is quadratic
+	symcache) echo 65536 ;;
 	http) echo 9000 ;;		# serve reads at most 8192
 	esac
 }

@@ -260,11 +260,34 @@ void buffers_read(struct ipt_trace *t, char *buf, size_t size)
 	}
 }
 
+/*
+ * symbol_cache - where the library keeps kallsyms indexes: $IPITRACE_CACHE_DIR
+ * (set but empty: nowhere), else $XDG_CACHE_HOME/ipitrace, else
+ * $HOME/.cache/ipitrace (relative paths ignored, as the XDG spec says)
+ */
+static const char *symbol_cache(char *buf, size_t size)
+{
+	const char *dir = getenv("IPITRACE_CACHE_DIR"), *base;
+	int n;
+
+	if (dir)
+		return *dir ? dir : NULL;
+	if ((base = getenv("XDG_CACHE_HOME")) && *base == '/')
+		n = snprintf(buf, size, "%s/ipitrace", base);
+	else if ((base = getenv("HOME")) && *base == '/')
+		n = snprintf(buf, size, "%s/.cache/ipitrace", base);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
 struct ipt_trace *open_trace(const char *path, const char *buffer, bool one_buffer, int *rc)
 {
+	char cache[4096];
+	const struct ipt_open_opts oo = { .sz = sizeof(oo), .symbol_cache = symbol_cache(cache, sizeof(cache)) };
 	/* "-": standard input (a pipe is read into a temporary file by the library) */
-	struct ipt_trace *t = strcmp(path, "-") ? ipt_trace_open(path)
-						: ipt_trace_open_fd(0, "standard input");
+	struct ipt_trace *t = strcmp(path, "-") ? ipt_trace_open_opts(path, -1, &oo)
+						: ipt_trace_open_opts("standard input", 0, &oo);
 	int with_data = 0;
 
 	*rc = 1;

@@ -27,6 +27,11 @@ TRACES="$TOP/../shared/traces"
 T_PASS=0
 T_FAIL=0
 TMP=$(mktemp -d)
+# the kallsyms indexes the CLI keeps (IPITRACE_CACHE_DIR, ipitrace(1)): this
+# test's own, so that no test reads another's or the user's, and a trace a
+# test opens twice is read from its text once, then from its index
+IPITRACE_CACHE_DIR=$TMP/symcache
+export IPITRACE_CACHE_DIR
 TFS=""		# tracefs mounted by this test (mount_tracefs), unmounted at the end
 trap 'rm -rf "$TMP"; [ -n "$TFS" ] && umount "$TFS" 2>/dev/null' EXIT
 # mount_tracefs: tracefs at /sys/kernel/tracing, mounted now if it is not

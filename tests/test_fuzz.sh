@@ -17,7 +17,7 @@
 #     hang or a sanitizer report.  With the fuzz binaries built, each is
 #     also replayed through its own fuzz target.
 # Regression inputs are named TARGET-what-went-wrong[.ext], TARGET being a
-# fuzz target (tracedat pages format text filter cpuset usyms snapshot http kallsyms).
+# fuzz target (tracedat pages format text filter cpuset usyms snapshot http kallsyms symcache).
 # seconds: 83
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +50,7 @@ if [ "$B" = build ]; then
 		rm -rf "$out"
 		FUZZ_OUT="$out" FUZZ_JOBS=${FUZZ_JOBS:-2} CLANG=$CLANG FUZZ_ARGS="" FUZZ_OPT=-O0 \
 			sh "$TOP/fuzz/run.sh" "$SMOKE_SECS" > "$TMP/run.out" 2>&1
-		for t in tracedat pages format text filter cpuset usyms snapshot http kallsyms; do
+		for t in tracedat pages format text filter cpuset usyms snapshot http kallsyms symcache; do
 			s="$out/logs/$t.summary"
 			if [ ! -f "$s" ]; then
 				fail "fuzz $t" "did not run (build failed?): $(grep -m 2 -E 'cannot|error' "$TMP/run.out" | tr '\n' ' ')"
@@ -122,8 +122,8 @@ elif [ -d "$REGRESS" ]; then
 				check "regress $base: $cmd -j 1 and -j 3: same exit ($r1, $r3) and output" [ $same = yes ]
 			done
 			;;
-		pages|format|kallsyms)
-			# a stream, a format or a kallsyms text alone is no trace: only the fuzz binary replays it
+		pages|format|kallsyms|symcache)
+			# a stream, a format, a kallsyms text or index alone is no trace: only the fuzz binary replays it
 			if [ ! -x "$FBIN/fuzz_$target" ]; then
 				skip "regress $base" "needs build/fuzz/bin/fuzz_$target (fuzz/run.sh)"
 			fi

@@ -26,6 +26,9 @@
 #include "ipitrace.h"
 #include "testlib.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
@@ -485,6 +488,30 @@ static void test_headers(void)
 		CHECK(tdat_header(&d, buf, n), "%s: no trace.dat header", names[i]);
 		t = ipt_trace_open(path);
 		CHECK(t != NULL, "%s: %s", path, ipt_errmsg());
+		{	/* the same trace by its fd, and with options */
+			int fd = open(path, O_RDONLY);
+			struct ipt_trace *u = fd >= 0 ? ipt_trace_open_fd(fd, "by-fd") : NULL;
+			const struct ipt_open_opts big = { .sz = sizeof(big) + 8 }, none = { .sz = sizeof(none) };
+			struct ipt_trace *v = ipt_trace_open_opts(path, -1, &none);
+
+			CHECK(u && t && ipt_trace_ncpus(u) == ipt_trace_ncpus(t) && !strcmp(ipt_trace_path(u), "by-fd"),
+			      "%s by its fd: %s", names[i], u ? ipt_trace_path(u) : ipt_errmsg());
+			CHECK(v && t && ipt_trace_ncpus(v) == ipt_trace_ncpus(t), "%s with options", names[i]);
+			if (fd >= 0)
+				close(fd);
+			ipt_trace_close(u);
+			ipt_trace_close(v);
+			/* options larger than this library's, unknown bytes set */
+			{
+				unsigned char raw[sizeof(big) + 8];
+
+				memcpy(raw, &big, sizeof(big));
+				memset(raw + sizeof(big), 1, 8);
+				CHECK(ipt_trace_open_opts(path, -1, (const void *)raw) == NULL &&
+				      ipt_errcode() == IPT_ERR_INVALID, "unknown options refused: %s", ipt_errmsg());
+			}
+			CHECK(ipt_trace_open_fd(-1, "bad fd") == NULL, "a bad fd opened");
+		}
 		if (t) {
 			CHECK(ipt_trace_long_size(t) == d.long_size, "%s: long size %d, the header says %d",
 			      names[i], ipt_trace_long_size(t), d.long_size);

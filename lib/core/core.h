@@ -65,6 +65,13 @@ void ipt_soon_discard(void *p, size_t n, size_t from, size_t to);
 int ipt_tmpfile(const char *dir);
 /* The directory ipt_tmpfile(dir) uses. */
 const char *ipt_tmpdir(const char *dir);
+/* All len bytes written to fd at off (off < 0: at its position), again
+ * after EINTR; -1 with errno (ENOSPC for a write that wrote nothing). */
+int ipt_write_at(int fd, const void *p, size_t len, int64_t off);
+static inline int ipt_write_all(int fd, const void *p, size_t len)
+{
+	return ipt_write_at(fd, p, len, -1);
+}
 /*
  * A byte array that grows with the trace: in memory up to this size, then
  * in an unnamed temporary file ($TMPDIR, else /tmp; its blocks taken as it
@@ -246,6 +253,8 @@ struct ipt_symtab {
 	uint64_t byname_gen;		/* ... for the symbols of this gen */
 	uint64_t gen;		/* changes with the symbols (unique in the process;
 				 * 0: none yet): the key of remembered lookups */
+	void *cache_map;	/* an index file the names point into (symcache.c) */
+	size_t cache_maplen;
 };
 /* Parse /proc/kallsyms text ("addr type name [module]"): the names are
  * copied, the text is not kept. */
@@ -273,6 +282,28 @@ int ipt_symtab_sort(struct ipt_symtab *st);
 const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t addr);	/* <= addr */
 const struct ipt_sym *ipt_symtab_exact(const struct ipt_symtab *st, uint64_t addr);
 void ipt_symtab_free(struct ipt_symtab *st);
+/* An empty table takes syms (n of them, in order; its own now) whose
+ * names lie in map, a mapping of maplen bytes it unmaps when freed. */
+void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *map, size_t maplen);
+
+/* kallsyms tables kept on disk (symcache.c): the key of a kallsyms
+ * section, its bytes as stored and its text's length */
+struct ipt_symcache_key {
+	uint64_t h[2];
+	uint64_t ulen;
+};
+void ipt_symcache_key(struct ipt_symcache_key *k, const void *z, size_t zlen, uint64_t ulen);
+/* 1: the empty table st now holds the symbols kept in dir under k; 0: none
+ * there (or a file that is not whole and sound): st unchanged */
+int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
+/* st's symbols kept in dir under k (made with its parents, mode 0700),
+ * the oldest files beyond 16 removed; st must hold one kallsyms text's
+ * symbols only (read into an empty table).  Failures are silent. */
+void ipt_symcache_store(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
+/* For the fuzzer: the first n bytes of file made an index of key k in all
+ * but their table (its header's counts kept, its key and body hash set);
+ * the length it then has, 0 if its counts do not fit in n. */
+size_t ipt_symcache_seal(uint8_t *file, size_t n, const struct ipt_symcache_key *k);
 
 /* pid -> comm */
 struct ipt_comms {
@@ -400,6 +431,9 @@ struct ipt_trace {
 	size_t kallsyms_zlen, kallsyms_ulen;
 	long long kallsyms_zoff;
 	struct ipt_strbuf raw_kallsyms;
+	/* while it is opened: the directory of kept kallsyms indexes
+	 * (ipt_open_opts.symbol_cache; the caller's, NULL: none) */
+	const char *symcache_dir;
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 	size_t capraw_formats;

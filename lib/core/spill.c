@@ -200,3 +200,27 @@ void ipt_spill_free(struct ipt_spill *s)
 	s->cap = 0;
 	s->in_file = s->memory_only = false;
 }
+
+int ipt_write_at(int fd, const void *p, size_t len, int64_t off)
+{
+	const uint8_t *b = p;
+
+	while (len) {
+		ssize_t r = off < 0 ? write(fd, b, len) : pwrite(fd, b, len, (off_t)off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		b += r;
+		len -= (size_t)r;
+		if (off >= 0)
+			off += r;
+	}
+	return 0;
+}

@@ -793,8 +793,20 @@ const struct ipt_sym *ipt_symtab_exact(const struct ipt_symtab *st, uint64_t add
 	return s && s->addr == addr ? s : NULL;
 }
 
+void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *map, size_t maplen)
+{
+	free(st->syms);
+	st->syms = syms;
+	st->n = st->cap = n;
+	st->cache_map = map;
+	st->cache_maplen = maplen;
+	changed(st);
+}
+
 void ipt_symtab_free(struct ipt_symtab *st)
 {
+	if (st->cache_map)
+		munmap(st->cache_map, st->cache_maplen);
 	for (size_t i = 0; i < st->nextra; i++)
 		free(st->extra[i]);
 	free(st->extra);

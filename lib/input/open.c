@@ -81,23 +81,42 @@ static const char *what_file(const uint8_t *p, size_t n)
 	return NULL;
 }
 
+static struct ipt_trace *open_fd(int fd, const char *path, const struct ipt_open_opts *o);
+
 /* ipt_trace_open - open a trace.dat or a text trace */
 struct ipt_trace *ipt_trace_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct ipt_trace *t;
-
-	if (fd < 0) {
-		ipt_err_at(path, -1, "%s", strerror(errno));
-		return NULL;
-	}
-	t = ipt_trace_open_fd(fd, path);
-	close(fd);
-	return t;
+	return ipt_trace_open_opts(path, -1, NULL);
 }
 
 /* ipt_trace_open_fd - open the trace that fd reads (a file or a stream) */
 struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
+{
+	const struct ipt_open_opts none = { .sz = sizeof(none) };
+
+	return open_fd(fd, path, &none);
+}
+
+struct ipt_trace *ipt_trace_open_opts(const char *path, int fd, const struct ipt_open_opts *opts)
+{
+	struct ipt_open_opts o;
+	struct ipt_trace *t;
+
+	if (ipt_opts_copy(&o, sizeof(o), opts, "ipt_trace_open_opts"))
+		return NULL;
+	if (fd >= 0)
+		return open_fd(fd, path, &o);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ipt_err_at(path, -1, "%s", strerror(errno));
+		return NULL;
+	}
+	t = open_fd(fd, path, &o);
+	close(fd);
+	return t;
+}
+
+static struct ipt_trace *open_fd(int fd, const char *path, const struct ipt_open_opts *o)
 {
 	struct ipt_trace *t;
 	struct stat st;
@@ -165,7 +184,9 @@ struct ipt_trace *ipt_trace_open_fd(int fd, const char *path)
 			return NULL;
 		}
 		t->kind = IPT_INPUT_TRACEDAT;
+		t->symcache_dir = o->symbol_cache;	/* borrowed while it loads */
 		r = ipt_tracedat_load(t);
+		t->symcache_dir = NULL;
 	} else if (ipt_text_probe(t->map, t->map_size)) {
 		r = ipt_text_load(t);
 	} else {

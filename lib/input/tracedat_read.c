@@ -776,14 +776,32 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 
 	if (!off)
 		return 0;
+	struct ipt_symcache_key key;
+	bool cache;
+
 	if (section_head(t, off, 19, "kallsyms", &c, &flags))
 		return -1;
 	if ((flags & 1) && (rd_u32(&c, &csize) || rd_u32(&c, &usize) || rd_bytes(&c, csize, &z)))
 		return -1;
+	/* a compressed section, read into an empty table: its index may be
+	 * kept (symcache.c), saving its decompression and reading */
+	cache = z && t->symcache_dir && !t->ksyms.n && !t->ksyms.ltext && !t->kallsyms_z;
+	if (cache) {
+		ipt_symcache_key(&key, z, csize, usize);
+		if (ipt_symcache_load(&t->ksyms, t->symcache_dir, &key)) {
+			t->kallsyms_z = z;
+			t->kallsyms_zlen = csize;
+			t->kallsyms_ulen = usize;
+			t->kallsyms_zoff = (long long)off;
+			return 0;
+		}
+	}
 	if (section_at(t, off, 19, "kallsyms", &r, &owned))
 		return -1;
 	ret = read_kallsyms(t, &r, z, csize, usize, (long long)off);
 	owned_free(&owned);
+	if (!ret && cache)
+		ipt_symcache_store(&t->ksyms, t->symcache_dir, &key);
 	return ret;
 }
 

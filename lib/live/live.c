@@ -766,24 +766,6 @@ static void cap_fail(struct ipt_capture *c, const char *fmt, ...)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* write_all - write len bytes to fd */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* pipe_to_file - move n bytes from the pipe to the temporary file */
 static int pipe_to_file(struct cap_cpu *cc, size_t n)
 {
@@ -852,7 +834,7 @@ static int read_rest(struct cap_cpu *cc)
 			break;
 		if ((uint32_t)n < ps)
 			memset(buf + n, 0, ps - (uint32_t)n);
-		if (write_all(cc->out, buf, ps)) {
+		if (ipt_write_all(cc->out, buf, ps)) {
 			cap_fail(cc->c, "%s: writing CPU %d data: %s", cc->c->tmpdir, cc->cpu,
 				 strerror(errno));
 			goto fail;

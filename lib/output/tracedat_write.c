@@ -203,56 +203,11 @@ static int werr(const struct ipt_tdw *w, const char *what, int e)
 	return ipt_err("%s: %s: %s", w->path, what, strerror(e));
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	while (len) {
-		ssize_t r = write(fd, p, len);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
-{
-	const uint8_t *p = data;
-
-	while (len) {
-		ssize_t r = pwrite(fd, p, len, (off_t)off);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (r == 0) {
-			errno = ENOSPC;
-			return -1;
-		}
-		p += r;
-		len -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 static int out_flush(struct ipt_tdw *w)
 {
 	if (!w->olen)
 		return 0;
-	if (write_all(w->fd, w->obuf, w->olen))
+	if (ipt_write_all(w->fd, w->obuf, w->olen))
 		return werr(w, "write", errno);
 	w->olen = 0;
 	return 0;
@@ -268,7 +223,7 @@ static int out_write(struct ipt_tdw *w, const void *data, size_t len)
 	if (len >= OUTBUF_SIZE) {
 		if (out_flush(w))
 			return -1;
-		if (write_all(w->fd, p, len))
+		if (ipt_write_all(w->fd, p, len))
 			return werr(w, "write", errno);
 		return 0;
 	}
@@ -307,7 +262,7 @@ static int out_patch(struct ipt_tdw *w, uint64_t off, unsigned int size, uint64_
 			return -1;
 	}
 	ipt_put_uint(b, size, w->be, v);
-	if (pwrite_all(w->fd, b, size, off))
+	if (ipt_write_at(w->fd, b, size, (int64_t)off))
 		return werr(w, "write", errno);
 	return 0;
 }
@@ -750,14 +705,14 @@ static int spool_chunk(struct ipt_tdw *w)
 			return -1;
 		ipt_put_uint(hdr, 4, w->be, clen);
 		ipt_put_uint(hdr + 4, 4, w->be, w->npend);
-		if (pwrite_all(w->spool_fd, hdr, 8, w->spool_end))
+		if (ipt_write_at(w->spool_fd, hdr, 8, (int64_t)w->spool_end))
 			return werr(w, "write a temporary file", errno);
 		w->spool_end += 8;
 		c->spool_len += 8;
 		c->spool_chunks++;
 		p = w->cbuf;
 	}
-	if (pwrite_all(w->spool_fd, p, clen, w->spool_end))
+	if (ipt_write_at(w->spool_fd, p, clen, (int64_t)w->spool_end))
 		return werr(w, "write a temporary file", errno);
 	w->spool_end += clen;
 	c->spool_len += clen;
@@ -1342,7 +1297,7 @@ static int copy_to_stdout(struct ipt_tdw *w)
 		}
 		if (r == 0)
 			break;
-		if (write_all(fd, w->obuf, (size_t)r)) {
+		if (ipt_write_all(fd, w->obuf, (size_t)r)) {
 			ret = ipt_err("%s: write: %s", w->special ? w->path : "standard output", strerror(errno));
 			break;
 		}

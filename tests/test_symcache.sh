@@ -1,0 +1,118 @@
+#!/bin/sh
+# test_symcache.sh - the kallsyms indexes the CLI keeps (IPITRACE_CACHE_DIR,
+# $XDG_CACHE_HOME/ipitrace, ~/.cache/ipitrace): on every recorded trace,
+# `report -f json` and `convert` (whose columns name symbols) are byte for
+# byte what they are without a cache (IPITRACE_CACHE_DIR empty), when the
+# index is written (the first run) and when it is read (the second); a
+# trace whose kallsyms section is compressed leaves one index, named by the
+# section, shared by the traces with the same section; an index damaged
+# (a byte changed, cut short, another file's bytes) is not used, the
+# answers stay the same and a sound one takes its place; a directory that
+# cannot be made is no error and nothing is said; where the files go when
+# IPITRACE_CACHE_DIR is unset, and none at all when it is empty.
+# (unit_symcache checks the file format's checks byte by byte.)
+# ASan pass: one input of each kind (tests/lib.sh `inputs`).
+# seconds: 12
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$IPT" ] || { fail build "$IPT is missing (run make)"; finish; }
+TR=$(inputs "$TRACES"/recorded/*.dat)
+[ -n "$TR" ] || { skip symcache "no recorded traces in $TRACES/recorded"; finish; }
+
+# outputs PREFIX TRACE: the symbol-bearing outputs of one run each, with
+# IPITRACE_CACHE_DIR as the caller set it; false if a command fails or
+# says anything on standard error
+outputs() {
+	"$IPT" report -f json "$2" > "$1.json" 2> "$1.err" &&
+		"$IPT" convert -f csv "$2" -o - > "$1.csv" 2>> "$1.err" && [ ! -s "$1.err" ]
+}
+C=$TMP/c
+n=0 same=0 idx=0
+for t in $TR; do
+	b=$(basename "$t")
+	n=$((n + 1))
+	before=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+	if IPITRACE_CACHE_DIR= outputs "$TMP/$b.none" "$t" &&
+	   IPITRACE_CACHE_DIR=$C outputs "$TMP/$b.first" "$t" &&
+	   IPITRACE_CACHE_DIR=$C outputs "$TMP/$b.second" "$t" &&
+	   cmp -s "$TMP/$b.none.json" "$TMP/$b.first.json" && cmp -s "$TMP/$b.none.json" "$TMP/$b.second.json" &&
+	   cmp -s "$TMP/$b.none.csv" "$TMP/$b.first.csv" && cmp -s "$TMP/$b.none.csv" "$TMP/$b.second.csv"; then
+		same=$((same + 1))
+	else
+		fail "symcache-same: $b" "the outputs differ with an index, or a run failed: $(cat "$TMP/$b".*.err | head -n 2 | tr '\n' ';')"
+	fi
+	after=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+	# a compressed kallsyms section (trace-cmd dump --summary says how the
+	# file is compressed; v7 compresses its sections, v6 and "none" do not)
+	case $b in *.v6.dat|*-none.dat) want=0 ;; *) want=1 ;; esac
+	[ "$want" = 1 ] && idx=$((idx + 1))
+	if [ "$after" -gt "$before" ] && [ "$want" = 0 ]; then
+		fail "symcache-files: $b" "an index made for a trace whose sections are not compressed"
+	fi
+done
+[ $same = $n ] && pass "symcache-same: $n traces, report -f json and convert alike without an index, writing it and reading it"
+k=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+if [ "$idx" -gt 0 ] && [ "$k" -ge 1 ] && [ "$k" -le "$idx" ]; then
+	pass "symcache-files: $k index(es) for $idx traces with compressed sections (one per distinct section)"
+elif [ "$idx" -gt 0 ]; then
+	fail "symcache-files" "$k indexes for $idx traces with compressed sections: $(ls -la "$C" 2>&1 | head -n 5 | tr '\n' ';')"
+fi
+[ -z "$(ls -A "$C" 2>/dev/null | grep -v '^kallsyms-[0-9a-f]\{32\}\.idx$')" ] &&
+	pass "symcache-names: only whole index files in the directory (none left half-written)" ||
+	fail "symcache-names" "$(ls -A "$C" | head -n 5 | tr '\n' ' ')"
+
+# damage: a byte changed, cut short, another index's bytes under its name
+t=$(for f in $TR; do case $f in *.v6.dat|*-none.dat) ;; *) echo "$f" ;; esac; done | head -n 1)
+if [ -n "$t" ]; then
+	b=$(basename "$t")
+	D=$TMP/d
+	IPITRACE_CACHE_DIR=$D outputs "$TMP/d0" "$t"
+	f=$(ls "$D"/kallsyms-*.idx 2>/dev/null | head -n 1)
+	cp "$f" "$TMP/good.idx" 2>/dev/null
+	size=$(wc -c < "$f" 2>/dev/null || echo 0)
+	ok=0 tries=0
+	for how in byte-names byte-header cut other; do
+		tries=$((tries + 1))
+		case $how in
+		byte-names) printf 'Z' | dd of="$f" bs=1 seek=$((size - 7)) conv=notrunc 2> /dev/null ;;
+		byte-header) printf '\377' | dd of="$f" bs=1 seek=40 conv=notrunc 2> /dev/null ;;
+		cut) head -c $((size / 2)) "$TMP/good.idx" > "$f" ;;
+		other) head -c "$size" /dev/urandom > "$f" ;;
+		esac
+		if IPITRACE_CACHE_DIR=$D outputs "$TMP/d1" "$t" && cmp -s "$TMP/d0.json" "$TMP/d1.json" &&
+		   cmp -s "$TMP/d0.csv" "$TMP/d1.csv" && cmp -s "$f" "$TMP/good.idx"; then
+			ok=$((ok + 1))
+		else
+			fail "symcache-damaged: $how" "outputs differ, or the index was not written again whole ($(wc -c < "$f") bytes of $size)"
+		fi
+	done
+	[ $ok = $tries ] && pass "symcache-damaged: $b's index ($size bytes) changed 4 ways: not used, the same answers, a sound index in its place"
+fi
+
+# a directory that cannot be made: no error, nothing said, the same answers
+t1=$(echo "$TR" | head -n 1)
+if IPITRACE_CACHE_DIR=/proc/1/no/such outputs "$TMP/p" "$t1" && IPITRACE_CACHE_DIR= outputs "$TMP/q" "$t1" &&
+   cmp -s "$TMP/p.json" "$TMP/q.json"; then
+	pass "symcache-unwritable: exit 0, nothing on standard error, the same report"
+else
+	fail "symcache-unwritable" "$(head -n 2 "$TMP/p.err" | tr '\n' ';')"
+fi
+
+# where the files go without IPITRACE_CACHE_DIR
+if [ -n "$t" ]; then
+	mkdir -p "$TMP/home" "$TMP/xdg" "$TMP/home2"
+	(unset IPITRACE_CACHE_DIR XDG_CACHE_HOME; HOME=$TMP/home "$IPT" report "$t" > /dev/null 2>&1)
+	(unset IPITRACE_CACHE_DIR; HOME=$TMP/home XDG_CACHE_HOME=$TMP/xdg "$IPT" report "$t" > /dev/null 2>&1)
+	(unset IPITRACE_CACHE_DIR; HOME=$TMP/home2 XDG_CACHE_HOME=relative/dir "$IPT" report "$t" > /dev/null 2>&1)
+	(HOME=$TMP/home3 IPITRACE_CACHE_DIR= "$IPT" report "$t" > /dev/null 2>&1)
+	a=$(ls "$TMP/home/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
+	x=$(ls "$TMP/xdg/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
+	r=$(ls "$TMP/home2/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
+	mode=$(stat -c %a "$TMP/xdg/ipitrace" 2>/dev/null)
+	if [ "$a" = 1 ] && [ "$x" = 1 ] && [ "$r" = 1 ] && [ ! -e "$TMP/home3/.cache" ] && [ "$mode" = 700 ]; then
+		pass "symcache-where: ~/.cache/ipitrace, \$XDG_CACHE_HOME/ipitrace (mode $mode; a relative one ignored), none with IPITRACE_CACHE_DIR empty"
+	else
+		fail "symcache-where" "home $a, xdg $x (mode $mode), relative xdg -> home $r, empty: $(ls -A "$TMP/home3" 2>/dev/null | tr '\n' ' ')"
+	fi
+fi
+finish
