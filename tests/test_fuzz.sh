@@ -123,8 +123,10 @@ elif [ -d "$REGRESS" ]; then
 			done
 			;;
 		pages|format|kallsyms|symcache)
-			# a stream, a format, a kallsyms text or index alone is no trace: only the fuzz binary replays it
-			if [ ! -x "$FBIN/fuzz_$target" ]; then
+			# a stream, a format, a kallsyms text or index alone is no
+			# trace: only the fuzz binary replays it, in the plain pass
+			# (below; the ASan pass has nothing to run on it)
+			if [ "$B" = build ] && [ ! -x "$FBIN/fuzz_$target" ]; then
 				skip "regress $base" "needs build/fuzz/bin/fuzz_$target (fuzz/run.sh)"
 			fi
 			;;

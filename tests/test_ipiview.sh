@@ -155,4 +155,22 @@ for f in "$@"; do
 done
 check "convert --threads 1 and $(echo $AGREE_THREADS | tr ' ' ,) give the same CSV on $n traces, 3 filters:${bad:- ok}" \
 	[ $n -ge 2 -a -z "$bad" ]
+
+# explode's memory at 8192 CPUs: within 64 MiB whatever the output's size
+# (it took 2.7-3.8 GB for the arm64 trace once); peak RSS by /usr/bin/time
+# (the plain pass: ASan's own memory is not explode's), the output's events
+# by trace-cmd above (synth-8192)
+if [ "$ASAN" != 1 ] && [ -x "$GEN" ] && [ -x /usr/bin/time ]; then
+	for a in x86_64 arm64; do
+		"$GEN" -a $a -n 8192 -e 12000 -s 7 -o "$TMP/w-$a.dat" 2> /dev/null || { fail "explode-memory $a" "gen-synth failed"; continue; }
+		kb=$(/usr/bin/time -f %M "$IPT" explode --force "$TMP/w-$a.dat" -o "$TMP/w-$a.x.dat" 2>&1 > /dev/null | tail -n 1)
+		sz=$(wc -c < "$TMP/w-$a.x.dat" 2> /dev/null || echo 0)
+		if [ "$kb" -le 65536 ] 2> /dev/null && [ "$sz" -gt 1000000 ]; then
+			pass "explode-memory $a 8192 CPUs, 12,000 events: peak $kb KB for a $sz-byte output"
+		else
+			fail "explode-memory $a" "peak '$kb' KB (at most 65536) for a $sz-byte output"
+		fi
+		rm -f "$TMP/w-$a.dat" "$TMP/w-$a.x.dat"
+	done
+fi
 finish
