@@ -772,13 +772,12 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 	uint32_t csize = 0, usize = 0;
 	const uint8_t *z = NULL;
 	struct owned owned;
+	struct ipt_symcache_key key;
+	bool cache;
 	int ret;
 
 	if (!off)
 		return 0;
-	struct ipt_symcache_key key;
-	bool cache;
-
 	if (section_head(t, off, 19, "kallsyms", &c, &flags))
 		return -1;
 	if ((flags & 1) && (rd_u32(&c, &csize) || rd_u32(&c, &usize) || rd_bytes(&c, csize, &z)))
