@@ -248,6 +248,7 @@ struct ipt_symtab {
 	const char *ltext;
 	size_t llen;
 	int lstate;		/* 0: none or read, 1: pending (atomic) */
+	char *lcache;		/* where its index may be kept (or NULL) */
 	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
 	size_t nbyname, capbyname;
 	uint64_t byname_gen;		/* ... for the symbols of this gen */
@@ -268,6 +269,10 @@ int ipt_symtab_take_kallsyms(struct ipt_symtab *st, char *text, size_t len);
  * already, or a second text, is loaded (and sorted) at once.
  */
 int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
+/* A deferred text's index may be kept in dir (symcache.c): looked for
+ * there at the first lookup, by the text's content, and written there
+ * after the text is read.  Nothing for a table that is not deferred. */
+void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir);
 /* A deferred table read now (the text no longer needed). */
 int ipt_symtab_materialize(struct ipt_symtab *st);
 /* The name of s, a symbol of st. */
@@ -293,6 +298,8 @@ struct ipt_symcache_key {
 	uint64_t ulen;
 };
 void ipt_symcache_key(struct ipt_symcache_key *k, const void *z, size_t zlen, uint64_t ulen);
+/* ... of a section stored as text (not compressed): its len bytes */
+void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t len);
 /* 1: the empty table st now holds the symbols kept in dir under k; 0: none
  * there (or a file that is not whole and sound): st unchanged */
 int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);

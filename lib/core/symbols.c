@@ -556,6 +556,12 @@ int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t le
 	return 0;
 }
 
+void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir)
+{
+	if (st->ltext && !st->lcache && dir && *dir)
+		st->lcache = ipt_strdup(dir);	/* none if out of memory: no index */
+}
+
 /* while a table is read, a new symbol's name is its offset: the file order */
 static inline bool sym_after(const struct ipt_sym *a, const struct ipt_sym *b)
 {
@@ -663,10 +669,23 @@ static void made(const struct ipt_symtab *cst)
 		return;
 	pthread_mutex_lock(&lazy_lock);
 	if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED)) {
-		if (read_text(st, st->ltext, st->llen, false))
-			st->n = 0;	/* out of memory: no symbols */
+		const char *text = st->ltext;
+		size_t len = st->llen, n0 = st->n;
+		struct ipt_symcache_key k;
+		bool cache = st->lcache && !n0;
+
 		st->ltext = NULL;
 		st->llen = 0;
+		if (cache)
+			ipt_symcache_key_text(&k, text, len);
+		if (!cache || !ipt_symcache_load(st, st->lcache, &k)) {
+			if (read_text(st, text, len, false))
+				st->n = 0;	/* out of memory: no symbols */
+			else if (cache)
+				ipt_symcache_store(st, st->lcache, &k);
+		}
+		free(st->lcache);
+		st->lcache = NULL;
 		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lazy_lock);
@@ -815,6 +834,7 @@ void ipt_symtab_free(struct ipt_symtab *st)
 	for (size_t i = 0; i < st->nbyname; i++)
 		free(st->byname[i].name);
 	free(st->byname);
+	free(st->lcache);
 	memset(st, 0, sizeof(*st));
 }
 

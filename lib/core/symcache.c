@@ -98,6 +98,13 @@ void ipt_symcache_key(struct ipt_symcache_key *k, const void *z, size_t zlen, ui
 	k->ulen = ulen;
 }
 
+void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t len)
+{
+	/* seeded apart from the compressed sections' keys */
+	hash2(text, len, (uint64_t)len ^ 0x7465787400000000ULL, k->h);
+	k->ulen = len;
+}
+
 /* the file's path: DIR/kallsyms-KEY.idx */
 static int path_of(char *buf, size_t size, const char *dir, const struct ipt_symcache_key *k)
 {

@@ -233,6 +233,8 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r, const uint8_t *z, si
 	    r->owned ? ipt_symtab_take_kallsyms(&t->ksyms, (char *)(uintptr_t)d, n) :
 	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
+	if (in_map)
+		ipt_symtab_defer_cache(&t->ksyms, t->symcache_dir);
 	/* for a rewrite (a trace.dat has one kallsyms text): where it lies
 	 * compressed, a view of the mapped file, or else a copy */
 	if (z) {
