@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n)
 		fwrite(buf, 1, n, f);
 	fclose(f);
-	if (ipt_symcache_load(&st, dir, &k)) {
+	if (ipt_symtab_load_index(&st, dir, &k)) {
 		CHECK(n > 0, "an index that does not fit its counts was read");
 		CHECK(st.n > 0, "an empty table read");
 		for (size_t i = 0; i < st.n; i++) {

@@ -690,6 +690,9 @@ static inline size_t ipt_hash_slot(uint64_t h, size_t cap)
 struct ipt_hmap {
 	void *slot;		/* cap entries (NULL while cap is 0) */
 	size_t n, cap;		/* entries in use, slots (0 or a power of two) */
+	uint64_t moves;		/* times the slots moved (grown): pointers into
+				 * them taken at another count are stale (a new
+				 * array may lie where a freed one was) */
 };
 
 /* The tag of a key of hash h. */

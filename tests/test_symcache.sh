@@ -9,10 +9,11 @@
 # (a byte changed, cut short, another file's bytes) is not used, the
 # answers stay the same and a sound one takes its place; a directory that
 # cannot be made is no error and nothing is said; where the files go when
-# IPITRACE_CACHE_DIR is unset, and none at all when it is empty.
+# IPITRACE_CACHE_DIR is unset, and none at all when it is empty; refs, by
+# which a trace file found again is not read, and a file changed in place.
 # (unit_symcache checks the file format's checks byte by byte.)
 # ASan pass: one input of each kind (tests/lib.sh `inputs`).
-# seconds: 12
+# seconds: 14
 . "$(dirname "$0")/lib.sh"
 
 [ -x "$IPT" ] || { fail build "$IPT is missing (run make)"; finish; }
@@ -27,6 +28,11 @@ outputs() {
 		"$IPT" convert -f csv "$2" -o - > "$1.csv" 2>> "$1.err" && [ ! -s "$1.err" ]
 }
 C=$TMP/c
+# a trace file of the test's own, to be changed in place once a ref for it
+# is kept (refs are written for files changed 2 s before or more)
+a=$(echo "$TR" | sed -n 1p) z=$(echo "$TR" | sed -n 2p)
+cp "$a" "$TMP/x.dat"
+made_x=$(date +%s)
 n=0 same=0 text=0 textidx=0
 for t in $TR; do
 	b=$(basename "$t")
@@ -53,8 +59,8 @@ if [ "$k" -ge 1 ] && [ "$k" -le "$n" ] && { [ "$text" = 0 ] || [ "$textidx" -ge 
 else
 	fail "symcache-files" "$k indexes for $n traces, $textidx new for $text stored as text: $(ls -la "$C" 2>&1 | head -n 5 | tr '\n' ';')"
 fi
-[ -z "$(ls -A "$C" 2>/dev/null | grep -v '^kallsyms-[0-9a-f]\{32\}\.idx$')" ] &&
-	pass "symcache-names: only whole index files in the directory (none left half-written)" ||
+[ -z "$(ls -A "$C" 2>/dev/null | grep -v '^kallsyms-[0-9a-f]\{32\}\.idx$' | grep -v '^ref-[0-9a-f]\{32\}$')" ] &&
+	pass "symcache-names: only whole index and ref files in the directory (none left half-written)" ||
 	fail "symcache-names" "$(ls -A "$C" | head -n 5 | tr '\n' ' ')"
 
 # damage: a byte changed, cut short, another index's bytes under its name
@@ -86,6 +92,32 @@ for td in $t $tt; do
 	done
 	[ $ok = $tries ] && pass "symcache-damaged: $b's index ($size bytes) changed 4 ways: not used, the same answers, a sound index in its place"
 done
+
+# refs: a trace found again by where its section lies (its file's device,
+# inode, size and times), not read; a file changed in place is not taken
+# for what it was (its change time moved), nor is one changed just now
+refs=$(ls "$C" 2>/dev/null | grep -c '^ref-')
+[ "$refs" -ge 1 ] && [ "$refs" -le "$n" ] && pass "symcache-refs: $refs ref(s) for $n traces" ||
+	fail "symcache-refs" "$refs refs for $n traces"
+if [ -n "$z" ]; then
+	R=$TMP/r F=$TMP/f
+	cp "$a" "$TMP/y.dat"
+	IPITRACE_CACHE_DIR=$F outputs "$TMP/y0" "$TMP/y.dat"
+	fresh=$(ls "$F" 2>/dev/null | grep -c '^ref-')
+	left=$((made_x + 3 - $(date +%s)))
+	[ "$left" -gt 0 ] && sleep "$left"
+	IPITRACE_CACHE_DIR=$R outputs "$TMP/x1" "$TMP/x.dat"
+	settled=$(ls "$R" 2>/dev/null | grep -c '^ref-')
+	cat "$z" > "$TMP/x.dat"	# the same inode, other bytes
+	IPITRACE_CACHE_DIR=$R outputs "$TMP/x2" "$TMP/x.dat"
+	IPITRACE_CACHE_DIR= outputs "$TMP/x3" "$TMP/x.dat"
+	if [ "$fresh" = 0 ] && [ "$settled" = 1 ] && ! cmp -s "$TMP/x1.json" "$TMP/x2.json" &&
+	   cmp -s "$TMP/x2.json" "$TMP/x3.json" && cmp -s "$TMP/x2.csv" "$TMP/x3.csv"; then
+		pass "symcache-changed: no ref for a file just written, one 3 s on; $(basename "$a") rewritten in place with $(basename "$z")'s bytes reports as without an index"
+	else
+		fail "symcache-changed" "refs $fresh fresh, $settled settled; the rewritten file's report against none: $(cmp "$TMP/x2.json" "$TMP/x3.json" 2>&1 | head -n 1)"
+	fi
+fi
 
 # a directory that cannot be made: no error, nothing said, the same answers
 t1=$(echo "$TR" | head -n 1)

@@ -5,7 +5,9 @@
  * text length, or damaged anywhere (a byte changed, cut short, grown, a
  * header field changed) is not used and leaves the table empty; a table
  * that has symbols takes none; a directory keeps the 16 newest files; one
- * that cannot be made is no error.
+ * that cannot be made is no error.  Refs (a section's place in its file ->
+ * its key): each field of the place changes the ref; one put is read back;
+ * one with any byte changed, or cut short, is not used.
  */
 #include "core/core.h"
 #include "testlib.h"
@@ -94,7 +96,7 @@ int main(void)
 	CHECK(text && mkdtemp(dir), "set-up");
 	CHECK(ipt_symtab_load_kallsyms(&st, text, strlen(text)) == 0 && st.n == 3000, "the text read: %zu", st.n);
 	ipt_symcache_key(&k, text, strlen(text) / 3, strlen(text));
-	CHECK(ipt_symcache_load(&back, dir, &k) == 0 && back.n == 0, "nothing kept yet");
+	CHECK(ipt_symtab_load_index(&back, dir, &k) == 0 && back.n == 0, "nothing kept yet");
 	ipt_symcache_store(&st, dir, &k);
 	snprintf(path, sizeof(path), "%s/kallsyms-%016llx%016llx.idx", dir, (unsigned long long)k.h[0],
 		 (unsigned long long)k.h[1]);
@@ -102,7 +104,7 @@ int main(void)
 	CHECK(size > 64, "the file %s: %ld bytes", path, size);
 
 	/* read back: the same symbols, the same lookups */
-	CHECK(ipt_symcache_load(&back, dir, &k) == 1, "read back");
+	CHECK(ipt_symtab_load_index(&back, dir, &k) == 1, "read back");
 	CHECK(same(&st, &back), "read back: the same %zu symbols (got %zu)", st.n, back.n);
 	for (int i = 0; i < 5000; i++) {
 		uint64_t a = 0xffffffff80fffff0ull + t_xorshift64(&rnd) % 0x30000;
@@ -112,16 +114,16 @@ int main(void)
 	}
 	CHECK(bad == 0, "5000 lookups: %d differ", bad);
 	/* a table with symbols takes none */
-	CHECK(ipt_symcache_load(&back, dir, &k) == 0 && same(&st, &back), "a full table: nothing taken");
+	CHECK(ipt_symtab_load_index(&back, dir, &k) == 0 && same(&st, &back), "a full table: nothing taken");
 	ipt_symtab_free(&back);
 
 	/* another key, another text length: not that file */
 	other = k;
 	other.h[1] ^= 1;
-	CHECK(ipt_symcache_load(&back, dir, &other) == 0 && !back.n, "another key");
+	CHECK(ipt_symtab_load_index(&back, dir, &other) == 0 && !back.n, "another key");
 	other = k;
 	other.ulen++;
-	CHECK(ipt_symcache_load(&back, dir, &other) == 0 && !back.n, "another text length");
+	CHECK(ipt_symtab_load_index(&back, dir, &other) == 0 && !back.n, "another text length");
 
 	/* damage anywhere: the file is not used */
 	good = malloc((size_t)size + 16);
@@ -147,14 +149,14 @@ int main(void)
 			memset(b + size, 0, n - (size_t)size);
 		}
 		write_file(path, b, n);
-		if (ipt_symcache_load(&back, dir, &k) == 0 && back.n == 0)
+		if (ipt_symtab_load_index(&back, dir, &k) == 0 && back.n == 0)
 			unused++;
 		ipt_symtab_free(&back);
 		free(b);
 	}
 	CHECK(unused == 3000, "3000 damaged files: %d not used", unused);
 	write_file(path, good, (size_t)size);
-	CHECK(ipt_symcache_load(&back, dir, &k) == 1 && same(&st, &back), "the sound file again");
+	CHECK(ipt_symtab_load_index(&back, dir, &k) == 1 && same(&st, &back), "the sound file again");
 	ipt_symtab_free(&back);
 	free(good);
 
@@ -182,7 +184,51 @@ int main(void)
 
 	/* a directory that cannot be made: no file, no error */
 	ipt_symcache_store(&st, "/proc/no/such/dir", &k);
-	CHECK(ipt_symcache_load(&back, "/proc/no/such/dir", &k) == 0 && !back.n, "no directory");
+	CHECK(ipt_symtab_load_index(&back, "/proc/no/such/dir", &k) == 0 && !back.n, "no directory");
+
+	{	/* refs: a section's place -> its key; any field of the place
+		 * changes the ref; a ref damaged or cut short is not used */
+		const uint64_t file[5] = { 2049, 1234567, 5533926, 1765000000123456789ull, 1765000000123456789ull };
+		struct ipt_symcache_ref r, r2;
+		struct ipt_symcache_key got;
+		char rp[4200];
+		int differ = 0;
+
+		ipt_symcache_ref_of(&r, file, 4096, 1000000);
+		for (int fld = 0; fld < 7; fld++) {
+			uint64_t v[5];
+
+			memcpy(v, file, sizeof(v));
+			if (fld < 5)
+				v[fld] ^= 1;
+			ipt_symcache_ref_of(&r2, v, 4096 + (fld == 5), 1000000 + (fld == 6));
+			differ += memcmp(r.h, r2.h, sizeof(r.h)) != 0;
+		}
+		CHECK(differ == 7, "a ref changes with each of the 7 fields of a place: %d", differ);
+		CHECK(ipt_symcache_ref_get(dir, &r, &got) == 0, "no ref yet");
+		ipt_symcache_ref_put(dir, &r, &k);
+		CHECK(ipt_symcache_ref_get(dir, &r, &got) == 1 && !memcmp(got.h, k.h, sizeof(k.h)) && got.ulen == k.ulen,
+		      "a ref read back: the key put");
+		snprintf(rp, sizeof(rp), "%s/ref-%016llx%016llx", dir, (unsigned long long)r.h[0],
+			 (unsigned long long)r.h[1]);
+		CHECK(file_size(rp) == 40, "the ref file: %ld bytes", file_size(rp));
+		for (int at = 0; at < 40; at++) {
+			int fd = open(rp, O_RDWR);
+			unsigned char b = 0;
+
+			if (fd < 0 || pread(fd, &b, 1, at) != 1) {
+				CHECK(0, "ref byte %d", at);
+				break;
+			}
+			b ^= 0x10;
+			(void)!pwrite(fd, &b, 1, at);
+			CHECK(ipt_symcache_ref_get(dir, &r, &got) == 0, "a ref with byte %d changed: not used", at);
+			b ^= 0x10;
+			(void)!pwrite(fd, &b, 1, at);
+			close(fd);
+		}
+		CHECK(truncate(rp, 39) == 0 && ipt_symcache_ref_get(dir, &r, &got) == 0, "a ref cut short: not used");
+	}
 
 	{	/* clean up */
 		DIR *d = opendir(dir);

@@ -43,6 +43,10 @@ void *ipt_malloc(size_t n);
  * where the kernel gives them, one fault each rather than 512, if that
  * wastes at most a quarter of n; free() it. */
 void *ipt_malloc_big(size_t n);
+/* For a table written all over when made (a hash table's slots): from
+ * 256 KiB on whole 2 MiB pages, however much of the last is used (a few
+ * tables per process, each faulted in at once); free() it. */
+void *ipt_malloc_table(size_t n);
 /*
  * The same for a buffer freed soon (a section read once): from 1 MiB a
  * mapping of its own, so that freeing it leaves malloc's thresholds as
@@ -237,6 +241,7 @@ struct ipt_sym {
 	uint64_t addr;
 	const char *name;	/* into the owning table's string storage */
 };
+struct ipt_symcache_ref;
 struct ipt_symtab {
 	struct ipt_sym *syms;	/* sorted by address */
 	size_t n, cap;
@@ -249,6 +254,8 @@ struct ipt_symtab {
 	size_t llen;
 	int lstate;		/* 0: none or read, 1: pending (atomic) */
 	char *lcache;		/* where its index may be kept (or NULL) */
+	uint64_t lref[2];	/* ... and where the text lies (lref_ok) */
+	bool lref_ok;
 	struct ipt_sym_byname *byname;	/* by-name answers, remembered */
 	size_t nbyname, capbyname;
 	uint64_t byname_gen;		/* ... for the symbols of this gen */
@@ -270,9 +277,10 @@ int ipt_symtab_take_kallsyms(struct ipt_symtab *st, char *text, size_t len);
  */
 int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t len);
 /* A deferred text's index may be kept in dir (symcache.c): looked for
- * there at the first lookup, by the text's content, and written there
- * after the text is read.  Nothing for a table that is not deferred. */
-void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir);
+ * there at the first lookup, by ref (where the text lies in its file, or
+ * NULL) else by the text's content, and written there after the text is
+ * read.  Nothing for a table that is not deferred. */
+void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *ref);
 /* A deferred table read now (the text no longer needed). */
 int ipt_symtab_materialize(struct ipt_symtab *st);
 /* The name of s, a symbol of st. */
@@ -300,13 +308,39 @@ struct ipt_symcache_key {
 void ipt_symcache_key(struct ipt_symcache_key *k, const void *z, size_t zlen, uint64_t ulen);
 /* ... of a section stored as text (not compressed): its len bytes */
 void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t len);
-/* 1: the empty table st now holds the symbols kept in dir under k; 0: none
- * there (or a file that is not whole and sound): st unchanged */
-int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
+/* 1: f holds the symbols kept in dir under k (for ipt_symtab_adopt); 0:
+ * none there (or a file that is not whole and sound) */
+struct ipt_symcache_found {
+	struct ipt_sym *syms;
+	size_t n;
+	void *map;
+	size_t maplen;
+};
+int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symcache_found *f);
+/* 1: the empty table st now holds the symbols kept in dir under k
+ * (symbols.c); 0: none there, or st not empty: st unchanged */
+int ipt_symtab_load_index(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
 /* st's symbols kept in dir under k (made with its parents, mode 0700),
  * the oldest files beyond 16 removed; st must hold one kallsyms text's
  * symbols only (read into an empty table).  Failures are silent. */
 void ipt_symcache_store(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
+/*
+ * Where a trace file's kallsyms section lies, as its file system tells
+ * files apart: the file's device, inode, size and its modification and
+ * change times (file[5]; any write changes the last), the section's offset
+ * and length.  A ref file in the directory holds the key of the content
+ * found there, so that a trace reported again finds its index without
+ * reading the section.  Refs are for files changed at least 2 s before
+ * (the caller's test): later changes then show in the change time.
+ */
+struct ipt_symcache_ref {
+	uint64_t h[2];
+};
+void ipt_symcache_ref_of(struct ipt_symcache_ref *r, const uint64_t file[5], uint64_t off, uint64_t len);
+/* 1: k is the key kept in dir for r; 0: none (or a file that is not sound) */
+int ipt_symcache_ref_get(const char *dir, const struct ipt_symcache_ref *r, struct ipt_symcache_key *k);
+/* k kept in dir for r (the oldest refs beyond 256 removed); silent */
+void ipt_symcache_ref_put(const char *dir, const struct ipt_symcache_ref *r, const struct ipt_symcache_key *k);
 /* For the fuzzer: the first n bytes of file made an index of key k in all
  * but their table (its header's counts kept, its key and body hash set);
  * the length it then has, 0 if its counts do not fit in n. */
@@ -441,6 +475,11 @@ struct ipt_trace {
 	/* while it is opened: the directory of kept kallsyms indexes
 	 * (ipt_open_opts.symbol_cache; the caller's, NULL: none) */
 	const char *symcache_dir;
+	/* the file's identity for symcache refs: device, inode, size,
+	 * modification and change times (ns); file_ident_ok where it is a
+	 * file of its own, changed at least 2 s before it was opened */
+	uint64_t file_ident[5];
+	bool file_ident_ok;
 	struct ipt_raw_format *raw_formats;
 	int nraw_formats;
 	size_t capraw_formats;

@@ -34,7 +34,7 @@ int ipt_hmap_grow(struct ipt_hmap *m, size_t esz, size_t more)
 	/* written now rather than calloc'd: a fresh mapping read first (the
 	 * probes) maps the zero page, and the first write to each page then
 	 * costs a fault and a TLB shootdown of the other threads' CPUs */
-	m->slot = ipt_malloc(cap * esz);
+	m->slot = ipt_malloc_table(cap * esz);
 	if (m->slot)
 		memset(m->slot, 0, cap * esz);
 	if (!m->slot) {
@@ -42,6 +42,7 @@ int ipt_hmap_grow(struct ipt_hmap *m, size_t esz, size_t more)
 		return -1;
 	}
 	m->cap = cap;
+	m->moves = old.moves + 1;
 	for (size_t i = 0; i < old.cap; i++) {
 		const void *e = ipt_hmap_at(&old, esz, i);
 

@@ -469,8 +469,16 @@ static void drop_read(const char *s, size_t *from, size_t to)
 	}
 }
 
+/* upto_nul - the text ends at its first NUL byte, if any */
+static size_t upto_nul(const char *s, size_t len)
+{
+	const char *nul = memchr(s, 0, len);
+
+	return nul ? (size_t)(nul - s) : len;
+}
+
 /*
- * read_text - the symbols of kallsyms text, after those st has.  Names and
+ * read_text - the symbols of kallsyms text (up to a NUL), after those st has.  Names and
  * symbols get room for what the text can hold at most (the lines counted,
  * less their addresses), in huge pages where they fill them.  drop: the
  * text's pages may be given back as it is read (see drop_read).
@@ -479,8 +487,11 @@ static int read_text(struct ipt_symtab *st, const char *s, size_t len, bool drop
 {
 	size_t dropped = 0;
 	struct kbuild b = { .st = st, .n0 = st->n, .sorted = true };
-	size_t lines = count_lines(s, len) + 1, n, i = 0;
+	size_t lines, n, i = 0;
 	struct ipt_sym *sy;
+
+	len = upto_nul(s, len);
+	lines = count_lines(s, len) + 1;
 
 	b.capnames = (len > 19 * lines ? len - 19 * lines : len) + 64;
 	if (b.capnames >= (1u << 20))	/* whole huge pages: 4 KiB faults cost more */
@@ -556,10 +567,14 @@ int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t le
 	return 0;
 }
 
-void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir)
+void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *ref)
 {
-	if (st->ltext && !st->lcache && dir && *dir)
-		st->lcache = ipt_strdup(dir);	/* none if out of memory: no index */
+	if (!st->ltext || st->lcache || !dir || !*dir)
+		return;
+	st->lcache = ipt_strdup(dir);	/* none if out of memory: no index */
+	st->lref_ok = ref != NULL;
+	if (ref)
+		memcpy(st->lref, ref->h, sizeof(st->lref));
 }
 
 /* while a table is read, a new symbol's name is its offset: the file order */
@@ -672,18 +687,27 @@ static void made(const struct ipt_symtab *cst)
 		const char *text = st->ltext;
 		size_t len = st->llen, n0 = st->n;
 		struct ipt_symcache_key k;
-		bool cache = st->lcache && !n0;
+		struct ipt_symcache_ref ref;
+		bool cache = st->lcache && !n0, known = false, loaded = false;
 
 		st->ltext = NULL;
 		st->llen = 0;
-		if (cache)
-			ipt_symcache_key_text(&k, text, len);
-		if (!cache || !ipt_symcache_load(st, st->lcache, &k)) {
+		if (cache) {
+			/* where the text lies first: then it is not read at all */
+			memcpy(ref.h, st->lref, sizeof(ref.h));
+			known = st->lref_ok && ipt_symcache_ref_get(st->lcache, &ref, &k);
+			if (!known)
+				ipt_symcache_key_text(&k, text, upto_nul(text, len));
+			loaded = ipt_symtab_load_index(st, st->lcache, &k);
+		}
+		if (!loaded) {
 			if (read_text(st, text, len, false))
 				st->n = 0;	/* out of memory: no symbols */
 			else if (cache)
 				ipt_symcache_store(st, st->lcache, &k);
 		}
+		if (cache && !known && st->lref_ok && st->n)
+			ipt_symcache_ref_put(st->lcache, &ref, &k);
 		free(st->lcache);
 		st->lcache = NULL;
 		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);
@@ -820,6 +844,16 @@ void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, voi
 	st->cache_map = map;
 	st->cache_maplen = maplen;
 	changed(st);
+}
+
+int ipt_symtab_load_index(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k)
+{
+	struct ipt_symcache_found f;
+
+	if (st->n || st->ltext || !ipt_symcache_read(dir, k, &f))
+		return 0;
+	ipt_symtab_adopt(st, f.syms, f.n, f.map, f.maplen);
+	return 1;
 }
 
 void ipt_symtab_free(struct ipt_symtab *st)

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define SC_MAGIC "IPTKSYM1"
@@ -153,7 +155,7 @@ size_t ipt_symcache_seal(uint8_t *file, size_t n, const struct ipt_symcache_key 
 	return (size_t)total;
 }
 
-int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k)
+int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symcache_found *f)
 {
 	char path[4096];
 	struct stat sb;
@@ -163,7 +165,7 @@ int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_s
 	struct ipt_sym *sy = NULL;
 	int fd;
 
-	if (!dir || !*dir || st->n || st->ltext || path_of(path, sizeof(path), dir, k))
+	if (!dir || !*dir || path_of(path, sizeof(path), dir, k))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -206,7 +208,7 @@ int ipt_symcache_load(struct ipt_symtab *st, const char *dir, const struct ipt_s
 			sy[i].name = names + off;
 		}
 	}
-	ipt_symtab_adopt(st, sy, (size_t)h->nsyms, (void *)(uintptr_t)m, (size_t)total);
+	*f = (struct ipt_symcache_found){ sy, (size_t)h->nsyms, (void *)(uintptr_t)m, (size_t)total };
 	return 1;
 miss:
 	free(sy);
@@ -246,9 +248,10 @@ static int newer_first(const void *a, const void *b)
 	return x->mtime != y->mtime ? (x->mtime < y->mtime ? 1 : -1) : strcmp(x->name, y->name);
 }
 
-/* prune - at most SC_KEEP index files in dir: the oldest go */
-static void prune(const char *dir)
+/* prune - at most keep files called PREFIX...SUFFIX in dir: the oldest go */
+static void prune(const char *dir, const char *prefix, const char *suffix, size_t keep)
 {
+	size_t plen = strlen(prefix), slen = strlen(suffix);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	struct sc_file *v = NULL;
@@ -260,32 +263,53 @@ static void prune(const char *dir)
 		struct stat sb;
 		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "kallsyms-", 9) || len < 13 || len >= sizeof(v->name) ||
-		    strcmp(e->d_name + len - 4, ".idx") || fstatat(dirfd(d), e->d_name, &sb, 0) ||
+		if (strncmp(e->d_name, prefix, plen) || len < plen + slen || len >= sizeof(v->name) ||
+		    strcmp(e->d_name + len - slen, suffix) || fstatat(dirfd(d), e->d_name, &sb, 0) ||
 		    IPT_GROW(v, cap, n + 1))
 			continue;
 		v[n].mtime = sb.st_mtime;
 		memcpy(v[n].name, e->d_name, len + 1);
 		n++;
 	}
-	if (n > SC_KEEP) {
+	if (n > keep) {
 		qsort(v, n, sizeof(*v), newer_first);
-		for (size_t i = SC_KEEP; i < n; i++)
+		for (size_t i = keep; i < n; i++)
 			(void)unlinkat(dirfd(d), v[i].name, 0);
 	}
 	free(v);
 	closedir(d);
 }
 
+/* put_file - path (in dir, made if missing) holds the parts, whole: written
+ * aside, then renamed; 0 done, -1 not */
+static int put_file(const char *dir, const char *path, const struct iovec *parts, int nparts)
+{
+	char tmp[4096 + 16];
+	bool ok = true;
+	int fd;
+
+	if (mkdirs(dir) || snprintf(tmp, sizeof(tmp), "%s/.kallsyms-XXXXXX", dir) >= (int)sizeof(tmp) ||
+	    (fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+		return -1;
+	for (int i = 0; ok && i < nparts; i++)
+		ok = ipt_write_all(fd, parts[i].iov_base, parts[i].iov_len) == 0;
+	if (close(fd))
+		ok = false;
+	if (!ok || rename(tmp, path)) {
+		(void)unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 void ipt_symcache_store(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k)
 {
-	char path[4096], tmp[4096 + 16];
+	char path[4096];
 	const char *lo = NULL, *hi = NULL;
 	struct sc_header h;
 	uint64_t offs_at, names_at, total;
 	uint8_t *table;
 	size_t tlen;
-	int fd;
 
 	if (!dir || !*dir || !st->n || st->ltext || path_of(path, sizeof(path), dir, k))
 		return;
@@ -320,17 +344,92 @@ void ipt_symcache_store(const struct ipt_symtab *st, const char *dir, const stru
 	h.nsyms = st->n;
 	h.names_len = (uint64_t)(hi - lo);
 	h.body_hash = body_hash(table, tlen, lo, (size_t)(hi - lo));
-	if (mkdirs(dir) == 0 && snprintf(tmp, sizeof(tmp), "%s/.kallsyms-XXXXXX", dir) < (int)sizeof(tmp) &&
-	    (fd = mkostemp(tmp, O_CLOEXEC)) >= 0) {
-		bool ok = ipt_write_all(fd, &h, sizeof(h)) == 0 && ipt_write_all(fd, table, tlen) == 0 &&
-			  ipt_write_all(fd, lo, (size_t)(hi - lo)) == 0;
+	{
+		const struct iovec parts[3] = { { &h, sizeof(h) }, { table, tlen },
+						{ (void *)(uintptr_t)lo, (size_t)(hi - lo) } };
 
-		if (close(fd))
-			ok = false;
-		if (!ok || rename(tmp, path))
-			(void)unlink(tmp);
-		else
-			prune(dir);
+		if (put_file(dir, path, parts, 3) == 0)
+			prune(dir, "kallsyms-", ".idx", SC_KEEP);
 	}
 	free(table);
+}
+
+/* ---- a trace file's section -> the key of its content ---- */
+
+#define REF_MAGIC "IPTKREF1"
+#define REF_KEEP 256		/* refs kept in a directory, the newest */
+
+/* a ref file: the key of the content of the section it is named after */
+struct sc_ref {
+	char magic[8];
+	uint64_t key[2];
+	uint64_t ulen;
+	uint64_t check;		/* a hash of the above */
+};
+_Static_assert(sizeof(struct sc_ref) == 40, "a ref is 40 bytes");
+
+static uint64_t ref_check(const struct sc_ref *r)
+{
+	uint64_t h[2];
+
+	hash2(r, offsetof(struct sc_ref, check), SC_VERSION + 2, h);
+	return h[0];
+}
+
+static int ref_path(char *buf, size_t size, const char *dir, const struct ipt_symcache_ref *r)
+{
+	int n = snprintf(buf, size, "%s/ref-%016llx%016llx", dir, (unsigned long long)r->h[0],
+			 (unsigned long long)r->h[1]);
+
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+void ipt_symcache_ref_of(struct ipt_symcache_ref *r, const uint64_t file[5], uint64_t off, uint64_t len)
+{
+	uint64_t v[7] = { file[0], file[1], file[2], file[3], file[4], off, len };
+
+	hash2(v, sizeof(v), SC_VERSION + 3, r->h);
+}
+
+int ipt_symcache_ref_get(const char *dir, const struct ipt_symcache_ref *r, struct ipt_symcache_key *k)
+{
+	char path[4096];
+	struct sc_ref f;
+	ssize_t got;
+	int fd;
+
+	if (!dir || !*dir || ref_path(path, sizeof(path), dir, r))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, &f, sizeof(f));
+	close(fd);
+	if (got != (ssize_t)sizeof(f) || memcmp(f.magic, REF_MAGIC, 8) || f.check != ref_check(&f))
+		return 0;
+	k->h[0] = f.key[0];
+	k->h[1] = f.key[1];
+	k->ulen = f.ulen;
+	return 1;
+}
+
+void ipt_symcache_ref_put(const char *dir, const struct ipt_symcache_ref *r, const struct ipt_symcache_key *k)
+{
+	char path[4096];
+	struct sc_ref f;
+
+	if (!dir || !*dir || ref_path(path, sizeof(path), dir, r))
+		return;
+	memset(&f, 0, sizeof(f));
+	memcpy(f.magic, REF_MAGIC, 8);
+	f.key[0] = k->h[0];
+	f.key[1] = k->h[1];
+	f.ulen = k->ulen;
+	f.check = ref_check(&f);
+	{
+		const struct iovec part = { &f, sizeof(f) };
+
+		if (put_file(dir, path, &part, 1) == 0)
+			prune(dir, "ref-", "", REF_KEEP);
+	}
 }

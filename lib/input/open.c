@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -116,6 +117,26 @@ struct ipt_trace *ipt_trace_open_opts(const char *path, int fd, const struct ipt
 	return t;
 }
 
+/*
+ * file_ident - the file's identity for the kallsyms index's refs
+ * (core/symcache.c): none for a spooled pipe, nor for a file changed in the
+ * last 2 s (a change within the same tick of the clock that stamps files
+ * could leave its times as they were; 2 s later any change shows)
+ */
+static void file_ident(struct ipt_trace *t, const struct stat *st, bool own_file)
+{
+	struct timespec now;
+	time_t last = st->st_mtim.tv_sec > st->st_ctim.tv_sec ? st->st_mtim.tv_sec : st->st_ctim.tv_sec;
+
+	t->file_ident_ok = own_file && S_ISREG(st->st_mode) && clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+			   last <= now.tv_sec - 2;
+	t->file_ident[0] = (uint64_t)st->st_dev;
+	t->file_ident[1] = (uint64_t)st->st_ino;
+	t->file_ident[2] = (uint64_t)st->st_size;
+	t->file_ident[3] = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+	t->file_ident[4] = (uint64_t)st->st_ctim.tv_sec * 1000000000u + (uint64_t)st->st_ctim.tv_nsec;
+}
+
 static struct ipt_trace *open_fd(int fd, const char *path, const struct ipt_open_opts *o)
 {
 	struct ipt_trace *t;
@@ -158,6 +179,7 @@ static struct ipt_trace *open_fd(int fd, const char *path, const struct ipt_open
 			close(own);
 		return NULL;
 	}
+	file_ident(t, &st, own < 0);
 	t->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (t->map == MAP_FAILED) {
 		t->map = NULL;

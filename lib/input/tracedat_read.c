@@ -227,14 +227,22 @@ static int read_kallsyms(struct ipt_trace *t, struct rd *r, const uint8_t *z, si
 	r->what = "kallsyms";
 	if (rd_u32(r, &n) || rd_bytes(r, n, &d))
 		return -1;
-	n = (uint32_t)text_len(d, n);
 	in_map = t->map && d >= t->map && d + n <= t->map + t->map_size;
+	/* the text ends at a NUL: in the file, found when it is read (a
+	 * section found again by where it lies is not read at all) */
+	if (!in_map)
+		n = (uint32_t)text_len(d, n);
 	if (in_map ? ipt_symtab_defer_kallsyms(&t->ksyms, (const char *)d, n) :
 	    r->owned ? ipt_symtab_take_kallsyms(&t->ksyms, (char *)(uintptr_t)d, n) :
 	    ipt_symtab_load_kallsyms(&t->ksyms, (const char *)d, n))
 		return -1;
-	if (in_map)
-		ipt_symtab_defer_cache(&t->ksyms, t->symcache_dir);
+	if (in_map) {
+		struct ipt_symcache_ref ref;
+
+		if (t->file_ident_ok)
+			ipt_symcache_ref_of(&ref, t->file_ident, (uint64_t)(d - t->map), n);
+		ipt_symtab_defer_cache(&t->ksyms, t->symcache_dir, t->file_ident_ok ? &ref : NULL);
+	}
 	/* for a rewrite (a trace.dat has one kallsyms text): where it lies
 	 * compressed, a view of the mapped file, or else a copy */
 	if (z) {
@@ -259,7 +267,7 @@ int ipt_trace_kallsyms_text(const struct ipt_trace *t, struct ipt_strbuf *tmp, c
 	uint32_t n;
 
 	*text = t->kallsyms_text;
-	*len = t->kallsyms_len;
+	*len = t->kallsyms_text ? text_len((const uint8_t *)t->kallsyms_text, t->kallsyms_len) : 0;
 	if (!t->kallsyms_z)
 		return 0;
 	/* decompressed again: the text was not kept */
@@ -775,7 +783,8 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 	const uint8_t *z = NULL;
 	struct owned owned;
 	struct ipt_symcache_key key;
-	bool cache;
+	struct ipt_symcache_ref ref;
+	bool cache, known = false;
 	int ret;
 
 	if (!off)
@@ -788,8 +797,16 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 	 * kept (symcache.c), saving its decompression and reading */
 	cache = z && t->symcache_dir && !t->ksyms.n && !t->ksyms.ltext && !t->kallsyms_z;
 	if (cache) {
-		ipt_symcache_key(&key, z, csize, usize);
-		if (ipt_symcache_load(&t->ksyms, t->symcache_dir, &key)) {
+		/* where it lies in the file first: then it is not read at all */
+		if (t->file_ident_ok) {
+			ipt_symcache_ref_of(&ref, t->file_ident, off, csize);
+			known = ipt_symcache_ref_get(t->symcache_dir, &ref, &key);
+		}
+		if (!known)
+			ipt_symcache_key(&key, z, csize, usize);
+		if (ipt_symtab_load_index(&t->ksyms, t->symcache_dir, &key)) {
+			if (!known && t->file_ident_ok)
+				ipt_symcache_ref_put(t->symcache_dir, &ref, &key);
 			t->kallsyms_z = z;
 			t->kallsyms_zlen = csize;
 			t->kallsyms_ulen = usize;
@@ -801,8 +818,11 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		return -1;
 	ret = read_kallsyms(t, &r, z, csize, usize, (long long)off);
 	owned_free(&owned);
-	if (!ret && cache)
+	if (!ret && cache) {
 		ipt_symcache_store(&t->ksyms, t->symcache_dir, &key);
+		if (!known && t->file_ident_ok)
+			ipt_symcache_ref_put(t->symcache_dir, &ref, &key);
+	}
 	return ret;
 }
 

@@ -216,8 +216,8 @@ struct rpt_cslot *ipt_cpumap_find_block(struct rpt_cpumap *m, struct rpt_cpurow 
 		sl->b = k.b;
 		sl->block = block;
 	}
-	if (rw->slots != m->h.slot) {
-		rw->slots = m->h.slot;
+	if (rw->moves != m->h.moves) {
+		rw->moves = m->h.moves;
 		rw->have = 0;
 	}
 	if (block < RPT_ROWBLOCKS) {

@@ -66,14 +66,15 @@ struct rpt_cslot {
  * that a send looks its key up once (ipt_cpumap_row) and finds each block
  * there.  A cache: the rows map is emptied when it holds RPT_MAXROWS
  * keys, and a row's pointers are valid while the slots of h stay where
- * they were (an add that grows h moves them; nothing is removed from h).
+ * they were (an add that grows h moves them, counted in h.moves; nothing
+ * is removed from h).
  */
 #define RPT_ROWBLOCKS 16		/* blocks 0 .. 15: CPUs 0 .. 1023 */
 #define RPT_MAXROWS 1024		/* 168 KiB of rows */
 struct rpt_cpurow {
 	uint64_t tag;			/* ipt_hmap's */
 	uint64_t a, b;
-	const void *slots;		/* h.slot when the pointers were taken */
+	uint64_t moves;			/* h.moves when the pointers were taken */
 	uint16_t have;			/* bit i: blk[i] is (a, b)'s block i */
 	struct rpt_cslot *blk[RPT_ROWBLOCKS];
 };
@@ -104,7 +105,7 @@ static inline struct rpt_cpurow *ipt_cpumap_row(struct rpt_cpumap *m, uint64_t a
 struct rpt_cslot *ipt_cpumap_find_block(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block);
 static inline struct rpt_cslot *ipt_cpumap_block(struct rpt_cpumap *m, struct rpt_cpurow *rw, uint32_t block)
 {
-	if (rw->slots == m->h.slot && block < RPT_ROWBLOCKS && (rw->have >> block & 1))
+	if (rw->moves == m->h.moves && block < RPT_ROWBLOCKS && (rw->have >> block & 1))
 		return rw->blk[block];
 	return ipt_cpumap_find_block(m, rw, block);
 }
