@@ -43,9 +43,9 @@ void *ipt_malloc(size_t n);
  * where the kernel gives them, one fault each rather than 512, if that
  * wastes at most a quarter of n; free() it. */
 void *ipt_malloc_big(size_t n);
-/* For a table written all over when made (a hash table's slots): from
- * 256 KiB on whole 2 MiB pages, however much of the last is used (a few
- * tables per process, each faulted in at once); free() it. */
+/* For a table written all over when made (a hash table's slots, a file
+ * read whole): from 256 KiB on whole 2 MiB pages, however much of the
+ * last is used (a few per process, each faulted in at once); free() it. */
 void *ipt_malloc_table(size_t n);
 /*
  * The same for a buffer freed soon (a section read once): from 1 MiB a
@@ -261,8 +261,7 @@ struct ipt_symtab {
 	uint64_t byname_gen;		/* ... for the symbols of this gen */
 	uint64_t gen;		/* changes with the symbols (unique in the process;
 				 * 0: none yet): the key of remembered lookups */
-	void *cache_map;	/* an index file the names point into (symcache.c) */
-	size_t cache_maplen;
+	void *cache_block;	/* an index file's bytes the names point into (symcache.c) */
 };
 /* Parse /proc/kallsyms text ("addr type name [module]"): the names are
  * copied, the text is not kept. */
@@ -296,8 +295,8 @@ const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t ad
 const struct ipt_sym *ipt_symtab_exact(const struct ipt_symtab *st, uint64_t addr);
 void ipt_symtab_free(struct ipt_symtab *st);
 /* An empty table takes syms (n of them, in order; its own now) whose
- * names lie in map, a mapping of maplen bytes it unmaps when freed. */
-void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *map, size_t maplen);
+ * names lie in block, which it frees with them. */
+void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *block);
 
 /* kallsyms tables kept on disk (symcache.c): the key of a kallsyms
  * section, its bytes as stored and its text's length */
@@ -313,8 +312,7 @@ void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t 
 struct ipt_symcache_found {
 	struct ipt_sym *syms;
 	size_t n;
-	void *map;
-	size_t maplen;
+	void *block;		/* the file's bytes, the names among them */
 };
 int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symcache_found *f);
 /* 1: the empty table st now holds the symbols kept in dir under k

@@ -836,13 +836,12 @@ const struct ipt_sym *ipt_symtab_exact(const struct ipt_symtab *st, uint64_t add
 	return s && s->addr == addr ? s : NULL;
 }
 
-void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *map, size_t maplen)
+void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *block)
 {
 	free(st->syms);
 	st->syms = syms;
 	st->n = st->cap = n;
-	st->cache_map = map;
-	st->cache_maplen = maplen;
+	st->cache_block = block;
 	changed(st);
 }
 
@@ -852,14 +851,13 @@ int ipt_symtab_load_index(struct ipt_symtab *st, const char *dir, const struct i
 
 	if (st->n || st->ltext || !ipt_symcache_read(dir, k, &f))
 		return 0;
-	ipt_symtab_adopt(st, f.syms, f.n, f.map, f.maplen);
+	ipt_symtab_adopt(st, f.syms, f.n, f.block);
 	return 1;
 }
 
 void ipt_symtab_free(struct ipt_symtab *st)
 {
-	if (st->cache_map)
-		munmap(st->cache_map, st->cache_maplen);
+	free(st->cache_block);
 	for (size_t i = 0; i < st->nextra; i++)
 		free(st->extra[i]);
 	free(st->extra);

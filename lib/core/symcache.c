@@ -155,6 +155,29 @@ size_t ipt_symcache_seal(uint8_t *file, size_t n, const struct ipt_symcache_key 
 	return (size_t)total;
 }
 
+/* the largest index read (a kernel's is a few MB) */
+#define SC_MAX_FILE (1ll << 30)
+
+/* read_whole - the n bytes of fd in a buffer of their own (free()), or NULL */
+static uint8_t *read_whole(int fd, size_t n)
+{
+	uint8_t *b = ipt_malloc_table(n);	/* huge pages, however full the last */
+	size_t got = 0;
+
+	while (b && got < n) {
+		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(b);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	return b;
+}
+
 int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symcache_found *f)
 {
 	char path[4096];
@@ -175,9 +198,11 @@ int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct 
 		close(fd);
 		return 0;
 	}
-	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	/* read, not mapped: into huge pages, one copy, where mapping it
+	 * costs a fault (or a populated entry) for each 4 KiB of it */
+	m = sb.st_size <= SC_MAX_FILE ? read_whole(fd, (size_t)sb.st_size) : NULL;
 	close(fd);
-	if (m == MAP_FAILED)
+	if (!m)
 		return 0;
 	h = (const struct sc_header *)(const void *)m;
 	if (memcmp(h->magic, SC_MAGIC, 8) || h->version != SC_VERSION || h->order != SC_ORDER ||
@@ -208,11 +233,11 @@ int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct 
 			sy[i].name = names + off;
 		}
 	}
-	*f = (struct ipt_symcache_found){ sy, (size_t)h->nsyms, (void *)(uintptr_t)m, (size_t)total };
+	*f = (struct ipt_symcache_found){ sy, (size_t)h->nsyms, (void *)(uintptr_t)m };
 	return 1;
 miss:
 	free(sy);
-	munmap((void *)(uintptr_t)m, (size_t)sb.st_size);
+	free((void *)(uintptr_t)m);
 	return 0;
 }
 
