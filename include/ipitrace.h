@@ -179,15 +179,20 @@ struct ipt_trace *ipt_trace_open_fd(int fd, const char *name);
 /* Options of ipt_trace_open_opts (sz first: sizeof the struct). */
 struct ipt_open_opts {
 	size_t sz;
-	/* A directory where the index of a trace's kallsyms section (when it
-	 * is compressed in the file) is kept, by the section's content: the
-	 * next trace with the same section (the same kernel, the same file
-	 * again) is opened without decompressing and reading it (about 7 of
-	 * the 20 ms of opening a small trace here).  Made where missing (mode
-	 * 0700); at most 16 files of a few MB are kept, the oldest removed.
-	 * A file there that is not whole and sound is ignored and written
-	 * again; a directory that cannot be written is no error.  The answers
-	 * are the same with it or without it.  NULL: none (the default). */
+	/* A directory where the index of a trace's kallsyms section is kept,
+	 * by the section's content: the next trace with the same section (the
+	 * same kernel, the same file again) is opened without decompressing
+	 * and reading it; a compressed section's index is read at open, one
+	 * stored as text at the first symbol looked up.  A small ref file
+	 * there names the index of a section by where it lies (the file's
+	 * device, inode, size, modification and change times), so that the
+	 * same file opened again is not read for its key; refs are kept for
+	 * files changed 2 s or more before.  Made where missing (mode 0700);
+	 * at most 16 indexes of a few MB and 256 refs of 40 bytes are kept,
+	 * the oldest removed.  A file there that is not whole and sound is
+	 * ignored and written again; a directory that cannot be written is no
+	 * error.  The answers are the same with it or without it.  NULL: none
+	 * (the default). */
 	const char *symbol_cache;
 };
 /* ipt_trace_open (fd < 0) or ipt_trace_open_fd (fd >= 0, path its name),

@@ -56,7 +56,7 @@ static void convert_usage(FILE *f)
 		"                       buffers ('top': the top one); needed when several hold\n"
 		"                       data\n"
 		"  -j, --threads N      decode the CPUs' streams in N threads (1 to 8; default:\n"
-		"                       the online CPUs, 1 for less than 16 MiB of CPU data),\n"
+		"                       the online CPUs, 1 for less than 8 MiB of CPU data),\n"
 		"                       merged in time order: the same rows\n"
 		"                       and ids.  One thread with --no-explode, a filter on\n"
 		"                       id, or a trace with sched events (task names learnt\n"

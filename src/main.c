@@ -144,9 +144,10 @@ static void usage(FILE *f)
 		"FILE '-' reads standard input (report, dump, convert, count).\n"
 		"\n"
 		"Environment: IPITRACE_CACHE_DIR, the directory where the index of a trace's\n"
-		"compressed kallsyms section is kept, by its content, so that the next trace\n"
-		"with it opens without decompressing it (7 of a small report's 20 ms here;\n"
-		"the first open writes some 3 MB; at most 16 files are kept); empty: none.\n"
+		"kallsyms section is kept, by its content, so that the next trace with it\n"
+		"opens without reading it (with refs of 40 bytes that know a file opened\n"
+		"again by its inode, size and times; the first open writes some 3 MB; at\n"
+		"most 16 indexes and 256 refs are kept); empty: none.\n"
 		"Unset: $XDG_CACHE_HOME/ipitrace, else ~/.cache/ipitrace. The answers are\n"
 		"the same without it.\n");
 }

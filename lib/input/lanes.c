@@ -171,7 +171,7 @@ fail:
 	return NULL;
 }
 
-int ipt_lanes_auto(const struct ipt_trace *t, int want)
+int ipt_lanes_auto(const struct ipt_trace *t, int want, uint64_t min_bytes)
 {
 	uint64_t bytes = 0;
 	long online;
@@ -180,7 +180,7 @@ int ipt_lanes_auto(const struct ipt_trace *t, int want)
 		return want > 0 ? want : 1;
 	for (int i = 0; i < t->nstreams; i++)
 		bytes += t->streams[i].size;
-	if (bytes < IPT_LANES_MIN_BYTES)
+	if (bytes < min_bytes)
 		return 1;
 	online = sysconf(_SC_NPROCESSORS_ONLN);
 	return online < 1 ? 1 : online > IPT_LANES_MAX ? IPT_LANES_MAX : (int)online;

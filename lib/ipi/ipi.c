@@ -89,6 +89,18 @@ struct ipt_ipi_decoder {
 	bool have_generic_handler, have_ttwu_func;
 	struct caller *callers;		/* per CPU (dynamic probes) */
 	int ncallers;
+	bool learn_aside;		/* names learnt go to learnt, not the trace */
+	struct ipt_hmap learnt;		/* of struct learnt: pid -> its first name */
+};
+
+/* a task name seen in a sched event, first of its pid in this decoder */
+struct learnt {
+	uint64_t tag;
+	int pid;
+	int cpu;
+	uint64_t ts;
+	int slot;			/* 0: prev, 1: next of the same record */
+	char *name;
 };
 
 static const struct ipt_field *fld(const struct ipt_event *ev, const char *name)
@@ -175,6 +187,13 @@ void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d)
 		return;
 	free(d->by_id);
 	ipt_hmap_free(&d->pend);
+	for (size_t i = 0; i < d->learnt.cap; i++) {
+		struct learnt *l = ipt_hmap_at(&d->learnt, sizeof(*l), i);
+
+		if (ipt_hmap_used(l))
+			free(l->name);
+	}
+	ipt_hmap_free(&d->learnt);
 	free(d->callers);
 	ipt_cpuset_free(&d->targets);
 	ipt_cpuset_free(&d->rest);
@@ -299,6 +318,28 @@ static uint64_t val(const struct ipt_trace *t, const struct ipt_record *r, const
 	return v;
 }
 
+static bool learnt_eq(const void *entry, const void *key)
+{
+	return ((const struct learnt *)entry)->pid == *(const int *)key;
+}
+
+/* learn_aside - pid's name kept in d, unless d has one for it already */
+static void learn_aside(struct ipt_ipi_decoder *d, const struct ipt_record *r, int slot, int pid,
+			const uint8_t *p, uint32_t n)
+{
+	bool added;
+	struct learnt *l = ipt_hmap_add(&d->learnt, sizeof(*l), ipt_hmap_tag(ipt_hash64((uint64_t)pid)),
+					learnt_eq, &pid, &added);
+
+	if (!l || !added)
+		return;	/* out of memory: the name stays unknown, as in the trace */
+	l->pid = pid;
+	l->cpu = r->cpu;
+	l->ts = r->ts;
+	l->slot = slot;
+	l->name = ipt_strndup((const char *)p, strnlen((const char *)p, n));
+}
+
 /* learn_comms - names from sched_switch for pids the cmdlines lack */
 static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 			const struct ipt_record *r)
@@ -314,8 +355,57 @@ static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 		if (pid <= 0 || ipt_comms_get(&d->t->comms, pid) ||
 		    ipt_field_bytes(d->t, r, names[i], &p, &n))
 			continue;
-		ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n));
+		if (d->learn_aside)
+			learn_aside(d, r, i, pid, p, n);
+		else
+			ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n));
 	}
+}
+
+void ipt_ipi_decoder_learn_aside(struct ipt_ipi_decoder *d)
+{
+	d->learn_aside = true;
+}
+
+static int learnt_order(const void *a, const void *b)
+{
+	const struct learnt *x = *(const struct learnt *const *)a, *y = *(const struct learnt *const *)b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->slot - y->slot;
+}
+
+int ipt_ipi_decoders_learnt(struct ipt_ipi_decoder *const *d, int n)
+{
+	const struct learnt **all = NULL;
+	size_t cnt = 0, cap = 0;
+	int ret = 0;
+
+	for (int k = 0; k < n; k++)
+		for (size_t i = 0; i < d[k]->learnt.cap; i++) {
+			const struct learnt *l = ipt_hmap_at(&d[k]->learnt, sizeof(*l), i);
+
+			if (!ipt_hmap_used(l) || !l->name)
+				continue;
+			if (IPT_GROW(all, cap, cnt + 1)) {
+				free(all);
+				return -1;
+			}
+			all[cnt++] = l;
+		}
+	if (cnt > 1)
+		qsort(all, cnt, sizeof(*all), learnt_order);
+	for (size_t i = 0; i < cnt && !ret; i++) {
+		struct ipt_trace *t = d[0]->t;
+
+		if (!ipt_comms_get(&t->comms, all[i]->pid))
+			ret = ipt_comms_set(&t->comms, all[i]->pid, all[i]->name, strlen(all[i]->name));
+	}
+	free(all);
+	return ret;
 }
 
 /* set_sym - the symbol of addr, remembered */

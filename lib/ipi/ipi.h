@@ -38,8 +38,17 @@ void ipt_ipi_decoder_set_bulk(struct ipt_ipi_decoder *d, ipt_rows_fn bulk);
 void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d);
 struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);
 /* The decoder writes task names learnt from sched events into the trace:
- * decoders of one trace then cannot run in parallel threads. */
+ * decoders of one trace then cannot run in parallel threads, unless each
+ * keeps what it learns (ipt_ipi_decoder_learn_aside). */
 bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d);
+/* Names learnt are kept in the decoder, each pid's first (by time, then
+ * CPU), not written into the trace: a row's comm is then only the
+ * trace's own (cmdlines).  For decoders in parallel threads. */
+void ipt_ipi_decoder_learn_aside(struct ipt_ipi_decoder *d);
+/* The names the n decoders kept aside written into their trace, as one
+ * decoder over all the records would have: the first sighting of each pid
+ * by (time, CPU) wins, and a name the trace has stays.  -1 without memory. */
+int ipt_ipi_decoders_learnt(struct ipt_ipi_decoder *const *d, int n);
 /* dst += src, every counter */
 void ipt_ipi_stats_add(struct ipt_ipi_stats *dst, const struct ipt_ipi_stats *src);
 void ipt_ipi_decoder_free(struct ipt_ipi_decoder *d);

@@ -1115,8 +1115,9 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 {
 	struct priv *p = r->priv;
 	struct ipt_trace *t = r->t;
-	int threads = ipt_lanes_auto(t, r->opts.threads), maxcpu = 0;
+	int threads = ipt_lanes_auto(t, r->opts.threads, IPT_LANES_MIN_BYTES), maxcpu = 0;
 	int producers = threads;
+	bool learns, aside;
 
 	pp->r = r;
 	pp->nlanes = 1;
@@ -1125,10 +1126,13 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	 * README's Python section has the measurement) */
 	if (!r->opts.threads && r->opts.on_row && threads > 1)
 		producers = threads - 1;
+	/* learnt task names are shared state: each lane keeps its own, merged
+	 * at the end, unless a row's comm is asked for while the rows come
+	 * (on_row, a filter): then one producer thread */
+	learns = ipt_ipi_decoder_learns_comms(r->dec);
+	aside = learns && !r->opts.on_row && !r->filter;
 	if (threads > 1) {
-		/* learnt task names are shared state: then one producer thread */
-		pp->lanes = ipt_lanes_new(t, ipt_ipi_decoder_learns_comms(r->dec) ? 1 : producers,
-					  sizeof(struct item), &pp->nlanes);
+		pp->lanes = ipt_lanes_new(t, learns && !aside ? 1 : producers, sizeof(struct item), &pp->nlanes);
 		if (!pp->lanes)
 			return -1;
 	} else if ((pp->inline_batch = ipt_malloc_lines(1, sizeof(*pp->inline_batch)))) {
@@ -1153,6 +1157,8 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 			return -1;
 		/* a filter looks at each row */
 		ipt_ipi_decoder_set_bulk(pp->ls[i].dec, p->lean && !r->filter ? p_rows : NULL);
+		if (aside && pp->nlanes > 1)
+			ipt_ipi_decoder_learn_aside(pp->ls[i].dec);
 	}
 	return pcpu_grow(pp, maxcpu);
 }
@@ -1179,6 +1185,16 @@ static int fold_combos(struct lstate *ln)
 static int gather_lanes(struct rpt *r, struct pipe *pp)
 {
 	struct ipt_ipi_stats *st = ipt_ipi_decoder_stats(r->dec);
+
+	if (pp->nlanes > 1) {	/* the task names the lanes kept aside */
+		struct ipt_ipi_decoder *decs[IPT_LANES_MAX];
+		int n = 0;
+
+		for (int i = 0; i < pp->nlanes && n < IPT_LANES_MAX; i++)
+			decs[n++] = pp->ls[i].dec;
+		if (ipt_ipi_decoders_learnt(decs, n))
+			return -1;
+	}
 
 	for (int i = 0; i < pp->nlanes; i++) {
 		struct lstate *ln = &pp->ls[i];

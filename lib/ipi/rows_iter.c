@@ -167,7 +167,7 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 
 int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
 {
-	it->threads = ipt_lanes_auto(it->t, threads);
+	it->threads = ipt_lanes_auto(it->t, threads, IPT_LANES_MIN_BYTES);
 	return 0;
 }
 

@@ -440,7 +440,7 @@ struct ipt_dump *ipt_dump_new(struct ipt_trace *t, const struct ipt_dump_opts *o
 		return NULL;
 	}
 	find_teachers(d);
-	d->threads = ipt_lanes_auto(t, known.threads);
+	d->threads = ipt_lanes_auto(t, known.threads, IPT_LANES_MIN_BYTES_DUMP);
 	if (d->threads > IPT_LANES_MAX)
 		d->threads = IPT_LANES_MAX;
 	return d;
