@@ -49,7 +49,7 @@
 #   recorded  busy-stacks.dat from BENCH_RECORDED (default
 #             ../shared/traces/recorded): 12.8k events with the full
 #             kallsyms, for start-up; its "ipitrace report (start-up)" row
-#             is the best wall time of 20 runs without /usr/bin/time, the
+#             is the best wall time of 20 runs (build/tools/bench-time), the
 #             kallsyms index kept (IPITRACE_CACHE_DIR: bench/out/symcache
 #             unless set), beside the same without an index and writing it.
 #
@@ -82,7 +82,8 @@
 # Columns: wall time (best of up to 5 runs while the runs add up to < 1 s,
 # and of at least 3 for runs under 8 s), events/s (events in the trace / wall time), "x tc" (events/s
 # divided by trace-cmd report's on the same trace and input), peak RSS
-# (/usr/bin/time %M; it counts the file pages a reader has mapped).
+# (ru_maxrss, by build/tools/bench-time, which times the command alone;
+# /usr/bin/time %M without it; it counts the file pages a reader has mapped).
 # trace-cmd rows above BENCH_TC_MAX events (default 10M) are extrapolated
 # linearly from the two largest measured sizes and marked with '~'.
 #
@@ -121,6 +122,9 @@ export IPITRACE_CACHE_DIR
 ipitrace=${BENCH_IPITRACE:-$root/build/ipitrace}
 gensynth=$root/build/tools/gen-synth
 workload=$root/build/tools/ipi-workload
+# times each row: the command's own wall time and peak memory (before it,
+# `date` and /usr/bin/time around each run added two execs, 4-8 ms here)
+benchtime=$root/build/tools/bench-time
 tsv=$out/results.tsv
 notes=$out/notes.txt
 tc_filter='ipi_send_cpu: cpu == 1'
@@ -215,24 +219,32 @@ if [ -z "${IPITRACE_BENCH_DECODE_CMD:-}" ] && [ -n "$decode_cmd" ] && $decode_cm
 
 # ---------------------------------------------------------------- measuring
 # row GROUP TRACE EVENTS INPUT KEY LABEL CMD [ARGS...]
-# Runs CMD with stdout to /dev/null under /usr/bin/time; appends one line to
+# Runs CMD with stdout to /dev/null under build/tools/bench-time (else
+# /usr/bin/time, with `date` around it); appends one line to
 # results.tsv: group trace events input key label seconds rss_kb flag note.
 row() {
 	r_group=$1 r_trace=$2 r_events=$3 r_input=$4 r_key=$5 r_label=$6
 	shift 6
 	r_best='' r_rss=0 r_runs=0 r_spent=0 r_flag='' r_note=''
 	while :; do
-		now_us; r_t0=$r_us
-		/usr/bin/time -f '%M' -o "$out/.time" "$@" >/dev/null 2>"$out/.stderr"
-		r_rc=$?
-		now_us; r_t1=$r_us
+		if [ -x "$benchtime" ]; then
+			# the wall time and peak memory of the command alone
+			"$benchtime" "$out/.time" "$@" >/dev/null 2>"$out/.stderr"
+			r_rc=$?
+			read -r r_ns r_kb r_x < "$out/.time" 2>/dev/null || { [ $r_rc -ne 0 ] || r_rc=1; }
+		else
+			now_us; r_t0=$r_us
+			/usr/bin/time -f '%M' -o "$out/.time" "$@" >/dev/null 2>"$out/.stderr"
+			r_rc=$?
+			now_us; r_t1=$r_us
+			r_ns=$(((r_t1 - r_t0) * 1000))
+			r_kb=$(tail -n 1 "$out/.time")
+		fi
 		if [ $r_rc -ne 0 ]; then
 			r_flag=FAIL
 			r_note="exit $r_rc: $(grep -v '^Command exited' "$out/.stderr" | head -n 1 | tr '\t' ' ' | cut -c 1-120)"
 			break
 		fi
-		r_ns=$(((r_t1 - r_t0) * 1000))
-		r_kb=$(tail -n 1 "$out/.time")
 		[ -z "$r_best" ] || [ $r_ns -lt $r_best ] && r_best=$r_ns
 		[ "$r_kb" -gt "$r_rss" ] 2>/dev/null && r_rss=$r_kb
 		r_runs=$((r_runs + 1)); r_spent=$((r_spent + r_ns))
@@ -585,7 +597,7 @@ for f in "$recorded"/busy-stacks.dat; do
 	if head -c 64 "$f" | grep -aq zstd; then in="v7 zstd"; else in="v7 none"; fi
 	t=$(basename "$f" .dat)
 	rows_for recorded "$t" "$ev" "$in" "$f" 1
-	# start-up: wall time best of 20, without /usr/bin/time's own start;
+	# start-up: wall time best of 20 (build/tools/bench-time);
 	# with the kallsyms index kept (as a user's second run), without one
 	# (IPITRACE_CACHE_DIR empty), and a first run writing it
 	for how in kept none first; do
@@ -596,9 +608,15 @@ for f in "$recorded"/busy-stacks.dat; do
 			none) cdir= ;;
 			first) cdir=$out/symcache-first; rm -rf "$cdir" ;;
 			esac
-			now_us; t0=$r_us
-			IPITRACE_CACHE_DIR=$cdir "$ipitrace" report "$f" >/dev/null 2>&1 || break
-			now_us; d=$((r_us - t0))
+			if [ -x "$benchtime" ]; then
+				IPITRACE_CACHE_DIR=$cdir "$benchtime" "$out/.time" "$ipitrace" report "$f" >/dev/null 2>&1 || break
+				read -r d _ _ < "$out/.time"
+				d=$((d / 1000))
+			else
+				now_us; t0=$r_us
+				IPITRACE_CACHE_DIR=$cdir "$ipitrace" report "$f" >/dev/null 2>&1 || break
+				now_us; d=$((r_us - t0))
+			fi
 			[ -z "$best" ] || [ $d -lt $best ] && best=$d
 		done
 		case $how in
@@ -606,7 +624,7 @@ for f in "$recorded"/busy-stacks.dat; do
 		none) k=startup_none l="ipitrace report (start-up, no kallsyms index)" ;;
 		first) k=startup_first l="ipitrace report (start-up, writing the index)" ;;
 		esac
-		[ -z "$best" ] || printf 'recorded\t%s\t%s\t%s\t%s\t%s\t%s\t0\t\tbest of 20, no /usr/bin/time\n' "$t" "$ev" "$in" \
+		[ -z "$best" ] || printf 'recorded\t%s\t%s\t%s\t%s\t%s\t%s\t0\t\tbest of 20\n' "$t" "$ev" "$in" \
 			"$k" "$l" "$(awk -v us="$best" 'BEGIN { printf "%.4f", us / 1e6 }')" >>"$tsv"
 	done
 	rm -rf "$out/symcache-first"
