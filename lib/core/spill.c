@@ -75,16 +75,9 @@ static bool to_file(struct ipt_spill *s, size_t ncap)
 		return false;
 	}
 	/* written, not copied through the mapping: not in memory twice */
-	for (size_t done = 0; done < s->cap;) {
-		ssize_t w = pwrite(fd, s->p + done, s->cap - done, (off_t)done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return false;
-		}
-		done += (size_t)w;
+	if (ipt_write_at(fd, s->p, s->cap, 0)) {
+		close(fd);
+		return false;
 	}
 	p = mmap(NULL, ncap, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
