@@ -152,6 +152,34 @@ for f in "$@"; do
 	threads_agree "$(basename "$f")" report "$f"
 done
 check "--threads 1 and $(echo $AGREE_THREADS | tr ' ' ,) give the same text report on $ntr traces:${bad:- ok}" [ $ntr -ge 2 -a -z "$bad" ]
+# task names learnt from sched_switch, each lane apart then merged: the
+# senders' comms against trace-cmd's (tests/comm_check.py: the saved
+# command line, else the first sched_switch naming the pid, in trace-cmd
+# report's order), on forkexec.dat with its command lines' pids zeroed
+# (tests/comm_strip.py), so that the names come from sched_switch alone;
+# its pids change names (fork, exec) and CPUs
+FE="$TRACES/recorded/forkexec.dat"
+if [ -f "$FE" ] && command -v trace-cmd > /dev/null &&
+   trace-cmd convert --compression none -i "$FE" -o "$TMP/fe-none.dat" > /dev/null 2>&1 &&
+   trace-cmd dump --cmd-lines "$TMP/fe-none.dat" > "$TMP/fe-cl0.txt" 2>/dev/null &&
+   "$PY" "$TOP/tests/comm_strip.py" "$TMP/fe-none.dat" "$TMP/fe-strip.dat" "$TMP/fe-cl0.txt" > /dev/null &&
+   trace-cmd dump --cmd-lines "$TMP/fe-strip.dat" > "$TMP/fe-cl.txt" 2>/dev/null &&
+   trace-cmd report "$TMP/fe-strip.dat" > "$TMP/fe-rep.txt" 2>/dev/null; then
+	bad="" got=""
+	for j in 1 2 3 8; do
+		"$IPT" report -j$j -f json "$TMP/fe-strip.dat" > "$TMP/fe-$j.json" 2> "$TMP/fe-$j.err" &&
+			got=$("$PY" "$TOP/tests/comm_check.py" "$TMP/fe-cl.txt" "$TMP/fe-rep.txt" "$TMP/fe-$j.json" 2> "$TMP/fe-$j.why") ||
+			bad="$bad -j$j: $(cat "$TMP/fe-$j.why" "$TMP/fe-$j.err" | head -n 1)"
+	done
+	set -- $got
+	if [ -z "$bad" ] && [ "${2:-0}" -gt 0 ]; then
+		pass "learnt comms: $1 senders of forkexec.dat without command lines, $2 named from sched_switch, as trace-cmd's first mention, with -j 1, 2, 3, 8"
+	else
+		fail "learnt comms" "${bad:- no name learnt ($got)}"
+	fi
+else
+	skip "learnt comms" "trace-cmd, or forkexec.dat in $TRACES/recorded, missing or unreadable"
+fi
 fi	# offline_part
 
 # The listing of the IPIs to isolated CPUs, bounded: on busy-stacks.dat
