@@ -335,10 +335,16 @@ struct ipt_symcache_ref {
 	uint64_t h[2];
 };
 void ipt_symcache_ref_of(struct ipt_symcache_ref *r, const uint64_t file[5], uint64_t off, uint64_t len);
-/* 1: k is the key kept in dir for r; 0: none (or a file that is not sound) */
+/* 1: k is the key kept in dir for r; 0: none (r NULL, or a file that is
+ * not sound) */
 int ipt_symcache_ref_get(const char *dir, const struct ipt_symcache_ref *r, struct ipt_symcache_key *k);
 /* k kept in dir for r (the oldest refs beyond 256 removed); silent */
 void ipt_symcache_ref_put(const char *dir, const struct ipt_symcache_ref *r, const struct ipt_symcache_key *k);
+/* After a kallsyms table st was filled under key k (known: k came from
+ * r): its index written (index: st was read from the text) and, unless
+ * known, r kept for k (r may be NULL). */
+void ipt_symcache_keep(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *r,
+		       const struct ipt_symcache_key *k, bool known, bool index);
 /* For the fuzzer: the first n bytes of file made an index of key k in all
  * but their table (its header's counts kept, its key and body hash set);
  * the length it then has, 0 if its counts do not fit in n. */

@@ -688,26 +688,23 @@ static void made(const struct ipt_symtab *cst)
 		size_t len = st->llen, n0 = st->n;
 		struct ipt_symcache_key k;
 		struct ipt_symcache_ref ref;
+		const struct ipt_symcache_ref *rp = st->lref_ok ? &ref : NULL;
 		bool cache = st->lcache && !n0, known = false, loaded = false;
 
 		st->ltext = NULL;
 		st->llen = 0;
+		memcpy(ref.h, st->lref, sizeof(ref.h));
 		if (cache) {
 			/* where the text lies first: then it is not read at all */
-			memcpy(ref.h, st->lref, sizeof(ref.h));
-			known = st->lref_ok && ipt_symcache_ref_get(st->lcache, &ref, &k);
+			known = ipt_symcache_ref_get(st->lcache, rp, &k);
 			if (!known)
 				ipt_symcache_key_text(&k, text, upto_nul(text, len));
 			loaded = ipt_symtab_load_index(st, st->lcache, &k);
 		}
-		if (!loaded) {
-			if (read_text(st, text, len, false))
-				st->n = 0;	/* out of memory: no symbols */
-			else if (cache)
-				ipt_symcache_store(st, st->lcache, &k);
-		}
-		if (cache && !known && st->lref_ok && st->n)
-			ipt_symcache_ref_put(st->lcache, &ref, &k);
+		if (!loaded && read_text(st, text, len, false))
+			st->n = 0;	/* out of memory: no symbols */
+		if (cache)
+			ipt_symcache_keep(st, st->lcache, rp, &k, known, !loaded);
 		free(st->lcache);
 		st->lcache = NULL;
 		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);

@@ -423,7 +423,7 @@ int ipt_symcache_ref_get(const char *dir, const struct ipt_symcache_ref *r, stru
 	ssize_t got;
 	int fd;
 
-	if (!dir || !*dir || ref_path(path, sizeof(path), dir, r))
+	if (!r || !dir || !*dir || ref_path(path, sizeof(path), dir, r))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -457,4 +457,13 @@ void ipt_symcache_ref_put(const char *dir, const struct ipt_symcache_ref *r, con
 		if (put_file(dir, path, &part, 1) == 0)
 			prune(dir, "ref-", "", REF_KEEP);
 	}
+}
+
+void ipt_symcache_keep(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *r,
+		       const struct ipt_symcache_key *k, bool known, bool index)
+{
+	if (index)
+		ipt_symcache_store(st, dir, k);
+	if (r && !known && st->n)
+		ipt_symcache_ref_put(dir, r, k);
 }

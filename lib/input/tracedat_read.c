@@ -784,6 +784,7 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 	struct owned owned;
 	struct ipt_symcache_key key;
 	struct ipt_symcache_ref ref;
+	const struct ipt_symcache_ref *rp = NULL;
 	bool cache, known = false;
 	int ret;
 
@@ -800,13 +801,13 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		/* where it lies in the file first: then it is not read at all */
 		if (t->file_ident_ok) {
 			ipt_symcache_ref_of(&ref, t->file_ident, off, csize);
-			known = ipt_symcache_ref_get(t->symcache_dir, &ref, &key);
+			rp = &ref;
 		}
+		known = ipt_symcache_ref_get(t->symcache_dir, rp, &key);
 		if (!known)
 			ipt_symcache_key(&key, z, csize, usize);
 		if (ipt_symtab_load_index(&t->ksyms, t->symcache_dir, &key)) {
-			if (!known && t->file_ident_ok)
-				ipt_symcache_ref_put(t->symcache_dir, &ref, &key);
+			ipt_symcache_keep(&t->ksyms, t->symcache_dir, rp, &key, known, false);
 			t->kallsyms_z = z;
 			t->kallsyms_zlen = csize;
 			t->kallsyms_ulen = usize;
@@ -818,11 +819,8 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		return -1;
 	ret = read_kallsyms(t, &r, z, csize, usize, (long long)off);
 	owned_free(&owned);
-	if (!ret && cache) {
-		ipt_symcache_store(&t->ksyms, t->symcache_dir, &key);
-		if (!known && t->file_ident_ok)
-			ipt_symcache_ref_put(t->symcache_dir, &ref, &key);
-	}
+	if (!ret && cache)
+		ipt_symcache_keep(&t->ksyms, t->symcache_dir, rp, &key, known, true);
 	return ret;
 }
 
