@@ -92,6 +92,7 @@ fi
 
 # ---- how to run the interpreter on this build ----
 RUNPY="env PYTHONPATH=$MOD_DIR PYTHONDONTWRITEBYTECODE=1"
+PYIPT=$IPT	# the CLI, as the Python scripts run it
 case "$B" in
 *asan*)
 	asan=$(${CC:-cc} -print-file-name=libasan.so)
@@ -102,6 +103,11 @@ case "$B" in
 	RUNPY="$RUNPY LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=1:malloc_context_size=2:exitcode=99"
 	RUNPY="$RUNPY LSAN_OPTIONS=suppressions=$TOP/tests/python-lsan.supp:print_suppressions=0"
 	RUNPY="$RUNPY UBSAN_OPTIONS=halt_on_error=1:exitcode=98"
+	# the scripts run the CLI too: its programs carry their own runtime
+	# (make asan: -static-libasan), which a preloaded one would meet
+	printf '#!/bin/sh\nunset LD_PRELOAD\nexec "%s" "$@"\n' "$IPT" > "$TMP/ipitrace-cli"
+	chmod +x "$TMP/ipitrace-cli"
+	PYIPT="$TMP/ipitrace-cli"
 	;;
 esac
 
@@ -172,13 +178,13 @@ else
 fi
 [ -n "$TR" ] || { fail traces "no trace found in $TRACES/recorded"; finish; }
 
-$RUNPY $PY "$TOP/tests/python_check.py" "$IPT" "$TMP" $TR > "$TMP/check.log" 2> "$TMP/check.err"
+$RUNPY $PY "$TOP/tests/python_check.py" "$PYIPT" "$TMP" $TR > "$TMP/check.log" 2> "$TMP/check.err"
 rc=$?
 tally "$TMP/check.log"
 [ $rc -eq 0 ] || fail checks "python_check.py exited $rc: $(grep -v '^ *$' "$TMP/check.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
 
 # ---- spikes() and spike_parts(): the spikes texts against our own join ----
-$RUNPY $PY "$TOP/tests/python_spikes_check.py" "$IPT" "$TMP" "$TOP/tests/data/spikes" > "$TMP/spikes.log" 2> "$TMP/spikes.err"
+$RUNPY $PY "$TOP/tests/python_spikes_check.py" "$PYIPT" "$TMP" "$TOP/tests/data/spikes" > "$TMP/spikes.log" 2> "$TMP/spikes.err"
 rc=$?
 tally "$TMP/spikes.log"
 [ $rc -eq 0 ] || fail spikes "python_spikes_check.py exited $rc: $(grep -v '^ *$' "$TMP/spikes.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
@@ -197,7 +203,7 @@ fi
 big=--big
 [ "$ASAN" = 1 ] && big=--big-sample
 if [ -x "$GEN" ] && "$GEN" -o "$TMP/big.dat" -e 1600000 -s 6 -n 8; then
-	$RUNPY $PY "$TOP/tests/python_check.py" $big "$IPT" "$TMP" "$TMP/big.dat" > "$TMP/big.log" 2> "$TMP/big.err"
+	$RUNPY $PY "$TOP/tests/python_check.py" $big "$PYIPT" "$TMP" "$TMP/big.dat" > "$TMP/big.log" 2> "$TMP/big.err"
 	rc=$?
 	tally "$TMP/big.log"
 	[ $rc -eq 0 ] || fail big "python_check.py --big exited $rc: $(grep -v '^ *$' "$TMP/big.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
@@ -314,7 +320,7 @@ elif ! "$IPT" record -s -o "$TMP/stk.dat" -- "$WL" pingpong 30000 > /dev/null 2>
 		fail big-stacks "ipitrace record -s: $(tail -n 1 "$TMP/stk.err")"
 	fi
 else
-	$RUNPY $PY "$TOP/tests/python_check.py" --big-stacks "$IPT" "$TMP" "$TMP/stk.dat" > "$TMP/bigs.log" 2> "$TMP/bigs.err"
+	$RUNPY $PY "$TOP/tests/python_check.py" --big-stacks "$PYIPT" "$TMP" "$TMP/stk.dat" > "$TMP/bigs.log" 2> "$TMP/bigs.err"
 	rc=$?
 	tally "$TMP/bigs.log"
 	[ $rc -eq 0 ] || fail big-stacks "python_check.py --big-stacks exited $rc: $(grep -v '^ *$' "$TMP/bigs.err" | head -n 8 | tr '\n' ' ' | head -c 900)"
