@@ -401,12 +401,16 @@ else
 		fi
 		"$PY" -c 'import base64, json, sys; print("speedscope.loadFileFromBase64(%s, %s)" % (json.dumps(sys.argv[2]), json.dumps(base64.b64encode(open(sys.argv[1], "rb").read()).decode())))' \
 			"$d/folded.txt" "$t.folded" > "$TMP/ss-load.js"
-		# the virtual list is sometimes dumped before it has measured its
-		# viewport (a table with no row): up to 8 tries, with more virtual
-		# time each (a loaded machine, such as make check's ASan pass)
+		# the virtual list measures its viewport in a frame: without
+		# --run-all-compositor-stages-before-draw, headless Chromium's
+		# virtual time often ran out before one was drawn (a table with no
+		# row: 1 load of 4 had rows, 11 launches of 3 s for the two
+		# traces; with it 4 of 4).  Up to 8 tries still, with more
+		# virtual time each (a loaded machine)
 		for try in 1 2 3 4 5 6 7 8; do
 			timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
 				--disable-background-networking --disable-component-update --disable-sync \
+				--run-all-compositor-stages-before-draw \
 				--disable-extensions --user-data-dir="$TMP/ss-profile$try" --allow-file-access-from-files \
 				--window-size=1400,12000 --virtual-time-budget=$((try * 10000)) --dump-dom \
 				"file://$SS/node_modules/speedscope/dist/release/index.html#localProfilePath=$TMP/ss-load.js&view=sandwich" \
