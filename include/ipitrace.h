@@ -628,7 +628,9 @@ struct ipt_ipi_iter *ipt_ipi_iter_new(struct ipt_trace *t, const char *filter);
  * The same, taking what matching found from rep (a report of t made with
  * a filter that named a column from matching: its first pass) instead of
  * a pass of its own; rep NULL, or a report without one: as
- * ipt_ipi_iter_new.  rep must outlive the iterator.
+ * ipt_ipi_iter_new.  A report made with keep_rows and this same filter
+ * gives its rows back instead of t being decoded again (targets NULL;
+ * one thread).  rep must outlive the iterator.
  */
 struct ipt_report;
 struct ipt_ipi_iter *ipt_ipi_iter_new_with(struct ipt_trace *t, const char *filter,
@@ -898,6 +900,19 @@ struct ipt_report_opts {
 	 * gives the rows and what matching found for them. */
 	int (*on_row)(void *ctx, const struct ipt_ipi_row *row);
 	void *on_row_ctx;
+	/* keep_rows: keep every counted row (as on_row gets them) for an
+	 * iterator made by ipt_ipi_iter_new_with(t, filter, report) with
+	 * the report's own filter: it then gives them back in the same
+	 * order and with the same contents (targets NULL, as from lanes)
+	 * without decoding t again, so that one pass gives the rows and,
+	 * with row_results, what matching found for them.  Kept where that
+	 * costs less than decoding again: for less than 32 MiB of CPU data,
+	 * up to 256 Ki rows (not when half of the first 4096 are of
+	 * multicasts), 80 bytes each, past 1 MiB in an unnamed
+	 * temporary file ($TMPDIR, else /tmp); past that, or where they
+	 * cannot be kept (no such file, a full disk), the iterator decodes
+	 * t as without them, with the same rows. */
+	bool keep_rows;
 };
 
 /*

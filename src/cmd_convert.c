@@ -387,9 +387,11 @@ int cmd_convert(int argc, char **argv)
 	}
 	ret = 1;
 	if (match) {	/* the matching first: row results for every counted row */
-		/* no senders, pairs or matrix tables: only the rows' results are read */
+		/* no senders, pairs or matrix tables: only the rows' results are
+		 * read; one row per target: the rows kept, not decoded twice */
 		struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
-					      .no_tables = true, .threads = threads > 8 ? 8 : (int)threads };
+					      .no_tables = true, .threads = threads > 8 ? 8 : (int)threads,
+					      .keep_rows = explode };
 
 		rep = ipt_report_run(t, &ro);
 		if (!rep) {

@@ -15,6 +15,8 @@
  *  - kernel stack frames: the "=> sym (addr)" lines of that text;
  *  - CSV / JSON lines: the columns as the header and README.md list them,
  *    for a row built here by hand;
+ * *  - the rows a report keeps (keep_rows): the same rows decoded again by
+ *    an iterator without them, with their matching;
  *  - Parquet: a file written here, read back by a Thrift compact-protocol
  *    reader of its footer ("PAR1" at both ends, the footer length, the
  *    schema's columns and types, the row count and row groups, the key/value
@@ -1138,6 +1140,143 @@ static void test_ipi_iter(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Kept rows: a report's rows given back equal the rows decoded again   */
+/* ------------------------------------------------------------------ */
+
+/* rows_of - the rows of t through an iterator on rep (keep_rows or not),
+ * each with what matching found; -1 on error */
+struct kept_pass {
+	struct ipt_ipi_row *rows;
+	struct ipt_row_match *m;	/* (their stacks are rep's) */
+	size_t n;
+	uint64_t rows_out;
+	struct ipt_report *rep;
+};
+
+static int rows_of(struct ipt_trace *t, const char *filter, bool keep, int threads, struct kept_pass *kp)
+{
+	struct ipt_report_opts ro = { .sz = sizeof(ro), .filter = filter, .row_results = true,
+				      .no_tables = true, .keep_rows = keep, .threads = threads };
+	struct ipt_report *rep = ipt_report_run(t, &ro);
+	struct ipt_ipi_iter *it = rep ? ipt_ipi_iter_new_with(t, filter, rep) : NULL;
+	struct ipt_ipi_row row;
+	size_t cap = 0;
+	int r = -1;
+
+	memset(kp, 0, sizeof(*kp));
+	if (!it)
+		goto out;
+	ipt_ipi_iter_set_threads(it, threads);
+	while ((r = ipt_ipi_next(it, &row)) > 0) {
+		if (kp->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			kp->rows = realloc(kp->rows, cap * sizeof(*kp->rows));
+			kp->m = realloc(kp->m, cap * sizeof(*kp->m));
+			if (!kp->rows || !kp->m)
+				abort();
+		}
+		row.targets = NULL;	/* (the decoder's, gone after the next row) */
+		kp->rows[kp->n] = row;
+		if (ipt_report_row_match(rep, &row, &kp->m[kp->n]))
+			r = -1;
+		kp->n++;
+	}
+	kp->rows_out = ipt_ipi_iter_stats(it)->rows_out;
+out:
+	if (r < 0)
+		printf("FAIL kept rows: %s\n", ipt_errmsg());
+	ipt_ipi_iter_free(it);
+	kp->rep = rep;
+	return r;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_match(const struct ipt_row_match *a, const struct ipt_row_match *b)
+{
+	return a->known == b->known && a->matched == b->matched && a->coalesced == b->coalesced &&
+	       a->unmatched == b->unmatched && a->has_latency == b->has_latency &&
+	       a->latency_ns == b->latency_ns && a->has_handler == b->has_handler &&
+	       a->handler_ns == b->handler_ns && a->has_handler_ts == b->has_handler_ts &&
+	       a->handler_ts_ns == b->handler_ts_ns && !a->stack == !b->stack &&
+	       (!a->stack || a->stack->nframes == b->stack->nframes);
+}
+
+static void kept_against_decoded(const char *path, const char *filter, int threads)
+{
+	struct ipt_trace *t = ipt_trace_open(path);
+	struct kept_pass a, b;
+	size_t bad = 0, first = 0;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (!t) {
+		CHECK(0, "%s: %s", path, ipt_errmsg());
+		return;
+	}
+	memset(&b, 0, sizeof(b));
+	if (rows_of(t, filter, true, threads, &a) || rows_of(t, filter, false, threads, &b)) {
+		CHECK(0, "%s: a pass failed", name);
+		goto out;
+	}
+	for (size_t i = 0; i < a.n && i < b.n; i++) {
+		const struct ipt_ipi_row *x = &a.rows[i], *y = &b.rows[i];
+		bool same = x->ts == y->ts && x->id == y->id && x->src_cpu == y->src_cpu &&
+			    x->target_cpu == y->target_cpu && x->pid == y->pid && x->ntargets == y->ntargets &&
+			    same_str(x->comm, y->comm) && same_str(x->event, y->event) &&
+			    x->callsite == y->callsite && same_str(x->callsite_sym, y->callsite_sym) &&
+			    x->callsite_off == y->callsite_off && x->callback == y->callback &&
+			    same_str(x->callback_sym, y->callback_sym) && x->func == y->func &&
+			    same_str(x->func_sym, y->func_sym) && same_str(x->reason, y->reason) &&
+			    x->kind == y->kind && same_match(&a.m[i], &b.m[i]);
+
+		if (!same && !bad++)
+			first = i;
+	}
+	CHECK(a.n == b.n && !bad && a.rows_out == a.n && b.rows_out == b.n,
+	      "%s filter '%s' -j%d: kept %zu rows (rows_out %llu), decoded %zu (%llu); %zu differ, the first at %zu",
+	      name, filter ? filter : "", threads, a.n, (unsigned long long)a.rows_out, b.n,
+	      (unsigned long long)b.rows_out, bad, first);
+	if (a.n == b.n && !bad)
+		printf("PASS kept rows %s filter '%s' -j%d: %zu rows and their matching as decoded again\n", name,
+		       filter ? filter : "", threads, a.n);
+out:
+	free(a.rows);
+	free(a.m);
+	ipt_report_free(a.rep);
+	free(b.rows);
+	free(b.m);
+	ipt_report_free(b.rep);
+	ipt_trace_close(t);
+}
+
+static void test_kept_rows(void)
+{
+	static const char *const names[] = { "busy-stacks.dat", "forkexec.dat", "pingpong.dat", "stacks.dat",
+					     "pingpong.v6.dat", "tracefs-text.trace" };
+	char path[PATH_MAX + 64];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/recorded/%s", traces, names[i]);
+		if (access(path, R_OK)) {
+			skip(names[i], "not found");
+			continue;
+		}
+		kept_against_decoded(path, NULL, 1);
+		kept_against_decoded(path, NULL, 2);
+		kept_against_decoded(path, "target_cpu == 1", 2);
+		kept_against_decoded(path, "matched == true && lat_ns < 50000", 1);
+	}
+	snprintf(path, sizeof(path), "%s/tests/data/qemu/x86_64-6.1-kprobes.dat", top);
+	kept_against_decoded(path, NULL, 2);
+	snprintf(path, sizeof(path), "%s/tests/data/qemu/arm64-6.1.dat", top);
+	kept_against_decoded(path, NULL, 2);
+	/* (past 1 MiB of rows, and dropped: tests/test_rowsmatch.sh kept-rows) */
+}
+
+/* ------------------------------------------------------------------ */
 /* Stack frames: the report's stacks against the report text's frames  */
 /* ------------------------------------------------------------------ */
 
@@ -2117,6 +2256,7 @@ int main(void)
 	test_formats();
 	test_render_fields();
 	test_ipi_iter();
+	test_kept_rows();
 	test_frames();
 	test_groups_on();
 	test_roles();

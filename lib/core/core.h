@@ -69,6 +69,9 @@ void ipt_soon_discard(void *p, size_t n, size_t from, size_t to);
 int ipt_tmpfile(const char *dir);
 /* The directory ipt_tmpfile(dir) uses. */
 const char *ipt_tmpdir(const char *dir);
+/* All len bytes read from fd at off: 0, or -1 with errno (0 at the end
+ * of the file first), again after EINTR. */
+int ipt_read_at(int fd, void *p, size_t len, uint64_t off);
 /* All len bytes written to fd at off (off < 0: at its position), again
  * after EINTR; -1 with errno (ENOSPC for a write that wrote nothing). */
 int ipt_write_at(int fd, const void *p, size_t len, int64_t off);

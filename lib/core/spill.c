@@ -168,16 +168,9 @@ int ipt_spill_read(const struct ipt_spill *s, size_t off, void *buf, size_t n)
 		return 0;
 	}
 	/* not through the mapping: the pages read do not stay in memory */
-	for (size_t done = 0; done < n;) {
-		ssize_t r = pread(s->fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ipt_err("%s: reading its temporary file: %s", s->what ? s->what : "spill",
-				       r < 0 ? strerror(errno) : "end of file");
-		done += (size_t)r;
-	}
+	if (ipt_read_at(s->fd, buf, n, off))
+		return ipt_err("%s: reading its temporary file: %s", s->what ? s->what : "spill",
+			       errno ? strerror(errno) : "end of file");
 	return 0;
 }
 
@@ -192,6 +185,27 @@ void ipt_spill_free(struct ipt_spill *s)
 	s->p = NULL;
 	s->cap = 0;
 	s->in_file = s->memory_only = false;
+}
+
+int ipt_read_at(int fd, void *p, size_t len, uint64_t off)
+{
+	uint8_t *b = p;
+
+	while (len) {
+		ssize_t r = pread(fd, b, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				errno = 0;
+			return -1;
+		}
+		b += r;
+		len -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
 }
 
 int ipt_write_at(int fd, const void *p, size_t len, int64_t off)

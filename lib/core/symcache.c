@@ -162,18 +162,10 @@ size_t ipt_symcache_seal(uint8_t *file, size_t n, const struct ipt_symcache_key 
 static uint8_t *read_whole(int fd, size_t n)
 {
 	uint8_t *b = ipt_malloc_table(n);	/* huge pages, however full the last */
-	size_t got = 0;
 
-	while (b && got < n) {
-		ssize_t r = pread(fd, b + got, n - got, (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(b);
-			return NULL;
-		}
-		got += (size_t)r;
+	if (b && ipt_read_at(fd, b, n, 0)) {
+		free(b);
+		return NULL;
 	}
 	return b;
 }

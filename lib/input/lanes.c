@@ -171,16 +171,22 @@ fail:
 	return NULL;
 }
 
-int ipt_lanes_auto(const struct ipt_trace *t, int want, uint64_t min_bytes)
+uint64_t ipt_trace_cpu_bytes(const struct ipt_trace *t)
 {
 	uint64_t bytes = 0;
+
+	for (int i = 0; i < t->nstreams; i++)
+		bytes += t->streams[i].size;
+	return bytes;
+}
+
+int ipt_lanes_auto(const struct ipt_trace *t, int want, uint64_t min_bytes)
+{
 	long online;
 
 	if (want)
 		return want > 0 ? want : 1;
-	for (int i = 0; i < t->nstreams; i++)
-		bytes += t->streams[i].size;
-	if (bytes < min_bytes)
+	if (ipt_trace_cpu_bytes(t) < min_bytes)
 		return 1;
 	online = sysconf(_SC_NPROCESSORS_ONLN);
 	return online < 1 ? 1 : online > IPT_LANES_MAX ? IPT_LANES_MAX : (int)online;

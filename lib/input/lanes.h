@@ -46,6 +46,8 @@ struct ipt_lanes *ipt_lanes_new(struct ipt_trace *t, int want, size_t item_size,
  * costs more than they give.  want > 0 is returned as it is.
  */
 int ipt_lanes_auto(const struct ipt_trace *t, int want, uint64_t min_bytes);
+/* The bytes of t's CPU data (its streams, uncompressed). */
+uint64_t ipt_trace_cpu_bytes(const struct ipt_trace *t);
 /* min_bytes of report and rows (measured on 2 vCPUs: a 9 MB TLB storm
  * recording 26.5 -> 24.4 ms with two, a 3 MB compile one 14.9 -> 15.8) */
 #define IPT_LANES_MIN_BYTES (8u << 20)

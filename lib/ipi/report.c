@@ -3,6 +3,7 @@
  * report.c - who interrupts my CPUs: counts, matching, latencies (report.h)
  */
 #include "ipi/report.h"
+#include "ipi/keptrows.h"
 #include "ipi/catalogue.h"
 #include "ipi/match.h"
 #include "input/lanes.h"
@@ -478,7 +479,22 @@ static int number_send(struct rpt *r, struct lstate *ln, struct item *it)
 	return 0;
 }
 
-/* keep_row - a counted row whose rest comes next, for opts.on_row */
+/* gives_rows - whether counted rows are made whole in the consumer, in
+ * order: for opts.on_row, or kept (opts.keep_rows) */
+static bool gives_rows(const struct rpt *r)
+{
+	return r->opts.on_row || r->kept;
+}
+
+/* rests_wanted - whether a producer sends a counted row's rest: the
+ * consumer sets kept_off when the kept rows are dropped, and the rests
+ * after are not needed (it takes those that come still) */
+static bool rests_wanted(const struct rpt *r)
+{
+	return r->opts.on_row || (r->kept && !__atomic_load_n(&r->kept_off, __ATOMIC_RELAXED));
+}
+
+/* keep_row - a counted row whose rest comes next, for gives_rows */
 static int keep_row(struct rpt *r, const struct item *it)
 {
 	struct priv *p = r->priv;
@@ -489,7 +505,8 @@ static int keep_row(struct rpt *r, const struct item *it)
 	return 0;
 }
 
-/* give_row - the counted row before x, completed by x, to opts.on_row */
+/* give_row - the counted row before x, completed by x, to opts.on_row
+ * and the kept rows */
 static int give_row(struct rpt *r, const struct item *x)
 {
 	const struct item *it = r->priv ? ((struct priv *)r->priv)->last_row : NULL;
@@ -519,7 +536,9 @@ static int give_row(struct rpt *r, const struct item *x)
 	};
 	if (x->kind && row.callsite_sym)	/* an offset past 32 bits */
 		(void)ipt_trace_symbol(r->t, row.callsite, &row.callsite_off);
-	if (r->opts.on_row(r->opts.on_row_ctx, &row))
+	if (r->kept && !ipt_kept_add(r->kept, &row))
+		__atomic_store_n(&r->kept_off, true, __ATOMIC_RELAXED);
+	if (r->opts.on_row && r->opts.on_row(r->opts.on_row_ctx, &row))
 		return ipt_err_code(IPT_ERR_FAILED, "report: stopped by on_row");
 	return 0;
 }
@@ -533,7 +552,7 @@ static int consume(struct rpt *r, struct lstate *ln, struct item *it)
 	case IT_ROW:
 		if (number_send(r, ln, it) || c_row(r, it))
 			return -1;
-		return r->opts.on_row && it->counted ? keep_row(r, it) : 0;
+		return gives_rows(r) && it->counted ? keep_row(r, it) : 0;
 	case IT_ROW_REST:
 		return give_row(r, it);
 	case IT_ENTRY:	/* u.csd: the interrupted task */
@@ -841,7 +860,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	it->target = (int16_t)row->target_cpu;
 	it->k.aux = row->pid;
 	it->kind = (uint8_t)row->kind;
-	if (r->opts.on_row && it->counted) {
+	if (rests_wanted(r) && it->counted) {
 		/* the rest of the row, right behind it (same key: nothing of
 		 * another lane comes between) */
 		struct item *x = emit(pd);
@@ -1128,9 +1147,9 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 		producers = threads - 1;
 	/* learnt task names are shared state: each lane keeps its own, merged
 	 * at the end, unless a row's comm is asked for while the rows come
-	 * (on_row, a filter): then one producer thread */
+	 * (on_row, kept, a filter): then one producer thread */
 	learns = ipt_ipi_decoder_learns_comms(r->dec);
-	aside = learns && !r->opts.on_row && !r->filter;
+	aside = learns && !gives_rows(r) && !r->filter;
 	if (threads > 1) {
 		pp->lanes = ipt_lanes_new(t, learns && !aside ? 1 : producers, sizeof(struct item), &pp->nlanes);
 		if (!pp->lanes)
@@ -1142,7 +1161,7 @@ static int setup_pipe(struct rpt *r, struct pipe *pp)
 	}
 	/* a row to a CPU without data becomes an item for its stack (the
 	 * trace has stacks), its row result, its time bin or on_row only */
-	p->lean = !p->has_stacks && !r->opts.row_results && r->opts.time_bins <= 0 && !r->opts.on_row;
+	p->lean = !p->has_stacks && !r->opts.row_results && r->opts.time_bins <= 0 && !gives_rows(r);
 	for (int i = 0; i < t->nstreams; i++) {
 		if (t->streams[i].cpu > maxcpu)
 			maxcpu = t->streams[i].cpu;
@@ -1309,6 +1328,9 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		return -1;
 	if (r->opts.row_results && implicit_setup(r))
 		return -1;
+	if (r->opts.keep_rows && ipt_trace_cpu_bytes(t) < IPT_KEPT_MAX_CPU_BYTES &&
+	    !(r->kept = ipt_kept_new(t, r->opts.filter)))
+		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
 	r->dec = ipt_ipi_decoder_new(t);
 	if (!r->dec || setup_pipe(r, pp) || run_stages(r, pp) || gather_lanes(r, pp))
@@ -1324,6 +1346,10 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 	}
 	if (end_match(r) || ipt_rowres_end(&r->res))
 		goto out;
+	if (r->kept && !ipt_kept_end(r->kept)) {	/* dropped: the iterator decodes */
+		ipt_kept_free(r->kept);
+		r->kept = NULL;
+	}
 	/* CPUs with events but beyond the trace's own count */
 	for (int c = r->ncpus; c < p->ncpu; c++)
 		if (r->cpus[c].ipis || r->cpus[c].sent)
@@ -1337,6 +1363,8 @@ void ipt_rpt_free(struct rpt *r)
 {
 	struct priv *p = r->priv;
 
+	ipt_kept_free(r->kept);
+	r->kept = NULL;
 	if (p && p->pipe) {
 		ipt_lanes_free(p->pipe->lanes, item_free_cb);
 		for (int l = 0; l < IPT_LANES_MAX; l++) {

@@ -49,6 +49,7 @@ struct rpt_opts {
 						 * its first pass (ipt_rpt_match_table) */
 	int (*on_row)(void *ctx, const struct ipt_ipi_row *row);	/* counted rows, in order */
 	void *on_row_ctx;
+	bool keep_rows;			/* kept: the counted rows (keptrows.h) */
 };
 
 struct rpt {
@@ -76,6 +77,8 @@ struct rpt {
 	struct stk_table stacks;	/* sender stacks, as recorded */
 	struct rpt_map stackmap;	/* (stack id, pid, target) of counted rows */
 	struct ipt_rowres res;		/* opts.row_results */
+	struct ipt_kept_rows *kept;	/* opts.keep_rows (NULL if they were dropped) */
+	bool kept_off;			/* ... dropped while running (__atomic) */
 	struct ipt_match *match;	/* the matching stage, and its results (match.h) */
 	struct ipt_classes classes;	/* receive classes (arm64 reasons as seen) */
 	void *priv;			/* the pass's event ids and last row (report.c) */

@@ -473,6 +473,7 @@ struct ipt_report *ipt_report_run(struct ipt_trace *t, const struct ipt_report_o
 	ro.no_tables = o.no_tables;
 	ro.on_row = o.on_row;
 	ro.on_row_ctx = o.on_row_ctx;
+	ro.keep_rows = o.keep_rows;
 	rep = ipt_calloc(1, sizeof(*rep));
 	if (!rep)
 		return NULL;

@@ -3,9 +3,11 @@
  * rows_iter.c - the public iterator over IPI rows (ipt_ipi_iter_*): the
  * decoder's rows (ipi.c) in time order, through the row filter (which may
  * name what matching found: ipi/matchfilter.h), decoded in one thread or
- * in lanes of CPUs merged in time order (input/lanes.h)
+ * in lanes of CPUs merged in time order (input/lanes.h), or given back
+ * by a report that kept them (ipi/keptrows.h)
  */
 #include "ipi/ipi.h"
+#include "ipi/keptrows.h"
 #include "ipi/matchfilter.h"
 #include "ipi/report_views.h"
 #include "input/lanes.h"
@@ -40,6 +42,10 @@ struct ipt_ipi_iter {
 	struct ipt_ipi_decoder *ld[IPT_LANES_MAX];	/* ld[0] = d */
 	uint64_t lseq[IPT_LANES_MAX], sends;
 	bool lanes_done;
+	/* a report's kept rows, read instead of decoding */
+	const struct ipt_kept_rows *kept;
+	struct ipt_kept_cursor cur;
+	struct ipt_ipi_stats kept_stats;
 };
 
 /* collect - keep a row of the current event (the row's pointers stay valid
@@ -64,6 +70,13 @@ struct ipt_ipi_iter *ipt_ipi_iter_new_with(struct ipt_trace *t, const char *filt
 	if (!it)
 		return NULL;
 	it->t = t;
+	if (rep && ipt_kept_for(rep->r.kept, filter)) {
+		/* the report's rows, counted with this filter: read back */
+		it->kept = rep->r.kept;
+		it->kept_stats = *ipt_ipi_decoder_stats(rep->r.dec);
+		it->kept_stats.rows_out = ipt_kept_count(it->kept);
+		return it;
+	}
 	if (filter && *filter) {
 		const struct ipt_mtable *table = rep ? rep->mtab : NULL;	/* its first pass */
 		int m = ipt_mfilter_names_matching(filter);
@@ -167,13 +180,13 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 
 int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
 {
-	it->threads = ipt_lanes_auto(it->t, threads, IPT_LANES_MIN_BYTES);
+	it->threads = it->kept ? 1 : ipt_lanes_auto(it->t, threads, IPT_LANES_MIN_BYTES);
 	return 0;
 }
 
 bool ipt_ipi_iter_can_thread(const struct ipt_ipi_iter *it)
 {
-	return !it->filter_uses_id && !ipt_ipi_decoder_learns_comms(it->d);
+	return !it->kept && !it->filter_uses_id && !ipt_ipi_decoder_learns_comms(it->d);
 }
 
 /* lanes_start - on the first next(): lanes if asked for and possible */
@@ -225,6 +238,8 @@ int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
 	struct ipt_record rec;
 	int r;
 
+	if (it->kept)
+		return ipt_kept_next(it->kept, &it->cur, row);
 	if (it->threads > 1 && !it->lanes) {
 		if (lanes_start(it))
 			return -1;
@@ -255,6 +270,8 @@ int ipt_ipi_next(struct ipt_ipi_iter *it, struct ipt_ipi_row *row)
 
 const struct ipt_ipi_stats *ipt_ipi_iter_stats(const struct ipt_ipi_iter *it)
 {
+	if (it->kept)
+		return &it->kept_stats;
 	return ipt_ipi_decoder_stats(it->d);
 }
 
@@ -269,6 +286,7 @@ void ipt_ipi_iter_free(struct ipt_ipi_iter *it)
 	ipt_ipi_decoder_free(it->d);
 	ipt_mfilter_free(it->filter);
 	ipt_rpt_match_table_free(it->mtab);
+	ipt_kept_cursor_free(&it->cur);
 	free(it->rows);
 	free(it);
 }
