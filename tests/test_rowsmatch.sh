@@ -59,6 +59,25 @@ for t in $TR; do
 	[ -z "$bad" ] && pass "threads-$n" || fail "threads-$n" "convert differs:$bad"
 done
 
+# oracle_rows ORACLE_JSONL CSV: each row's match in CSV as tests/oracle.py's
+# (its own matching of trace-cmd's text) in ORACLE_JSONL; prints "ok ..." or "bad ..."
+oracle_rows() {
+	"$PY" - "$1" "$2" 2>&1 <<'PY'
+import collections, csv, json, sys
+want, got = collections.Counter(), collections.Counter()
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    want[(r["ts_ns"], r["src_cpu"], r["target_cpu"], r["matched"], r.get("latency_ns"))] += 1
+for r in csv.DictReader(open(sys.argv[2])):
+    m = r["matched"] == "true"	# the entry's offset: lat_ns is null across CPUs on this clock
+    got[(int(r["ts_ns"]), int(r["src_cpu"]), int(r["target_cpu"]), m,
+         int(r["handler_ts_ns"]) - int(r["ts_ns"]) if m else None)] += 1
+d = (want - got) + (got - want)
+print("ok %d rows, %d matched" % (sum(want.values()), sum(k[3] for k in want.elements())) if not d
+      else "bad: oracle %d rows, convert %d, %d differ, e.g. %r" % (sum(want.values()), sum(got.values()), len(d), list(d.items())[:3]))
+PY
+}
+
 # past IPT_SPILL_FILE_FROM (1 MiB): the row results (16 bytes a row) and
 # the interrupts with no send (24 bytes each) move to unnamed files in
 # $TMPDIR; the rows still add up to the report, the files are gone after,
@@ -81,20 +100,7 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/spill.dat" -e 1000000 -s 4 -n 8 -m; then
 		# every row's match against tests/oracle.py's own matching of
 		# trace-cmd's text (plain pass: the oracle is ipitrace-free and slow)
 		if [ "$ASAN" != 1 ] && "$PY" "$TOP/tests/oracle.py" --rows "$o.or" "$TMP/spill.dat" > /dev/null 2> "$TMP/or.err"; then
-			"$PY" - "$o.or" "$o.csv" > "$TMP/v" 2>&1 <<'PY'
-import collections, csv, json, sys
-want, got = collections.Counter(), collections.Counter()
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    want[(r["ts_ns"], r["src_cpu"], r["target_cpu"], r["matched"], r.get("latency_ns"))] += 1
-for r in csv.DictReader(open(sys.argv[2])):
-    m = r["matched"] == "true"	# the entry's offset: lat_ns is null across CPUs on this clock
-    got[(int(r["ts_ns"]), int(r["src_cpu"]), int(r["target_cpu"]), m,
-         int(r["handler_ts_ns"]) - int(r["ts_ns"]) if m else None)] += 1
-d = (want - got) + (got - want)
-print("ok %d rows, %d matched" % (sum(want.values()), sum(k[3] for k in want.elements())) if not d
-      else "bad: oracle %d rows, convert %d, %d differ, e.g. %r" % (sum(want.values()), sum(got.values()), len(d), list(d.items())[:3]))
-PY
+			oracle_rows "$o.or" "$o.csv" > "$TMP/v"
 			grep -q "^ok" "$TMP/v" && pass "spill-oracle (each row's match as tests/oracle.py's: $(cat "$TMP/v" | sed 's/^ok //'))" ||
 				fail "spill-oracle" "$(cat "$TMP/v")"
 		elif [ "$ASAN" != 1 ]; then
@@ -144,6 +150,15 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/kept.dat" -e 100000 -s 6 -n 2; then
 			pass "kept-rows ($rows rows, over 1 MiB of them kept; decoded again the same; $(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
 		else
 			fail "kept-rows" "$rows rows; $(echo "$msg" | tail -n 1); $(cmp "$o.csv" "$o.mem.csv" 2>&1); left: $(ls -A "$TMP/keptdir")"
+		fi
+		# the kept rows' matching against tests/oracle.py (plain pass)
+		if [ "$ASAN" != 1 ]; then
+			if "$PY" "$TOP/tests/oracle.py" --rows "$o.or" "$TMP/kept.dat" > /dev/null 2> "$TMP/or.err" &&
+			   oracle_rows "$o.or" "$o.csv" > "$TMP/v" && grep -q "^ok" "$TMP/v"; then
+				pass "kept-rows-oracle (each kept row's match as tests/oracle.py's: $(sed 's/^ok //' "$TMP/v"))"
+			else
+				fail "kept-rows-oracle" "$(cat "$TMP/v" 2>/dev/null; tail -n 1 "$TMP/or.err")"
+			fi
 		fi
 	else
 		fail "kept-rows" "$(head -n 1 "$TMP/err")"
