@@ -99,7 +99,7 @@ $(B)/libipitrace.a: $(LIB_OBJ)
 # The version script lists the functions the header declares (tools/api.py).
 $(B)/libipitrace.map: include/ipitrace.h tools/api.py
 	@mkdir -p $(dir $@)
-	@python3 tools/api.py include/ipitrace.h --map $(V_MAJOR) > $@.tmp && mv $@.tmp $@
+	@$(PYTHON) tools/api.py include/ipitrace.h --map $(V_MAJOR) > $@.tmp && mv $@.tmp $@
 
 $(B)/$(SOFILE): $(PIC_OBJ) $(B)/libipitrace.map $(B)/features
 	@$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(B)/libipitrace.map \
@@ -120,7 +120,7 @@ man: $(MAN_PAGES) $(B)/ipitrace.bash-completion
 $(MAN_PAGES) $(B)/ipitrace.bash-completion &: $(B)/ipitrace include/ipitrace.h tools/mkman.py tools/mkcomp.py \
 		tools/api.py examples/count-events.c docs/man-examples.txt
 	@mkdir -p $(B)/man
-	@python3 tools/mkman.py $(B)/ipitrace include/ipitrace.h $(B)/man $(B)/ipitrace.bash-completion
+	@$(PYTHON) tools/mkman.py $(B)/ipitrace include/ipitrace.h $(B)/man $(B)/ipitrace.bash-completion
 
 install: all $(B)/ipitrace.pc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \

@@ -5,7 +5,7 @@
 # seconds: 2
 . "$(dirname "$0")/lib.sh"
 
-if python3 "$TOP/tests/idioms.py" "$TOP" > "$TMP/out" 2>&1; then
+if "$PY" "$TOP/tests/idioms.py" "$TOP" > "$TMP/out" 2>&1; then
 	pass "idioms: $(tail -n 1 "$TMP/out")"
 else
 	fail "idioms" "$(head -n 5 "$TMP/out" | tr '\n' ';')"
@@ -17,7 +17,7 @@ must_catch() {
 	rm -rf "$TMP/x"
 	mkdir -p "$TMP/x/lib/core" "$TMP/x/src"
 	printf '%s\n' "$3" > "$TMP/x/lib/core/zz.c"
-	if python3 "$TOP/tests/idioms.py" "$TMP/x" > "$TMP/out" 2>&1; then
+	if "$PY" "$TOP/tests/idioms.py" "$TMP/x" > "$TMP/out" 2>&1; then
 		fail "idioms: $1" "the checker passed"
 	elif grep -q "$2" "$TMP/out"; then
 		pass "idioms: $1"
@@ -43,7 +43,7 @@ must_catch "an options size read by hand" "an options struct's sz read by hand" 
 rm -rf "$TMP/x"; mkdir -p "$TMP/x/lib/core"
 printf '%s\n' '/* not ipt_grow: a test of the marker */' \
 	'int f(int **v, size_t n) { int *p = realloc(*v, n); return !p; }' > "$TMP/x/lib/core/zz.c"
-if python3 "$TOP/tests/idioms.py" "$TMP/x" > "$TMP/out" 2>&1; then
+if "$PY" "$TOP/tests/idioms.py" "$TMP/x" > "$TMP/out" 2>&1; then
 	pass "idioms: an exception that says why passes"
 else
 	fail "idioms: an exception that says why passes" "$(head -n 2 "$TMP/out" | tr '\n' ';')"

@@ -31,7 +31,7 @@ if [ -e "$D/usr/include/ipitrace-private.h" ]; then
 else
 	pass "the private header is not installed"
 fi
-priv_exported=$(python3 "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" | while read -r s; do
+priv_exported=$("$PY" "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" | while read -r s; do
 	nm -D --defined-only "$D/usr/lib/libipitrace.so" | awk '{print $3}' | grep -qx "$s" && echo "$s"; done | tr '\n' ' ')
 [ -z "$priv_exported" ] && pass "no function of the private tier is exported" ||
 	fail "no function of the private tier is exported" "$priv_exported"
@@ -50,7 +50,7 @@ if command -v systemd-analyze > /dev/null 2>&1; then
 		fail "systemd-analyze verify" "$(head -n 2 "$TMP/sa" | tr '\n' ';')"
 	fi
 fi
-python3 "$TOP/tools/api.py" "$D/usr/include/ipitrace.h" | sort > "$TMP/declared"
+"$PY" "$TOP/tools/api.py" "$D/usr/include/ipitrace.h" | sort > "$TMP/declared"
 nm -D --defined-only "$D/usr/lib/libipitrace.so" | awk '$2 == "T" || $2 == "D" || $2 == "B" || $2 == "R" {print $3}' |
 	sed 's/@.*//' | sort > "$TMP/exported"
 if cmp -s "$TMP/declared" "$TMP/exported"; then

@@ -4,7 +4,7 @@
 # seconds: 8
 . "$(dirname "$0")/lib.sh"
 
-if python3 "$TOP/tests/layers.py" "$TOP/$B" > "$TMP/out" 2>&1; then
+if "$PY" "$TOP/tests/layers.py" "$TOP/$B" > "$TMP/out" 2>&1; then
 	pass "layers: $(tail -n 1 "$TMP/out" | sed 's/^layers: //')"
 else
 	fail "layers" "$(grep -v ' files, ' "$TMP/out" | head -n 5 | tr '\n' ';')"
@@ -15,7 +15,7 @@ fi
 must_break() {
 	n=$1 pat=$2
 	shift 2
-	if python3 "$TOP/tests/layers.py" "$TOP/$B" "$@" > "$TMP/out" 2>&1; then
+	if "$PY" "$TOP/tests/layers.py" "$TOP/$B" "$@" > "$TMP/out" 2>&1; then
 		fail "layers: $n" "the checker passed"
 	elif grep -q "$pat" "$TMP/out"; then
 		pass "layers: $n"
@@ -55,8 +55,8 @@ must_break "a call from python/ to the private tier is found" \
 # stable tier: the CLI, python/, the tests or the fuzz targets, so that each is
 # exercised; the private tier: src/, tests/, fuzz/ or tools/), and none is
 # declared in both
-python3 "$TOP/tools/api.py" "$TOP/include/ipitrace.h" > "$TMP/stable"
-python3 "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" > "$TMP/private"
+"$PY" "$TOP/tools/api.py" "$TOP/include/ipitrace.h" > "$TMP/stable"
+"$PY" "$TOP/tools/api.py" "$TOP/include/ipitrace-private.h" > "$TMP/private"
 both=$(sort "$TMP/stable" "$TMP/private" | uniq -d | tr '\n' ' ')
 [ -z "$both" ] && pass "no function is in both tiers" || fail "no function is in both tiers" "$both"
 unused=""
