@@ -16,6 +16,10 @@ and against a trace-cmd report of the same trace.
       func_name and stack are the exploded rows'.
   rows_match_check.py nomatch ROWS.csv
       --no-match: the columns exist; those of the matching are empty.
+  rows_match_check.py all REPORT.json ROWS.csv ROWS.jsonl NE.csv NM.csv
+      The three above in one process (each CSV read once): a line per
+      check, "totals ok ...", "noexplode ok ...", "nomatch ok ..." or NAME
+      followed by what differs; exits 1 if any differs.
   rows_match_check.py hand TRACECMD_REPORT.txt ROWS.csv N
       N sends picked from `trace-cmd report -t` (ns stamps): a resched send
       (ipi_send_cpu, callback=0x0) to another CPU, the only one to that CPU
@@ -24,7 +28,10 @@ and against a trace-cmd report of the same trace.
       handler_ts_ns = entry, matched true, coalesced false.
 Prints "ok ..." and exits 0, or prints what differs and exits 1.
 """
+import contextlib
 import csv
+import functools
+import io
 import json
 import re
 import sys
@@ -39,7 +46,9 @@ def die(msg):
     sys.exit(1)
 
 
+@functools.lru_cache(maxsize=None)
 def read_csv(path):
+    """the header and the rows (dicts: read, never changed by a check)"""
     with open(path, newline='') as f:
         r = list(csv.reader(f))
     head, rows = r[0], r[1:]
@@ -225,9 +234,27 @@ def hand(report_txt, rows_csv, n):
     print(f'ok {done} sends computed by hand')
 
 
+def all_checks(report, rows_csv, rows_jsonl, ne_csv, nm_csv):
+    bad = 0
+    for name, fn, args in (('totals', totals, (report, rows_csv, rows_jsonl)),
+                           ('noexplode', noexplode, (rows_csv, ne_csv)),
+                           ('nomatch', nomatch, (nm_csv,))):
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                fn(*args)
+        except SystemExit as e:
+            bad += e.code != 0
+        lines = out.getvalue().strip().splitlines() or ['no verdict']
+        print(name, lines[-1])
+    sys.exit(1 if bad else 0)
+
+
 if __name__ == '__main__':
     a = sys.argv[1:]
-    if a and a[0] == 'totals' and len(a) == 4:
+    if a and a[0] == 'all' and len(a) == 6:
+        all_checks(*a[1:])
+    elif a and a[0] == 'totals' and len(a) == 4:
         totals(*a[1:])
     elif a and a[0] == 'noexplode' and len(a) == 3:
         noexplode(*a[1:])
