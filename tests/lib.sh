@@ -81,6 +81,34 @@ verdicts() {
 		esac
 	done < "$1"
 }
+# tc_report [OPTION...] FILE: `trace-cmd report OPTION... FILE` on standard
+# output, its exit status; for a FILE of the shared traces or tests/data
+# (never one a test makes) the text is kept in build/tc-cache under the
+# options and the identities of FILE and of trace-cmd (device, inode, size,
+# change time), so the other pass of make check and later runs read it back
+# instead of running the oracle again on the same bytes (trace-cmd's text of
+# unchanged input with an unchanged trace-cmd is unchanged); a failing run
+# is never kept
+tc_report() {
+	for _tc_f; do :; done
+	case $_tc_f in "$TRACES"/*|"$TOP"/tests/data/*) ;; *) trace-cmd report "$@"; return ;; esac
+	_tc_id=$(stat -L -c '%d:%i:%s:%Z' "$_tc_f" "$(command -v trace-cmd)" 2> /dev/null | tr '\n' ' ')
+	[ -n "$_tc_id" ] || { trace-cmd report "$@"; return; }
+	_tc_d="$TOP/build/tc-cache"
+	_tc_k="$_tc_d/$(printf '%s\n' "$_tc_id" "$@" | md5sum | cut -c1-32)"
+	if [ ! -f "$_tc_k" ]; then
+		mkdir -p "$_tc_d" || { trace-cmd report "$@"; return; }
+		trace-cmd report "$@" > "$_tc_k.$$"
+		_tc_rc=$?
+		if [ $_tc_rc != 0 ]; then
+			cat "$_tc_k.$$"
+			rm -f "$_tc_k.$$"
+			return $_tc_rc
+		fi
+		mv "$_tc_k.$$" "$_tc_k"
+	fi
+	cat "$_tc_k"
+}
 # squeeze: collapse runs of blanks (trace-cmd pads columns)
 squeeze() { tr -s ' \t' '  '; }
 # Debian's python3 (with python3-pandas), not another one earlier on PATH

@@ -88,7 +88,7 @@ for t in $ATTRIB_TRACES; do
 	[ -f "$R/$t.dat" ] || { fail "$t.dat" "missing in $R"; continue; }
 	compare "$t.dat" "$R/$t.dat" dat
 done
-trace-cmd report -t "$R/busy-stacks.dat" > "$TMP/busy-stacks.txt" 2> /dev/null
+tc_report -t "$R/busy-stacks.dat" > "$TMP/busy-stacks.txt" 2> /dev/null
 compare "busy-stacks text (trace-cmd report -t)" "$TMP/busy-stacks.txt" text
 
 # Synthetic text: CPU 0 multicasts a tlb flush to 1-2 (one stack, both

@@ -190,10 +190,10 @@ if [ -f "$PP" ]; then
 	cmp -s "$TMP/c.file.csv" "$TMP/c.stdin.csv" &&
 		pass "stdin: cat | convert - writes the file's rows" || fail stdin-convert "$(head -c 200 "$TMP/e")"
 	if [ $HAVE_TC = 1 ]; then
-		trace-cmd report "$PP" 2> /dev/null > "$TMP/tc.txt"
+		tc_report "$PP" 2> /dev/null > "$TMP/tc.txt"
 		# trace-cmd's own count: its event lines (after the cpus= header)
 		want=$(grep -cE '^ *.*\[[0-9]+\] +[0-9.]+: ' "$TMP/tc.txt")
-		got=$(trace-cmd report "$PP" 2> /dev/null | "$IPT" count - 2> "$TMP/e" | sed -n 's/^total: \([0-9]*\) events/\1/p')
+		got=$(tc_report "$PP" 2> /dev/null | "$IPT" count - 2> "$TMP/e" | sed -n 's/^total: \([0-9]*\) events/\1/p')
 		[ -n "$got" ] && [ "$got" = "$want" ] &&
 			pass "stdin: trace-cmd report | count - counts trace-cmd's $want events" ||
 			fail stdin-text "count - says '$got', trace-cmd printed $want events: $(head -c 200 "$TMP/e")"
@@ -380,7 +380,7 @@ if [ -n "$dat" ]; then
 		fail default-duration "wall time $el s"
 	grep -q "wrote the HTML report to $D/d.html" "$D/d.err" && pass "default: --html says where" || fail default-html "$(grep -i html "$D/d.err")"
 	if [ $HAVE_TC = 1 ]; then
-		trace-cmd report "$dat" 2> /dev/null > "$D/d.tc"
+		tc_report "$dat" 2> /dev/null > "$D/d.tc"
 		s1=$(grep -c 'ipi_send_cpu: *cpu=1 ' "$D/d.tc")
 		so=$(grep 'ipi_send_cpu:' "$D/d.tc" | grep -vc 'ipi_send_cpu: *cpu=1 ')
 		st=$(grep -c 'kernel_stack:' "$D/d.tc")

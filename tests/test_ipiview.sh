@@ -50,7 +50,7 @@ for f in $inputs; do
 	n=$(basename "$f")
 	"$IPT" convert --force "$f" -o "$TMP/rows.csv" 2> "$TMP/err" || { fail "$n convert" "$(cat "$TMP/err")"; continue; }
 	rows=$(($(wc -l < "$TMP/rows.csv") - 1))
-	trace-cmd report "$f" > "$TMP/tc" 2>/dev/null
+	tc_report "$f" > "$TMP/tc" 2>/dev/null
 	ref=$(weights_ref "$TMP/tc")
 	[ "$rows" -eq "$ref" ] && pass "$n rows = sum of mask weights ($rows)" ||
 		fail "$n rows" "convert $rows, trace-cmd weights $ref"
@@ -107,7 +107,7 @@ for f in $(inputs "$TRACES"/recorded/*.dat); do
 	"$IPT" convert --force "$f" -o "$TMP/rows.csv" 2>/dev/null
 	gen=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt"' "$TMP/rows.csv" | wc -l)
 	named=$(awk -F, 'NR > 1 && $13 == "generic_smp_call_function_single_interrupt" && $15 != "" && $15 != $13' "$TMP/rows.csv" | wc -l)
-	queued=$(trace-cmd report "$f" 2>/dev/null | grep -c ' csd_queue_cpu: ')
+	queued=$(tc_report "$f" 2>/dev/null | grep -c ' csd_queue_cpu: ')
 	if [ "$queued" -gt 0 ]; then
 		[ "$gen" -eq "$named" ] && pass "$n csd join names the function ($named of $gen)" ||
 			fail "$n csd join" "$named of $gen generic-handler rows name the function"
@@ -120,7 +120,7 @@ if [ -f "$f" ] && "$PY" -c "import pandas" 2>/dev/null; then
 	"$IPT" convert "$f" -o "$TMP/p.csv"
 	"$IPT" convert "$f" -o "$TMP/p.jsonl"
 	"$IPT" convert --no-explode "$f" -o "$TMP/pn.jsonl"
-	want=$(trace-cmd report "$f" 2>/dev/null | grep -c ' ipi_send_cpu: ')
+	want=$(tc_report "$f" 2>/dev/null | grep -c ' ipi_send_cpu: ')
 	"$PY" - "$TMP/p.csv" "$TMP/p.jsonl" "$TMP/pn.jsonl" "$want" > "$TMP/py" 2>&1 <<'PY'
 import sys, json, pandas as pd
 csv, jl, jn, want = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

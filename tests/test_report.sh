@@ -41,7 +41,7 @@ else
 fi
 for f in $(inputs "$TRACES"/recorded/*.dat); do
 	n=$(basename "$f")
-	trace-cmd report "$f" 2>/dev/null > "$TMP/ref.txt"
+	tc_report "$f" 2>/dev/null > "$TMP/ref.txt"
 	"$IPT" report -f json --isolated 1 "$f" > "$TMP/r.json" 2> "$TMP/err" || { fail "$n report" "$(cat "$TMP/err")"; continue; }
 	"$IPT" report "$f" > "$TMP/r.txt" 2>&1
 	"$PY" - "$TMP/ref.txt" "$TMP/r.json" "$TMP/r.txt" > "$TMP/out" 2>&1 <<'PY'

@@ -50,7 +50,7 @@ verdict() {
 texts() {
 	if [ -n "$3" ]; then
 		cp "$3" "$TMP/$1.tc"
-	elif ! trace-cmd report "$2" > "$TMP/$1.tc" 2> "$TMP/err"; then
+	elif ! tc_report "$2" > "$TMP/$1.tc" 2> "$TMP/err"; then
 		fail "$1: trace-cmd report" "$(head -c 300 "$TMP/err")"
 		return 1
 	fi

@@ -169,7 +169,7 @@ if [ ! -f "$BS" ]; then
 	skip hand-busy-stacks "no $BS"
 elif ! command -v trace-cmd > /dev/null 2>&1; then
 	skip hand-busy-stacks "trace-cmd is not installed"
-elif trace-cmd report -t "$BS" > "$TMP/bs.txt" 2> /dev/null &&
+elif tc_report -t "$BS" > "$TMP/bs.txt" 2> /dev/null &&
      msg=$("$PY" "$CHK" hand "$TMP/bs.txt" "$TMP/busy-stacks.dat.csv" 8 2>&1); then
 	pass "hand-busy-stacks ($(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
 else

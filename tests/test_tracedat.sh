@@ -21,7 +21,7 @@ files=$(inputs "$TRACES"/recorded/*.dat "$TRACES"/public/*/*.dat)
 [ -n "$files" ] || { skip tracedat "no traces under $TRACES"; finish; }
 for f in $files; do
 	n=$(basename "$(dirname "$f")")/$(basename "$f")
-	trace-cmd report "$f" 2>/dev/null | squeeze > "$TMP/ref" || { fail "$n report" "trace-cmd failed"; continue; }
+	tc_report "$f" 2>/dev/null | squeeze > "$TMP/ref" || { fail "$n report" "trace-cmd failed"; continue; }
 	if ! "$IPT" dump "$f" 2>"$TMP/err" | squeeze > "$TMP/got"; then
 		fail "$n dump" "$(cat "$TMP/err")"; continue
 	fi
@@ -49,7 +49,7 @@ for f in $files; do
 	cmp -s "$TMP/ref.h" "$TMP/got.h" && pass "$n header columns" ||
 		fail "$n header columns" "$(diff "$TMP/ref.h" "$TMP/got.h" | head -n 3 | tr '\n' '|')"
 	# raw mode: masks differ on purpose (cpulist instead of the __data_loc word)
-	trace-cmd report -R "$f" 2>/dev/null | squeeze | sed -E 's/(cpumask|target_cpus)=[^ ]*/\1=MASK/' > "$TMP/rref"
+	tc_report -R "$f" 2>/dev/null | squeeze | sed -E 's/(cpumask|target_cpus)=[^ ]*/\1=MASK/' > "$TMP/rref"
 	"$IPT" dump --raw "$f" 2>/dev/null | squeeze | sed -E 's/(cpumask|target_cpus)=[^ ]*/\1=MASK/' > "$TMP/rgot"
 	grep -E "$ipi_re" "$TMP/rref" > "$TMP/rref.ipi"; grep -E "$ipi_re" "$TMP/rgot" > "$TMP/rgot.ipi"
 	cmp -s "$TMP/rref.ipi" "$TMP/rgot.ipi" && pass "$n raw ipi/csd/irq_vectors lines" ||

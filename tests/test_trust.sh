@@ -106,7 +106,7 @@ for f in "$TOP"/tests/data/qemu/*.dat; do
 		report_cmp "$g"
 	done > "$TMP/qx.cmp"
 	# sends by hand: every target of a mask becomes one single-CPU send
-	trace-cmd report "$f" 2>/dev/null > "$TMP/qx.in"
+	tc_report "$f" 2>/dev/null > "$TMP/qx.in"
 	trace-cmd report "$TMP/qx.dat" 2>/dev/null > "$TMP/qx.out"
 	hand=$($PY - "$TMP/qx.in" "$TMP/qx.out" <<'PYEOF'
 import re, sys
@@ -152,7 +152,7 @@ done
 # bytes past a short record's end there)
 for dat in "$TRACES"/recorded/*.dat; do
 	n=$(basename "$dat")
-	trace-cmd report -R "$dat" 2>/dev/null | grep -v ': kernel_stack: ' > "$TMP/tcR"
+	tc_report -R "$dat" 2>/dev/null | grep -v ': kernel_stack: ' > "$TMP/tcR"
 	"$IPT" dump -R "$dat" 2>&1 | grep -v ': kernel_stack: ' > "$TMP/iR"
 	cmp -s "$TMP/tcR" "$TMP/iR" && pass "dump -R of $n = trace-cmd report -R ($(wc -l < "$TMP/iR") lines)" ||
 		fail "dump -R of $n" "$(diff "$TMP/iR" "$TMP/tcR" | grep -c '^<') lines differ: $(diff "$TMP/iR" "$TMP/tcR" | sed -n 2p)"
@@ -267,10 +267,10 @@ strip_file() { sed 's/"file":"[^"]*",//; s/,"stacks":\(null\|\[.*\]\),"roles":/,
 	s/"with_stack":[0-9]*/"with_stack":_/g'; }
 for dat in "$TRACES"/recorded/*.dat; do
 	n=$(basename "$dat")
-	trace-cmd report "$dat" > "$TMP/plain.txt" 2>/dev/null || continue
+	tc_report "$dat" > "$TMP/plain.txt" 2>/dev/null || continue
 	"$IPT" report --format json "$TMP/plain.txt" 2>/dev/null | strip_file > "$TMP/plain.json"
 	for opt in -R --ts-diff -w; do
-		trace-cmd report $opt "$dat" > "$TMP/opt.txt" 2>/dev/null
+		tc_report $opt "$dat" > "$TMP/opt.txt" 2>/dev/null
 		"$IPT" report --format json "$TMP/opt.txt" 2>"$TMP/opt.err" | strip_file > "$TMP/opt.json"
 		if [ -s "$TMP/opt.json" ] && cmp -s "$TMP/plain.json" "$TMP/opt.json"; then
 			pass "text: trace-cmd report $opt of $n gives the report of its plain text"
