@@ -6,13 +6,29 @@
 # --no-match follow their documented rules (tests/rows_match_check.py), a
 # few sends of busy-stacks.dat are computed by hand from `trace-cmd report
 # -t`, and tests/data/latency.report.txt (timestamps stated in
-# test_report.sh) gives a coalesced send and an unmatched one.
+# test_report.sh) gives a coalesced send and an unmatched one.  The ASan
+# pass checks that its report and rows are the plain build's bytes (which
+# the plain pass checks as above) instead of running the Python checks again.
 #
 #   sh tests/test_rowsmatch.sh [BUILD_DIR]
 # seconds: 73
 . "$(dirname "$0")/lib.sh"
 
 CHK="$TOP/tests/rows_match_check.py"
+PLAIN="$TOP/build/ipitrace"	# the plain build (the ASan pass compares with it)
+# plain_same NAME FILE ARGS...: the plain build's `ipitrace ARGS` writes
+# FILE's bytes to standard output; a FAIL NAME (and false) if not
+plain_same() {
+	_ps_n=$1 _ps_f=$2
+	shift 2
+	if ! "$PLAIN" "$@" > "$TMP/plain.out" 2> "$TMP/plain.err"; then
+		fail "$_ps_n" "the plain build failed: ipitrace $* ($(head -n 1 "$TMP/plain.err"))"
+		return 1
+	fi
+	cmp -s "$_ps_f" "$TMP/plain.out" && return 0
+	fail "$_ps_n" "ipitrace $* differs from the plain build's: $(cmp "$_ps_f" "$TMP/plain.out" 2>&1 | head -n 1)"
+	return 1
+}
 GEN="$TOP/$B/tools/gen-synth"
 [ -x "$IPT" ] || { fail build "$IPT is missing (run make)"; finish; }
 
@@ -41,9 +57,21 @@ for t in $TR; do
 		fail "convert-$n" "$(head -n 1 "$TMP/err")"
 		continue
 	fi
-	# totals, noexplode and nomatch: one process (a line each)
-	"$PY" "$CHK" all "$o.json" "$o.csv" "$o.jsonl" "$o.ne.csv" "$o.nm.csv" > "$TMP/v" 2>&1
-	for k in totals noexplode nomatch; do
+	if [ "$ASAN" = 1 ]; then
+		# the plain build's bytes, which the plain pass checks as below
+		plain_same "plain-bytes-$n" "$o.json" report --format json "$t" &&
+		plain_same "plain-bytes-$n" "$o.csv" convert "$t" -o - &&
+		plain_same "plain-bytes-$n" "$o.jsonl" convert "$t" -f jsonl -o - &&
+		plain_same "plain-bytes-$n" "$o.ne.csv" convert "$t" --no-explode -o - &&
+		plain_same "plain-bytes-$n" "$o.nm.csv" convert "$t" --no-match -o - &&
+			pass "plain-bytes-$n (report, rows, --no-explode, --no-match: the plain build's bytes)"
+		set --
+	else
+		# totals, noexplode and nomatch: one process (a line each)
+		"$PY" "$CHK" all "$o.json" "$o.csv" "$o.jsonl" "$o.ne.csv" "$o.nm.csv" > "$TMP/v" 2>&1
+		set -- totals noexplode nomatch
+	fi
+	for k; do
 		msg=$(grep "^$k " "$TMP/v" | tail -n 1)
 		case $msg in
 		"$k ok "*) pass "$k-$n (${msg#"$k ok "})" ;;
@@ -88,7 +116,13 @@ if [ -x "$GEN" ] && "$GEN" -o "$TMP/spill.dat" -e 1000000 -s 4 -n 8 -m; then
 	   TMPDIR="$TMP/spilldir" "$IPT" convert "$TMP/spill.dat" -o "$o.jsonl" 2>> "$TMP/err" &&
 	   TMPDIR=/nonexistent/ipitrace "$IPT" convert "$TMP/spill.dat" -o "$o.mem.csv" 2>> "$TMP/err"; then
 		rows=$(($(wc -l < "$o.csv") - 1))
-		if msg=$("$PY" "$CHK" totals "$o.json" "$o.csv" "$o.jsonl" 2>&1); then
+		if [ "$ASAN" = 1 ]; then
+			# the plain build's bytes (its pass adds them up to the report)
+			plain_same spill-totals "$o.json" report --format json "$TMP/spill.dat" &&
+			plain_same spill-totals "$o.csv" convert "$TMP/spill.dat" -o - &&
+			plain_same spill-totals "$o.jsonl" convert "$TMP/spill.dat" -f jsonl -o - &&
+				pass "spill-totals ($rows rows: the plain build's bytes)"
+		elif msg=$("$PY" "$CHK" totals "$o.json" "$o.csv" "$o.jsonl" 2>&1); then
 			pass "spill-totals ($rows rows, $(echo "$msg" | tail -n 1 | sed 's/^ok //'))"
 		else
 			fail "spill-totals" "$(echo "$msg" | tail -n 1)"
