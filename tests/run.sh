@@ -143,12 +143,13 @@ for b in "$@"; do
 	done
 done
 
-# jobname BUILD KIND PATH: the name a job is shown and timed under
+# jobname BUILD KIND PATH: into job, the name a job is shown and timed
+# under (a variable, not output: no subshell)
 jobname() {
 	case $2 in
-	part-live) echo "$1/${3##*/}:live" ;;
-	part-alone) echo "$1/${3##*/}:alone" ;;
-	*) echo "$1/${3##*/}" ;;
+	part-live) job="$1/${3##*/}:live" ;;
+	part-alone) job="$1/${3##*/}:alone" ;;
+	*) job="$1/${3##*/}" ;;
 	esac
 }
 
@@ -181,7 +182,8 @@ runone() {
 	k=$(( $(cat "$work/nfin") + 1 ))
 	echo $k > "$work/nfin"
 	rmdir "$work/count.lock"
-	echo "[$k/$total] $(jobname "$2" "$3" "$4") ${secs}s" >&2
+	jobname "$2" "$3" "$4"
+	echo "[$k/$total] $job ${secs}s" >&2
 }
 
 mkdir -p "$top/build" 2>/dev/null
@@ -192,20 +194,19 @@ grep ' live ' "$plan" > "$work/live"
 live_pid=$!
 # the offline jobs: longest (by the last run) first, JOBS at a time
 grep ' offline ' "$plan" > "$work/offline"
-# each job's weight: the seconds of its last run (times.old, by the name
-# jobname gives), else its script's "# seconds: N" (estimates), else 0
+# each job's weight: the seconds of its last run (times.old, by its
+# jobname), else its script's "# seconds: N" (estimates), else 0
+while read -r seq class b kind path; do
+	jobname "$b" "$kind" "$path"
+	echo "$job $seq $b $kind $path"
+done < "$work/offline" |
 awk -v times="$times.old" -v est="$work/estimates" '
 	BEGIN {
 		while ((getline l < times) > 0) { split(l, f, " "); if (!(f[2] in last)) last[f[2]] = f[1] }
 		while ((getline l < est) > 0) { split(l, f, " "); guess[f[1]] = f[2] }
 	}
-	{
-		n = split($5, p, "/"); name = $3 "/" p[n]
-		if ($4 == "part-live") name = name ":live"
-		else if ($4 == "part-alone") name = name ":alone"
-		w = (name in last) ? last[name] : (($5 in guess) ? guess[$5] : 0)
-		print w, $1, $3, $4, $5
-	}' "$work/offline" | sort -k1,1nr -k2,2n > "$work/queue"
+	{ print ($1 in last) ? last[$1] : (($5 in guess) ? guess[$5] : 0), $2, $3, $4, $5 }' |
+	sort -k1,1nr -k2,2n > "$work/queue"
 # JOBS slots are JOBS lines in a pipe: a job takes one before it starts and
 # gives it back when it ends, so the loop sleeps in `read` until one is free
 # (no polling: on this kind of guest every process started costs ~6 ms of CPU)
@@ -242,7 +243,8 @@ tally() {	# tally NAME LOG: add its RESULT line
 
 : > "$work/times"
 while read -r seq class b kind path; do
-	name=$(jobname "$b" "$kind" "$path")
+	jobname "$b" "$kind" "$path"
+	name=$job
 	tally "$name" "$work/$seq.log"
 	set -- $(cat "$work/$seq.time" 2>/dev/null || echo '? ?')
 	secs=$1
