@@ -745,6 +745,29 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 			  struct ipt_strbuf *sb);
 
 /*
+ * Every row left in it as ipt_rows_format_match() lines (no header),
+ * handed to opts->write in the rows' order, some hundred KiB at a time.
+ * rep (may be NULL: the matching columns null) is the report the rows are
+ * matched against, as with ipt_report_row_match() for every row; with
+ * !explode one line per send event (the rows after its first skipped).
+ * The rows are read by the calling thread and formatted by it and by up to
+ * threads - 1 helpers (0: one per online CPU beyond the first, at most 3;
+ * 1: none), the bytes the same for any number.  0 at the end; -1 on error
+ * (ipt_errmsg); a nonzero answer of write stops it and is returned as is,
+ * with the errno it left.
+ */
+struct ipt_rows_write_opts {
+	size_t sz;			/* sizeof(struct ipt_rows_write_opts) */
+	enum ipt_row_format fmt;
+	bool explode;
+	int threads;			/* formatting threads, the caller's included */
+	int (*write)(void *arg, const char *buf, size_t len);	/* 0: go on */
+	void *arg;
+};
+int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ipt_report *rep,
+		   const struct ipt_rows_write_opts *opts);
+
+/*
  * IPI rows as Apache Parquet files, written as a stream: rows go into
  * column pages as they come, a row group is written out when it holds
  * row_group_rows rows or row_group_bytes encoded bytes, so memory stays
@@ -905,13 +928,12 @@ struct ipt_report_opts {
 	 * the report's own filter: it then gives them back in the same
 	 * order and with the same contents (targets NULL, as from lanes)
 	 * without decoding t again, so that one pass gives the rows and,
-	 * with row_results, what matching found for them.  Kept where that
-	 * costs less than decoding again: for less than 32 MiB of CPU data,
-	 * up to 256 Ki rows (not when half of the first 4096 are of
-	 * multicasts), 80 bytes each, past 1 MiB in an unnamed
-	 * temporary file ($TMPDIR, else /tmp); past that, or where they
-	 * cannot be kept (no such file, a full disk), the iterator decodes
-	 * t as without them, with the same rows. */
+	 * with row_results, what matching found for them.  Kept up to 4 Mi
+	 * rows (not when half of the first 4096 are of multicasts, nor for
+	 * more than 64 Ki call places or 256 Ki tasks), 32 bytes each, past
+	 * 1 MiB in an unnamed temporary file ($TMPDIR, else /tmp); past
+	 * that, or where they cannot be kept (no such file, a full disk),
+	 * the iterator decodes t as without them, with the same rows. */
 	bool keep_rows;
 };
 

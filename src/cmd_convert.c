@@ -60,7 +60,9 @@ static void convert_usage(FILE *f)
 		"                       merged in time order: the same rows\n"
 		"                       and ids.  One thread with --no-explode, a filter on\n"
 		"                       id, or a trace with sched events (task names learnt\n"
-		"                       on the way)\n"
+		"                       on the way).  Rows kept by the matching (32 Ki or\n"
+		"                       more) are formatted in up to N threads, at most 4\n"
+		"                       (default: the online CPUs): the same bytes\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Columns: ts_ns,id,src_cpu,target_cpu,ntargets,pid,comm,event,kind,callsite,\n"
@@ -75,7 +77,8 @@ static void convert_usage(FILE *f)
 		"\n"
 		"The last columns come from matching each send to the interrupt that served it\n"
 		"on its target CPU, as `ipitrace report` does, in a first pass (which keeps\n"
-		"the rows of a trace under 32 MiB; a larger one is read twice):\n"
+		"up to 4 Mi rows, not mostly multicasts, for the second; else the trace is\n"
+		"read twice):\n"
 		"matched (true/false), coalesced (served by an interrupt that had served an\n"
 		"earlier send; null when not matched), unmatched_reason (trace_ended,\n"
 		"no_receive_events, lost_events, no_handler), lat_ns (send -> handler\n"
@@ -270,6 +273,12 @@ static void note_source(const char *dir, const char *id, const char *before)
 	ipt_strbuf_free(&after);
 }
 
+/* write_rows - the rows' text to the output (ipt_rows_write's writer) */
+static int write_rows(void *arg, const char *buf, size_t len)
+{
+	return outfile_write(arg, buf, len) ? 1 : 0;
+}
+
 static int pick_format(const char *fmt, const char *out, enum ipt_row_format *f)
 {
 	const char *dot;
@@ -315,13 +324,10 @@ int cmd_convert(int argc, char **argv)
 	enum ipt_row_format rf = IPT_ROWS_CSV;
 	bool explode = true, match = true, force = false;
 	struct ipt_report *rep = NULL;
-	struct ipt_row_match m;
 	struct ipt_trace *t = NULL;
 	struct ipt_ipi_iter *it = NULL;
 	struct ipt_strbuf sb = IPT_STRBUF_INIT;
 	struct outfile of = { 0 };
-	struct ipt_ipi_row row;
-	uint64_t last_id = 0;
 	long threads = 0;	/* the library's choice */
 	int c, r, pq, ret = 1;
 
@@ -446,27 +452,18 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	if (ipt_rows_header_match(rf, explode, &sb))
 		goto fail;
-	while ((r = ipt_ipi_next(it, &row)) > 0) {
-		/* every row, the skipped ones too: the report's cursor moves on */
-		if (rep && ipt_report_row_match(rep, &row, &m))
-			goto fail;
-		if (!explode) {
-			if (row.id == last_id)
-				continue;
-			last_id = row.id;
-		}
-		if (ipt_rows_format_match(rf, explode, t, &row, rep ? &m : NULL, &sb))
-			goto fail;
-		if (sb.len > (1 << 16)) {
-			if (outfile_write(&of, sb.buf, sb.len))
-				goto write_fail;
-			ipt_strbuf_reset(&sb);
-		}
-	}
-	if (r < 0)
-		goto fail;
 	if (outfile_write(&of, sb.buf, sb.len))
 		goto write_fail;
+	{
+		struct ipt_rows_write_opts wo = { .sz = sizeof(wo), .fmt = rf, .explode = explode,
+						  .threads = (int)threads, .write = write_rows, .arg = &of };
+
+		r = ipt_rows_write(t, it, rep, &wo);
+		if (r < 0)
+			goto fail;
+		if (r > 0)
+			goto write_fail;
+	}
 	if (outfile_commit(&of))
 		goto out;
 	ret = 0;

@@ -17,6 +17,8 @@
  *    for a row built here by hand;
  * *  - the rows a report keeps (keep_rows): the same rows decoded again by
  *    an iterator without them, with their matching;
+ *  - ipt_rows_write: the loop its comment gives (ipt_ipi_next,
+ *    ipt_report_row_match, ipt_rows_format_match) written out here;
  *  - Parquet: a file written here, read back by a Thrift compact-protocol
  *    reader of its footer ("PAR1" at both ends, the footer length, the
  *    schema's columns and types, the row count and row groups, the key/value
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
@@ -1277,6 +1280,136 @@ static void test_kept_rows(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* ipt_rows_write: the loop of ipt_rows_format_match, the same bytes    */
+/* ------------------------------------------------------------------ */
+
+struct wbuf {
+	struct ipt_strbuf sb;
+	size_t calls, fail_at;		/* fail_at: the call that answers 5 (0: none) */
+};
+
+static int wbuf_write(void *arg, const char *buf, size_t len)
+{
+	struct wbuf *w = arg;
+
+	if (++w->calls == w->fail_at) {
+		errno = ENOSPC;
+		return 5;
+	}
+	return ipt_strbuf_add(&w->sb, buf, len) ? -1 : 0;
+}
+
+/* the rows of a fresh report and iterator on t, skipping the first `skip`
+ * rows by hand: written out (by_hand) or by ipt_rows_write */
+static int rows_text(struct ipt_trace *t, bool match, bool explode, enum ipt_row_format fmt, int threads,
+		     size_t skip, bool by_hand, struct wbuf *out)
+{
+	struct ipt_report_opts ro = { .sz = sizeof(ro), .row_results = true, .no_tables = true,
+				      .keep_rows = explode };
+	struct ipt_report *rep = match ? ipt_report_run(t, &ro) : NULL;
+	struct ipt_ipi_iter *it = !match || rep ? ipt_ipi_iter_new_with(t, NULL, rep) : NULL;
+	struct ipt_ipi_row row;
+	struct ipt_row_match m;
+	uint64_t last_id = 0;
+	int r = -1;
+
+	if (!it)
+		goto out;
+	for (size_t i = 0; i < skip && (r = ipt_ipi_next(it, &row)) > 0; i++)
+		if (rep && ipt_report_row_match(rep, &row, &m))
+			goto out;
+	if (by_hand) {
+		while ((r = ipt_ipi_next(it, &row)) > 0) {
+			if (rep && ipt_report_row_match(rep, &row, &m))
+				goto out;
+			if (!explode) {
+				if (row.id == last_id)
+					continue;
+				last_id = row.id;
+			}
+			if (ipt_rows_format_match(fmt, explode, t, &row, rep ? &m : NULL, &out->sb))
+				goto out;
+		}
+	} else {
+		struct ipt_rows_write_opts wo = { .sz = sizeof(wo), .fmt = fmt, .explode = explode,
+						  .threads = threads, .write = wbuf_write, .arg = out };
+
+		r = ipt_rows_write(t, it, rep, &wo);
+	}
+out:
+	ipt_ipi_iter_free(it);
+	ipt_report_free(rep);
+	return r;
+}
+
+static void test_rows_write(void)
+{
+	static const char *const names[] = { "busy-stacks.dat", "pingpong.dat", "stacks.dat" };
+	char path[PATH_MAX + 64];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct ipt_trace *t;
+		size_t same = 0, tried = 0;
+
+		snprintf(path, sizeof(path), "%s/recorded/%s", traces, names[i]);
+		if (access(path, R_OK)) {
+			skip(names[i], "not found");
+			continue;
+		}
+		if (!(t = ipt_trace_open(path))) {
+			CHECK(0, "%s: %s", names[i], ipt_errmsg());
+			continue;
+		}
+		for (int v = 0; v < 16; v++) {
+			bool match = v & 1, explode = v & 2;
+			enum ipt_row_format fmt = v & 4 ? IPT_ROWS_JSONL : IPT_ROWS_CSV;
+			size_t skip_rows = v & 8 ? 100 : 0;
+
+			for (int threads = 1; threads <= 4; threads += 3) {
+				struct wbuf a = { IPT_STRBUF_INIT, 0, 0 }, b = { IPT_STRBUF_INIT, 0, 0 };
+				int ra = rows_text(t, match, explode, fmt, threads, skip_rows, true, &a);
+				int rb = rows_text(t, match, explode, fmt, threads, skip_rows, false, &b);
+
+				tried++;
+				if (!ra && !rb && a.sb.len && a.sb.len == b.sb.len && !memcmp(a.sb.buf, b.sb.buf, a.sb.len))
+					same++;
+				else
+					printf("  %s rows_write match %d explode %d %s -j%d skip %zu: %d/%d, %zu/%zu bytes\n",
+					       names[i], match, explode, fmt ? "jsonl" : "csv", threads, skip_rows, ra, rb,
+					       a.sb.len, b.sb.len);
+				ipt_strbuf_free(&a.sb);
+				ipt_strbuf_free(&b.sb);
+			}
+		}
+		CHECK(same == tried, "%s rows_write: %zu of %zu ways not as the loop by hand", names[i],
+		      tried - same, tried);
+		if (same == tried)
+			printf("PASS rows_write %s: %zu ways (matching or not, one row per target or send, csv "
+			       "and jsonl, from the first row or the 101st, 1 and 4 threads) as the loop by hand\n",
+			       names[i], tried);
+		{	/* the writer's answer stops it and comes back, with its errno */
+			struct wbuf w = { IPT_STRBUF_INIT, 0, 1 };
+			int r = rows_text(t, true, true, IPT_ROWS_CSV, 4, 0, false, &w);
+
+			CHECK(r == 5 && errno == ENOSPC && w.calls == 1,
+			      "%s rows_write: a writer answering 5 gave %d (errno %d) after %zu calls", names[i], r,
+			      errno, w.calls);
+			if (r == 5 && errno == ENOSPC && w.calls == 1)
+				printf("PASS rows_write %s: the writer's 5 returned as is, errno kept\n", names[i]);
+			ipt_strbuf_free(&w.sb);
+		}
+		ipt_trace_close(t);
+	}
+	{	/* options too short: an error, not a crash */
+		struct ipt_rows_write_opts wo = { .sz = 4 };
+
+		CHECK(ipt_rows_write(NULL, NULL, NULL, &wo) == -1 && ipt_errcode() == IPT_ERR_INVALID,
+		      "rows_write with sz 4: %s", ipt_errmsg());
+		CHECK(ipt_rows_write(NULL, NULL, NULL, NULL) == -1, "rows_write without options");
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Stack frames: the report's stacks against the report text's frames  */
 /* ------------------------------------------------------------------ */
 
@@ -2257,6 +2390,7 @@ int main(void)
 	test_render_fields();
 	test_ipi_iter();
 	test_kept_rows();
+	test_rows_write();
 	test_frames();
 	test_groups_on();
 	test_roles();

@@ -11,28 +11,48 @@
 #include <string.h>
 #include <unistd.h>
 
-struct kept_row {			/* 80 bytes */
-	uint64_t ts, id, callsite, callback, func;
-	int32_t pid;
-	uint32_t callsite_off;		/* (wide_off: past 32 bits, looked up again) */
-	uint16_t src_cpu, target_cpu, ntargets;
-	uint8_t kind, wide_off;
-	uint32_t comm, event, callsite_sym, callback_sym, func_sym, reason;	/* strs[]; 0: NULL */
+/*
+ * A row is 32 bytes: what the rows of a send share and what they share
+ * with the sends of the same place (the event, the kind, the addresses
+ * and their symbols, the reason) is a site, numbered in a table; the task
+ * (pid and name) too.  A trace of many places or tasks (more than
+ * MAX_SITES or MAX_TASKS) is not kept.
+ */
+struct kept_row {
+	uint64_t ts, id;
+	uint32_t site, task;		/* sites[], tasks[] */
+	uint16_t src_cpu, target_cpu, ntargets, pad;
 };
-_Static_assert(sizeof(struct kept_row) == 80, "a kept row's size, as keptrows.h says");
+_Static_assert(sizeof(struct kept_row) == 32, "a kept row's size, as keptrows.h says");
+
+struct kept_site {
+	uint64_t callsite, callsite_off, callback, func;
+	const char *event, *callsite_sym, *callback_sym, *func_sym, *reason;
+	enum ipt_ipi_kind kind;
+};
+struct kept_task {
+	int32_t pid;
+	const char *comm;
+};
 
 #define CHUNK_ROWS ((1u << 20) / sizeof(struct kept_row))
-/* at most 256 Ki rows (20 MiB of file): past that, decoding again in
- * lanes costs less.  And not the rows of multicasts (a row per target
- * CPU, which the decoder makes at little cost each: a 6 MB synthetic
- * trace of 1 M such rows took 174 -> 195 ms to convert, dropped at 256 Ki):
+/* at most 4 Mi rows (128 MiB of file): past that, $TMPDIR's room is not
+ * asked for more (the 100 M-event synthetic trace of the bench has 25 M
+ * rows; ITS rows past the cap are dropped, decoded again).  And not the rows of multicasts (a row per target CPU,
+ * which the decoder makes at little cost each: a 6 MB synthetic trace of
+ * 1 M such rows took 174 -> 195 ms to convert, dropped at 256 Ki):
  * dropped once they are half of MULTI_FROM rows or more. */
-#define MAX_ROWS (256u << 10)
+#define MAX_ROWS (4u << 20)
 #define MULTI_FROM 4096u
+#define MAX_SITES (1u << 16)
+#define MAX_TASKS (1u << 18)
 
-struct str_ent {			/* a string's number, by its address */
+struct site_ent {			/* a site's number, by its fields */
 	uint64_t tag;
-	const char *s;
+	uint32_t num;
+};
+struct task_ent {
+	uint64_t tag;
 	uint32_t num;
 };
 
@@ -45,9 +65,12 @@ struct ipt_kept_rows {
 	size_t in_chunk;		/* ... of them in chunk, not yet written */
 	int fd;				/* the file of the chunks before (-1: none) */
 	bool dropped, ended;
-	struct ipt_hmap smap;		/* of struct str_ent */
-	const char **strs;		/* strs[num] (strs[0] NULL) */
-	size_t nstrs, capstrs;
+	struct ipt_hmap smap, tmap;	/* of struct site_ent, task_ent */
+	struct kept_site *sites;
+	size_t nsites, capsites;
+	struct kept_task *tasks;
+	size_t ntasks, captasks;
+	uint32_t last_site, last_task;	/* the last row's (a run of the same is common) */
 };
 
 struct ipt_kept_rows *ipt_kept_new(struct ipt_trace *t, const char *filter)
@@ -60,44 +83,120 @@ struct ipt_kept_rows *ipt_kept_new(struct ipt_trace *t, const char *filter)
 	k->fd = -1;
 	k->filter = strdup(filter ? filter : "");
 	k->chunk = ipt_malloc(CHUNK_ROWS * sizeof(*k->chunk));
-	if (!k->filter || !k->chunk || IPT_GROW(k->strs, k->capstrs, 1)) {
+	k->last_site = k->last_task = UINT32_MAX;
+	if (!k->filter || !k->chunk) {
 		ipt_kept_free(k);
 		return NULL;
 	}
-	k->strs[0] = NULL;
-	k->nstrs = 1;
 	return k;
 }
 
-static bool str_eq(const void *e, const void *key)
+static bool same_site(const struct kept_site *a, const struct ipt_ipi_row *r)
 {
-	return ((const struct str_ent *)e)->s == *(const char *const *)key;
+	return a->callsite == r->callsite && a->callsite_off == r->callsite_off && a->callback == r->callback &&
+	       a->func == r->func && a->event == r->event && a->callsite_sym == r->callsite_sym &&
+	       a->callback_sym == r->callback_sym && a->func_sym == r->func_sym && a->reason == r->reason &&
+	       a->kind == r->kind;
 }
 
-/* str_num - the number of string s (the same address, the same number) */
-static int str_num(struct ipt_kept_rows *k, const char *s, uint32_t *num)
+/* the key compared is the row; the entry's number indexes k->sites */
+struct site_key {
+	const struct ipt_kept_rows *k;
+	const struct ipt_ipi_row *r;
+};
+
+static bool site_eq(const void *e, const void *key)
 {
-	struct str_ent *e;
+	const struct site_key *sk = key;
+
+	return same_site(&sk->k->sites[((const struct site_ent *)e)->num], sk->r);
+}
+
+static uint64_t site_hash(const struct ipt_ipi_row *r)
+{
+	uint64_t h = ipt_hash64(r->callsite);
+
+	h = ipt_hash_combine(h, r->callsite_off);
+	h = ipt_hash_combine(h, r->callback);
+	h = ipt_hash_combine(h, r->func);
+	h = ipt_hash_combine(h, (uint64_t)(uintptr_t)r->event ^ ((uint64_t)(uintptr_t)r->callsite_sym << 1));
+	h = ipt_hash_combine(h, (uint64_t)(uintptr_t)r->callback_sym ^ ((uint64_t)(uintptr_t)r->func_sym << 1));
+	return ipt_hash_combine(h, (uint64_t)(uintptr_t)r->reason ^ (uint64_t)r->kind);
+}
+
+/* site_num - the number of the row's site; -1 past MAX_SITES or without
+ * memory */
+static int site_num(struct ipt_kept_rows *k, const struct ipt_ipi_row *r, uint32_t *num)
+{
+	struct site_key key = { k, r };
+	struct site_ent *e;
 	bool added;
 
-	if (!s) {
-		*num = 0;
+	if (k->last_site != UINT32_MAX && same_site(&k->sites[k->last_site], r)) {
+		*num = k->last_site;
 		return 0;
 	}
-	e = ipt_hmap_add(&k->smap, sizeof(*e), ipt_hmap_tag(ipt_hash64((uint64_t)(uintptr_t)s)), str_eq, &s,
-			 &added);
+	e = ipt_hmap_add(&k->smap, sizeof(*e), ipt_hmap_tag(site_hash(r)), site_eq, &key, &added);
 	if (!e)
 		return -1;
 	if (added) {
-		if (k->nstrs >= UINT32_MAX || IPT_GROW(k->strs, k->capstrs, k->nstrs + 1)) {
+		if (k->nsites >= MAX_SITES || IPT_GROW(k->sites, k->capsites, k->nsites + 1)) {
 			ipt_hmap_remove(&k->smap, sizeof(*e), e);
 			return -1;
 		}
-		e->s = s;
-		e->num = (uint32_t)k->nstrs;
-		k->strs[k->nstrs++] = s;
+		e->num = (uint32_t)k->nsites;
+		k->sites[k->nsites++] = (struct kept_site){
+			.callsite = r->callsite, .callsite_off = r->callsite_off, .callback = r->callback,
+			.func = r->func, .event = r->event, .callsite_sym = r->callsite_sym,
+			.callback_sym = r->callback_sym, .func_sym = r->func_sym, .reason = r->reason,
+			.kind = r->kind,
+		};
 	}
-	*num = e->num;
+	*num = k->last_site = e->num;
+	return 0;
+}
+
+struct task_key {
+	const struct ipt_kept_rows *k;
+	int32_t pid;
+	const char *comm;
+};
+
+static bool task_eq(const void *e, const void *key)
+{
+	const struct task_key *tk = key;
+	const struct kept_task *t = &tk->k->tasks[((const struct task_ent *)e)->num];
+
+	return t->pid == tk->pid && t->comm == tk->comm;
+}
+
+/* task_num - the number of the row's task (pid and name), as site_num */
+static int task_num(struct ipt_kept_rows *k, const struct ipt_ipi_row *r, uint32_t *num)
+{
+	struct task_key key = { k, r->pid, r->comm };
+	struct task_ent *e;
+	bool added;
+
+	if (k->last_task != UINT32_MAX && k->tasks[k->last_task].pid == r->pid &&
+	    k->tasks[k->last_task].comm == r->comm) {
+		*num = k->last_task;
+		return 0;
+	}
+	e = ipt_hmap_add(&k->tmap, sizeof(*e),
+			 ipt_hmap_tag(ipt_hash_combine(ipt_hash64((uint64_t)(uint32_t)r->pid),
+						       (uint64_t)(uintptr_t)r->comm)),
+			 task_eq, &key, &added);
+	if (!e)
+		return -1;
+	if (added) {
+		if (k->ntasks >= MAX_TASKS || IPT_GROW(k->tasks, k->captasks, k->ntasks + 1)) {
+			ipt_hmap_remove(&k->tmap, sizeof(*e), e);
+			return -1;
+		}
+		e->num = (uint32_t)k->ntasks;
+		k->tasks[k->ntasks++] = (struct kept_task){ .pid = r->pid, .comm = r->comm };
+	}
+	*num = k->last_task = e->num;
 	return 0;
 }
 
@@ -146,16 +245,11 @@ bool ipt_kept_add(struct ipt_kept_rows *k, const struct ipt_ipi_row *row)
 	}
 	kr = &k->chunk[k->in_chunk];
 	*kr = (struct kept_row){
-		.ts = row->ts, .id = row->id, .callsite = row->callsite, .callback = row->callback,
-		.func = row->func, .pid = row->pid, .callsite_off = (uint32_t)row->callsite_off,
-		.src_cpu = (uint16_t)row->src_cpu, .target_cpu = (uint16_t)row->target_cpu,
-		.ntargets = (uint16_t)row->ntargets, .kind = (uint8_t)row->kind,
-		.wide_off = row->callsite_off > UINT32_MAX,
+		.ts = row->ts, .id = row->id, .src_cpu = (uint16_t)row->src_cpu,
+		.target_cpu = (uint16_t)row->target_cpu, .ntargets = (uint16_t)row->ntargets,
 	};
-	if (str_num(k, row->comm, &kr->comm) || str_num(k, row->event, &kr->event) ||
-	    str_num(k, row->callsite_sym, &kr->callsite_sym) || str_num(k, row->callback_sym, &kr->callback_sym) ||
-	    str_num(k, row->func_sym, &kr->func_sym) || str_num(k, row->reason, &kr->reason)) {
-		drop(k);	/* no memory for the strings' table */
+	if (site_num(k, row, &kr->site) || task_num(k, row, &kr->task)) {
+		drop(k);	/* many places or tasks, or no memory for their tables */
 		return false;
 	}
 	k->in_chunk++;
@@ -182,23 +276,20 @@ size_t ipt_kept_count(const struct ipt_kept_rows *k)
 	return k ? k->n : 0;
 }
 
-/* str_at - string num (read back from the file: checked) */
-static const char *str_at(const struct ipt_kept_rows *k, uint32_t num)
-{
-	return num < k->nstrs ? k->strs[num] : NULL;
-}
-
 int ipt_kept_next(const struct ipt_kept_rows *k, struct ipt_kept_cursor *c, struct ipt_ipi_row *row)
 {
 	const struct kept_row *kr;
+	const struct kept_site *site;
+	const struct kept_task *task;
 
-	if (c->next >= k->n)
+	if (c->next >= k->n || (c->until && c->next >= c->until))
 		return 0;
 	if (k->fd < 0) {	/* all in the chunk */
 		kr = &k->chunk[c->next];
 	} else {
 		if (c->next - c->from >= c->rows) {	/* the next chunk of the file */
-			size_t want = k->n - c->next < CHUNK_ROWS ? k->n - c->next : CHUNK_ROWS;
+			size_t end = c->until && c->until < k->n ? c->until : k->n;
+			size_t want = end - c->next < CHUNK_ROWS ? end - c->next : CHUNK_ROWS;
 
 			if (!c->buf && !(c->buf = ipt_malloc(CHUNK_ROWS * sizeof(*kr))))
 				return -1;
@@ -211,17 +302,18 @@ int ipt_kept_next(const struct ipt_kept_rows *k, struct ipt_kept_cursor *c, stru
 		kr = (const struct kept_row *)c->buf + (c->next - c->from);
 	}
 	c->next++;
+	if (kr->site >= k->nsites || kr->task >= k->ntasks)
+		return ipt_err("report: its kept rows read back wrong (a site or task out of range)");
+	site = &k->sites[kr->site];
+	task = &k->tasks[kr->task];
 	*row = (struct ipt_ipi_row){
 		.ts = kr->ts, .id = kr->id, .src_cpu = kr->src_cpu, .target_cpu = kr->target_cpu,
-		.pid = kr->pid, .ntargets = kr->ntargets, .comm = str_at(k, kr->comm),
-		.event = str_at(k, kr->event), .callsite = kr->callsite,
-		.callsite_sym = str_at(k, kr->callsite_sym), .callsite_off = kr->callsite_off,
-		.callback = kr->callback, .callback_sym = str_at(k, kr->callback_sym), .func = kr->func,
-		.func_sym = str_at(k, kr->func_sym), .reason = str_at(k, kr->reason),
-		.kind = (enum ipt_ipi_kind)kr->kind,
+		.pid = task->pid, .ntargets = kr->ntargets, .comm = task->comm, .event = site->event,
+		.callsite = site->callsite, .callsite_sym = site->callsite_sym,
+		.callsite_off = site->callsite_off, .callback = site->callback,
+		.callback_sym = site->callback_sym, .func = site->func, .func_sym = site->func_sym,
+		.reason = site->reason, .kind = site->kind,
 	};
-	if (kr->wide_off && row->callsite_sym)
-		(void)ipt_trace_symbol(k->t, row->callsite, &row->callsite_off);
 	return 1;
 }
 
@@ -239,7 +331,9 @@ void ipt_kept_free(struct ipt_kept_rows *k)
 		close(k->fd);
 	free(k->chunk);
 	free(k->filter);
-	free(k->strs);
+	free(k->sites);
+	free(k->tasks);
 	ipt_hmap_free(&k->smap);
+	ipt_hmap_free(&k->tmap);
 	free(k);
 }

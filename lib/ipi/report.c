@@ -1328,8 +1328,7 @@ int ipt_rpt_run(struct rpt *r, struct ipt_trace *t, const struct rpt_opts *opts)
 		return -1;
 	if (r->opts.row_results && implicit_setup(r))
 		return -1;
-	if (r->opts.keep_rows && ipt_trace_cpu_bytes(t) < IPT_KEPT_MAX_CPU_BYTES &&
-	    !(r->kept = ipt_kept_new(t, r->opts.filter)))
+	if (r->opts.keep_rows && !(r->kept = ipt_kept_new(t, r->opts.filter)))
 		return -1;
 	r->ncpus = ipt_trace_ncpus(t) > 0 ? ipt_trace_ncpus(t) : 1;
 	r->dec = ipt_ipi_decoder_new(t);

@@ -184,6 +184,12 @@ int ipt_ipi_iter_set_threads(struct ipt_ipi_iter *it, int threads)
 	return 0;
 }
 
+const struct ipt_kept_rows *ipt_ipi_iter_kept(struct ipt_ipi_iter *it, struct ipt_kept_cursor **cur)
+{
+	*cur = &it->cur;
+	return it->kept;
+}
+
 bool ipt_ipi_iter_can_thread(const struct ipt_ipi_iter *it)
 {
 	return !it->kept && !it->filter_uses_id && !ipt_ipi_decoder_learns_comms(it->d);
