@@ -11,6 +11,7 @@
  * JSON strings are escaped as ipt_json_str says (core/json.c).
  */
 #include "core/core.h"
+#include "output/rows.h"
 
 #include <stdlib.h>
 #ifdef __SSE2__
@@ -396,13 +397,87 @@ static void jopt_bool(struct ipt_jw *j, const char *name, bool has, bool v)
 		ipt_jw_null(j);
 }
 
-/* frames - the stack's frames, leaf first, as "sym+0xoff" strings */
-static int stack_csv(struct ipt_strbuf *sb, const struct ipt_trace *t, const struct ipt_report_stack *st)
+/*
+ * The memo of stacks' columns: a slot per stack address (direct-mapped),
+ * its text in an arena; all forgotten when the arena would pass MEMO_BYTES
+ * (a trace of as many stacks as rows stays bounded, formatted again).
+ */
+#define MEMO_SLOTS 4096u
+#define MEMO_BYTES (4u << 20)
+
+struct memo_slot {
+	const struct ipt_report_stack *st;
+	uint32_t off, len;
+};
+struct ipt_stack_memo {
+	struct memo_slot *slot;		/* MEMO_SLOTS, made at the first stack */
+	struct ipt_strbuf text;
+};
+
+struct ipt_stack_memo *ipt_stack_memo_new(void)
+{
+	return ipt_calloc(1, sizeof(struct ipt_stack_memo));
+}
+
+void ipt_stack_memo_free(struct ipt_stack_memo *memo)
+{
+	if (!memo)
+		return;
+	ipt_strbuf_free(&memo->text);
+	free(memo->slot);
+	free(memo);
+}
+
+static struct memo_slot *memo_slot(struct ipt_stack_memo *memo, const struct ipt_report_stack *st)
+{
+	return &memo->slot[ipt_hash64((uint64_t)(uintptr_t)st) & (MEMO_SLOTS - 1)];
+}
+
+/* memo_add - the column's text of st is sb's from byte from on */
+static void memo_add(struct ipt_stack_memo *memo, const struct ipt_report_stack *st, const struct ipt_strbuf *sb,
+		     size_t from)
+{
+	size_t len = sb->len - from;
+	struct memo_slot *ms;
+
+	if (len > MEMO_BYTES / 4 || (!memo->slot && !(memo->slot = calloc(MEMO_SLOTS, sizeof(*memo->slot)))))
+		return;	/* (not remembered: formatted again next time) */
+	if (memo->text.len + len > MEMO_BYTES) {
+		memset(memo->slot, 0, MEMO_SLOTS * sizeof(*memo->slot));
+		ipt_strbuf_reset(&memo->text);
+	}
+	ms = memo_slot(memo, st);
+	if (ipt_strbuf_add(&memo->text, sb->buf + from, len))
+		return;	/* (not remembered: formatted again next time) */
+	*ms = (struct memo_slot){ st, (uint32_t)(memo->text.len - len), (uint32_t)len };
+}
+
+/* memo_put - st's remembered text appended to sb: 1, 0 when not there,
+ * -1 out of memory */
+static int memo_put(struct ipt_stack_memo *memo, const struct ipt_report_stack *st, struct ipt_strbuf *sb)
+{
+	const struct memo_slot *ms;
+
+	if (!memo || !st || !memo->slot)
+		return 0;
+	ms = memo_slot(memo, st);
+	if (ms->st != st)
+		return 0;
+	return ipt_strbuf_add(sb, memo->text.buf + ms->off, ms->len) ? -1 : 1;
+}
+
+/* stack_csv - the stack column: its frames, leaf first, as "sym+0xoff"
+ * strings joined by ';' */
+static int stack_csv(struct ipt_strbuf *sb, const struct ipt_trace *t, const struct ipt_report_stack *st,
+		     struct ipt_stack_memo *memo)
 {
 	struct ipt_strbuf fr = IPT_STRBUF_INIT;
 	char buf[512];
 	int ret = ipt_strbuf_addc(sb, ',');
+	size_t from = sb->len;
 
+	if (ret || (ret = memo_put(memo, st, sb)))
+		return ret < 0 ? -1 : 0;
 	for (uint32_t i = 0; st && i < st->nframes; i++) {
 		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
 		ret |= (i ? ipt_strbuf_addc(&fr, ';') : 0) | ipt_strbuf_adds(&fr, buf);
@@ -410,24 +485,39 @@ static int stack_csv(struct ipt_strbuf *sb, const struct ipt_trace *t, const str
 	if (fr.len)
 		ret |= csv_field(sb, fr.buf);
 	ipt_strbuf_free(&fr);
+	if (!ret && memo && st)
+		memo_add(memo, st, sb, from);
 	return ret ? -1 : 0;
 }
 
-static void stack_json(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_report_stack *st)
+/* stack_json - the stack member, the object's last (a remembered array
+ * is written as it is, after the key) */
+static void stack_json(struct ipt_jw *j, const struct ipt_trace *t, const struct ipt_report_stack *st,
+		       struct ipt_stack_memo *memo, struct ipt_strbuf *sb)
 {
 	char buf[512];
+	size_t from;
+	int r;
 
 	ipt_jw_key(j, COL(STACK));
 	if (!st) {
 		ipt_jw_null(j);
 		return;
 	}
+	if ((r = memo_put(memo, st, sb))) {
+		if (r < 0)
+			j->err = 1;	/* out of memory: the row fails */
+		return;
+	}
+	from = sb->len;
 	ipt_jw_arr(j);
 	for (uint32_t i = 0; i < st->nframes; i++) {
 		ipt_trace_format_symbol(t, st->frames[i], true, buf, sizeof(buf));
 		ipt_jw_str(j, buf);
 	}
 	ipt_jw_end(j);
+	if (memo)
+		memo_add(memo, st, sb, from);
 }
 
 /*
@@ -439,6 +529,13 @@ static void stack_json(struct ipt_jw *j, const struct ipt_trace *t, const struct
 int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ipt_trace *t,
 			  const struct ipt_ipi_row *r, const struct ipt_row_match *m,
 			  struct ipt_strbuf *sb)
+{
+	return ipt_rows_format_match_memo(fmt, explode, t, r, m, NULL, sb);
+}
+
+int ipt_rows_format_match_memo(enum ipt_row_format fmt, bool explode, const struct ipt_trace *t,
+			       const struct ipt_ipi_row *r, const struct ipt_row_match *m,
+			       struct ipt_stack_memo *memo, struct ipt_strbuf *sb)
 {
 	const struct ipt_row_match *pt = m && m->known && (explode || r->ntargets == 1) ? m : NULL;
 	const char *unmatched = pt && !pt->matched ? ipt_unmatched_reason_name(pt->unmatched) : NULL;
@@ -455,7 +552,7 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 		ret |= opt_bool(sb, pt, pt && pt->matched);
 		ret |= opt_bool(sb, pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
 		ret |= opt_str(sb, unmatched) | opt_str(sb, r->callsite_sym) | opt_str(sb, func_name);
-		ret |= stack_csv(sb, t, m ? m->stack : NULL) | ipt_strbuf_addc(sb, '\n');
+		ret |= stack_csv(sb, t, m ? m->stack : NULL, memo) | ipt_strbuf_addc(sb, '\n');
 		return ret ? -1 : 0;
 	}
 	ipt_jw_init(&j, sb, NULL);
@@ -469,7 +566,7 @@ int ipt_rows_format_match(enum ipt_row_format fmt, bool explode, const struct ip
 	ipt_jw_kstr(&j, COL(UNMATCHED_REASON), unmatched);
 	ipt_jw_kstr(&j, COL(CALLSITE_FUNC), r->callsite_sym);
 	ipt_jw_kstr(&j, COL(FUNC_NAME), func_name);
-	stack_json(&j, t, m ? m->stack : NULL);
+	stack_json(&j, t, m ? m->stack : NULL, memo, sb);
 	ipt_jw_end(&j);
 	ipt_jw_raw(&j, "\n");
 	return ipt_jw_finish(&j);

@@ -8,9 +8,9 @@
  * matches by number (ipt_report_row_match_nth) and formats: the helpers
  * take the oldest blocks not yet taken, the calling thread too while it
  * waits for the oldest, and it hands the blocks' text to the writer in
- * their order, the same bytes for any number of helpers.  A block with a
- * stack is the calling thread's (its frames are looked up while
- * formatting): a helper that meets one hands the block back.
+ * their order, the same bytes for any number of helpers.  Each thread
+ * keeps the text of the stacks it formatted (output/rows.h); their frames'
+ * symbols are looked up as the decoding lanes do, from any thread.
  *
  * Else the calling thread reads, matches (the report's cursor moves in the
  * rows' order) and formats every row as it comes: formatting the rows of
@@ -20,6 +20,7 @@
  */
 #include "core/core.h"
 #include "ipi/keptrows.h"
+#include "output/rows.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -45,7 +46,6 @@ enum block_state { B_FREE, B_FILLED, B_BUSY, B_DONE };
 
 struct block {
 	size_t lo, n;			/* its rows: kept rows lo.., or n formatted */
-	bool own;			/* formatted by the calling thread only */
 	bool failed;			/* formatting failed: err says why */
 	char err[256];
 	enum block_state state;
@@ -69,10 +69,9 @@ struct writer {
 	int nth;
 };
 
-/* format_kept - the text of kept rows lo..lo+n, read with cursor c; false
- * with *stack for a helper that met a row with a stack */
-static bool format_kept(const struct writer *w, struct block *b, struct ipt_kept_cursor *c, bool caller,
-			bool *stack)
+/* format_kept - the text of kept rows lo..lo+n, read with cursor c */
+static bool format_kept(const struct writer *w, struct block *b, struct ipt_kept_cursor *c,
+			struct ipt_stack_memo *memo)
 {
 	struct ipt_ipi_row row;
 	struct ipt_row_match m;
@@ -89,24 +88,21 @@ static bool format_kept(const struct writer *w, struct block *b, struct ipt_kept
 		}
 		if (w->rep && ipt_report_row_match_nth(w->rep, k, &row, &m))
 			return false;
-		if (w->rep && m.stack && !caller) {
-			*stack = true;
-			return false;
-		}
-		if (ipt_rows_format_match(w->fmt, w->explode, w->t, &row, w->rep ? &m : NULL, &b->text))
+		if (ipt_rows_format_match_memo(w->fmt, w->explode, w->t, &row, w->rep ? &m : NULL, memo,
+					       &b->text))
 			return false;
 	}
 	return true;
 }
 
-/* take - the oldest block filled and not taken (own ones only for the
- * calling thread), marked busy; NULL for none.  The lock held. */
-static struct block *take(struct writer *w, bool caller)
+/* take - the oldest block filled and not taken, marked busy; NULL for
+ * none.  The lock held. */
+static struct block *take(struct writer *w)
 {
 	for (uint64_t s = w->first; s < w->next; s++) {
 		struct block *b = &w->b[s % w->nb];
 
-		if (b->state == B_FILLED && (caller || !b->own)) {
+		if (b->state == B_FILLED) {
 			b->state = B_BUSY;
 			return b;
 		}
@@ -114,26 +110,21 @@ static struct block *take(struct writer *w, bool caller)
 	return NULL;
 }
 
-/* format_taken - format b (taken) without the lock, then mark it done (or
- * filled again and the caller's, for a helper that met a stack).  The lock
- * held on entry and on return. */
-static void format_taken(struct writer *w, struct block *b, struct ipt_kept_cursor *c, bool caller)
+/* format_taken - format b (taken) without the lock, then mark it done.
+ * The lock held on entry and on return. */
+static void format_taken(struct writer *w, struct block *b, struct ipt_kept_cursor *c,
+			 struct ipt_stack_memo *memo)
 {
-	bool ok, stack = false;
+	bool ok;
 
 	pthread_mutex_unlock(&w->mu);
 	ipt_strbuf_reset(&b->text);
-	ok = format_kept(w, b, c, caller, &stack);
-	if (!ok && !stack)
+	ok = format_kept(w, b, c, memo);
+	if (!ok)
 		snprintf(b->err, sizeof(b->err), "%s", ipt_errmsg());
 	pthread_mutex_lock(&w->mu);
-	if (stack) {
-		b->own = true;
-		b->state = B_FILLED;
-	} else {
-		b->failed = !ok;
-		b->state = B_DONE;
-	}
+	b->failed = !ok;
+	b->state = B_DONE;
 	pthread_cond_broadcast(&w->done);
 }
 
@@ -141,18 +132,20 @@ static void *helper(void *arg)
 {
 	struct writer *w = arg;
 	struct ipt_kept_cursor c = { 0 };
+	struct ipt_stack_memo *memo = ipt_stack_memo_new();	/* (NULL: none) */
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->quit) {
-		struct block *b = take(w, false);
+		struct block *b = take(w);
 
 		if (b)
-			format_taken(w, b, &c, false);
+			format_taken(w, b, &c, memo);
 		else
 			pthread_cond_wait(&w->work, &w->mu);
 	}
 	pthread_mutex_unlock(&w->mu);
 	ipt_kept_cursor_free(&c);
+	ipt_stack_memo_free(memo);
 	return NULL;
 }
 
@@ -170,17 +163,18 @@ static bool front_done(struct writer *w)
 /* write_oldest - the oldest block's text to the writer, once formatted
  * (formatting what it can meanwhile, with cursor c); the block is free
  * again.  0, -1 (a formatting error), or the writer's nonzero answer. */
-static int write_oldest(struct writer *w, const struct ipt_rows_write_opts *o, struct ipt_kept_cursor *c)
+static int write_oldest(struct writer *w, const struct ipt_rows_write_opts *o, struct ipt_kept_cursor *c,
+			struct ipt_stack_memo *memo)
 {
 	struct block *b = &w->b[w->first % w->nb];
 	int ret = 0;
 
 	pthread_mutex_lock(&w->mu);
 	while (b->state != B_DONE) {
-		struct block *f = take(w, true);
+		struct block *f = take(w);
 
 		if (f)
-			format_taken(w, f, c, true);
+			format_taken(w, f, c, memo);
 		else
 			pthread_cond_wait(&w->done, &w->mu);
 	}
@@ -198,7 +192,7 @@ static int write_oldest(struct writer *w, const struct ipt_rows_write_opts *o, s
 	pthread_mutex_lock(&w->mu);
 	b->state = B_FREE;
 	b->n = 0;
-	b->own = b->failed = false;
+	b->failed = false;
 	w->first++;
 	pthread_mutex_unlock(&w->mu);
 	return ret;
@@ -221,7 +215,8 @@ static int helpers(int threads)
 
 /* fill_rows - the next rows of the iterator, formatted into b.  1 more
  * rows may follow, 0 at the end, -1 on error. */
-static int fill_rows(struct writer *w, struct block *b, struct ipt_ipi_iter *it, uint64_t *last_id)
+static int fill_rows(struct writer *w, struct block *b, struct ipt_ipi_iter *it, uint64_t *last_id,
+		     struct ipt_stack_memo *memo)
 {
 	struct ipt_ipi_row row;
 	struct ipt_row_match m;
@@ -239,7 +234,8 @@ static int fill_rows(struct writer *w, struct block *b, struct ipt_ipi_iter *it,
 				continue;
 			*last_id = row.id;
 		}
-		if (ipt_rows_format_match(w->fmt, w->explode, w->t, &row, w->rep ? &m : NULL, &b->text))
+		if (ipt_rows_format_match_memo(w->fmt, w->explode, w->t, &row, w->rep ? &m : NULL, memo,
+					       &b->text))
 			return -1;
 		b->n++;
 	}
@@ -263,6 +259,7 @@ int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ip
 	struct ipt_rows_write_opts o;
 	struct writer w = { .t = t, .rep = rep };
 	struct ipt_kept_cursor *itc, c = { 0 };
+	struct ipt_stack_memo *memo;
 	uint64_t last_id = 0;
 	size_t kept_row = 0;
 	int more = 1, ret = 0, nh, e;
@@ -282,8 +279,11 @@ int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ip
 		w.kept = NULL;	/* the calling thread alone, through the iterator */
 	}
 	w.nb = w.kept ? 2u * (unsigned int)(nh + 1) + 2 : 1;
-	if (!(w.b = ipt_calloc(w.nb, sizeof(*w.b))))
+	memo = ipt_stack_memo_new();	/* (NULL: none) */
+	if (!(w.b = ipt_calloc(w.nb, sizeof(*w.b)))) {
+		ipt_stack_memo_free(memo);
 		return -1;
+	}
 	pthread_mutex_init(&w.mu, NULL);
 	pthread_cond_init(&w.work, NULL);
 	pthread_cond_init(&w.done, NULL);
@@ -293,10 +293,10 @@ int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ip
 	while (more > 0 && !ret) {
 		struct block *b;
 
-		if (w.next - w.first == w.nb && (ret = write_oldest(&w, &o, &c)))
+		if (w.next - w.first == w.nb && (ret = write_oldest(&w, &o, &c, memo)))
 			break;
 		b = &w.b[w.next % w.nb];
-		more = w.kept ? fill_kept(&w, b, &kept_row) : fill_rows(&w, b, it, &last_id);
+		more = w.kept ? fill_kept(&w, b, &kept_row) : fill_rows(&w, b, it, &last_id, memo);
 		if (more < 0) {
 			ret = -1;
 			break;
@@ -310,10 +310,10 @@ int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ip
 		pthread_mutex_unlock(&w.mu);
 		/* the blocks formatted at the front, without waiting */
 		while (!ret && front_done(&w))
-			ret = write_oldest(&w, &o, &c);
+			ret = write_oldest(&w, &o, &c, memo);
 	}
 	while (!ret && w.first < w.next)
-		ret = write_oldest(&w, &o, &c);
+		ret = write_oldest(&w, &o, &c, memo);
 	if (w.kept && !ret)
 		itc->next = kept_row;	/* the iterator's rows are read */
 	e = errno;	/* the writer's, for its caller */
@@ -327,6 +327,7 @@ int ipt_rows_write(const struct ipt_trace *t, struct ipt_ipi_iter *it, struct ip
 		ipt_strbuf_free(&w.b[i].text);
 	free(w.b);
 	ipt_kept_cursor_free(&c);
+	ipt_stack_memo_free(memo);
 	pthread_cond_destroy(&w.done);
 	pthread_cond_destroy(&w.work);
 	pthread_mutex_destroy(&w.mu);
