@@ -82,7 +82,7 @@ struct ipt_kept_rows *ipt_kept_new(struct ipt_trace *t, const char *filter)
 	k->t = t;
 	k->fd = -1;
 	k->filter = strdup(filter ? filter : "");
-	k->chunk = ipt_malloc(CHUNK_ROWS * sizeof(*k->chunk));
+	k->chunk = ipt_malloc_table(CHUNK_ROWS * sizeof(*k->chunk));	/* a huge page: one fault, not 256 */
 	k->last_site = k->last_task = UINT32_MAX;
 	if (!k->filter || !k->chunk) {
 		ipt_kept_free(k);
