@@ -9,11 +9,11 @@
  * several threads.  32 bytes a row: what the sends of one place share
  * (event, kind, addresses, symbols, reason: the trace's own strings,
  * valid until it is closed) and the task (pid, name) by number in tables
- * of their own; past one chunk (1 MiB, in a huge page) the rows go to an unnamed temporary
- * file, written and read a chunk at a time (pwrite and pread: no mapping,
- * no page of it held), up to 4 Mi rows (128 MiB), unless half of the first
- * 4096 or more are of multicasts, or there are more than 64 Ki places or
- * 256 Ki tasks.  Past that, or on an error while keeping (no temporary
+ * of their own; past one chunk (1 MiB, in a huge page) the rows go to an
+ * unnamed temporary file, written and read a chunk at a time (pwrite and
+ * pread: no mapping, no page of it held), up to 4 Mi rows (128 MiB),
+ * unless half of the first 4096 or more are of multicasts, or there are
+ * more than 64 Ki places or 256 Ki tasks.  Past that, or on an error while keeping (no temporary
  * file, a full disk: not the report's), the rows are dropped
  * (ipt_kept_end false) and the iterator decodes the trace as it would
  * without them.
