@@ -37,8 +37,8 @@ struct kept_task {
 
 #define CHUNK_ROWS ((1u << 20) / sizeof(struct kept_row))
 /* at most 4 Mi rows (128 MiB of file): $TMPDIR's room is not asked for
- * more (the bench's 100 M-event synthetic trace has 25 M rows: past the
- * cap they are dropped and the trace decoded again).  And not the rows of
+ * more (a trace of more rows has them dropped at the cap, and is decoded
+ * again).  And not the rows of
  * multicasts (a row per target CPU, which the decoder makes at little
  * cost each: a 6 MB synthetic trace of 1 M such rows took 174 -> 195 ms
  * to convert, dropped at 256 Ki): dropped once they are half of
