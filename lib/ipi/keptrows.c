@@ -48,11 +48,7 @@ struct kept_task {
 #define MAX_SITES (1u << 16)
 #define MAX_TASKS (1u << 18)
 
-struct site_ent {			/* a site's number, by its fields */
-	uint64_t tag;
-	uint32_t num;
-};
-struct task_ent {
+struct num_ent {			/* a site's or task's number, by its fields */
 	uint64_t tag;
 	uint32_t num;
 };
@@ -66,7 +62,7 @@ struct ipt_kept_rows {
 	size_t in_chunk;		/* ... of them in chunk, not yet written */
 	int fd;				/* the file of the chunks before (-1: none) */
 	bool dropped, ended;
-	struct ipt_hmap smap, tmap;	/* of struct site_ent, task_ent */
+	struct ipt_hmap smap, tmap;	/* of struct num_ent: sites, tasks */
 	struct kept_site *sites;
 	size_t nsites, capsites;
 	struct kept_task *tasks;
@@ -110,7 +106,7 @@ static bool site_eq(const void *e, const void *key)
 {
 	const struct site_key *sk = key;
 
-	return same_site(&sk->k->sites[((const struct site_ent *)e)->num], sk->r);
+	return same_site(&sk->k->sites[((const struct num_ent *)e)->num], sk->r);
 }
 
 static uint64_t site_hash(const struct ipt_ipi_row *r)
@@ -130,7 +126,7 @@ static uint64_t site_hash(const struct ipt_ipi_row *r)
 static int site_num(struct ipt_kept_rows *k, const struct ipt_ipi_row *r, uint32_t *num)
 {
 	struct site_key key = { k, r };
-	struct site_ent *e;
+	struct num_ent *e;
 	bool added;
 
 	if (k->last_site != UINT32_MAX && same_site(&k->sites[k->last_site], r)) {
@@ -166,7 +162,7 @@ struct task_key {
 static bool task_eq(const void *e, const void *key)
 {
 	const struct task_key *tk = key;
-	const struct kept_task *t = &tk->k->tasks[((const struct task_ent *)e)->num];
+	const struct kept_task *t = &tk->k->tasks[((const struct num_ent *)e)->num];
 
 	return t->pid == tk->pid && t->comm == tk->comm;
 }
@@ -175,7 +171,7 @@ static bool task_eq(const void *e, const void *key)
 static int task_num(struct ipt_kept_rows *k, const struct ipt_ipi_row *r, uint32_t *num)
 {
 	struct task_key key = { k, r->pid, r->comm };
-	struct task_ent *e;
+	struct num_ent *e;
 	bool added;
 
 	if (k->last_task != UINT32_MAX && k->tasks[k->last_task].pid == r->pid &&
