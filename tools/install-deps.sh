@@ -6,7 +6,7 @@
 # says which packages to install.  IPITRACE_DEPS=build: only what building
 # (and the demo) needs; =bench: the tests' and the benchmarks'.
 set -e
-pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas python3-dev python3-numpy python3-scipy python3-jsonschema clang libclang-rt-14-dev pkg-config man-db libbpf-dev bpftool libdw-dev prometheus curl linux-perf"
+pkgs="gcc make libc6-dev libzstd-dev zlib1g-dev trace-cmd python3 python3-pandas python3-dev python3-numpy python3-scipy python3-jsonschema clang libclang-rt-14-dev pkg-config man-db libbpf-dev bpftool libdw-dev prometheus curl linux-perf strace"
 qemu="qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross busybox-static cpio libzstd-dev:arm64 zlib1g-dev:arm64"
 [ "${IPITRACE_DEPS:-}" = "build" ] || pkgs="$pkgs $qemu"
 [ "${IPITRACE_DEPS:-}" = "bench" ] && pkgs="$pkgs hyperfine linux-perf valgrind"
