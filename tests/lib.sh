@@ -64,6 +64,18 @@ find_chromium() {
 pass() { T_PASS=$((T_PASS + 1)); echo "PASS $1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
+# verdict_lines NAME FILE: each "PASS what: ..." / "FAIL what: why" line of
+# FILE (a checker's output) as a pass or fail of "NAME what"; false, with
+# nothing counted, when FILE has none (the checker itself failed)
+verdict_lines() {
+	grep -q '^PASS\|^FAIL' "$2" || return 1
+	while IFS= read -r vl_l; do
+		case $vl_l in
+		"PASS "*) pass "$1 ${vl_l#PASS }" ;;
+		"FAIL "*) vl_l=${vl_l#FAIL }; fail "$1 ${vl_l%%: *}" "${vl_l#*: }" ;;
+		esac
+	done < "$2"
+}
 check() {	# check NAME COND-COMMAND... : pass if the command succeeds
 	n=$1; shift
 	if "$@"; then pass "$n"; else fail "$n" "command failed: $*"; fi

@@ -67,17 +67,8 @@ compare() {
 	fi
 	collect "$d" "$f"
 	"$PY" "$CMP" "$mode" "$d.oracle.json" "$d" > "$d.cmp" 2>&1
-	if ! grep -q '^PASS\|^FAIL' "$d.cmp"; then
-		fail "$name compare" "$(tail -n 3 "$d.cmp")"
-		return
-	fi
 	grep -v '^PASS\|^FAIL' "$d.cmp" | head -n 3 | sed 's/^/  /'
-	while IFS= read -r l; do
-		case $l in
-		"PASS "*) pass "$name ${l#PASS }" ;;
-		"FAIL "*) l=${l#FAIL }; fail "$name ${l%%: *}" "${l#*: }" ;;
-		esac
-	done < "$d.cmp"
+	verdict_lines "$name" "$d.cmp" || fail "$name compare" "$(tail -n 3 "$d.cmp")"
 }
 
 # (the ASan pass: busy-stacks.dat for the traces with stacks, pingpong.dat

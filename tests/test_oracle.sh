@@ -125,16 +125,10 @@ for g, (n, bad) in groups.items():
     else:
         print(f"PASS {label}: {n} numbers agree")
 PY
-	if ! grep -q '^PASS\|^FAIL' "$TMP/cmp"; then
+	if ! verdict_lines "$name" "$TMP/cmp"; then
 		fail "$name compare" "$(tail -n 3 "$TMP/cmp")"
 		return
 	fi
-	while IFS= read -r l; do
-		case $l in
-		"PASS "*) pass "$name ${l#PASS }" ;;
-		"FAIL "*) l=${l#FAIL }; fail "$name ${l%%: *}" "${l#*: }" ;;
-		esac
-	done < "$TMP/cmp"
 	if [ -n "$KEEP" ] && grep -q '^FAIL' "$TMP/cmp" && [ "${f#"$TMP"/}" != "$f" ]; then
 		mkdir -p "$KEEP" && cp "$f" "$KEEP/$(echo "$name" | tr -c 'A-Za-z0-9.-' _)-${f##*/}"
 	fi
