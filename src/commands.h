@@ -120,6 +120,9 @@ char *cpus_filter(const char *cmd, const char *list, const char *filter, struct 
 /* The command line as run (shell-quoted, one line), for a recording's
  * provenance: cli_set_command_line() from main, then cli_command_line(). */
 void cli_set_command_line(int argc, char **argv);
+/* cli_heap_on_huge_pages - for a command that reads a trace and ends, before
+ * it allocates: the heap on 2 MiB pages, one malloc arena (heap.c) */
+void cli_heap_on_huge_pages(void);
 const char *cli_command_line(void);
 /* shell_join - words quoted for a shell, joined by spaces, on one line (caller frees) */
 char *shell_join(char *const *words, int n);

@@ -2,6 +2,7 @@
 /* main.c - ipitrace command dispatch */
 #include "commands.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +11,20 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
+	bool ends;	/* reads and ends: its heap on huge pages (heap.c) */
 };
 
 static const struct command commands[] = {
-	{ "record", cmd_record, "capture IPIs from the live kernel into a trace.dat" },
-	{ "report", cmd_report, "who sends which IPIs to whom, how often, how long" },
-	{ "diff", cmd_diff, "before and after: two recordings compared, with significance" },
-	{ "dump", cmd_dump, "print the events of a trace, masks as CPU lists" },
-	{ "explain", cmd_explain, "timerlat spikes and the IPIs inside them, with their senders" },
-	{ "count", cmd_count, "decode every event and count them per CPU and type" },
-	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)" },
-	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit" },
-	{ "top", cmd_top, "IPIs per target CPU now, counted in the kernel with BPF" },
-	{ "serve", cmd_serve, "Prometheus metrics and a flight recorder of watched CPUs, with BPF" },
+	{ "record", cmd_record, "capture IPIs from the live kernel into a trace.dat", false },
+	{ "report", cmd_report, "who sends which IPIs to whom, how often, how long", true },
+	{ "diff", cmd_diff, "before and after: two recordings compared, with significance", true },
+	{ "dump", cmd_dump, "print the events of a trace, masks as CPU lists", true },
+	{ "explain", cmd_explain, "timerlat spikes and the IPIs inside them, with their senders", true },
+	{ "count", cmd_count, "decode every event and count them per CPU and type", true },
+	{ "convert", cmd_convert, "IPI rows as CSV, JSON lines or Parquet (one row per target CPU)", true },
+	{ "explode", cmd_explode, "rewrite a trace.dat with one single-CPU event per mask bit", true },
+	{ "top", cmd_top, "IPIs per target CPU now, counted in the kernel with BPF", false },
+	{ "serve", cmd_serve, "Prometheus metrics and a flight recorder of watched CPUs, with BPF", false },
 };
 
 /* The filter language: `ipitrace help filters`, and the FILTERS sections of the man pages. */
@@ -154,6 +156,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* before the first allocation */
+	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].ends && !strcmp(argv[1], commands[i].name))
+			cli_heap_on_huge_pages();
 	cli_set_command_line(argc, argv);
 	if (argc < 2 || (argv[1][0] == '-' && argv[1][1] && strcmp(argv[1], "-h") &&
 			  strcmp(argv[1], "--help") && strcmp(argv[1], "-V") && strcmp(argv[1], "--version")))
