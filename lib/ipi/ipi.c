@@ -71,6 +71,7 @@ struct kind_memo {
 };
 
 #define MEMO_SIZE 1024
+#define NAMED_MEMO 256
 
 struct ipt_ipi_decoder {
 	struct sym_memo syms[MEMO_SIZE];
@@ -91,6 +92,9 @@ struct ipt_ipi_decoder {
 	int ncallers;
 	bool learn_aside;		/* names learnt go to learnt, not the trace */
 	struct ipt_hmap learnt;		/* of struct learnt: pid -> its first name */
+	/* pids whose name is known or learnt already (direct-mapped; 0: none):
+	 * a sched_switch names the same few tasks again and again */
+	int named[NAMED_MEMO];
 };
 
 /* a task name seen in a sched event, first of its pid in this decoder */
@@ -323,21 +327,25 @@ static bool learnt_eq(const void *entry, const void *key)
 	return ((const struct learnt *)entry)->pid == *(const int *)key;
 }
 
-/* learn_aside - pid's name kept in d, unless d has one for it already */
-static void learn_aside(struct ipt_ipi_decoder *d, const struct ipt_record *r, int slot, int pid,
+/* learn_aside - pid's name kept in d, unless d has one for it already;
+ * false where memory ran out (the name stays unknown, as in the trace) */
+static bool learn_aside(struct ipt_ipi_decoder *d, const struct ipt_record *r, int slot, int pid,
 			const uint8_t *p, uint32_t n)
 {
 	bool added;
 	struct learnt *l = ipt_hmap_add(&d->learnt, sizeof(*l), ipt_hmap_tag(ipt_hash64((uint64_t)pid)),
 					learnt_eq, &pid, &added);
 
-	if (!l || !added)
-		return;	/* out of memory: the name stays unknown, as in the trace */
+	if (!l)
+		return false;
+	if (!added)
+		return true;
 	l->pid = pid;
 	l->cpu = r->cpu;
 	l->ts = r->ts;
 	l->slot = slot;
 	l->name = ipt_strndup((const char *)p, strnlen((const char *)p, n));
+	return l->name != NULL;
 }
 
 /* learn_comms - names from sched_switch for pids the cmdlines lack */
@@ -352,13 +360,19 @@ static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 		const uint8_t *p;
 		uint32_t n;
 
-		if (pid <= 0 || ipt_comms_get(&d->t->comms, pid) ||
-		    ipt_field_bytes(d->t, r, names[i], &p, &n))
+		int *named = &d->named[(unsigned int)pid % NAMED_MEMO];
+
+		if (pid <= 0 || *named == pid)
 			continue;
-		if (d->learn_aside)
-			learn_aside(d, r, i, pid, p, n);
-		else
-			ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n));
+		if (ipt_comms_get(&d->t->comms, pid)) {
+			*named = pid;
+			continue;
+		}
+		if (ipt_field_bytes(d->t, r, names[i], &p, &n))
+			continue;
+		if (d->learn_aside ? learn_aside(d, r, i, pid, p, n) :
+		    !ipt_comms_set(&d->t->comms, pid, (const char *)p, strnlen((const char *)p, n)))
+			*named = pid;
 	}
 }
 
