@@ -87,7 +87,9 @@ static void top_usage(FILE *f)
 		"dropped silently.\n"
 		"\n"
 		"Options:\n"
-		"      --once            one interval, one table, then exit\n"
+		"      --once            one interval, one table, then exit; SIGINT or SIGTERM\n"
+		"                        ends the interval early, and the table covers the\n"
+		"                        time counted (said on stderr)\n"
 		"  -d, --duration TIME   the interval: seconds (fractions allowed) or 500ms, 30s,\n"
 		"                        5m (default 1)\n"
 		"  -f, --format FMT      text (default) or json.  json: one object per\n"
@@ -825,7 +827,10 @@ int cmd_top(int argc, char **argv)
 	for (;;) {
 		t += o.interval;
 		w = wait_until(t, keys, &o, b, rows_kept ? &lr : NULL);
-		if (w < 0 && (o.once || !prev))
+		/* a signal ends the live view at once; with --once it ends the
+		 * interval early, and the table covers what was counted (as
+		 * perf stat does on Ctrl-C) */
+		if (w < 0 && !o.once)
 			break;
 		if (w == 2 && last) {	/* a key: the last interval again, as asked */
 			t -= o.interval;
@@ -839,7 +844,7 @@ int cmd_top(int argc, char **argv)
 			t -= o.interval;
 			continue;
 		}
-		if (w)
+		if (w > 0)
 			break;
 		cur = ipt_counter_read(b);
 		if (!cur)
@@ -873,10 +878,9 @@ int cmd_top(int argc, char **argv)
 		if (o.once)
 			break;
 	}
-	if (stop_signal && o.once) {
-		err_msg("top: interrupted before the interval ended");
-		rc = 1;
-	}
+	if (stop_signal && o.once && last)
+		fprintf(stderr, "ipitrace top: interrupted after %.1f s of the %g s interval: the table covers those\n",
+			last->time, o.interval);
 	goto done;
 runtime_err:
 	err_msg("top: %s", ipt_errmsg());
