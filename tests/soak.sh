@@ -1,5 +1,5 @@
 # soak.sh BUILD SECONDS - `ipitrace serve` under the workload for SECONDS
-# (make soak: 600; test_serve.sh: 30), scraped every second; every 5 s its
+# (make soak: 600; test_serve.sh: 20), scraped every second; every 5 s its
 # RSS, the send map's entries (all, and those of the soak's own workload,
 # from /snapshot), the series and the drop counters.  Fails if, after the
 # first 10 s, RSS grows by more than 256 KiB plus 512 bytes for each entry
