@@ -174,9 +174,10 @@ runone() {
 	part-alone) IPT_PART=alone sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	*) sh "$4" "$2" > "$work/$1.log" 2>&1 ;;
 	esac
-	secs=$(( $(date +%s) - t0 ))
+	t1=$(date +%s)
+	secs=$((t1 - t0))
 	cpu "$1"
-	echo $secs $((CPU - c0)) > "$work/$1.time"
+	echo $secs $((CPU - c0)) $((t0 - start)) $((t1 - start)) > "$work/$1.time"
 	# one job at a time counts itself (mkdir is atomic)
 	until mkdir "$work/count.lock" 2> /dev/null; do sleep 0.05; done
 	k=$(( $(cat "$work/nfin") + 1 ))
@@ -190,7 +191,8 @@ mkdir -p "$top/build" 2>/dev/null
 [ -f "$times" ] && cp "$times" "$times.old"
 # the live lane: one at a time, in plan order
 grep ' live ' "$plan" > "$work/live"
-( while read -r seq class b kind path; do runone "$seq" "$b" "$kind" "$path"; done < "$work/live" ) &
+( while read -r seq class b kind path; do runone "$seq" "$b" "$kind" "$path"; done < "$work/live"
+  echo $(( $(date +%s) - start )) > "$work/live.end" ) &
 live_pid=$!
 # the offline jobs: longest (by the last run) first, JOBS at a time
 grep ' offline ' "$plan" > "$work/offline"
@@ -220,6 +222,7 @@ while read -r w seq b kind path; do
 done < "$work/queue"
 wait
 exec 3>&-
+lanes_end=$(( $(date +%s) - start ))
 # the jobs that must run alone: one at a time, after all the others
 grep ' alone ' "$plan" > "$work/alone"
 while read -r seq class b kind path; do runone "$seq" "$b" "$kind" "$path"; done < "$work/alone"
@@ -246,15 +249,17 @@ while read -r seq class b kind path; do
 	jobname "$b" "$kind" "$path"
 	name=$job
 	tally "$name" "$work/$seq.log"
-	set -- $(cat "$work/$seq.time" 2>/dev/null || echo '? ?')
+	set -- $(cat "$work/$seq.time" 2>/dev/null || echo '? ? ? ?')
 	secs=$1
-	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s, cpu ${2}s)"
+	echo "ran $name: $(grep '^RESULT' "$work/$seq.log" | tail -n 1) (${secs}s, cpu ${2}s, +${3}s..+${4}s)"
 	echo "$secs $name $class $2" >> "$work/times"
 done < "$plan"
 # the times, longest first, for the next run's order and for the reader
 sort -k1,1nr "$work/times" | awk '{printf "%s %s \n", $1, $2}' > "$times" 2>/dev/null
 echo "times (wall seconds, and CPU seconds used; live scripts one at a time, the rest $JOBS at a time):"
 sort -k1,1nr "$work/times" | head -n 40 | awk '{printf "  %5ss %5ss cpu  %s%s\n", $1, $4, $2, $3 == "live" ? "  (live)" : $3 == "alone" ? "  (alone)" : ""}'
+# where the wall time went: the lanes side by side, then the alone jobs
+echo "lanes: the live one ended at +$(cat "$work/live.end" 2>/dev/null || echo '?')s, the offline jobs and it by +${lanes_end}s; the alone jobs took $(( $(date +%s) - start - lanes_end ))s"
 echo "total wall time: $(( $(date +%s) - start ))s, CPU time of the tests: $(awk '{ s += $4 } END { print s + 0 }' "$work/times")s"
 # the failures last, just above the summary, where a log's tail shows them
 if [ -s "$fails" ]; then
