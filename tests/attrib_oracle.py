@@ -474,8 +474,9 @@ def main():
         for l in out["folded"]:
             print(l)
         return
-    json.dump(out, sys.stdout, indent=None, separators=(",", ":"))
-    print()
+    # dumps, not dump: json.dump to a stream encodes in Python, chunk by
+    # chunk (19 of 31 CPU-s on a 50 k-row stacks trace); dumps in C
+    sys.stdout.write(json.dumps(out, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":
