@@ -291,10 +291,20 @@ FORCE:
 # PYTHONPATH=build/python.  Debian's python3 and its python3-dev and
 # python3-numpy headers; left out (with a note) when they are missing.
 PYTHON  ?= /usr/bin/python3
-PY_INC  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
-PY_NPINC := $(shell $(PYTHON) -c 'import numpy; print(numpy.get_include())' 2>/dev/null)
-PY_EXT  := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
-PY_VER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+# One interpreter start for the four facts (make check runs make some 30
+# times; importing numpy for numpy.get_include() took 0.25 s each): numpy's
+# headers found where get_include() puts them (core/include, numpy 2:
+# _core/include) without importing it.  "-" stands for a fact not there.
+PY_FACTS := $(shell $(PYTHON) -c 'import importlib.util as u, os, sys, sysconfig; \
+	s = u.find_spec("numpy"); d = s.submodule_search_locations[0] if s else ""; \
+	n = [p for p in (os.path.join(d, "core", "include"), os.path.join(d, "_core", "include")) \
+	     if d and os.path.isfile(os.path.join(p, "numpy", "arrayobject.h"))]; \
+	print(sysconfig.get_paths()["include"] or "-", n[0] if n else "-", \
+	      sysconfig.get_config_var("EXT_SUFFIX") or "-", "%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PY_INC  := $(filter-out -,$(word 1,$(PY_FACTS)))
+PY_NPINC := $(filter-out -,$(word 2,$(PY_FACTS)))
+PY_EXT  := $(filter-out -,$(word 3,$(PY_FACTS)))
+PY_VER  := $(word 4,$(PY_FACTS))
 # Debian's python3 reads /usr/lib/python3/dist-packages, and
 # PREFIX/lib/python3.X/dist-packages for another PREFIX (/usr/local)
 PYDIR   ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VER)/dist-packages)
