@@ -129,6 +129,20 @@ extern const char ipt_two_digits[201];
  * at a time); their start. */
 char *ipt_decimal(char *end, uint64_t v);
 
+/* The bits set in x: one instruction where the build's target has POPCNT,
+ * else a few shifts and a multiply inline (not libgcc's call per word). */
+static inline unsigned int ipt_popcount64(uint64_t x)
+{
+#if defined(__POPCNT__) || !defined(__x86_64__)
+	return (unsigned int)__builtin_popcountll(x);
+#else
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* The value of a hex digit, -1 for any other character. */
 static inline int ipt_hex_digit(char c)
 {

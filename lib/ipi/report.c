@@ -848,9 +848,7 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 					return -1;
 		if (!bits)
 			continue;
-		/* (one count of the bits: without POPCNT in the build's
-		 * target, each is a libgcc call) */
-		unsigned int nbits = (unsigned int)__builtin_popcountll(bits);
+		unsigned int nbits = ipt_popcount64(bits);
 
 		n += nbits;
 		if (src / 64 == (int)w && (bits >> (src % 64) & 1))

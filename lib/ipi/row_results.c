@@ -51,8 +51,8 @@ static size_t kept_before(const struct ipt_rowres *rs, size_t ord)
 	size_t w = ord / 64, n = rs->rank[w / RANK_WORDS];
 
 	for (size_t k = w - w % RANK_WORDS; k < w; k++)
-		n += (size_t)__builtin_popcountll(rs->kept[k]);
-	return n + (size_t)__builtin_popcountll(rs->kept[w] & ((1ull << (ord % 64)) - 1));
+		n += (size_t)ipt_popcount64(rs->kept[k]);
+	return n + (size_t)ipt_popcount64(rs->kept[w] & ((1ull << (ord % 64)) - 1));
 }
 
 bool ipt_rowres_index(const struct ipt_rowres *rs, size_t ord, size_t *idx)
@@ -172,7 +172,7 @@ int ipt_rowres_end(struct ipt_rowres *rs)
 	for (size_t w = 0; w < nw; w++) {
 		if (w % RANK_WORDS == 0)
 			rs->rank[w / RANK_WORDS] = sum;
-		sum += (size_t)__builtin_popcountll(rs->kept[w]);
+		sum += (size_t)ipt_popcount64(rs->kept[w]);
 		if ((w + 1) % RES_REST_EVERY == 0)	/* read once here: out of memory after */
 			ipt_spill_rest(&rs->keptm, 0, (w + 1) * sizeof(*rs->kept));
 	}

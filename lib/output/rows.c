@@ -64,6 +64,12 @@ static char *put_i64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
+static char *put_bool(char *p, bool v)
+{
+	memcpy(p, v ? "true" : "false", v ? 4 : 5);
+	return p + (v ? 4 : 5);
+}
+
 static char *put_hex(char *p, uint64_t v)
 {
 	static const char hx[] = "0123456789abcdef";
@@ -362,22 +368,6 @@ static int csv_field(struct ipt_strbuf *sb, const char *s)
 	return 0;
 }
 
-/* CSV: an unknown value is an empty field */
-static int opt_u64(struct ipt_strbuf *sb, bool has, uint64_t v)
-{
-	return ipt_strbuf_addc(sb, ',') || (has && ipt_strbuf_add_u64(sb, v));
-}
-
-static int opt_bool(struct ipt_strbuf *sb, bool has, bool v)
-{
-	return ipt_strbuf_addc(sb, ',') || (has && ipt_strbuf_adds(sb, v ? "true" : "false"));
-}
-
-static int opt_str(struct ipt_strbuf *sb, const char *s)
-{
-	return ipt_strbuf_addc(sb, ',') || csv_field(sb, s);
-}
-
 /* JSON: an unknown value is null */
 static void jopt_u64(struct ipt_jw *j, const char *name, bool has, uint64_t v)
 {
@@ -544,14 +534,37 @@ int ipt_rows_format_match_memo(enum ipt_row_format fmt, bool explode, const stru
 	int ret = 0;
 
 	if (fmt != IPT_ROWS_JSONL) {
-		if (csv_row(explode, r, sb, false))
+		size_t lu = slen(unmatched), lcs = slen(r->callsite_sym), lfn = slen(func_name);
+		char *p;
+
+		/* one reservation: three numbers, two booleans, three fields
+		 * (an unknown value is an empty field) */
+		if (csv_row(explode, r, sb, false) || ipt_strbuf_grow(sb, 3 * 21 + 2 * 6 + 3 * 3 + 2 * (lu + lcs + lfn) + 1))
 			return -1;
-		ret |= opt_u64(sb, pt && pt->has_latency, pt ? pt->latency_ns : 0);
-		ret |= opt_u64(sb, pt && pt->has_handler, pt ? pt->handler_ns : 0);
-		ret |= opt_u64(sb, pt && pt->has_handler_ts, pt ? pt->handler_ts_ns : 0);
-		ret |= opt_bool(sb, pt, pt && pt->matched);
-		ret |= opt_bool(sb, pt && pt->matched, pt && pt->coalesced);	/* of a served send only */
-		ret |= opt_str(sb, unmatched) | opt_str(sb, r->callsite_sym) | opt_str(sb, func_name);
+		p = sb->buf + sb->len;
+		*p++ = ',';
+		if (pt && pt->has_latency)
+			p = put_u64(p, pt->latency_ns);
+		*p++ = ',';
+		if (pt && pt->has_handler)
+			p = put_u64(p, pt->handler_ns);
+		*p++ = ',';
+		if (pt && pt->has_handler_ts)
+			p = put_u64(p, pt->handler_ts_ns);
+		*p++ = ',';
+		if (pt)
+			p = put_bool(p, pt->matched);
+		*p++ = ',';
+		if (pt && pt->matched)
+			p = put_bool(p, pt->coalesced);	/* of a served send only */
+		*p++ = ',';
+		p = put_csv(p, unmatched, lu);
+		*p++ = ',';
+		p = put_csv(p, r->callsite_sym, lcs);
+		*p++ = ',';
+		p = put_csv(p, func_name, lfn);
+		*p = 0;
+		sb->len = (size_t)(p - sb->buf);
 		ret |= stack_csv(sb, t, m ? m->stack : NULL, memo) | ipt_strbuf_addc(sb, '\n');
 		return ret ? -1 : 0;
 	}
