@@ -41,7 +41,12 @@
 #     while convert's older func/func_sym columns leave it empty); else null;
 #   - stack: the kernel_stack line that is the next event line of the
 #     send's CPU (no other event line of that CPU, and no drop mark of it,
-#     in between) belongs to every row of that send; leading tracing frames
+#     in between) belongs to every row of that send, but for an interrupt
+#     taken between the two (the kernel writes the stack after the send,
+#     in its context): its lines are nested, a traced interrupt's from its
+#     vector's _entry to its _exit line (x86 irq_vectors, arm64
+#     ipi_entry/ipi_exit), an untraced one's a send and its stack; stacks
+#     pair with sends last in, first out; leading tracing frames
 #     are trimmed (the list of the issue); .dat: "sym+0x(addr - start)"
 #     with start the function map's entry at or below addr; text: the name
 #     as printed plus its "+0x.." if the text has one, else "+0x0" (the
@@ -193,7 +198,9 @@ def run(args):
     marks_lost = defaultdict(int)
     drop_pending = set()
     last_ts = {}
-    stack_wait = {}		# cpu -> rows of the send just traced there
+    # cpu -> the sends waiting there for their stack, innermost last (rows),
+    # with None for a traced interrupt opened after them (its _exit's name)
+    stack_wait = defaultdict(list)
     prev_line_ts, same_ts, events = None, 0, 0
 
     def drop(cpu, prev, ts):
@@ -282,7 +289,8 @@ def run(args):
             rows.append(r)
             out.append(r)
             r["_send"] = M.send(t, cls, ts, src, r)
-        stack_wait[src] = out
+        stack_wait[src].append((out, None))
+        del stack_wait[src][:-16]
 
     i = 0
     n = len(text)
@@ -323,7 +331,21 @@ def run(args):
         rest = m.group("rest").strip()
         fl = dict(base.FIELD.findall(rest))
         comm, pid = m.group("comm").strip(), int(m.group("pid"))
-        waiting_rows = stack_wait.pop(cpu, None)
+        waits = stack_wait[cpu]
+        waiting_rows = None
+        if ev == "kernel_stack":
+            if waits and waits[-1][0] is not None:
+                waiting_rows = waits.pop()[0]
+        elif ev == "ipi_entry" or (ev.endswith("_entry") and ev[:-6] in base.X86_RECV):
+            waits.append((None, ev[:-6] + "_exit"))	# an interrupt opens
+            del waits[:-16]
+        elif waits and waits[-1][0] is None and ev == waits[-1][1]:
+            waits.pop()		# it closes: the sends before it wait on
+        elif ev not in ("ipi_send_cpu", "ipi_send_cpumask", "ipi_raise"):
+            # another event: the sends of this level had no stack (a
+            # send may be an untraced interrupt's, its stack first)
+            while waits and waits[-1][0] is not None:
+                waits.pop()
         if ev == "kernel_stack":
             frames = []
             while i < n and re.match(r"^\s*=>", text[i]):
