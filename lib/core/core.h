@@ -199,6 +199,24 @@ struct ipt_field {
 	unsigned int nelem;	/* fixed arrays: element count */
 };
 
+/* ipt_field_u64's rule (model.c), inline for the paths that read fields
+ * of every record: 0 and *val, or -1 if the field lies outside r */
+static inline int ipt_field_u64_of(bool be, const struct ipt_record *r, const struct ipt_field *f,
+				   uint64_t *val)
+{
+	unsigned int size = f->flags & (IPT_FIELD_DYNAMIC | IPT_FIELD_ARRAY) ? 4 : f->size;
+	uint64_t v;
+
+	/* the dynamic word itself, or the first element: 4 bytes */
+	if (size > 8 || size == 0 || (uint64_t)f->offset + size > r->size)
+		return -1;
+	v = ipt_get_uint(r->data + f->offset, size, be);
+	if ((f->flags & IPT_FIELD_SIGNED) && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~0ULL << (8 * size);
+	*val = v;
+	return 0;
+}
+
 /*
  * A dynamic probe the recorder defined in place of a missing send event
  * (IPT_OPTION_PROBES): what its records stand for.
@@ -510,6 +528,17 @@ struct ipt_trace {
 	uint8_t *formats_sections[2];
 	size_t formats_sections_len[2];
 };
+
+/* a field's value; 0 without the field (f NULL) or outside r */
+static inline uint64_t ipt_field_val(const struct ipt_trace *t, const struct ipt_record *r,
+				     const struct ipt_field *f)
+{
+	uint64_t v = 0;
+
+	if (f && ipt_field_u64_of(t->big_endian, r, f, &v))
+		v = 0;
+	return v;
+}
 
 /*
  * Bytes of a trace's file read into a private buffer (filewin.c), for data

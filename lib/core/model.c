@@ -438,18 +438,7 @@ unsigned int ipt_field_flags(const struct ipt_field *f) { return f->flags; }
 int ipt_field_u64(const struct ipt_trace *t, const struct ipt_record *r,
 		  const struct ipt_field *f, uint64_t *val)
 {
-	unsigned int size = f->size;
-	uint64_t v;
-
-	if (f->flags & (IPT_FIELD_DYNAMIC | IPT_FIELD_ARRAY))
-		size = 4;	/* the dynamic word itself, or the first element */
-	if (size > 8 || size == 0 || (uint64_t)f->offset + size > r->size)
-		return -1;
-	v = ipt_get_uint(r->data + f->offset, size, t->big_endian);
-	if ((f->flags & IPT_FIELD_SIGNED) && size < 8 && (v >> (8 * size - 1)) & 1)
-		v |= ~0ULL << (8 * size);
-	*val = v;
-	return 0;
+	return ipt_field_u64_of(t->big_endian, r, f, val);
 }
 
 /* ipt_field_bytes - the bytes of a field; resolves __data_loc/__rel_loc */

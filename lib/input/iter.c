@@ -78,11 +78,11 @@ static void sift_up(struct ipt_iter *it, int i)
 /* read_next - reader k's next record into recs[k]: 1, 0 at the end (of
  * a slice: its first record at or after stop_ts, whose place is kept),
  * -1 on error */
-static int read_next(struct ipt_iter *it, int k)
+static inline __attribute__((always_inline)) int read_next(struct ipt_iter *it, int k)
 {
 	int r = ipt_page_reader_next(&it->readers[k], &it->recs[k]);
 
-	if (!it->stop)
+	if (__builtin_expect(!it->stop, 1))
 		return r;
 	if (r == 0)
 		it->stop[k] = (struct ipt_stream_pos){ it->readers[k].s->size, 0 };
@@ -153,12 +153,19 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 		}
 		if (r == 0) {
 			it->heap[0] = it->heap[--it->nheap];
+			if (it->nheap > 1)
+				sift_down(it, 0);
 		} else {
-			it->heap[0].ts = it->recs[k].ts;
-			it->heap[0].cpu = it->recs[k].cpu;
+			struct head *h = it->heap;
+
+			h[0].ts = it->recs[k].ts;
+			h[0].cpu = it->recs[k].cpu;
+			/* the reader stays at the root while its record comes
+			 * before both children's (runs of one CPU): no sifting */
+			if (it->nheap > 1 && (before(&h[1], &h[0]) ||
+					      (it->nheap > 2 && before(&h[2], &h[0]))))
+				sift_down(it, 0);
 		}
-		if (it->nheap > 1)
-			sift_down(it, 0);
 	}
 	if (!it->nheap)
 		return 0;

@@ -14,6 +14,7 @@
 #include "ipi/catalogue.h"
 #include "filter/filter.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 enum src_kind {
@@ -74,6 +75,7 @@ struct kind_memo {
 #define NAMED_MEMO 256
 
 struct ipt_ipi_decoder {
+	struct ipt_ipi_stats stats;	/* first: ipt_ipi_decoder_stats (ipi.h) */
 	struct sym_memo syms[MEMO_SIZE];
 	struct kind_memo kinds[MEMO_SIZE];
 	struct ipt_trace *t;
@@ -83,7 +85,6 @@ struct ipt_ipi_decoder {
 	struct ipt_cpuset targets;
 	struct ipt_cpuset rest;		/* of a send's targets, those bulk left to fn */
 	ipt_rows_fn bulk;
-	struct ipt_ipi_stats stats;
 	/* looked up by name on first use (a search of all of kallsyms' text) */
 	uint64_t generic_handler;	/* address of generic_smp_call_function_single_interrupt */
 	uint64_t ttwu_func;		/* address of sched_ttwu_pending (a queued wakeup's work) */
@@ -228,10 +229,7 @@ bool ipt_ipi_decoder_learns_comms(const struct ipt_ipi_decoder *d)
 	return false;
 }
 
-struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d)
-{
-	return &d->stats;
-}
+_Static_assert(offsetof(struct ipt_ipi_decoder, stats) == 0, "ipi.h reads the stats at the start");
 
 /* ---- pending csd calls: (src, target) -> func ---- */
 
@@ -313,15 +311,6 @@ void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d)
 	ipt_hmap_clear(&d->pend, sizeof(struct pending));
 }
 
-static uint64_t val(const struct ipt_trace *t, const struct ipt_record *r, const struct ipt_field *f)
-{
-	uint64_t v = 0;
-
-	if (f && ipt_field_u64(t, r, f, &v))
-		v = 0;
-	return v;
-}
-
 static bool learnt_eq(const void *entry, const void *key)
 {
 	return ((const struct learnt *)entry)->pid == *(const int *)key;
@@ -356,7 +345,7 @@ static void learn_comms(struct ipt_ipi_decoder *d, const struct src_event *s,
 	const struct ipt_field *pids[2] = { s->prev_pid, s->next_pid };
 
 	for (int i = 0; i < 2; i++) {
-		int pid = (int)(int32_t)val(d->t, r, pids[i]);
+		int pid = (int)(int32_t)ipt_field_val(d->t, r, pids[i]);
 		const uint8_t *p;
 		uint32_t n;
 
@@ -502,15 +491,15 @@ static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, cons
 {
 	struct caller *c = caller_of(d, rec->cpu);
 
-	uint64_t func = val(d->t, rec, s->func);
+	uint64_t func = ipt_field_val(d->t, rec, s->func);
 	int target = -1;
 
 	if (!c)
 		return rec->cpu < 0 || rec->cpu >= IPT_CPUSET_MAX ? 0 : -1;
 	if (s->probe == IPT_PROBE_QUEUE) {
-		target = (int)val(d->t, rec, s->cpu);
+		target = (int)ipt_field_val(d->t, rec, s->cpu);
 		/* a queued wakeup's node is a task's wake_entry, not a csd: no func */
-		if (s->flags && (val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
+		if (s->flags && (ipt_field_val(d->t, rec, s->flags) & CSD_FLAG_TYPE_MASK) == CSD_TYPE_TTWU)
 			func = ttwu_func(d);
 		/* generic_exec_single, then the __smp_call_single_queue it
 		 * calls: one call, the outer call site */
@@ -520,7 +509,7 @@ static int put_caller(struct ipt_ipi_decoder *d, const struct src_event *s, cons
 	}
 	if (c->valid && c->target >= 0)
 		d->stats.csd_no_ipi++;	/* a queued call no IPI followed */
-	c->callsite = val(d->t, rec, s->callsite);
+	c->callsite = ipt_field_val(d->t, rec, s->callsite);
 	c->func = func;
 	c->target = target;
 	c->valid = true;
@@ -552,30 +541,36 @@ void ipt_ipi_decoder_set_bulk(struct ipt_ipi_decoder *d, ipt_rows_fn bulk)
 	d->bulk = bulk;
 }
 
-/* ipt_ipi_decoder_feed - one record in, rows out */
-int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
-			 ipt_row_fn fn, void *ctx)
+/* missed - events were lost just before rec: what waited on its CPU is forgotten */
+static void missed(struct ipt_ipi_decoder *d, const struct ipt_record *rec)
 {
-	const struct src_event *s;
-	struct ipt_ipi_row row;
-	const struct ipt_cpuset *each;	/* the targets whose rows go to fn */
-	bool callback_generic;
-	uint64_t probe_func = 0;
-	int id, ret;
-
-	d->stats.records++;
 	if (rec->missed == UINT64_MAX)
 		d->stats.lost_unknown++;
 	else
 		d->stats.lost_events += rec->missed;
-	if (rec->missed)
-		pend_forget_src(d, rec->cpu);
-	if (rec->missed && rec->cpu >= 0 && rec->cpu < d->ncallers && d->callers[rec->cpu].valid) {
+	pend_forget_src(d, rec->cpu);
+	if (rec->cpu >= 0 && rec->cpu < d->ncallers && d->callers[rec->cpu].valid) {
 		/* as the csd calls: the caller probe may belong to a lost send */
 		if (d->callers[rec->cpu].target >= 0)
 			d->stats.csd_no_ipi++;
 		d->callers[rec->cpu].valid = false;
 	}
+}
+
+static int feed_send(struct ipt_ipi_decoder *d, const struct src_event *s, const struct ipt_record *rec,
+		     ipt_row_fn fn, void *ctx);
+
+/* ipt_ipi_decoder_feed - one record in, rows out (most records are of no
+ * send: this part stays small, the sends go to feed_send) */
+int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec,
+			 ipt_row_fn fn, void *ctx)
+{
+	const struct src_event *s;
+	int id;
+
+	d->stats.records++;
+	if (__builtin_expect(rec->missed != 0, 0))
+		missed(d, rec);
 	if (!rec->event)
 		return 0;
 	id = rec->event->id;
@@ -590,12 +585,24 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 		return 0;
 	case SRC_CSD_QUEUE:
 		d->stats.csd_queued++;
-		return pend_put(d, rec->cpu, (int)val(d->t, rec, s->cpu), val(d->t, rec, s->func));
+		return pend_put(d, rec->cpu, (int)ipt_field_val(d->t, rec, s->cpu), ipt_field_val(d->t, rec, s->func));
 	case SRC_KP_CALLER:
 		return put_caller(d, s, rec);
 	default:
-		break;
+		return feed_send(d, s, rec, fn, ctx);
 	}
+}
+
+/* feed_send - a send event's rows */
+static int __attribute__((noinline)) feed_send(struct ipt_ipi_decoder *d, const struct src_event *s,
+					       const struct ipt_record *rec, ipt_row_fn fn, void *ctx)
+{
+	struct ipt_ipi_row row;
+	const struct ipt_cpuset *each;	/* the targets whose rows go to fn */
+	bool callback_generic;
+	uint64_t probe_func = 0;
+	int ret;
+
 	d->stats.send_events++;
 	memset(&row, 0, sizeof(row));
 	row.ts = rec->ts;
@@ -604,24 +611,24 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	row.pid = ipt_record_pid(d->t, rec);
 	row.comm = ipt_trace_comm(d->t, row.pid);
 	row.event = rec->event->as_name ? rec->event->as_name : rec->event->name;
-	row.callsite = val(d->t, rec, s->callsite);
-	row.callback = val(d->t, rec, s->callback);
+	row.callsite = ipt_field_val(d->t, rec, s->callsite);
+	row.callback = ipt_field_val(d->t, rec, s->callback);
 	if (s->probe == IPT_PROBE_SEND_CALL) {
 		/* a send hook: the caller's call site and function, and the
 		 * generic handler as callback (as ipi_send_cpu says since 6.5) */
-		int one = s->kind == SRC_SEND_CPU ? (int)val(d->t, rec, s->cpu) : -1;
+		int one = s->kind == SRC_SEND_CPU ? (int)ipt_field_val(d->t, rec, s->cpu) : -1;
 
 		take_caller(d, rec->cpu, one, &row.callsite, &probe_func);
 		row.callback = generic_handler(d) ? generic_handler(d) : probe_func;
 		/* a probe record with no probed address was written by explode
 		 * for one CPU of a mask: its rows are the mask's */
-		if (s->kind == SRC_SEND_CPU && s->probe_ip && !val(d->t, rec, s->probe_ip))
+		if (s->kind == SRC_SEND_CPU && s->probe_ip && !ipt_field_val(d->t, rec, s->probe_ip))
 			row.event = "ipi_send_cpumask";
 	}
 	set_sym(d, row.callsite, &row.callsite_sym, &row.callsite_off);
 	callback_generic = set_sym(d, row.callback, &row.callback_sym, NULL);
 	if (s->reason) {
-		uint64_t p = val(d->t, rec, s->reason);
+		uint64_t p = ipt_field_val(d->t, rec, s->reason);
 
 		row.reason = p ? ipt_trace_printk_string(d->t, p) : NULL;
 		if (!row.reason)
@@ -629,16 +636,17 @@ int ipt_ipi_decoder_feed(struct ipt_ipi_decoder *d, const struct ipt_record *rec
 	}
 	ipt_cpuset_clear(&d->targets);
 	if (s->kind == SRC_SEND_CPU) {
-		uint64_t cpu = val(d->t, rec, s->cpu);
+		uint64_t cpu = ipt_field_val(d->t, rec, s->cpu);
 
-		if (cpu < IPT_CPUSET_MAX)
-			ipt_cpuset_add(&d->targets, (unsigned int)cpu);
+		/* one target: the set's weight known */
+		row.ntargets = cpu < IPT_CPUSET_MAX && !ipt_cpuset_add(&d->targets, (unsigned int)cpu);
 	} else if (ipt_field_cpuset(d->t, rec, s->mask, &d->targets)) {
 		return ipt_err_at(d->t->path, -1, "CPU %d, ts %llu: %s: %s", rec->cpu,
 				  (unsigned long long)rec->ts, rec->event->name, ipt_errmsg());
+	} else {
+		row.ntargets = ipt_cpuset_weight(&d->targets);
 	}
 	row.targets = &d->targets;
-	row.ntargets = ipt_cpuset_weight(&d->targets);
 	each = &d->targets;
 	if (d->bulk && (probe_func || !row.callback || !d->pend.n)) {
 		/* every target's row is the same but for the CPU (pend_take

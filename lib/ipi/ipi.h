@@ -36,7 +36,11 @@ typedef int (*ipt_rows_fn)(void *ctx, const struct ipt_ipi_row *row, const struc
 void ipt_ipi_decoder_set_bulk(struct ipt_ipi_decoder *d, ipt_rows_fn bulk);
 /* At the end of the records: settle pending csd calls. */
 void ipt_ipi_decoder_finish(struct ipt_ipi_decoder *d);
-struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d);
+/* The decoder's counters (they come first in it: read per record) */
+static inline struct ipt_ipi_stats *ipt_ipi_decoder_stats(struct ipt_ipi_decoder *d)
+{
+	return (struct ipt_ipi_stats *)(void *)d;
+}
 /* The decoder writes task names learnt from sched events into the trace:
  * decoders of one trace then cannot run in parallel threads, unless each
  * keeps what it learns (ipt_ipi_decoder_learn_aside). */

@@ -928,14 +928,6 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 	return 0;
 }
 
-static uint64_t fval(struct rpt *r, const struct ipt_record *rec, const struct ipt_field *f)
-{
-	uint64_t v = 0;
-
-	if (f && ipt_field_u64(r->t, rec, f, &v))
-		v = 0;
-	return v;
-}
 
 static int p_simple(struct prod *pd, int type, const struct ipt_record *rec, int cls, uint64_t csd)
 {
@@ -1073,7 +1065,7 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 		return p_simple(pd, IT_EXIT, rec, e->cls, 0);
 	case RK_ARM_ENTRY:
 	case RK_ARM_EXIT: {
-		uint64_t a = fval(r, rec, e->f1);
+		uint64_t a = ipt_field_val(r->t, rec, e->f1);
 		int cls = ipt_class_of_reason(&r->classes, a ? ipt_trace_printk_string(r->t, a) : NULL);
 
 		if (cls < 0)
@@ -1082,14 +1074,14 @@ static int produce(struct prod *pd, const struct ipt_record *rec)
 				e->kind == RK_ARM_ENTRY ? (uint64_t)(uint32_t)ipt_record_pid(r->t, rec) : 0);
 	}
 	case RK_CSD_QUEUE: {
-		uint64_t csd = fval(r, rec, e->f2), target = fval(r, rec, e->f1);
+		uint64_t csd = ipt_field_val(r->t, rec, e->f2), target = ipt_field_val(r->t, rec, e->f1);
 
 		if (!csd || target >= IPT_CPUSET_MAX)
 			return 0;
 		return p_simple(pd, IT_CSD_QUEUE, rec, (int)target, csd);
 	}
 	case RK_CSD_ENTRY:
-		return p_simple(pd, IT_CSD_ENTRY, rec, 0, fval(r, rec, e->f2));
+		return p_simple(pd, IT_CSD_ENTRY, rec, 0, ipt_field_val(r->t, rec, e->f2));
 	case RK_CSD_EXIT:
 		return p_simple(pd, IT_CSD_EXIT, rec, 0, 0);
 	default:

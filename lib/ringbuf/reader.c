@@ -272,8 +272,14 @@ int ipt_page_reader_next(struct ipt_page_reader *pr, struct ipt_record *rec)
 		rec->missed = pr->missed;
 		pr->missed = 0;
 		pr->page_rec++;
-		rec->event = dlen >= 2 ?
-			ipt_trace_event_by_id(pr->t, (int)ipt_get_uint(rec->data, 2, be)) : NULL;
+		rec->event = NULL;
+		if (dlen >= 2) {
+			/* ipt_trace_event_by_id, here for every record */
+			int id = (int)ipt_get_uint(rec->data, 2, be);
+
+			if (pr->t->by_id && id <= pr->t->max_id)
+				rec->event = pr->t->by_id[id];
+		}
 		/* every __data_loc of the record must point inside it */
 		if (rec->event && rec->event->ndyn) {
 			for (int i = 0; i < rec->event->ndyn; i++) {
