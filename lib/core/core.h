@@ -127,7 +127,45 @@ char *ipt_strdup(const char *s);
 extern const char ipt_two_digits[201];
 /* The decimal digits of v written backwards so that they end at end (two
  * at a time); their start. */
-char *ipt_decimal(char *end, uint64_t v);
+static inline char *ipt_decimal(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, ipt_two_digits + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, ipt_two_digits + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+/* The number of decimal digits of v (1 for 0) */
+static inline unsigned int ipt_decimal_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* log10 from the bit length (1233 / 4096 ~ log10(2)), then one compare */
+	unsigned int t = ((64 - (unsigned int)__builtin_clzll(v | 1)) * 1233) >> 12;
+
+	return t - (v < pow10[t]) + 1 + (v == 0);
+}
+
+/* The decimal digits of v written at p, in place (no copy); the end */
+static inline char *ipt_put_decimal(char *p, uint64_t v)
+{
+	char *end = p + ipt_decimal_len(v);
+
+	ipt_decimal(end, v);
+	return end;
+}
 
 /* The bits set in x: one instruction where the build's target has POPCNT,
  * else a few shifts and a multiply inline (not libgcc's call per word). */

@@ -59,21 +59,6 @@ const char ipt_two_digits[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-char *ipt_decimal(char *end, uint64_t v)
-{
-	while (v >= 100) {
-		end -= 2;
-		memcpy(end, ipt_two_digits + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		end -= 2;
-		memcpy(end, ipt_two_digits + 2 * v, 2);
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
-}
 
 /* ipt_strbuf_add_u64 - decimal without stdio */
 int ipt_strbuf_add_u64(struct ipt_strbuf *sb, uint64_t v)

@@ -27,6 +27,9 @@ int ipt_text_load(struct ipt_trace *t);
 /* text_line.c: whether data looks like a text trace. */
 bool ipt_text_probe(const uint8_t *data, size_t len);
 
+/* iter.c: ipt_iter_next without the copy: *rec points at the
+ * iterator's record, valid until the next call */
+int ipt_iter_step(struct ipt_iter *it, const struct ipt_record **rec);
 /* iter.c: time slices of flat streams (see there; output/dump.c) */
 struct ipt_iter *ipt_iter_slice(struct ipt_iter *it, struct ipt_trace *t, const struct ipt_cpuset *cpus,
 				const struct ipt_stream_pos *from, uint64_t start_ts, uint64_t stop_ts,

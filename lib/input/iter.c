@@ -135,6 +135,16 @@ struct ipt_iter *ipt_iter_new(struct ipt_trace *t, const struct ipt_cpuset *cpus
 
 int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 {
+	const struct ipt_record *r;
+	int k = ipt_iter_step(it, &r);
+
+	if (k > 0)
+		*rec = *r;
+	return k;
+}
+
+int ipt_iter_step(struct ipt_iter *it, const struct ipt_record **rec)
+{
 	if (it->failed)
 		return -1;
 	if (it->pending >= 0) {
@@ -169,7 +179,7 @@ int ipt_iter_next(struct ipt_iter *it, struct ipt_record *rec)
 	}
 	if (!it->nheap)
 		return 0;
-	*rec = it->recs[it->heap[0].reader];
+	*rec = &it->recs[it->heap[0].reader];
 	it->pending = it->heap[0].reader;
 	return 1;
 }

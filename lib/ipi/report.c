@@ -605,6 +605,7 @@ struct prod {
 	struct rpt *r;
 	struct pipe *pp;
 	int lane;
+	struct lstate *ln;		/* &pp->ls[lane] */
 	uint64_t rows;			/* row items emitted */
 	struct ipt_cb_memo cb;
 	uint8_t lvl;			/* of the record being produced */
@@ -753,7 +754,7 @@ static int count_row(struct lstate *ln, const struct ipt_ipi_row *row, bool coun
 static int p_unreceived(struct prod *pd, const struct ipt_ipi_row *row)
 {
 	struct rpt *r = pd->r;
-	struct lstate *ln = &pd->pp->ls[pd->lane];
+	struct lstate *ln = pd->ln;
 	int target = row->target_cpu, cls;
 	bool counted;
 	struct lcount *c;
@@ -814,7 +815,7 @@ static int p_rows(void *ctx, const struct ipt_ipi_row *row, const struct ipt_cpu
 	_Static_assert(RPT_CBLOCK == 64, "a block of the count maps is a word of a CPU set");
 	struct prod *pd = ctx;
 	struct rpt *r = pd->r;
-	struct lstate *ln = &pd->pp->ls[pd->lane];
+	struct lstate *ln = pd->ln;
 	int src = row->src_cpu, last = ipt_cpuset_last(targets), cls;
 	uint64_t fn = row->func ? row->func : row->callback, n = 0, remote = 0;
 	int ix;
@@ -892,7 +893,7 @@ static int p_row(void *ctx, const struct ipt_ipi_row *row)
 		return -1;
 	pd->rows++;
 	it->counted = !r->filter || ipt_mfilter_eval(r->filter, row);
-	if (count_row(&pd->pp->ls[pd->lane], row, it->counted, !r->opts.no_tables))
+	if (count_row(pd->ln, row, it->counted, !r->opts.no_tables))
 		return -1;
 	it->type = IT_ROW;
 	it->k.ts = row->ts;
@@ -959,7 +960,7 @@ static int p_stack(struct prod *pd, const struct recv_ev *e, const struct ipt_re
 	it->k.cpu = rec->cpu;
 	/* room for the frames the loop below can read */
 	nmax = ls && rec->size > e->f1->offset ? (rec->size - e->f1->offset) / ls : 0;
-	it->u.stack = stack_take(&pd->pp->ls[pd->lane].spool, nmax < STACK_MAX ? nmax : STACK_MAX);
+	it->u.stack = stack_take(&pd->ln->spool, nmax < STACK_MAX ? nmax : STACK_MAX);
 	if (!it->u.stack) {
 		it->type = IT_CSD_QUEUE;	/* harmless placeholder */
 		it->u.csd = 0;
@@ -1000,7 +1001,7 @@ static uint8_t rec_level(const struct recv_ev *e, const struct ipt_record *rec)
 static int produce(struct prod *pd, const struct ipt_record *rec)
 {
 	struct rpt *r = pd->r;
-	struct lstate *ln = &pd->pp->ls[pd->lane];
+	struct lstate *ln = pd->ln;
 	struct pcpu *pc;
 	const struct recv_ev *e;
 	uint64_t sends, rows;
@@ -1094,15 +1095,15 @@ static int produce_lane(struct rpt *r, int lane, const struct ipt_cpuset *cpus)
 {
 	struct priv *p = r->priv;
 	struct pipe *pp = p->pipe;
-	struct prod pd = { r, pp, lane, 0, { 0 }, 0, p->lean, p->ev, p->nev, &p->itemized };
+	struct prod pd = { r, pp, lane, &pp->ls[lane], 0, { 0 }, 0, p->lean, p->ev, p->nev, &p->itemized };
 	struct ipt_iter *it = ipt_iter_new(r->t, cpus);
-	struct ipt_record rec;
+	const struct ipt_record *rec;
 	int k = -1, ret = -1;
 
 	if (!it)
 		return -1;
-	while ((k = ipt_iter_next(it, &rec)) > 0)
-		if (produce(&pd, &rec))
+	while ((k = ipt_iter_step(it, &rec)) > 0)
+		if (produce(&pd, rec))
 			break;
 	if (k == 0) {
 		ipt_ipi_decoder_finish(pp->ls[lane].dec);

@@ -145,15 +145,15 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 	struct ipt_ipi_decoder *d = it->ld[lane];
 	struct lane_ctx c = { { it->filter, d }, l, lane, 0 };
 	struct ipt_iter *ri = ipt_iter_new(it->t, ipt_lanes_cpus(l, lane));
-	struct ipt_record rec;
+	const struct ipt_record *rec;
 	int k = -1, ret = -1;
 
 	if (!ri)
 		return -1;
-	while ((k = ipt_iter_next(ri, &rec)) > 0) {
+	while ((k = ipt_iter_step(ri, &rec)) > 0) {
 		uint64_t sends = ipt_ipi_decoder_stats(d)->send_events, rows = c.rows;
 
-		if (ipt_ipi_decoder_feed(d, &rec, lane_collect, &c) < 0) {
+		if (ipt_ipi_decoder_feed(d, rec, lane_collect, &c) < 0) {
 			k = -1;
 			break;
 		}
@@ -164,8 +164,8 @@ static int lane_main(struct ipt_lanes *l, int lane, void *arg)
 				k = -1;
 				break;
 			}
-			lr->k.ts = rec.ts;
-			lr->k.cpu = rec.cpu;
+			lr->k.ts = rec->ts;
+			lr->k.cpu = rec->cpu;
 			lr->marker = true;
 			lr->seq = ipt_ipi_decoder_stats(d)->send_events;
 		}

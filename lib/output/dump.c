@@ -138,17 +138,17 @@ static bool selected(const struct ipt_dump *d, int si)
 static enum slice_state slice_run(struct ipt_dump *d, struct slot *sl, uint64_t s,
 				   struct ipt_event_filter *ef, struct ipt_iter **itp)
 {
-	struct ipt_record rec;
+	const struct ipt_record *rec;
 	int k = -1;
 
 	ipt_strbuf_reset(&sl->text);
 	*itp = ipt_iter_slice(*itp, d->t, cpus_of(d), NULL, d->cut[s], d->cut[s + 1], SLICE_BLOCK);
 	if (!*itp)
 		return SL_GIVE_UP;
-	while ((k = ipt_iter_next(*itp, &rec)) > 0) {
-		if (!kept(d, ef, &rec))
+	while ((k = ipt_iter_step(*itp, &rec)) > 0) {
+		if (!kept(d, ef, rec))
 			continue;
-		if (teaches_name(d, &rec) || render_one(d, &rec, &sl->text))
+		if (teaches_name(d, rec) || render_one(d, rec, &sl->text))
 			break;
 	}
 	if (k) {

@@ -48,11 +48,7 @@ static char *targets_list(const struct ipt_ipi_row *r, char *small, size_t n)
 
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24], *s = ipt_decimal(tmp + sizeof(tmp), v);
-	size_t n = (size_t)(tmp + sizeof(tmp) - s);
-
-	memcpy(p, s, n);
-	return p + n;
+	return ipt_put_decimal(p, v);
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -171,14 +167,80 @@ static void keep_tail(struct csv_tail *t, const struct ipt_ipi_row *r, const cha
 	t->len = len;
 }
 
-/* csv_row_full - csv_row formatting every column */
+/*
+ * The text of the columns comm .. reason, by what it is made of: a
+ * trace's rows repeat a few (task, event, kind, call site, callback,
+ * function, reason) over and over, and formatting their names was most of
+ * what a row cost.  Direct-mapped, per thread.  The task name is compared
+ * by its bytes (a name's memory may be freed and used for another), the
+ * rest by value or by pointer: the names of events, symbols and reasons
+ * stay where they are for the trace's life, and a different pointer to
+ * the same text is only a miss.
+ */
+#define MID_SLOTS 32
+struct csv_mid {
+	bool valid;
+	uint8_t lc;			/* the task name's length */
+	uint16_t len;			/* of text */
+	char comm[32];
+	const char *event, *callsite_sym, *callback_sym, *func_sym, *reason;
+	uint64_t callsite, callsite_off, callback, func;
+	enum ipt_ipi_kind kind;
+	char text[448];
+};
+static __thread struct csv_mid mid_memo[MID_SLOTS];
+
+static struct csv_mid *mid_slot(const struct ipt_ipi_row *r)
+{
+	/* the pid for the task name (its bytes are compared in mid_same) */
+	uint64_t h = (r->callsite ^ (uint64_t)(uint32_t)r->pid << 20) * 0x9e3779b97f4a7c15ULL ^
+		     r->func * 31 ^ r->callback * 7 ^ (uintptr_t)r->event ^ (uint64_t)r->kind << 7;
+
+	return &mid_memo[(h ^ h >> 29) % MID_SLOTS];
+}
+
+static bool mid_same(const struct csv_mid *m, const struct ipt_ipi_row *r, size_t lc)
+{
+	return m->valid && m->lc == lc && m->callsite == r->callsite && m->func == r->func &&
+	       m->callback == r->callback && m->event == r->event && m->kind == r->kind &&
+	       m->callsite_sym == r->callsite_sym && m->callsite_off == r->callsite_off &&
+	       m->callback_sym == r->callback_sym && m->func_sym == r->func_sym &&
+	       m->reason == r->reason && (!lc || !memcmp(m->comm, r->comm, lc));
+}
+
+static void mid_keep(struct csv_mid *m, const struct ipt_ipi_row *r, size_t lc, const char *text, size_t len)
+{
+	m->valid = false;
+	if (lc >= sizeof(m->comm) || len > sizeof(m->text))
+		return;
+	m->lc = (uint8_t)lc;
+	if (lc)
+		memcpy(m->comm, r->comm, lc);
+	m->event = r->event;
+	m->callsite_sym = r->callsite_sym;
+	m->callback_sym = r->callback_sym;
+	m->func_sym = r->func_sym;
+	m->reason = r->reason;
+	m->callsite = r->callsite;
+	m->callsite_off = r->callsite_off;
+	m->callback = r->callback;
+	m->func = r->func;
+	m->kind = r->kind;
+	memcpy(m->text, text, len);
+	m->len = (uint16_t)len;
+	m->valid = true;
+}
+
+/* csv_row_full - csv_row formatting every column (those from comm to
+ * reason from the memo when they are there) */
 static int csv_row_full(bool explode, const struct ipt_ipi_row *r, struct ipt_strbuf *sb, bool nl)
 {
-	size_t lc = slen(r->comm), le = slen(r->event), lcs = slen(r->callsite_sym);
-	size_t lcb = slen(r->callback_sym), lf = slen(r->func_sym), lr = slen(r->reason);
-	const char *kind = ipt_kind_name(r->kind);
-	char small[256], *list = NULL, *tail = NULL;
-	size_t ll = 0;
+	size_t lc = slen(r->comm), le = 0, lcs = 0, lcb = 0, lf = 0, lr = 0;
+	const char *kind = NULL;
+	struct csv_mid *m = mid_slot(r);
+	bool hit = mid_same(m, r, lc);
+	char small[256], *list = NULL, *tail = NULL, *mid;
+	size_t ll = 0, room;
 	char *p;
 
 	if (!explode) {
@@ -187,7 +249,18 @@ static int csv_row_full(bool explode, const struct ipt_ipi_row *r, struct ipt_st
 			return -1;
 		ll = strlen(list);
 	}
-	if (ipt_strbuf_grow(sb, 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll)) {
+	if (hit) {
+		room = 128 + m->len + ll;
+	} else {
+		le = slen(r->event);
+		lcs = slen(r->callsite_sym);
+		lcb = slen(r->callback_sym);
+		lf = slen(r->func_sym);
+		lr = slen(r->reason);
+		kind = ipt_kind_name(r->kind);
+		room = 320 + 2 * (lc + le + lcs + lcb + lf + lr) + strlen(kind) + ll;
+	}
+	if (ipt_strbuf_grow(sb, room)) {
 		if (list && list != small)
 			free(list);
 		return -1;
@@ -215,30 +288,37 @@ static int csv_row_full(bool explode, const struct ipt_ipi_row *r, struct ipt_st
 	*p++ = ',';
 	p = put_i64(p, r->pid);
 	*p++ = ',';
-	p = put_csv(p, r->comm, lc);
-	*p++ = ',';
-	p = put_csv(p, r->event, le);
-	*p++ = ',';
-	p = put_csv(p, kind, strlen(kind));
-	*p++ = ',';
-	p = put_hex(p, r->callsite);
-	*p++ = ',';
-	if (r->callsite_sym) {
-		p = put_csv(p, r->callsite_sym, lcs);
-		*p++ = '+';
-		p = put_hex(p, r->callsite_off);
+	mid = p;
+	if (hit) {
+		memcpy(p, m->text, m->len);
+		p += m->len;
+	} else {
+		p = put_csv(p, r->comm, lc);
+		*p++ = ',';
+		p = put_csv(p, r->event, le);
+		*p++ = ',';
+		p = put_csv(p, kind, strlen(kind));
+		*p++ = ',';
+		p = put_hex(p, r->callsite);
+		*p++ = ',';
+		if (r->callsite_sym) {
+			p = put_csv(p, r->callsite_sym, lcs);
+			*p++ = '+';
+			p = put_hex(p, r->callsite_off);
+		}
+		*p++ = ',';
+		p = put_hex(p, r->callback);
+		*p++ = ',';
+		p = put_csv(p, r->callback_sym, lcb);
+		*p++ = ',';
+		p = put_hex(p, r->func);
+		*p++ = ',';
+		p = put_csv(p, r->func_sym, lf);
+		*p++ = ',';
+		p = put_csv(p, r->reason, lr);
+		mid_keep(m, r, lc, mid, (size_t)(p - mid));
 	}
-	*p++ = ',';
-	p = put_hex(p, r->callback);
-	*p++ = ',';
-	p = put_csv(p, r->callback_sym, lcb);
-	*p++ = ',';
-	p = put_hex(p, r->func);
-	*p++ = ',';
-	p = put_csv(p, r->func_sym, lf);
-	*p++ = ',';
-	p = put_csv(p, r->reason, lr);
-	if (tail)
+	if (tail && r->ntargets > 1)	/* (other rows of the send follow) */
 		keep_tail(&last_tail, r, tail, (size_t)(p - tail));
 	if (nl)
 		*p++ = '\n';
@@ -539,7 +619,7 @@ int ipt_rows_format_match_memo(enum ipt_row_format fmt, bool explode, const stru
 
 		/* one reservation: three numbers, two booleans, three fields
 		 * (an unknown value is an empty field) */
-		if (csv_row(explode, r, sb, false) || ipt_strbuf_grow(sb, 3 * 21 + 2 * 6 + 3 * 3 + 2 * (lu + lcs + lfn) + 1))
+		if (csv_row(explode, r, sb, false) || ipt_strbuf_grow(sb, 3 * 21 + 2 * 6 + 3 * 3 + 2 * (lu + lcs + lfn) + 3))
 			return -1;
 		p = sb->buf + sb->len;
 		*p++ = ',';
@@ -563,9 +643,15 @@ int ipt_rows_format_match_memo(enum ipt_row_format fmt, bool explode, const stru
 		p = put_csv(p, r->callsite_sym, lcs);
 		*p++ = ',';
 		p = put_csv(p, func_name, lfn);
+		if (!m || !m->stack) {	/* an empty stack column, the line's end */
+			*p++ = ',';
+			*p++ = '\n';
+		}
 		*p = 0;
 		sb->len = (size_t)(p - sb->buf);
-		ret |= stack_csv(sb, t, m ? m->stack : NULL, memo) | ipt_strbuf_addc(sb, '\n');
+		if (!m || !m->stack)
+			return 0;
+		ret |= stack_csv(sb, t, m->stack, memo) | ipt_strbuf_addc(sb, '\n');
 		return ret ? -1 : 0;
 	}
 	ipt_jw_init(&j, sb, NULL);
