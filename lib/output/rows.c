@@ -130,6 +130,16 @@ static size_t slen(const char *s)
 	return s ? strlen(s) : 0;
 }
 
+/* same_names - what the columns event .. reason are made of is the same
+ * in both rows (names by pointer: they stay put for the trace's life) */
+static bool same_names(const struct ipt_ipi_row *k, const struct ipt_ipi_row *r)
+{
+	return k->event == r->event && k->kind == r->kind && k->callsite == r->callsite &&
+	       k->callsite_sym == r->callsite_sym && k->callsite_off == r->callsite_off &&
+	       k->callback == r->callback && k->callback_sym == r->callback_sym && k->func == r->func &&
+	       k->func_sym == r->func_sym && k->reason == r->reason;
+}
+
 /*
  * The columns after the target CPU of the last exploded row, kept for the
  * next row of the same send: a send to many CPUs is as many rows that
@@ -150,11 +160,7 @@ static bool same_tail(const struct csv_tail *t, const struct ipt_ipi_row *r)
 	const struct ipt_ipi_row *k = &t->row;
 
 	return t->valid && k->id == r->id && k->ts == r->ts && k->src_cpu == r->src_cpu &&
-	       k->ntargets == r->ntargets && k->pid == r->pid && k->comm == r->comm && k->event == r->event &&
-	       k->kind == r->kind && k->callsite == r->callsite && k->callsite_sym == r->callsite_sym &&
-	       k->callsite_off == r->callsite_off && k->callback == r->callback &&
-	       k->callback_sym == r->callback_sym && k->func == r->func && k->func_sym == r->func_sym &&
-	       k->reason == r->reason;
+	       k->ntargets == r->ntargets && k->pid == r->pid && k->comm == r->comm && same_names(k, r);
 }
 
 static void keep_tail(struct csv_tail *t, const struct ipt_ipi_row *r, const char *text, size_t len)
@@ -182,10 +188,8 @@ struct csv_mid {
 	bool valid;
 	uint8_t lc;			/* the task name's length */
 	uint16_t len;			/* of text */
-	char comm[32];
-	const char *event, *callsite_sym, *callback_sym, *func_sym, *reason;
-	uint64_t callsite, callsite_off, callback, func;
-	enum ipt_ipi_kind kind;
+	char comm[32];			/* the task name's bytes */
+	struct ipt_ipi_row row;		/* the rest it was made of (same_names) */
 	char text[448];
 };
 static __thread struct csv_mid mid_memo[MID_SLOTS];
@@ -201,34 +205,20 @@ static struct csv_mid *mid_slot(const struct ipt_ipi_row *r)
 
 static bool mid_same(const struct csv_mid *m, const struct ipt_ipi_row *r, size_t lc)
 {
-	return m->valid && m->lc == lc && m->callsite == r->callsite && m->func == r->func &&
-	       m->callback == r->callback && m->event == r->event && m->kind == r->kind &&
-	       m->callsite_sym == r->callsite_sym && m->callsite_off == r->callsite_off &&
-	       m->callback_sym == r->callback_sym && m->func_sym == r->func_sym &&
-	       m->reason == r->reason && (!lc || !memcmp(m->comm, r->comm, lc));
+	return m->valid && m->lc == lc && same_names(&m->row, r) && (!lc || !memcmp(m->comm, r->comm, lc));
 }
 
 static void mid_keep(struct csv_mid *m, const struct ipt_ipi_row *r, size_t lc, const char *text, size_t len)
 {
-	m->valid = false;
-	if (lc >= sizeof(m->comm) || len > sizeof(m->text))
+	m->valid = lc < sizeof(m->comm) && len <= sizeof(m->text);
+	if (!m->valid)
 		return;
 	m->lc = (uint8_t)lc;
 	if (lc)
 		memcpy(m->comm, r->comm, lc);
-	m->event = r->event;
-	m->callsite_sym = r->callsite_sym;
-	m->callback_sym = r->callback_sym;
-	m->func_sym = r->func_sym;
-	m->reason = r->reason;
-	m->callsite = r->callsite;
-	m->callsite_off = r->callsite_off;
-	m->callback = r->callback;
-	m->func = r->func;
-	m->kind = r->kind;
+	m->row = *r;	/* (its pointers are only compared) */
 	memcpy(m->text, text, len);
 	m->len = (uint16_t)len;
-	m->valid = true;
 }
 
 /* csv_row_full - csv_row formatting every column (those from comm to
