@@ -10,6 +10,10 @@
  *    within the file (ASan sees a read past it) and NUL-terminated;
  *  - a lookup of each address finds a symbol at that address;
  *  - an index that does not fit its counts is not read.
+ * The same bytes, sealed as a file of kept answers (kallsyms-KEY.hot,
+ * ipt_symhot_seal), read by ipt_symhot_read: its ranges in order and
+ * apart, every name within the file and NUL-terminated; one that does not
+ * fit its counts is not read.
  */
 #include "core/core.h"
 
@@ -27,6 +31,27 @@ static void rm_dir(void)
 	rmdir(dir);
 }
 
+/* sealed - the input sealed by seal (its length then, 0: not whole) and
+ * written to the key's file of that suffix (path) */
+static size_t sealed(char *path, size_t psize, const char *suffix, uint8_t *buf, const uint8_t *data,
+		     size_t size, size_t (*seal)(uint8_t *, size_t, const struct ipt_symcache_key *),
+		     const struct ipt_symcache_key *k)
+{
+	size_t n;
+	FILE *f;
+
+	memcpy(buf, data, size);
+	n = seal(buf, size, k);
+	snprintf(path, psize, "%s/kallsyms-%016llx%016llx.%s", dir, (unsigned long long)k->h[0],
+		 (unsigned long long)k->h[1], suffix);
+	f = fopen(path, "wb");
+	CHECK(f != NULL, "%s", path);
+	if (n)
+		fwrite(buf, 1, n, f);
+	fclose(f);
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct ipt_symcache_key k = { { 0x1234, 0x5678 }, 4096 };
@@ -34,7 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[128];
 	uint8_t *buf;
 	size_t n;
-	FILE *f;
 
 	if (!dir[0]) {	/* a directory of its own, removed at exit */
 		char tmpl[] = "/tmp/fuzz_symcache.XXXXXX";
@@ -46,14 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!(buf = malloc(size + 1)))
 		abort();
-	memcpy(buf, data, size);
-	n = ipt_symcache_seal(buf, size, &k);
-	snprintf(path, sizeof(path), "%s/kallsyms-%016llx%016llx.idx", dir, 0x1234ull, 0x5678ull);
-	f = fopen(path, "wb");
-	CHECK(f != NULL, "%s", path);
-	if (n)
-		fwrite(buf, 1, n, f);
-	fclose(f);
+	n = sealed(path, sizeof(path), "idx", buf, data, size, ipt_symcache_seal, &k);
 	if (ipt_symtab_load_index(&st, dir, &k)) {
 		CHECK(n > 0, "an index that does not fit its counts was read");
 		CHECK(st.n > 0, "an empty table read");
@@ -67,6 +84,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	ipt_symtab_free(&st);
+	unlink(path);
+
+	n = sealed(path, sizeof(path), "hot", buf, data, size, ipt_symhot_seal, &k);
+	{
+		struct ipt_symhot h;
+
+		if (ipt_symhot_read(dir, &k, &h)) {
+			CHECK(n > 0, "a kept file that does not fit its counts was read");
+			for (size_t i = 0; i < h.n; i++) {
+				CHECK(h.syms[i].addr <= h.last[i], "range %zu backwards", i);
+				CHECK(i == 0 || (h.last[i - 1] < h.syms[i].addr), "range %zu overlaps", i);
+				CHECK(!h.syms[i].name || (*h.syms[i].name && strlen(h.syms[i].name) < n), "name %zu", i);
+			}
+			for (size_t i = 0; i < h.nnames; i++)
+				CHECK(*h.names[i].name && strlen(h.names[i].name) < n, "by-name %zu", i);
+		}
+		ipt_symhot_free(&h);
+	}
 	unlink(path);
 	free(buf);
 	return 0;

@@ -148,8 +148,10 @@ static void usage(FILE *f)
 		"Environment: IPITRACE_CACHE_DIR, the directory where the index of a trace's\n"
 		"kallsyms section is kept, by its content, so that the next trace with it\n"
 		"opens without reading it (with refs of 40 bytes that know a file opened\n"
-		"again by its inode, size and times; the first open writes some 3 MB; at\n"
-		"most 16 indexes and 256 refs are kept); empty: none.\n"
+		"again by its inode, size and times, and the answers its lookups gave, so\n"
+		"that a trace reported again reads no index at all; the first open writes\n"
+		"some 3 MB; at most 16 indexes, 16 files of answers and 256 refs are\n"
+		"kept); empty: none.\n"
 		"Unset: $XDG_CACHE_HOME/ipitrace, else ~/.cache/ipitrace. The answers are\n"
 		"the same without it.\n");
 }

@@ -3,14 +3,17 @@
 # $XDG_CACHE_HOME/ipitrace, ~/.cache/ipitrace): on every recorded trace,
 # `report -f json` and `convert` (whose columns name symbols) are byte for
 # byte what they are without a cache (IPITRACE_CACHE_DIR empty), when the
-# index is written (the first run) and when it is read (the second); a
+# index is written (the first run), when it is read (the second) and when
+# the answers kept from the second are (kallsyms-KEY.hot, the third); a
 # trace leaves one index, named by its kallsyms section (compressed or
 # text: told apart), shared by the traces with the same section; an index damaged
 # (a byte changed, cut short, another file's bytes) is not used, the
 # answers stay the same and a sound one takes its place; a directory that
 # cannot be made is no error and nothing is said; where the files go when
 # IPITRACE_CACHE_DIR is unset, and none at all when it is empty; refs, by
-# which a trace file found again is not read, and a file changed in place.
+# which a trace file found again is not read, and a file changed in place;
+# kept answers damaged (a byte changed, cut short, another's bytes) are
+# not used, the answers stay the same and sound ones take their place.
 # (unit_symcache checks the file format's checks byte by byte.)
 # ASan pass: one input of each kind (tests/lib.sh `inputs`).
 # seconds: 14
@@ -37,31 +40,48 @@ n=0 same=0 text=0 textidx=0
 for t in $TR; do
 	b=$(basename "$t")
 	n=$((n + 1))
-	before=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+	before=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
 	if IPITRACE_CACHE_DIR= outputs "$TMP/$b.none" "$t" &&
 	   IPITRACE_CACHE_DIR=$C outputs "$TMP/$b.first" "$t" &&
 	   IPITRACE_CACHE_DIR=$C outputs "$TMP/$b.second" "$t" &&
+	   IPITRACE_CACHE_DIR=$C outputs "$TMP/$b.third" "$t" &&
 	   cmp -s "$TMP/$b.none.json" "$TMP/$b.first.json" && cmp -s "$TMP/$b.none.json" "$TMP/$b.second.json" &&
+	   cmp -s "$TMP/$b.none.json" "$TMP/$b.third.json" && cmp -s "$TMP/$b.none.csv" "$TMP/$b.third.csv" &&
 	   cmp -s "$TMP/$b.none.csv" "$TMP/$b.first.csv" && cmp -s "$TMP/$b.none.csv" "$TMP/$b.second.csv"; then
 		same=$((same + 1))
 	else
 		fail "symcache-same: $b" "the outputs differ with an index, or a run failed: $(cat "$TMP/$b".*.err | head -n 2 | tr '\n' ';')"
 	fi
-	after=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+	after=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
 	# a section stored as text (v6 and "none" files) is indexed too, at the
 	# first symbol looked up; its key is not the compressed one's
 	case $b in *.v6.dat|*-none.dat) text=$((text + 1)); [ "$after" -gt "$before" ] && textidx=$((textidx + 1)) ;; esac
 done
-[ $same = $n ] && pass "symcache-same: $n traces, report -f json and convert alike without an index, writing it and reading it"
-k=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-')
+[ $same = $n ] && pass "symcache-same: $n traces, report -f json and convert alike without an index, writing it, reading it and with the answers kept"
+k=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
+hot=$(ls "$C" 2>/dev/null | grep -c '^kallsyms-.*\.hot$')
+[ "$hot" -ge 1 ] && [ "$hot" -le "$k" ] && pass "symcache-hot: answers kept for $hot of $k indexes" ||
+	fail "symcache-hot" "$hot files of kept answers for $k indexes"
 if [ "$k" -ge 1 ] && [ "$k" -le "$n" ] && { [ "$text" = 0 ] || [ "$textidx" -ge 1 ]; }; then
 	pass "symcache-files: $k index(es) for $n traces (one per distinct section; $textidx new for $text with the text in the file)"
 else
 	fail "symcache-files" "$k indexes for $n traces, $textidx new for $text stored as text: $(ls -la "$C" 2>&1 | head -n 5 | tr '\n' ';')"
 fi
-[ -z "$(ls -A "$C" 2>/dev/null | grep -v '^kallsyms-[0-9a-f]\{32\}\.idx$' | grep -v '^ref-[0-9a-f]\{32\}$')" ] &&
-	pass "symcache-names: only whole index and ref files in the directory (none left half-written)" ||
+[ -z "$(ls -A "$C" 2>/dev/null | grep -v '^kallsyms-[0-9a-f]\{32\}\.\(idx\|hot\)$' | grep -v '^ref-[0-9a-f]\{32\}$')" ] &&
+	pass "symcache-names: only whole index, kept-answer and ref files in the directory (none left half-written)" ||
 	fail "symcache-names" "$(ls -A "$C" | head -n 5 | tr '\n' ' ')"
+
+# damage FILE HOW SIZE GOOD HEADER_AT: FILE (SIZE bytes, a copy in GOOD)
+# with a byte near its end changed, one of its header (at HEADER_AT), cut
+# to half, or another file's bytes
+damage() {
+	case $2 in
+	byte-names) printf 'Z' | dd of="$1" bs=1 seek=$(($3 - 3)) conv=notrunc 2> /dev/null ;;
+	byte-header) printf '\377' | dd of="$1" bs=1 seek="$5" conv=notrunc 2> /dev/null ;;
+	cut) head -c $(($3 / 2)) "$4" > "$1" ;;
+	other) head -c "$3" /dev/urandom > "$1" ;;
+	esac
+}
 
 # damage: a byte changed, cut short, another index's bytes under its name
 # (the first trace with a compressed section and the first with its text)
@@ -77,12 +97,8 @@ for td in $t $tt; do
 	ok=0 tries=0
 	for how in byte-names byte-header cut other; do
 		tries=$((tries + 1))
-		case $how in
-		byte-names) printf 'Z' | dd of="$f" bs=1 seek=$((size - 7)) conv=notrunc 2> /dev/null ;;
-		byte-header) printf '\377' | dd of="$f" bs=1 seek=40 conv=notrunc 2> /dev/null ;;
-		cut) head -c $((size / 2)) "$TMP/good.idx" > "$f" ;;
-		other) head -c "$size" /dev/urandom > "$f" ;;
-		esac
+		damage "$f" $how "$size" "$TMP/good.idx" 40
+		rm -f "$D"/kallsyms-*.hot	# else answers kept may leave the index unread
 		if IPITRACE_CACHE_DIR=$D outputs "$TMP/d1" "$td" && cmp -s "$TMP/d0.json" "$TMP/d1.json" &&
 		   cmp -s "$TMP/d0.csv" "$TMP/d1.csv" && cmp -s "$f" "$TMP/good.idx"; then
 			ok=$((ok + 1))
@@ -92,6 +108,28 @@ for td in $t $tt; do
 	done
 	[ $ok = $tries ] && pass "symcache-damaged: $b's index ($size bytes) changed 4 ways: not used, the same answers, a sound index in its place"
 done
+# the kept answers damaged (they are read through the trace's ref: the
+# first run keeps the index and the ref, the next the answers)
+if [ -n "$t" ]; then
+	D=$TMP/h
+	for i in 1 2; do IPITRACE_CACHE_DIR=$D outputs "$TMP/h0" "$t"; done
+	f=$(ls "$D"/kallsyms-*.hot 2>/dev/null | head -n 1)
+	size=$(wc -c < "$f" 2>/dev/null || echo 0)
+	cp "$f" "$TMP/good.hot" 2>/dev/null
+	ok=0 tries=0
+	for how in byte-names byte-header cut other; do
+		tries=$((tries + 1))
+		damage "$f" $how "$size" "$TMP/good.hot" 44
+		if [ "$size" -gt 64 ] && IPITRACE_CACHE_DIR=$D outputs "$TMP/h1" "$t" &&
+		   cmp -s "$TMP/h0.json" "$TMP/h1.json" && cmp -s "$TMP/h0.csv" "$TMP/h1.csv" &&
+		   [ "$(wc -c < "$f")" = "$size" ]; then
+			ok=$((ok + 1))
+		else
+			fail "symcache-hot-damaged: $how" "outputs differ, or the answers were not kept again whole ($(wc -c < "$f" 2>/dev/null) bytes of $size)"
+		fi
+	done
+	[ $ok = $tries ] && pass "symcache-hot-damaged: $(basename "$t")'s kept answers ($size bytes) changed 4 ways: not used, the same answers, sound ones in their place"
+fi
 
 # refs: a trace found again by where its section lies (its file's device,
 # inode, size and times), not read; a file changed in place is not taken
@@ -135,9 +173,9 @@ if [ -n "$t" ]; then
 	(unset IPITRACE_CACHE_DIR; HOME=$TMP/home XDG_CACHE_HOME=$TMP/xdg "$IPT" report "$t" > /dev/null 2>&1)
 	(unset IPITRACE_CACHE_DIR; HOME=$TMP/home2 XDG_CACHE_HOME=relative/dir "$IPT" report "$t" > /dev/null 2>&1)
 	(HOME=$TMP/home3 IPITRACE_CACHE_DIR= "$IPT" report "$t" > /dev/null 2>&1)
-	a=$(ls "$TMP/home/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
-	x=$(ls "$TMP/xdg/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
-	r=$(ls "$TMP/home2/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-')
+	a=$(ls "$TMP/home/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
+	x=$(ls "$TMP/xdg/ipitrace" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
+	r=$(ls "$TMP/home2/.cache/ipitrace" 2>/dev/null | grep -c '^kallsyms-.*\.idx$')
 	mode=$(stat -c %a "$TMP/xdg/ipitrace" 2>/dev/null)
 	if [ "$a" = 1 ] && [ "$x" = 1 ] && [ "$r" = 1 ] && [ ! -e "$TMP/home3/.cache" ] && [ "$mode" = 700 ]; then
 		pass "symcache-where: ~/.cache/ipitrace, \$XDG_CACHE_HOME/ipitrace (mode $mode; a relative one ignored), none with IPITRACE_CACHE_DIR empty"

@@ -7,7 +7,12 @@
  * that has symbols takes none; a directory keeps the 16 newest files; one
  * that cannot be made is no error.  Refs (a section's place in its file ->
  * its key): each field of the place changes the ref; one put is read back;
- * one with any byte changed, or cut short, is not used.
+ * one with any byte changed, or cut short, is not used.  The answers kept
+ * for a key (kallsyms-KEY.hot): a deferred table asked again answers the
+ * addresses and names asked before without reading its text or index,
+ * every answer (kept, or not and then read whole) that of a scan of the
+ * text written for the test (the last line at or below the address, the
+ * first of several at one address); a kept file damaged is not used.
  */
 #include "core/core.h"
 #include "testlib.h"
@@ -79,6 +84,78 @@ static int same(const struct ipt_symtab *a, const struct ipt_symtab *b)
 		if (a->syms[i].addr != b->syms[i].addr || strcmp(a->syms[i].name, b->syms[i].name))
 			return 0;
 	return 1;
+}
+
+
+/* the test's own reading of make_text's lines and the aliases after them:
+ * a scan for the answer to addr (the highest address at or below it, the
+ * first line of several there), NULL below the first */
+struct oline {
+	uint64_t addr;
+	char name[64];
+};
+
+static int olines(const char *text, struct oline *v, int cap)
+{
+	int n = 0;
+
+	for (const char *p = text; *p && n < cap; p = strchr(p, '\n') + 1) {
+		unsigned long long a;
+		char type;
+
+		if (sscanf(p, "%llx %c %63s", &a, &type, v[n].name) == 3)
+			v[n++].addr = a;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	return n;
+}
+
+static const char *oracle(const struct oline *v, int n, uint64_t addr, uint64_t *at)
+{
+	int best = -1;
+
+	for (int i = 0; i < n; i++)
+		if (v[i].addr <= addr && (best < 0 || v[i].addr > v[best].addr))
+			best = i;
+	if (best >= 0)
+		*at = v[best].addr;
+	return best < 0 ? NULL : v[best].name;
+}
+
+static uint64_t oracle_addr(const struct oline *v, int n, const char *name)
+{
+	uint64_t a = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name) && (!a || v[i].addr < a))
+			a = v[i].addr;
+	return a;
+}
+
+/* asks - each address and name asked of a table deferred with the ref r
+ * (as a trace's is), against the scan; the answers that differ */
+static int asks(const char *dir, const struct ipt_symcache_ref *r, const char *text, const struct oline *v,
+		int n, const uint64_t *addrs, int na, const char *const *names, int nn, int *deferred)
+{
+	struct ipt_symtab t = { 0 };
+	int bad = 0;
+
+	if (ipt_symtab_defer_kallsyms(&t, text, strlen(text)))
+		return -1;
+	ipt_symtab_defer_cache(&t, dir, r);
+	for (int i = 0; i < na; i++) {
+		uint64_t at = 0;
+		const char *want = oracle(v, n, addrs[i], &at);
+		const struct ipt_sym *s = ipt_symtab_lookup(&t, addrs[i]);
+
+		bad += !(want ? s && s->addr == at && !strcmp(s->name, want) : s == NULL);
+	}
+	for (int i = 0; i < nn; i++)
+		bad += ipt_symtab_addr_of(&t, names[i]) != oracle_addr(v, n, names[i]);
+	*deferred = __atomic_load_n(&t.lstate, __ATOMIC_RELAXED);
+	ipt_symtab_free(&t);
+	return bad;
 }
 
 int main(void)
@@ -230,6 +307,88 @@ int main(void)
 		CHECK(truncate(rp, 39) == 0 && ipt_symcache_ref_get(dir, &r, &got) == 0, "a ref cut short: not used");
 	}
 
+
+	{	/* the answers kept for a key */
+		const uint64_t file[5] = { 2050, 7654321, 5533926, 1765000000123456789ull, 1765000000123456789ull };
+		struct ipt_symcache_ref r;
+		size_t tl = strlen(text);
+		char *t2 = malloc(tl + 3 * 64 + 1), hp[4200];
+		struct oline *v = malloc(3100 * sizeof(*v));
+		uint64_t a1[400], a2[400], all[800];
+		const char *names[] = { "fn_10_x", "__pfx_fn_20_x", "fn_7_a_longer_name", "no_such_fn", "alias_0" };
+		int n, deferred = 0;
+
+		CHECK(t2 && v, "set-up");
+		/* three aliases at addresses already named: the first line wins */
+		memcpy(t2, text, tl + 1);
+		for (int i = 0; i < 3; i++)
+			tl += (size_t)sprintf(t2 + tl, "%016llx T alias_%d\n",
+					      (unsigned long long)st.syms[100 + 700 * i].addr, i);
+		n = olines(t2, v, 3100);
+		CHECK(n == 3003, "the test's scan: %d lines", n);
+		for (int i = 0; i < 400; i++) {	/* below, within, above; exact starts */
+			a1[i] = 0xffffffff80fff000ull + t_xorshift64(&rnd) % 0x32000;
+			a2[i] = i % 3 ? st.syms[t_xorshift64(&rnd) % st.n].addr : a1[i] + 8;
+		}
+		a1[0] = 0;
+		a1[1] = UINT64_MAX;
+		a2[0] = st.syms[0].addr;
+		a2[1] = st.syms[0].addr - 1;
+		memcpy(all, a1, sizeof(a1));
+		memcpy(all + 400, a2, sizeof(a2));
+		ipt_symcache_ref_of(&r, file, 8192, tl);
+		bad = asks(dir, &r, t2, v, n, a1, 400, names, 3, &deferred);
+		CHECK(bad == 0 && !deferred, "first run, the whole table: %d of 403 answers differ from the scan", bad);
+		bad = asks(dir, &r, t2, v, n, a1, 400, names, 3, &deferred);
+		CHECK(bad == 0 && deferred, "asked again: %d differ; %s", bad,
+		      deferred ? "answered as kept" : "the table was read");
+		bad = asks(dir, &r, t2, v, n, all, 800, names, 5, &deferred);
+		CHECK(bad == 0 && !deferred, "more asked: %d of 805 differ; the table read (%d)", bad, deferred);
+		bad = asks(dir, &r, t2, v, n, all, 800, names, 5, &deferred);
+		CHECK(bad == 0 && deferred, "all asked again: %d differ; %s", bad,
+		      deferred ? "answered as kept" : "the table was read");
+		/* damaged: not used, the same answers, sound again after */
+		{
+			struct ipt_symcache_key hk;
+			long hs;
+			unsigned char *hb;
+			int unused2 = 0, wrong = 0;
+
+			CHECK(ipt_symcache_ref_get(dir, &r, &hk) == 1, "the ref kept");
+			snprintf(hp, sizeof(hp), "%s/kallsyms-%016llx%016llx.hot", dir, (unsigned long long)hk.h[0],
+				 (unsigned long long)hk.h[1]);
+			hs = file_size(hp);
+			hb = malloc(hs > 0 ? (size_t)hs + 16 : 16);
+			f = fopen(hp, "rb");
+			CHECK(hs > 64 && hb && f && fread(hb, 1, (size_t)hs, f) == (size_t)hs, "the kept file: %ld bytes", hs);
+			if (f)
+				fclose(f);
+			for (int i = 0; hb && hs > 64 && i < 200; i++) {
+				unsigned char *b = malloc((size_t)hs + 16);
+				size_t m = (size_t)hs;
+				int how = (int)(t_xorshift64(&rnd) % 3);
+
+				memcpy(b, hb, m);
+				if (how == 0)
+					b[t_xorshift64(&rnd) % m] ^= (unsigned char)(1 + t_xorshift64(&rnd) % 255);
+				else if (how == 1)
+					m = (size_t)(t_xorshift64(&rnd) % m);
+				else
+					b[16 + t_xorshift64(&rnd) % 8] ^= 0x40;	/* the key */
+				write_file(hp, b, m);
+				wrong += asks(dir, &r, t2, v, n, all, 800, names, 5, &deferred) != 0;
+				unused2 += !deferred;
+				free(b);
+			}
+			CHECK(wrong == 0 && unused2 == 200, "200 damaged kept files: %d gave another answer, %d used",
+			      wrong, 200 - unused2);
+			bad = asks(dir, &r, t2, v, n, all, 800, names, 5, &deferred);
+			CHECK(bad == 0 && deferred && file_size(hp) == hs, "written again whole: %ld bytes of %ld", file_size(hp), hs);
+			free(hb);
+		}
+		free(v);
+		free(t2);
+	}
 	{	/* clean up */
 		DIR *d = opendir(dir);
 		struct dirent *e;

@@ -315,6 +315,36 @@ struct ipt_sym {
 	const char *name;	/* into the owning table's string storage */
 };
 struct ipt_symcache_ref;
+/* the key of a kallsyms section: a hash of its bytes as stored and its
+ * text's length (symcache.c) */
+struct ipt_symcache_key {
+	uint64_t h[2];
+	uint64_t ulen;
+};
+/*
+ * The answers a kallsyms table gave, kept beside its index (symcache.c):
+ * for each range of addresses [syms[i].addr, last[i]], the symbol every
+ * address in it finds (syms[i].name; NULL: none, below the first), and the
+ * addresses of names asked for (0: no symbol of that name).
+ */
+struct ipt_symhot_name {
+	const char *name;
+	uint64_t addr;
+};
+struct ipt_symhot {
+	struct ipt_sym *syms;
+	uint64_t *last;
+	size_t n;
+	struct ipt_symhot_name *names;
+	size_t nnames;
+	void *block;		/* the file's bytes, the names among them */
+};
+/* an answer of the whole table, to be kept: the range [lo, last] finds
+ * the symbol called name (NULL: none) */
+struct ipt_symhot_rec {
+	uint64_t lo, last;
+	const char *name;
+};
 struct ipt_symtab {
 	struct ipt_sym *syms;	/* sorted by address */
 	size_t n, cap;
@@ -335,6 +365,24 @@ struct ipt_symtab {
 	uint64_t gen;		/* changes with the symbols (unique in the process;
 				 * 0: none yet): the key of remembered lookups */
 	void *cache_block;	/* an index file's bytes the names point into (symcache.c) */
+	/* ... or a compressed section's (ipt_symtab_defer_fill), read by
+	 * lfill at the first lookup that needs the whole table */
+	int (*lfill)(void *arg, struct ipt_symtab *st);
+	void *lfill_arg;
+	/* the kallsyms key of a deferred table, once known (hkey_ok), and
+	 * the answers kept for it in hdir: read at the first lookup, asked
+	 * first while the table is the key's alone (gen == hot_gen, atomic);
+	 * the whole table's answers (hrec, hbyname) kept when it is freed */
+	struct ipt_symcache_key hkey;
+	bool hkey_ok;
+	char *hdir;
+	int hstate;			/* 0: not read yet, 1: read (atomic) */
+	uint64_t hot_gen;
+	struct ipt_symhot hot;
+	struct ipt_symhot_rec *hrec;
+	size_t nhrec, caphrec;
+	struct ipt_symhot_name *hbyname;	/* names owned */
+	size_t nhbyname, caphbyname;
 };
 /* Parse /proc/kallsyms text ("addr type name [module]"): the names are
  * copied, the text is not kept. */
@@ -353,6 +401,15 @@ int ipt_symtab_defer_kallsyms(struct ipt_symtab *st, const char *text, size_t le
  * NULL) else by the text's content, and written there after the text is
  * read.  Nothing for a table that is not deferred. */
 void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *ref);
+/*
+ * A kallsyms section that is compressed, deferred: its key k is known
+ * (from a ref), so that its index in dir is read at the first lookup that
+ * needs the whole table, or, where there is none, fill(arg, st) fills st
+ * (with ipt_symtab_take_kallsyms or ipt_symtab_load_kallsyms) and the index
+ * is written.  An empty table only; 0, or -1 (out of memory: not deferred).
+ */
+int ipt_symtab_defer_fill(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k,
+			  int (*fill)(void *arg, struct ipt_symtab *st), void *arg);
 /* A deferred table read now (the text no longer needed). */
 int ipt_symtab_materialize(struct ipt_symtab *st);
 /* The name of s, a symbol of st. */
@@ -372,11 +429,8 @@ void ipt_symtab_free(struct ipt_symtab *st);
 void ipt_symtab_adopt(struct ipt_symtab *st, struct ipt_sym *syms, size_t n, void *block);
 
 /* kallsyms tables kept on disk (symcache.c): the key of a kallsyms
- * section, its bytes as stored and its text's length */
-struct ipt_symcache_key {
-	uint64_t h[2];
-	uint64_t ulen;
-};
+ * section (the hash of its bytes as stored and its text's length) is
+ * struct ipt_symcache_key, above */
 void ipt_symcache_key(struct ipt_symcache_key *k, const void *z, size_t zlen, uint64_t ulen);
 /* ... of a section stored as text (not compressed): its len bytes */
 void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t len);
@@ -418,6 +472,21 @@ void ipt_symcache_ref_put(const char *dir, const struct ipt_symcache_ref *r, con
  * known, r kept for k (r may be NULL). */
 void ipt_symcache_keep(const struct ipt_symtab *st, const char *dir, const struct ipt_symcache_ref *r,
 		       const struct ipt_symcache_key *k, bool known, bool index);
+/*
+ * The answers kept for key k in dir (the kallsyms-KEY.hot file), read
+ * into h: 1; 0: none there (or a file that is not whole and sound: h
+ * empty).  ipt_symhot_store: h's answers and n more (rec), nn more names
+ * (names), written there whole (at most 16 such files kept); silent.
+ */
+int ipt_symhot_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symhot *h);
+void ipt_symhot_store(const char *dir, const struct ipt_symcache_key *k, const struct ipt_symhot *h,
+		      const struct ipt_symhot_rec *rec, size_t n, const struct ipt_symhot_name *names,
+		      size_t nn);
+void ipt_symhot_free(struct ipt_symhot *h);
+/* For the fuzzer: the first n bytes of file made a hot file of key k (its
+ * counts kept, its key and hash set); its length then, 0 if they do not
+ * fit in n. */
+size_t ipt_symhot_seal(uint8_t *file, size_t n, const struct ipt_symcache_key *k);
 /* For the fuzzer: the first n bytes of file made an index of key k in all
  * but their table (its header's counts kept, its key and body hash set);
  * the length it then has, 0 if its counts do not fit in n. */

@@ -577,6 +577,21 @@ void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir, const struct
 		memcpy(st->lref, ref->h, sizeof(st->lref));
 }
 
+int ipt_symtab_defer_fill(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k,
+			  int (*fill)(void *arg, struct ipt_symtab *st), void *arg)
+{
+	if (st->n || __atomic_load_n(&st->lstate, __ATOMIC_RELAXED) || !dir || !*dir ||
+	    !(st->lcache = ipt_strdup(dir)))
+		return -1;
+	st->lfill = fill;
+	st->lfill_arg = arg;
+	st->hkey = *k;
+	st->hkey_ok = true;
+	changed(st);
+	__atomic_store_n(&st->lstate, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* while a table is read, a new symbol's name is its offset: the file order */
 static inline bool sym_after(const struct ipt_sym *a, const struct ipt_sym *b)
 {
@@ -675,12 +690,20 @@ static size_t count_lines(const char *s, size_t len)
 	return n;
 }
 
+/* the whole table's answers kept for a key, at most (symcache.c keeps
+ * 64 k ranges) */
+#define HOT_KEEP_MAX (1u << 17)
+
+/* set while a deferred table is filled (lfill), in the thread filling it:
+ * the table's own calls made then are not waited for */
+static __thread bool filling;
+
 /* made - the symbols of a deferred text, read once (any thread may ask) */
 static void made(const struct ipt_symtab *cst)
 {
 	struct ipt_symtab *st = (struct ipt_symtab *)cst;
 
-	if (!__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE) || filling)
 		return;
 	pthread_mutex_lock(&lazy_lock);
 	if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED)) {
@@ -696,19 +719,125 @@ static void made(const struct ipt_symtab *cst)
 		memcpy(ref.h, st->lref, sizeof(ref.h));
 		if (cache) {
 			/* where the text lies first: then it is not read at all */
-			known = ipt_symcache_ref_get(st->lcache, rp, &k);
-			if (!known)
-				ipt_symcache_key_text(&k, text, upto_nul(text, len));
+			if (st->hkey_ok) {
+				k = st->hkey;
+				known = true;
+			} else {
+				known = ipt_symcache_ref_get(st->lcache, rp, &k);
+				if (!known)
+					ipt_symcache_key_text(&k, text, upto_nul(text, len));
+			}
 			loaded = ipt_symtab_load_index(st, st->lcache, &k);
 		}
-		if (!loaded && read_text(st, text, len, false))
+		if (!loaded && st->lfill) {
+			filling = true;
+			if (st->lfill(st->lfill_arg, st))
+				st->n = 0;	/* the section unreadable, or out of memory */
+			filling = false;
+		} else if (!loaded && read_text(st, text, len, false)) {
 			st->n = 0;	/* out of memory: no symbols */
-		if (cache)
-			ipt_symcache_keep(st, st->lcache, rp, &k, known, !loaded);
-		free(st->lcache);
+		}
+		st->lfill = NULL;
+		if (cache) {
+			ipt_symcache_keep(st, st->lcache, rp, &k, known, !loaded && st->n);
+			/* the table is the key's: its answers are kept for it */
+			st->hkey = k;
+			st->hkey_ok = true;
+			if (!st->hdir)
+				st->hdir = st->lcache;
+			else
+				free(st->lcache);
+			__atomic_store_n(&st->hot_gen, st->n ? __atomic_load_n(&st->gen, __ATOMIC_RELAXED) : 0,
+					 __ATOMIC_RELEASE);
+		} else {
+			free(st->lcache);
+		}
 		st->lcache = NULL;
 		__atomic_store_n(&st->lstate, 0, __ATOMIC_RELEASE);
 	}
+	pthread_mutex_unlock(&lazy_lock);
+}
+
+/*
+ * hot_look - the answers kept for a deferred table's key, read at its
+ * first lookup (by the ref of its text; a compressed section's key is
+ * known): asked first while the table is the key's alone
+ */
+static void hot_look(struct ipt_symtab *st)
+{
+	pthread_mutex_lock(&lazy_lock);
+	if (!__atomic_load_n(&st->hstate, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED) && st->lcache && !st->n) {
+			if (!st->hkey_ok && st->lref_ok) {
+				struct ipt_symcache_ref ref;
+
+				memcpy(ref.h, st->lref, sizeof(ref.h));
+				st->hkey_ok = ipt_symcache_ref_get(st->lcache, &ref, &st->hkey);
+			}
+			if (st->hkey_ok && ipt_symhot_read(st->lcache, &st->hkey, &st->hot))
+				__atomic_store_n(&st->hot_gen, __atomic_load_n(&st->gen, __ATOMIC_RELAXED),
+						 __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&st->hstate, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lazy_lock);
+}
+
+/* hot_on - st's kept answers hold for it now (the table is the key's alone) */
+static bool hot_on(const struct ipt_symtab *st)
+{
+	uint64_t g = __atomic_load_n(&st->hot_gen, __ATOMIC_ACQUIRE);
+
+	return g && g == __atomic_load_n(&st->gen, __ATOMIC_ACQUIRE);
+}
+
+/* hot_answer - true with the kept answer for addr (*s; NULL: none) */
+static bool hot_answer(const struct ipt_symtab *cst, uint64_t addr, const struct ipt_sym **s)
+{
+	struct ipt_symtab *st = (struct ipt_symtab *)cst;
+	size_t lo = 0, hi;
+
+	if (!__atomic_load_n(&st->hstate, __ATOMIC_ACQUIRE))
+		hot_look(st);
+	hi = st->hot.n;
+	if (!hi || !hot_on(st) || addr < st->hot.syms[0].addr)
+		return false;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->hot.syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr > st->hot.last[lo])
+		return false;
+	*s = st->hot.syms[lo].name ? &st->hot.syms[lo] : NULL;
+	return true;
+}
+
+/* hot_keep - the whole table's answer for addr (the symbol at index i, or
+ * none: n), kept while the table is the key's alone */
+static void hot_keep(struct ipt_symtab *st, size_t i)
+{
+	struct ipt_symhot_rec r;
+	size_t j;
+
+	if (!st->hdir || !st->n || !hot_on(st))
+		return;
+	if (i == st->n) {
+		r = (struct ipt_symhot_rec){ 0, st->syms[0].addr - 1, NULL };
+	} else {
+		for (j = i + 1; j < st->n && st->syms[j].addr == st->syms[i].addr; j++)
+			;
+		if (!st->syms[i].name || !*st->syms[i].name)
+			return;
+		r = (struct ipt_symhot_rec){ st->syms[i].addr, j < st->n ? st->syms[j].addr - 1 : UINT64_MAX,
+					     st->syms[i].name };
+	}
+	pthread_mutex_lock(&lazy_lock);
+	if (st->nhrec < HOT_KEEP_MAX && !IPT_GROW(st->hrec, st->caphrec, st->nhrec + 1))
+		st->hrec[st->nhrec++] = r;
 	pthread_mutex_unlock(&lazy_lock);
 }
 
@@ -729,6 +858,12 @@ uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
 	struct ipt_symtab *st = (struct ipt_symtab *)cst;
 	uint64_t a = 0;
 
+	if (!__atomic_load_n(&st->hstate, __ATOMIC_ACQUIRE))
+		hot_look(st);
+	if (hot_on(st))	/* kept: read-only once read */
+		for (size_t i = 0; i < st->hot.nnames; i++)
+			if (!strcmp(st->hot.names[i].name, name))
+				return st->hot.names[i].addr;
 	made(st);
 	pthread_mutex_lock(&lazy_lock);
 	if (st->byname_gen != st->gen) {	/* symbols added since: forgotten */
@@ -757,6 +892,14 @@ uint64_t ipt_symtab_addr_of(const struct ipt_symtab *cst, const char *name)
 		else
 			free(c);
 	}
+	/* kept for the key while the table is its alone */
+	if (st->hdir && st->n && hot_on(st) && st->nhbyname < HOT_KEEP_MAX &&
+	    !IPT_GROW(st->hbyname, st->caphbyname, st->nhbyname + 1)) {
+		char *c = ipt_strdup(name);
+
+		if (c)
+			st->hbyname[st->nhbyname++] = (struct ipt_symhot_name){ c, a };
+	}
 out:
 	pthread_mutex_unlock(&lazy_lock);
 	return a;
@@ -764,7 +907,7 @@ out:
 
 int ipt_symtab_sort(struct ipt_symtab *st)
 {
-	if (st->ltext)
+	if (__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE))
 		return 0;	/* deferred: the index comes out sorted */
 	if (st->n > 1)
 		qsort(st->syms, st->n, sizeof(*st->syms), cmp_sym);
@@ -804,14 +947,20 @@ const struct ipt_sym *ipt_symtab_lookup(const struct ipt_symtab *st, uint64_t ad
 	return s;
 }
 
-static const struct ipt_sym *search(const struct ipt_symtab *st, uint64_t addr)
+static const struct ipt_sym *search(const struct ipt_symtab *cst, uint64_t addr)
 {
+	struct ipt_symtab *st = (struct ipt_symtab *)cst;
+	const struct ipt_sym *kept;
 	size_t lo = 0, hi;
 
+	if (hot_answer(st, addr, &kept))
+		return kept;
 	made(st);
 	hi = st->n;
-	if (!st->n || addr < st->syms[0].addr)
+	if (!st->n || addr < st->syms[0].addr) {
+		hot_keep(st, st->n);
 		return NULL;
+	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -823,6 +972,7 @@ static const struct ipt_sym *search(const struct ipt_symtab *st, uint64_t addr)
 	/* the first of several symbols at the same address */
 	while (lo > 0 && st->syms[lo - 1].addr == st->syms[lo].addr)
 		lo--;
+	hot_keep(st, lo);
 	return &st->syms[lo];
 }
 
@@ -854,6 +1004,17 @@ int ipt_symtab_load_index(struct ipt_symtab *st, const char *dir, const struct i
 
 void ipt_symtab_free(struct ipt_symtab *st)
 {
+	if (st->hdir && st->hkey_ok && (st->nhrec || st->nhbyname)) {
+		if (!st->hot.block)	/* not read (no ref): those kept for others stay */
+			(void)ipt_symhot_read(st->hdir, &st->hkey, &st->hot);
+		ipt_symhot_store(st->hdir, &st->hkey, &st->hot, st->hrec, st->nhrec, st->hbyname, st->nhbyname);
+	}
+	ipt_symhot_free(&st->hot);
+	free(st->hrec);
+	for (size_t i = 0; i < st->nhbyname; i++)
+		free((char *)(uintptr_t)st->hbyname[i].name);
+	free(st->hbyname);
+	free(st->hdir);
 	free(st->cache_block);
 	for (size_t i = 0; i < st->nextra; i++)
 		free(st->extra[i]);

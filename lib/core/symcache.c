@@ -459,3 +459,288 @@ void ipt_symcache_keep(const struct ipt_symtab *st, const char *dir, const struc
 	if (r && !known && st->n)
 		ipt_symcache_ref_put(dir, r, k);
 }
+
+/* ---- the answers kept for a key: kallsyms-KEY.hot ---- */
+
+/*
+ * A report of a small trace asks a kernel's table of 120 k symbols for a
+ * few hundred addresses, yet reading its index (3 MB, hashed whole) took a
+ * quarter of the run.  So the answers the whole table gave are kept beside
+ * it, under the same key: each as the range of addresses that finds that
+ * symbol (from its address to the next symbol's, less one), and the names
+ * asked for by name.  Any address within a kept range has the answer the
+ * whole table would give; any other sends the lookup to the whole table,
+ * whose answer is kept in turn.  The file is checked like an index (its
+ * size, header, key, hash, every offset, the ranges in order and apart);
+ * a file that is not sound is not used (and written again).
+ */
+#define SH_MAGIC "IPTKHOT1"
+#define SH_VERSION 1u
+#define SH_MAX_RANGES (1u << 16)	/* at most: ranges kept, */
+#define SH_MAX_NAMES 4096u		/* names asked for, */
+#define SH_MAX_TEXT (8u << 20)		/* and the bytes of their names */
+#define SH_NONE UINT32_MAX		/* a range's name offset: no symbol */
+
+struct sh_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t order;
+	uint64_t key[2];
+	uint64_t ulen;
+	uint32_t nranges, nnames;
+	uint32_t names_len, pad;
+	uint64_t body_hash;	/* of everything after the header */
+};
+_Static_assert(sizeof(struct sh_header) == 64, "the header is 64 bytes");
+
+struct sh_range {
+	uint64_t lo, last;
+	uint32_t name, pad;
+};
+_Static_assert(sizeof(struct sh_range) == 24, "a range is 24 bytes");
+
+struct sh_name {
+	uint64_t addr;
+	uint32_t name, pad;
+};
+_Static_assert(sizeof(struct sh_name) == 16, "a name is 16 bytes");
+
+static int hot_path_of(char *buf, size_t size, const char *dir, const struct ipt_symcache_key *k)
+{
+	int n = snprintf(buf, size, "%s/kallsyms-%016llx%016llx.hot", dir, (unsigned long long)k->h[0],
+			 (unsigned long long)k->h[1]);
+
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* hot_total - the file's length for these counts (all within their limits) */
+static uint64_t hot_total(const struct sh_header *h)
+{
+	return sizeof(*h) + (uint64_t)h->nranges * sizeof(struct sh_range) +
+	       (uint64_t)h->nnames * sizeof(struct sh_name) + h->names_len;
+}
+
+static bool hot_counts_ok(const struct sh_header *h)
+{
+	return h->nranges <= SH_MAX_RANGES && h->nnames <= SH_MAX_NAMES && h->names_len <= SH_MAX_TEXT;
+}
+
+static void hot_identify(struct sh_header *h, const struct ipt_symcache_key *k)
+{
+	memcpy(h->magic, SH_MAGIC, 8);
+	h->version = SH_VERSION;
+	h->order = SC_ORDER;
+	h->key[0] = k->h[0];
+	h->key[1] = k->h[1];
+	h->ulen = k->ulen;
+}
+
+static uint64_t hot_hash(const uint8_t *body, size_t n)
+{
+	uint64_t a[2];
+
+	hash2(body, n, SH_VERSION + 16, a);
+	return a[0];
+}
+
+size_t ipt_symhot_seal(uint8_t *file, size_t n, const struct ipt_symcache_key *k)
+{
+	struct sh_header h;
+	uint64_t total;
+
+	if (n < sizeof(h))
+		return 0;
+	memcpy(&h, file, sizeof(h));
+	if (!hot_counts_ok(&h) || (total = hot_total(&h)) > n)
+		return 0;
+	hot_identify(&h, k);
+	h.body_hash = hot_hash(file + sizeof(h), (size_t)(total - sizeof(h)));
+	memcpy(file, &h, sizeof(h));
+	return (size_t)total;
+}
+
+void ipt_symhot_free(struct ipt_symhot *h)
+{
+	free(h->syms);
+	free(h->last);
+	free(h->names);
+	free(h->block);
+	memset(h, 0, sizeof(*h));
+}
+
+/* a name at offset off of names (len bytes, the last a NUL): a name of
+ * one character or more, else NULL */
+static const char *hot_name_at(const char *names, uint32_t len, uint32_t off)
+{
+	return off < len && names[off] ? names + off : NULL;
+}
+
+int ipt_symhot_read(const char *dir, const struct ipt_symcache_key *k, struct ipt_symhot *out)
+{
+	char path[4096];
+	struct stat sb;
+	struct sh_header h;
+	struct ipt_symhot x = { 0 };
+	const uint8_t *body;
+	const char *names;
+	uint8_t *m = NULL;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	if (!dir || !*dir || hot_path_of(path, sizeof(path), dir, k))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size < (off_t)sizeof(h) ||
+	    sb.st_size > (off_t)(sizeof(h) + SH_MAX_RANGES * sizeof(struct sh_range) +
+				 SH_MAX_NAMES * sizeof(struct sh_name) + SH_MAX_TEXT) ||
+	    !(m = malloc((size_t)sb.st_size)) || ipt_read_at(fd, m, (size_t)sb.st_size, 0)) {
+		close(fd);
+		free(m);
+		return 0;
+	}
+	close(fd);
+	memcpy(&h, m, sizeof(h));
+	if (memcmp(h.magic, SH_MAGIC, 8) || h.version != SH_VERSION || h.order != SC_ORDER ||
+	    h.key[0] != k->h[0] || h.key[1] != k->h[1] || h.ulen != k->ulen || !hot_counts_ok(&h) ||
+	    hot_total(&h) != (uint64_t)sb.st_size || (h.names_len && m[sb.st_size - 1] != 0) ||
+	    hot_hash(m + sizeof(h), (size_t)sb.st_size - sizeof(h)) != h.body_hash)
+		goto bad;
+	body = m + sizeof(h);
+	names = (const char *)body + (size_t)h.nranges * sizeof(struct sh_range) +
+		(size_t)h.nnames * sizeof(struct sh_name);
+	x.syms = malloc((h.nranges ? h.nranges : 1) * sizeof(*x.syms));
+	x.last = malloc((h.nranges ? h.nranges : 1) * sizeof(*x.last));
+	x.names = malloc((h.nnames ? h.nnames : 1) * sizeof(*x.names));
+	if (!x.syms || !x.last || !x.names)
+		goto bad;
+	for (uint32_t i = 0; i < h.nranges; i++) {
+		struct sh_range r;
+		const char *name = NULL;
+
+		memcpy(&r, body + (size_t)i * sizeof(r), sizeof(r));
+		/* in order and apart; a name, or none */
+		if (r.lo > r.last || (i && (x.last[i - 1] == UINT64_MAX || r.lo <= x.last[i - 1])) ||
+		    (r.name != SH_NONE && !(name = hot_name_at(names, h.names_len, r.name))))
+			goto bad;
+		x.syms[i] = (struct ipt_sym){ r.lo, name };
+		x.last[i] = r.last;
+	}
+	for (uint32_t i = 0; i < h.nnames; i++) {
+		struct sh_name e;
+
+		memcpy(&e, body + (size_t)h.nranges * sizeof(struct sh_range) + (size_t)i * sizeof(e), sizeof(e));
+		if (!(x.names[i].name = hot_name_at(names, h.names_len, e.name)))
+			goto bad;
+		x.names[i].addr = e.addr;
+	}
+	x.n = h.nranges;
+	x.nnames = h.nnames;
+	x.block = m;
+	*out = x;
+	return 1;
+bad:
+	x.block = m;
+	ipt_symhot_free(&x);
+	return 0;
+}
+
+static int rec_by_lo(const void *a, const void *b)
+{
+	const struct ipt_symhot_rec *x = a, *y = b;
+
+	return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : 0;
+}
+
+/* hot_text - a name's offset among the names being written (added) */
+static uint32_t hot_text(struct ipt_strbuf *sb, const char *name)
+{
+	uint32_t off = (uint32_t)sb->len;
+
+	if (!name)
+		return SH_NONE;
+	if (sb->len + strlen(name) + 1 > SH_MAX_TEXT || ipt_strbuf_add(sb, name, strlen(name) + 1))
+		return SH_NONE - 1;	/* no room: not kept */
+	return off;
+}
+
+void ipt_symhot_store(const char *dir, const struct ipt_symcache_key *k, const struct ipt_symhot *h,
+		      const struct ipt_symhot_rec *rec, size_t n, const struct ipt_symhot_name *names,
+		      size_t nn)
+{
+	char path[4096];
+	struct ipt_symhot_rec *all = NULL;
+	struct sh_range *ranges = NULL;
+	struct sh_name *byname = NULL;
+	struct ipt_strbuf text = IPT_STRBUF_INIT;
+	struct sh_header hd;
+	size_t m = 0, nr = 0, nb = 0;
+
+	if (!dir || !*dir || hot_path_of(path, sizeof(path), dir, k) || n > SIZE_MAX / 2 - h->n)
+		return;
+	all = malloc((h->n + n ? h->n + n : 1) * sizeof(*all));
+	ranges = malloc((h->n + n ? h->n + n : 1) * sizeof(*ranges));
+	byname = malloc((h->nnames + nn ? h->nnames + nn : 1) * sizeof(*byname));
+	if (!all || !ranges || !byname)
+		goto out;
+	for (size_t i = 0; i < h->n; i++)
+		all[m++] = (struct ipt_symhot_rec){ h->syms[i].addr, h->last[i], h->syms[i].name };
+	memcpy(all + m, rec, n * sizeof(*rec));
+	m += n;
+	/* in order; the same range once (all come from the one table: two
+	 * ranges are the same or apart; any other is not kept) */
+	qsort(all, m, sizeof(*all), rec_by_lo);
+	for (size_t i = 0; i < m && nr < SH_MAX_RANGES; i++) {
+		uint32_t off;
+
+		if (all[i].lo > all[i].last ||
+		    (nr && (ranges[nr - 1].last == UINT64_MAX || all[i].lo <= ranges[nr - 1].last)))
+			continue;
+		if ((off = hot_text(&text, all[i].name)) == SH_NONE - 1)
+			break;
+		ranges[nr++] = (struct sh_range){ all[i].lo, all[i].last, off, 0 };
+	}
+	for (size_t i = 0; i < h->nnames + nn && nb < SH_MAX_NAMES; i++) {
+		const struct ipt_symhot_name *e = i < h->nnames ? &h->names[i] : &names[i - h->nnames];
+		bool seen = false;
+		uint32_t off;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(j < h->nnames ? h->names[j].name : names[j - h->nnames].name, e->name);
+		if (seen || !*e->name)
+			continue;
+		if ((off = hot_text(&text, e->name)) >= SH_NONE - 1)
+			break;
+		byname[nb++] = (struct sh_name){ e->addr, off, 0 };
+	}
+	memset(&hd, 0, sizeof(hd));
+	hot_identify(&hd, k);
+	hd.nranges = (uint32_t)nr;
+	hd.nnames = (uint32_t)nb;
+	hd.names_len = (uint32_t)text.len;
+	{
+		size_t rlen = nr * sizeof(*ranges), blen = rlen + nb * sizeof(*byname) + text.len;
+		uint8_t *body = malloc(blen ? blen : 1);
+
+		if (!body)
+			goto out;
+		memcpy(body, ranges, rlen);
+		memcpy(body + rlen, byname, nb * sizeof(*byname));
+		if (text.len)
+			memcpy(body + rlen + nb * sizeof(*byname), text.buf, text.len);
+		hd.body_hash = hot_hash(body, blen);
+		{
+			const struct iovec parts[2] = { { &hd, sizeof(hd) }, { body, blen } };
+
+			if (put_file(dir, path, parts, 2) == 0)
+				prune(dir, "kallsyms-", ".hot", SC_KEEP);
+		}
+		free(body);
+	}
+out:
+	ipt_strbuf_free(&text);
+	free(all);
+	free(ranges);
+	free(byname);
+}

@@ -774,6 +774,29 @@ static int section_at(struct ipt_trace *t, uint64_t off, uint16_t want, const ch
 	return 0;
 }
 
+/*
+ * fill_kallsyms - a compressed kallsyms section deferred (found again by
+ * its ref), read at the first lookup that needs the whole table and has no
+ * index to read (ipt_symtab_defer_fill): at the offset kept for a rewrite
+ */
+static int fill_kallsyms(void *arg, struct ipt_symtab *st)
+{
+	struct ipt_trace *t = arg;
+	struct rd r;
+	struct owned owned;
+	const uint8_t *d = NULL;
+	uint32_t n;
+	int ret = -1;
+
+	if (section_at(t, (uint64_t)t->kallsyms_zoff, 19, "kallsyms", &r, &owned))
+		return -1;
+	r.what = "kallsyms";
+	if (!rd_u32(&r, &n) && !rd_bytes(&r, n, &d))
+		ret = ipt_symtab_take_kallsyms(st, (char *)(uintptr_t)d, text_len(d, n));
+	owned_free(&owned);
+	return ret;
+}
+
 /* read_kallsyms_at - the kallsyms section at off (none: 0) */
 static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 {
@@ -796,7 +819,7 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		return -1;
 	/* a compressed section, read into an empty table: its index may be
 	 * kept (symcache.c), saving its decompression and reading */
-	cache = z && t->symcache_dir && !t->ksyms.n && !t->ksyms.ltext && !t->kallsyms_z;
+	cache = z && t->symcache_dir && !t->ksyms.n && !t->ksyms.lstate && !t->kallsyms_z;
 	if (cache) {
 		/* where it lies in the file first: then it is not read at all */
 		if (t->file_ident_ok) {
@@ -806,7 +829,10 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		known = ipt_symcache_ref_get(t->symcache_dir, rp, &key);
 		if (!known)
 			ipt_symcache_key(&key, z, csize, usize);
-		if (ipt_symtab_load_index(&t->ksyms, t->symcache_dir, &key)) {
+		/* found again by where it lies (read whole before): read at the
+		 * first lookup that needs it, or never */
+		if ((known && !ipt_symtab_defer_fill(&t->ksyms, t->symcache_dir, &key, fill_kallsyms, t)) ||
+		    ipt_symtab_load_index(&t->ksyms, t->symcache_dir, &key)) {
 			ipt_symcache_keep(&t->ksyms, t->symcache_dir, rp, &key, known, false);
 			t->kallsyms_z = z;
 			t->kallsyms_zlen = csize;
