@@ -410,6 +410,9 @@ void ipt_symtab_defer_cache(struct ipt_symtab *st, const char *dir, const struct
  */
 int ipt_symtab_defer_fill(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k,
 			  int (*fill)(void *arg, struct ipt_symtab *st), void *arg);
+/* A table just filled with the kallsyms of key k alone (read, not
+ * deferred): the answers it gives are kept in dir when it is freed. */
+void ipt_symtab_keep_answers(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k);
 /* A deferred table read now (the text no longer needed). */
 int ipt_symtab_materialize(struct ipt_symtab *st);
 /* The name of s, a symbol of st. */

@@ -592,6 +592,18 @@ int ipt_symtab_defer_fill(struct ipt_symtab *st, const char *dir, const struct i
 	return 0;
 }
 
+void ipt_symtab_keep_answers(struct ipt_symtab *st, const char *dir, const struct ipt_symcache_key *k)
+{
+	if (!dir || !*dir || !st->n || st->hdir || __atomic_load_n(&st->lstate, __ATOMIC_RELAXED) ||
+	    !(st->hdir = ipt_strdup(dir)))
+		return;
+	st->hkey = *k;
+	st->hkey_ok = true;
+	/* none read: a table read whole asks its own */
+	__atomic_store_n(&st->hstate, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->hot_gen, __atomic_load_n(&st->gen, __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+}
+
 /* while a table is read, a new symbol's name is its offset: the file order */
 static inline bool sym_after(const struct ipt_sym *a, const struct ipt_sym *b)
 {
@@ -694,16 +706,16 @@ static size_t count_lines(const char *s, size_t len)
  * 64 k ranges) */
 #define HOT_KEEP_MAX (1u << 17)
 
-/* set while a deferred table is filled (lfill), in the thread filling it:
- * the table's own calls made then are not waited for */
-static __thread bool filling;
+/* the deferred table being filled (lfill) in this thread: its own calls
+ * of made then are not waited for */
+static __thread const struct ipt_symtab *filling;
 
 /* made - the symbols of a deferred text, read once (any thread may ask) */
 static void made(const struct ipt_symtab *cst)
 {
 	struct ipt_symtab *st = (struct ipt_symtab *)cst;
 
-	if (!__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE) || filling)
+	if (!__atomic_load_n(&st->lstate, __ATOMIC_ACQUIRE) || filling == st)
 		return;
 	pthread_mutex_lock(&lazy_lock);
 	if (__atomic_load_n(&st->lstate, __ATOMIC_RELAXED)) {
@@ -730,10 +742,10 @@ static void made(const struct ipt_symtab *cst)
 			loaded = ipt_symtab_load_index(st, st->lcache, &k);
 		}
 		if (!loaded && st->lfill) {
-			filling = true;
+			filling = st;
 			if (st->lfill(st->lfill_arg, st))
 				st->n = 0;	/* the section unreadable, or out of memory */
-			filling = false;
+			filling = NULL;
 		} else if (!loaded && read_text(st, text, len, false)) {
 			st->n = 0;	/* out of memory: no symbols */
 		}

@@ -834,6 +834,7 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		if ((known && !ipt_symtab_defer_fill(&t->ksyms, t->symcache_dir, &key, fill_kallsyms, t)) ||
 		    ipt_symtab_load_index(&t->ksyms, t->symcache_dir, &key)) {
 			ipt_symcache_keep(&t->ksyms, t->symcache_dir, rp, &key, known, false);
+			ipt_symtab_keep_answers(&t->ksyms, t->symcache_dir, &key);
 			t->kallsyms_z = z;
 			t->kallsyms_zlen = csize;
 			t->kallsyms_ulen = usize;
@@ -845,8 +846,10 @@ static int read_kallsyms_at(struct ipt_trace *t, uint64_t off)
 		return -1;
 	ret = read_kallsyms(t, &r, z, csize, usize, (long long)off);
 	owned_free(&owned);
-	if (!ret && cache)
+	if (!ret && cache) {
 		ipt_symcache_keep(&t->ksyms, t->symcache_dir, rp, &key, known, true);
+		ipt_symtab_keep_answers(&t->ksyms, t->symcache_dir, &key);
+	}
 	return ret;
 }
 
