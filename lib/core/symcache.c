@@ -107,11 +107,12 @@ void ipt_symcache_key_text(struct ipt_symcache_key *k, const void *text, size_t 
 	k->ulen = len;
 }
 
-/* the file's path: DIR/kallsyms-KEY.idx */
-static int path_of(char *buf, size_t size, const char *dir, const struct ipt_symcache_key *k)
+/* a file's path: DIR/kallsyms-KEY.SUFFIX (idx: the index, hot: its answers) */
+static int path_of(char *buf, size_t size, const char *dir, const struct ipt_symcache_key *k,
+		   const char *suffix)
 {
-	int n = snprintf(buf, size, "%s/kallsyms-%016llx%016llx.idx", dir, (unsigned long long)k->h[0],
-			 (unsigned long long)k->h[1]);
+	int n = snprintf(buf, size, "%s/kallsyms-%016llx%016llx.%s", dir, (unsigned long long)k->h[0],
+			 (unsigned long long)k->h[1], suffix);
 
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
@@ -180,7 +181,7 @@ int ipt_symcache_read(const char *dir, const struct ipt_symcache_key *k, struct 
 	struct ipt_sym *sy = NULL;
 	int fd;
 
-	if (!dir || !*dir || path_of(path, sizeof(path), dir, k))
+	if (!dir || !*dir || path_of(path, sizeof(path), dir, k, "idx"))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -328,7 +329,7 @@ void ipt_symcache_store(const struct ipt_symtab *st, const char *dir, const stru
 	uint8_t *table;
 	size_t tlen;
 
-	if (!dir || !*dir || !st->n || st->ltext || path_of(path, sizeof(path), dir, k))
+	if (!dir || !*dir || !st->n || st->ltext || path_of(path, sizeof(path), dir, k, "idx"))
 		return;
 	/* the names: one block of the table's (kallsyms' are), from its
 	 * lowest name to the end of its highest, written from where they are */
@@ -505,14 +506,6 @@ struct sh_name {
 };
 _Static_assert(sizeof(struct sh_name) == 16, "a name is 16 bytes");
 
-static int hot_path_of(char *buf, size_t size, const char *dir, const struct ipt_symcache_key *k)
-{
-	int n = snprintf(buf, size, "%s/kallsyms-%016llx%016llx.hot", dir, (unsigned long long)k->h[0],
-			 (unsigned long long)k->h[1]);
-
-	return n > 0 && (size_t)n < size ? 0 : -1;
-}
-
 /* hot_total - the file's length for these counts (all within their limits) */
 static uint64_t hot_total(const struct sh_header *h)
 {
@@ -587,7 +580,7 @@ int ipt_symhot_read(const char *dir, const struct ipt_symcache_key *k, struct ip
 	int fd;
 
 	memset(out, 0, sizeof(*out));
-	if (!dir || !*dir || hot_path_of(path, sizeof(path), dir, k))
+	if (!dir || !*dir || path_of(path, sizeof(path), dir, k, "hot"))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -677,7 +670,7 @@ void ipt_symhot_store(const char *dir, const struct ipt_symcache_key *k, const s
 	struct sh_header hd;
 	size_t m = 0, nr = 0, nb = 0;
 
-	if (!dir || !*dir || hot_path_of(path, sizeof(path), dir, k) || n > SIZE_MAX / 2 - h->n)
+	if (!dir || !*dir || path_of(path, sizeof(path), dir, k, "hot") || n > SIZE_MAX / 2 - h->n)
 		return;
 	all = malloc((h->n + n ? h->n + n : 1) * sizeof(*all));
 	ranges = malloc((h->n + n ? h->n + n : 1) * sizeof(*ranges));
